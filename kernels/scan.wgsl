@@ -1,0 +1,187 @@
+// scan: exclusive prefix sum of u32 (reduce-then-scan), the building block of radix sort,
+// stream compaction and densification.
+//
+// Inputs:  `input` (n values; n read from `count[params.count_index]` so a GPU-computed count
+//          drives it), `block_offsets` (exclusive scan of the previous level's block sums; zeros
+//          at the top level).
+// Outputs: `output[0..=n]`: output[i] = sum(input[0..i)), output[n] = the total.
+//          `block_sums[b]`: the sum of block b (reduce_blocks).
+// Workgroup: WG threads, each handling ITEMS elements, so a block is WG*ITEMS elements. Blocks
+//          are numbered wid.x + wid.y * num_workgroups.x (2D dispatch past 65535 blocks);
+//          workgroups past the last block exit at once.
+// Levels:  level 0 scans the data; level k scans the block sums of level k-1. n_k is derived from
+//          n in-kernel: n_{k+1} = ceil((n_k + 1) / (WG*ITEMS)).
+// Override constants: WG (threads per workgroup), ITEMS (elements per thread).
+// Variants: SUBGROUPS uses subgroupExclusiveAdd and one workgroup slot per subgroup; it relies on
+//          subgroups being contiguous ranges of local_invocation_index (true for 1D workgroups on
+//          every driver we know; the parity test checks it on each device). The portable variant
+//          is a Hillis-Steele scan in workgroup memory.
+
+#if SUBGROUPS
+enable subgroups;
+diagnostic(off, subgroup_uniformity);
+#endif
+
+override WG: u32 = 256u;
+override ITEMS: u32 = 4u;
+
+struct ScanParams {
+  level: u32,
+  count_index: u32,
+  _pad0: u32,
+  _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> params: ScanParams;
+@group(0) @binding(1) var<storage, read> count: array<u32>;
+@group(0) @binding(2) var<storage, read> input: array<u32>;
+@group(0) @binding(3) var<storage, read_write> output: array<u32>;
+@group(0) @binding(4) var<storage, read_write> block_sums: array<u32>;
+@group(0) @binding(5) var<storage, read> block_offsets: array<u32>;
+
+var<workgroup> tile: array<u32, WG * ITEMS>;
+
+fn level_size() -> u32 {
+  var n = count[params.count_index];
+  let block = WG * ITEMS;
+  for (var k = 0u; k < params.level; k++) {
+    n = (n + block) / block; // ceil((n + 1) / block)
+  }
+  return n;
+}
+
+fn block_id(wid: vec3u, nwg: vec3u) -> u32 {
+  return wid.x + wid.y * nwg.x;
+}
+
+// Coalesced load of one block into workgroup memory: thread t reads elements t, t+WG, ...
+fn load_tile(base: u32, n: u32, lid: u32) {
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = base + k * WG + lid;
+    var v = 0u;
+    if (i < n) {
+      v = input[i];
+    }
+    tile[k * WG + lid] = v;
+  }
+}
+
+#if SUBGROUPS
+var<workgroup> subgroup_totals: array<u32, WG / 4u>;
+
+// Returns (exclusive prefix of `value` over the workgroup, workgroup total).
+fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
+  let inner = subgroupExclusiveAdd(value);
+  let sg_index = lid / sg_size;
+  if (lane == sg_size - 1u) {
+    subgroup_totals[sg_index] = inner + value;
+  }
+  workgroupBarrier();
+  let groups = (WG + sg_size - 1u) / sg_size;
+  var before = 0u;
+  var total = 0u;
+  for (var g = 0u; g < groups; g++) {
+    let t = subgroup_totals[g];
+    if (g < sg_index) {
+      before += t;
+    }
+    total += t;
+  }
+  workgroupBarrier();
+  return vec2u(before + inner, total);
+}
+#else
+var<workgroup> scratch: array<u32, WG>;
+
+fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
+  scratch[lid] = value;
+  workgroupBarrier();
+  for (var offset = 1u; offset < WG; offset <<= 1u) {
+    var t = 0u;
+    if (lid >= offset) {
+      t = scratch[lid - offset];
+    }
+    workgroupBarrier();
+    scratch[lid] += t;
+    workgroupBarrier();
+  }
+  let inclusive = scratch[lid];
+  let total = scratch[WG - 1u];
+  workgroupBarrier();
+  return vec2u(inclusive - value, total);
+}
+#endif
+
+@compute @workgroup_size(WG)
+fn reduce_blocks(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+#if SUBGROUPS
+  @builtin(subgroup_invocation_id) lane: u32,
+  @builtin(subgroup_size) sg_size: u32,
+#endif
+) {
+#if !SUBGROUPS
+  let lane = 0u;
+  let sg_size = 1u;
+#endif
+  let n = level_size();
+  let block = block_id(wid, nwg);
+  let base = block * WG * ITEMS;
+  if (base > n) {
+    return; // workgroup-uniform
+  }
+  load_tile(base, n, lid);
+  workgroupBarrier();
+  var sum = 0u;
+  for (var k = 0u; k < ITEMS; k++) {
+    sum += tile[lid * ITEMS + k];
+  }
+  let scanned = workgroup_scan(lid, sum, lane, sg_size);
+  if (lid == 0u) {
+    block_sums[block] = scanned.y;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn scan_blocks(
+  @builtin(local_invocation_index) lid: u32,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+#if SUBGROUPS
+  @builtin(subgroup_invocation_id) lane: u32,
+  @builtin(subgroup_size) sg_size: u32,
+#endif
+) {
+#if !SUBGROUPS
+  let lane = 0u;
+  let sg_size = 1u;
+#endif
+  let n = level_size();
+  let block = block_id(wid, nwg);
+  let base = block * WG * ITEMS;
+  if (base > n) {
+    return; // workgroup-uniform
+  }
+  load_tile(base, n, lid);
+  workgroupBarrier();
+  var sum = 0u;
+  for (var k = 0u; k < ITEMS; k++) {
+    sum += tile[lid * ITEMS + k];
+  }
+  let scanned = workgroup_scan(lid, sum, lane, sg_size);
+  var running = block_offsets[block] + scanned.x;
+  for (var k = 0u; k < ITEMS; k++) {
+    let v = tile[lid * ITEMS + k];
+    tile[lid * ITEMS + k] = running;
+    running += v;
+  }
+  workgroupBarrier();
+  for (var k = 0u; k < ITEMS; k++) {
+    let i = base + k * WG + lid;
+    if (i <= n) {
+      output[i] = tile[k * WG + lid];
+    }
+  }
+}

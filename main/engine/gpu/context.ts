@@ -1,0 +1,133 @@
+import type { BackendChoice, GpuInfo } from '../../../shared/contract/gpu.js';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { chooseAdapter } from './adapter.js';
+import { GpuCommands } from './commands.js';
+import { KernelRegistry, type KernelVariant } from './kernels.js';
+import { Profiler, type ProfilerMode } from './profiler.js';
+
+export interface OpenGpuOptions {
+  backend?: BackendChoice;
+  adapter?: string;
+  kernelVariant?: 'auto' | KernelVariant;
+  profile?: boolean;
+}
+
+export interface DeviceLostInfo {
+  reason: string;
+  message: string;
+}
+
+const WANTED_FEATURES = ['subgroups', 'timestamp-query', 'shader-f16'] as const;
+
+/**
+ * Everything the engine needs from the GPU: the device opened with the adapter's real limits
+ * (WebGPU's defaults are tiny) and the optional features it has, the kernel registry with the
+ * capability variant chosen for this device, the profiler, and device-lost notification.
+ */
+export class GpuContext {
+  readonly kernels: KernelRegistry;
+  readonly profiler: Profiler;
+  private readonly lostHandlers = new Set<(info: DeviceLostInfo) => void>();
+  private lostInfo: DeviceLostInfo | undefined;
+  private destroyed = false;
+
+  constructor(
+    readonly device: GPUDevice,
+    readonly info: GpuInfo,
+    profilerMode: ProfilerMode,
+    /** Keeps the Dawn instance alive for the device's lifetime. */
+    private readonly instance: GPU,
+  ) {
+    this.kernels = new KernelRegistry(device, info.variant);
+    this.profiler = new Profiler(device, profilerMode);
+    void device.lost.then((lost) => {
+      this.lostInfo = { reason: lost.reason ?? 'unknown', message: lost.message ?? '' };
+      if (this.destroyed) return; // our own destroy() is not a loss
+      for (const handler of this.lostHandlers) handler(this.lostInfo);
+    });
+  }
+
+  get hasSubgroups(): boolean {
+    return this.info.features.includes('subgroups');
+  }
+
+  get isLost(): boolean {
+    return this.lostInfo !== undefined && !this.destroyed;
+  }
+
+  /** Subscribes to device loss (driver reset, GPU removed, TDR). Not called for destroy(). */
+  onLost(handler: (info: DeviceLostInfo) => void): () => void {
+    this.lostHandlers.add(handler);
+    return () => this.lostHandlers.delete(handler);
+  }
+
+  commands(label?: string): GpuCommands {
+    return new GpuCommands(this.device, this.profiler, label);
+  }
+
+  destroy(): void {
+    this.destroyed = true;
+    this.device.destroy();
+  }
+}
+
+function limitsRecord(limits: GPUSupportedLimits): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const key in limits) {
+    const value = (limits as unknown as Record<string, unknown>)[key];
+    if (typeof value === 'number') out[key] = value;
+  }
+  return out;
+}
+
+export function chooseVariant(hasSubgroups: boolean, requested: 'auto' | KernelVariant): { variant: KernelVariant; forced: boolean } {
+  if (requested === 'auto') return { variant: hasSubgroups ? 'subgroup' : 'portable', forced: false };
+  if (requested === 'subgroup' && !hasSubgroups) {
+    throw new ArgonautError('no_gpu', 'kernel variant "subgroup" was forced but this device has no subgroups feature; use --kernel-variant portable or auto');
+  }
+  return { variant: requested, forced: true };
+}
+
+export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuContext> {
+  const profile = options.profile ?? false;
+  const choice = await chooseAdapter({
+    backend: options.backend,
+    adapter: options.adapter || undefined,
+    // Exact timestamps when profiling (Dawn quantizes them by default).
+    dawnFlags: profile ? ['disable-dawn-features=timestamp_quantization'] : [],
+  });
+  const { adapter } = choice;
+  const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
+  const requiredLimits = limitsRecord(adapter.limits);
+  let device: GPUDevice;
+  try {
+    device = await adapter.requestDevice({
+      label: `argonaut (${choice.name})`,
+      requiredFeatures: features as unknown as GPUFeatureName[],
+      requiredLimits,
+    });
+  } catch (error) {
+    throw new ArgonautError('no_gpu', `could not open a device on ${choice.name} (${choice.backend}): ${(error as Error).message}`);
+  }
+  const { variant, forced } = chooseVariant(features.includes('subgroups'), options.kernelVariant ?? 'auto');
+  const adapterInfo = adapter.info as GPUAdapterInfo & { subgroupMinSize?: number; subgroupMaxSize?: number };
+  const info: GpuInfo = {
+    backend: choice.backend,
+    featureLevel: choice.featureLevel,
+    adapter: {
+      name: choice.name,
+      vendor: adapterInfo.vendor ?? '',
+      architecture: adapterInfo.architecture ?? '',
+      description: adapterInfo.description ?? '',
+      software: choice.software,
+    },
+    features: [...device.features].sort(),
+    limits: limitsRecord(device.limits),
+    subgroupMinSize: adapterInfo.subgroupMinSize ?? 0,
+    subgroupMaxSize: adapterInfo.subgroupMaxSize ?? 0,
+    variant,
+    variantForced: forced,
+  };
+  const mode: ProfilerMode = !profile ? 'off' : device.features.has('timestamp-query') ? 'timestamps' : 'host';
+  return new GpuContext(device, info, mode, choice.instance);
+}
