@@ -3,7 +3,8 @@
  * devices without the feature, so capability variants are made here, once per device at load,
  * never by branching inside a kernel:
  *
- *   #include "common"         paste another kernel source (once per translation unit)
+ *   #include "common"         paste another kernel source (once per translation unit, so
+ *                             cycles and diamonds are harmless)
  *   #if NAME / #ifdef NAME    keep the block when NAME is defined and truthy
  *   #if !NAME / #ifndef NAME  the opposite
  *   #else / #endif
@@ -18,7 +19,6 @@ export function preprocessWgsl(name: string, sources: Readonly<Record<string, st
   const expand = (file: string, stackNames: string[]): string => {
     const source = sources[file];
     if (source === undefined) throw new Error(`WGSL: ${stackNames.join(' -> ')} includes unknown source "${file}"`);
-    if (stackNames.includes(file)) throw new Error(`WGSL: include cycle ${[...stackNames, file].join(' -> ')}`);
     included.add(file);
     const out: string[] = [];
     const keep: boolean[] = [];
@@ -32,6 +32,7 @@ export function preprocessWgsl(name: string, sources: Readonly<Record<string, st
         return;
       }
       const [, word, rest] = directive;
+      if (word !== 'include') out.push(''); // keep line numbers
       switch (word) {
         case 'if':
         case 'ifdef':

@@ -1,0 +1,47 @@
+// The one build: esbuild for every Node/Electron bundle, Vite for the renderer.
+//   node scripts/build.mjs            everything (npm install runs it)
+//   node scripts/build.mjs --node     only the Node/Electron bundles (fast; tests use it)
+//   node scripts/build.mjs --gpu      also the GPU-machine runner (out/gpu/), see docs/gpu-machine.md
+import { build } from 'esbuild';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { wgslEsbuild } from './wgsl-plugin.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const args = new Set(process.argv.slice(2));
+const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+  plugins: [wgslEsbuild],
+  define: { __ARGONAUT_VERSION__: JSON.stringify(pkg.version) },
+  // Native addons and Electron are resolved at run time, never bundled.
+  external: ['webgpu', 'electron'],
+};
+// ESM bundles that inline CommonJS dependencies need a real `require` for Node built-ins.
+const esmBanner = { js: "import { createRequire as __argonautCreateRequire } from 'node:module'; const require = __argonautCreateRequire(import.meta.url);" };
+
+const node = [
+  { entryPoints: [path.join(root, 'main/cli/entry.ts')], outfile: path.join(root, 'out/cli/index.mjs'), format: 'esm', banner: esmBanner },
+  { entryPoints: [path.join(root, 'main/host/index.ts')], outfile: path.join(root, 'out/host/index.mjs'), format: 'esm', banner: esmBanner },
+  { entryPoints: [path.join(root, 'main/app/index.ts')], outfile: path.join(root, 'out/main/index.cjs'), format: 'cjs' },
+  { entryPoints: [path.join(root, 'main/preload/index.ts')], outfile: path.join(root, 'out/preload/index.cjs'), format: 'cjs', platform: 'browser', external: ['electron'] },
+];
+const gpu = [
+  { entryPoints: [path.join(root, 'tests/gpu/runner.ts')], outfile: path.join(root, 'out/gpu/runner.mjs'), format: 'esm', banner: esmBanner },
+];
+
+const started = performance.now();
+const jobs = [...node, ...(args.has('--gpu') ? gpu : [])].map((options) => build({ ...common, ...options }));
+if (!args.has('--node') && !args.has('--gpu')) {
+  await rm(path.join(root, 'out/renderer'), { recursive: true, force: true });
+  const { build: viteBuild } = await import('vite');
+  jobs.push(viteBuild({ configFile: path.join(root, 'renderer/vite.config.ts'), logLevel: 'warn' }));
+}
+await Promise.all(jobs);
+console.log(`build: done in ${((performance.now() - started) / 1000).toFixed(1)} s`);

@@ -1,0 +1,119 @@
+import { EventEmitter } from 'node:events';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+
+// Electron is stubbed at the module boundary only; everything behind it is the real code.
+const created: { options: Record<string, unknown>; contents: FakeContents }[] = [];
+const ipcMain = new EventEmitter();
+const protocolHandlers = new Map<string, (req: { url: string }) => Promise<Response>>();
+const privileged: unknown[] = [];
+
+class FakeContents extends EventEmitter {
+  static next = 1;
+  id = FakeContents.next++;
+  sent: unknown[] = [];
+  loaded: string | undefined;
+  mainFrame = { url: 'app://renderer/index.html', parent: null };
+  windowOpenHandler: ((d: { url: string }) => unknown) | undefined;
+  send(_channel: string, message: unknown) {
+    this.sent.push(message);
+  }
+  isDestroyed() {
+    return false;
+  }
+  setWindowOpenHandler(h: (d: { url: string }) => unknown) {
+    this.windowOpenHandler = h;
+  }
+}
+
+vi.mock('electron', () => {
+  class BrowserWindow extends EventEmitter {
+    static all: BrowserWindow[] = [];
+    static getAllWindows() {
+      return BrowserWindow.all;
+    }
+    id = BrowserWindow.all.length + 1;
+    webContents = new FakeContents();
+    constructor(options: Record<string, unknown>) {
+      super();
+      created.push({ options, contents: this.webContents });
+      BrowserWindow.all.push(this);
+    }
+    loadURL(url: string) {
+      this.webContents.loaded = url;
+      return Promise.resolve();
+    }
+    show() {}
+  }
+  return {
+    app: { isPackaged: false, whenReady: () => Promise.resolve(), on: vi.fn(), quit: vi.fn() },
+    BrowserWindow,
+    ipcMain,
+    protocol: {
+      registerSchemesAsPrivileged: (s: unknown) => privileged.push(s),
+      handle: (scheme: string, handler: (req: { url: string }) => Promise<Response>) => protocolHandlers.set(scheme, handler),
+    },
+    shell: { openExternal: vi.fn() },
+  };
+});
+
+const hostRequest = vi.fn(async () => ({ pong: true, pid: 42, uptimeS: 1 }));
+vi.mock('../../../main/supervisor/supervisor.js', () => ({
+  HostSupervisor: class {
+    restartCount = 0;
+    request = hostRequest;
+    start = vi.fn(async () => {});
+    stop = vi.fn(async () => {});
+    onEvent = () => () => {};
+    onState = () => () => {};
+  },
+}));
+
+beforeAll(async () => {
+  await import('../../../main/app/index.js');
+  await new Promise((r) => setTimeout(r, 10));
+});
+
+function sendFromRenderer(contents: FakeContents, message: unknown, frame: { url: string; parent: unknown } = contents.mainFrame) {
+  ipcMain.emit('argonaut:rpc', { sender: { id: contents.id }, senderFrame: frame }, message);
+}
+
+describe('Electron main (electron stubbed)', () => {
+  it('opens one sandboxed, isolated window on the app:// page', () => {
+    expect(created).toHaveLength(1);
+    const prefs = created[0].options.webPreferences as Record<string, unknown>;
+    expect(prefs).toMatchObject({ sandbox: true, contextIsolation: true, nodeIntegration: false });
+    expect(String(prefs.preload)).toMatch(/preload[/\\]index\.cjs$/);
+    expect(created[0].contents.loaded).toBe('app://renderer/index.html');
+    expect(privileged).toHaveLength(1);
+    expect(protocolHandlers.has('app')).toBe(true);
+  });
+
+  it('forwards valid contract requests from the page to the engine host', async () => {
+    const contents = created[0].contents;
+    sendFromRenderer(contents, { kind: 'req', id: 1, service: 'system', method: 'ping', args: {} });
+    await vi.waitFor(() => expect(contents.sent).toContainEqual({ kind: 'res', id: 1, ok: true, result: { pong: true, pid: 42, uptimeS: 1 } }));
+    expect(hostRequest).toHaveBeenCalledTimes(1);
+  });
+
+  it('refuses requests from sub-frames or foreign pages, and invalid arguments, without reaching the host', async () => {
+    const contents = created[0].contents;
+    hostRequest.mockClear();
+    sendFromRenderer(contents, { kind: 'req', id: 2, service: 'system', method: 'ping', args: {} }, { url: 'https://evil.example/', parent: null });
+    sendFromRenderer(contents, { kind: 'req', id: 3, service: 'system', method: 'ping', args: {} }, { url: 'app://renderer/index.html', parent: {} });
+    sendFromRenderer(contents, { kind: 'req', id: 4, service: 'system', method: 'ping', args: { evil: true } });
+    await vi.waitFor(() => expect(contents.sent.filter((m) => (m as { ok?: boolean }).ok === false)).toHaveLength(3));
+    const byId = new Map(contents.sent.map((m) => [(m as { id: number }).id, m]));
+    expect(byId.get(2)).toMatchObject({ error: { code: 'unauthorized' } });
+    expect(byId.get(3)).toMatchObject({ error: { code: 'unauthorized' } });
+    expect(byId.get(4)).toMatchObject({ error: { code: 'invalid_argument' } });
+    expect(hostRequest).not.toHaveBeenCalled();
+  });
+
+  it('blocks navigation away from the app and opening windows', () => {
+    const contents = created[0].contents;
+    const event = { preventDefault: vi.fn() };
+    contents.emit('will-navigate', event, 'https://evil.example/');
+    expect(event.preventDefault).toHaveBeenCalled();
+    expect(contents.windowOpenHandler?.({ url: 'https://example.com' })).toEqual({ action: 'deny' });
+  });
+});

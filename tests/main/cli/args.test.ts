@@ -1,0 +1,30 @@
+import { describe, expect, it } from 'vitest';
+import { parseArgs, UsageError } from '../../../main/cli/args.js';
+import { paramsForCommand } from '../../../shared/params/index.js';
+
+const options = [
+  { flag: 'json', type: 'bool' as const, help: '' },
+  { flag: 'out', type: 'string' as const, help: '' },
+  { flag: 'frames', type: 'int' as const, help: '' },
+];
+const params = paramsForCommand('info');
+
+describe('CLI argument parsing', () => {
+  it('takes positionals, options in both spellings, and registry parameters', () => {
+    const parsed = parseArgs(['a.argo', '--out', 'dir with space', '--frames=12', '--json', '--backend', 'opengl', '--profile'], options, params);
+    expect(parsed.positionals).toEqual(['a.argo']);
+    expect(parsed.options).toEqual({ out: 'dir with space', frames: 12, json: true });
+    expect(parsed.params).toEqual({ 'system.backend': 'opengl', 'system.profile': true });
+  });
+
+  it('refuses unknown flags, missing values and bad values as usage errors', () => {
+    expect(() => parseArgs(['--nope'], options, params)).toThrow(UsageError);
+    expect(() => parseArgs(['--out'], options, params)).toThrow(/--out needs a value/);
+    expect(() => parseArgs(['--frames', 'x'], options, params)).toThrow(/--frames: expected a whole number/);
+    expect(() => parseArgs(['--backend', 'glide'], options, params)).toThrow(/--backend: expected one of/);
+  });
+
+  it('says when a known parameter does not apply to the command', () => {
+    expect(() => parseArgs(['--backend', 'opengl'], options, [])).toThrow(/--backend does not apply to this command/);
+  });
+});

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../../../main/cli/index.js';
+import { captureStreams } from '../../helpers/streams.js';
+
+describe('argonaut --no-gui', () => {
+  it('prints help generated from the registry and the commands', async () => {
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', '--help'], { streams: s })).toBe(0);
+    expect(s.out()).toMatch(/info\s+show the GPU adapter/);
+    expect(s.out()).toMatch(/--backend <auto\|vulkan\|metal\|d3d12\|opengl\|opengles>/);
+    expect(s.out()).toMatch(/exit codes: 0 ok, 1 failure, 2 usage, 3 bad input, 4 no usable GPU adapter, 130 interrupted/);
+  });
+
+  it('exits 2 on usage errors', async () => {
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'frobnicate'], { streams: s })).toBe(2);
+    expect(s.err()).toMatch(/unknown command "frobnicate"/);
+    expect(await runCli(['--no-gui', 'info', '--iterations', '5'], { streams: captureStreams() })).toBe(2);
+    expect(await runCli(['--no-gui'], { streams: captureStreams() })).toBe(2);
+  });
+
+  it('info --json reports the adapter this machine has', async () => {
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'info', '--json'], { streams: s })).toBe(0);
+    const lines = s.jsonLines();
+    const result = lines.at(-1)!;
+    expect(result.type).toBe('result');
+    expect(typeof result.backend).toBe('string');
+    expect((result.adapter as { name: string }).name.length).toBeGreaterThan(0);
+    expect(result.limits).toMatchObject({ maxComputeWorkgroupStorageSize: expect.any(Number) });
+    // The device is opened with the adapter's real limits, not WebGPU's 16 KiB default.
+    expect((result.limits as Record<string, number>).maxComputeWorkgroupStorageSize).toBeGreaterThan(16384);
+  });
+
+  it('exits 4 with an install hint when no adapter matches', async () => {
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'info', '--adapter', 'no-such-gpu-xyz'], { streams: s })).toBe(4);
+    expect(s.err()).toMatch(/No usable GPU adapter/);
+    expect(s.err()).toMatch(/does not match "no-such-gpu-xyz"|no adapter|no Vulkan loader/);
+  });
+
+  it('refuses to force the subgroup variant on a device without subgroups', async () => {
+    const s = captureStreams();
+    const info = captureStreams();
+    await runCli(['--no-gui', 'info', '--json'], { streams: info });
+    const features = info.jsonLines().at(-1)!.features as string[];
+    const code = await runCli(['--no-gui', 'info', '--json', '--kernel-variant', 'subgroup'], { streams: s });
+    if (features.includes('subgroups')) expect(code).toBe(0);
+    else {
+      expect(code).toBe(4);
+      expect(s.err()).toMatch(/no subgroups feature/);
+    }
+  });
+});

@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { allParams, getParam, paramsForCommand, paramsSchema, parseParamValue, resolveParams } from '../../shared/params/index.js';
+import type { IntParam } from '../../shared/params/index.js';
+
+const iterations: IntParam = { key: 't.iter', flag: 'iter', type: 'int', min: 1, max: 100, default: 10, presets: { fast: 5 }, group: 'g', label: 'l', help: 'h', commands: ['train'] };
+
+describe('parameter registry', () => {
+  it('declares every parameter once, with unique keys and flags', () => {
+    const keys = allParams().map((p) => p.key);
+    const flags = allParams().map((p) => p.flag);
+    expect(new Set(keys).size).toBe(keys.length);
+    expect(new Set(flags).size).toBe(flags.length);
+    for (const p of allParams()) {
+      expect(p.help.length, p.key).toBeGreaterThan(10);
+      expect(paramsSchema([p]).safeParse({ [p.key]: p.default }).success, `${p.key} default fits its own schema`).toBe(true);
+    }
+  });
+
+  it('parses values with range and type checks that name the flag', () => {
+    expect(parseParamValue(iterations, '42')).toBe(42);
+    expect(() => parseParamValue(iterations, '4.5')).toThrow(/--iter: expected a whole number/);
+    expect(() => parseParamValue(iterations, '1000')).toThrow(/--iter: 1000 is out of range \[1, 100\]/);
+    expect(() => parseParamValue(iterations, 'abc')).toThrow(/expected a number/);
+    const backend = getParam('system.backend')!;
+    expect(parseParamValue(backend, 'vulkan')).toBe('vulkan');
+    expect(() => parseParamValue(backend, 'cuda')).toThrow(/expected one of auto, vulkan/);
+  });
+
+  it('resolves explicit over environment over preset over default', () => {
+    const env = { T: '7' };
+    const withEnv = { ...iterations, env: 'T' };
+    expect(resolveParams([withEnv], { 't.iter': 3 }, { env, preset: 'fast' })['t.iter']).toBe(3);
+    expect(resolveParams([withEnv], {}, { env, preset: 'fast' })['t.iter']).toBe(7);
+    expect(resolveParams([iterations], {}, { preset: 'fast' })['t.iter']).toBe(5);
+    expect(resolveParams([iterations], {}, {})['t.iter']).toBe(10);
+  });
+
+  it('derives a strict project-file schema', () => {
+    const schema = paramsSchema([iterations]);
+    expect(schema.safeParse({ 't.iter': 50 }).success).toBe(true);
+    expect(schema.safeParse({ 't.iter': 500 }).success).toBe(false);
+    expect(schema.safeParse({ 't.unknown': 1 }).success).toBe(false);
+  });
+
+  it('gives every command the GPU options', () => {
+    expect(paramsForCommand('info').map((p) => p.flag)).toEqual(expect.arrayContaining(['backend', 'adapter', 'profile', 'kernel-variant']));
+  });
+});
