@@ -12,15 +12,7 @@
 // Levels:  level 0 scans the data; level k scans the block sums of level k-1. n_k is derived from
 //          n in-kernel: n_{k+1} = ceil((n_k + 1) / (WG*ITEMS)).
 // Override constants: WG (threads per workgroup), ITEMS (elements per thread).
-// Variants: SUBGROUPS uses subgroupExclusiveAdd and one workgroup slot per subgroup; it relies on
-//          subgroups being contiguous ranges of local_invocation_index (true for 1D workgroups on
-//          every driver we know; the parity test checks it on each device). The portable variant
-//          is a Hillis-Steele scan in workgroup memory.
-
-#if SUBGROUPS
-enable subgroups;
-diagnostic(off, subgroup_uniformity);
-#endif
+// Variants: the workgroup scan of wg-scan.wgsl (subgroup or portable).
 
 override WG: u32 = 256u;
 override ITEMS: u32 = 4u;
@@ -66,51 +58,7 @@ fn load_tile(base: u32, n: u32, lid: u32) {
   }
 }
 
-#if SUBGROUPS
-var<workgroup> subgroup_totals: array<u32, WG / 4u>;
-
-// Returns (exclusive prefix of `value` over the workgroup, workgroup total).
-fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
-  let inner = subgroupExclusiveAdd(value);
-  let sg_index = lid / sg_size;
-  if (lane == sg_size - 1u) {
-    subgroup_totals[sg_index] = inner + value;
-  }
-  workgroupBarrier();
-  let groups = (WG + sg_size - 1u) / sg_size;
-  var before = 0u;
-  var total = 0u;
-  for (var g = 0u; g < groups; g++) {
-    let t = subgroup_totals[g];
-    if (g < sg_index) {
-      before += t;
-    }
-    total += t;
-  }
-  workgroupBarrier();
-  return vec2u(before + inner, total);
-}
-#else
-var<workgroup> scratch: array<u32, WG>;
-
-fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
-  scratch[lid] = value;
-  workgroupBarrier();
-  for (var offset = 1u; offset < WG; offset <<= 1u) {
-    var t = 0u;
-    if (lid >= offset) {
-      t = scratch[lid - offset];
-    }
-    workgroupBarrier();
-    scratch[lid] += t;
-    workgroupBarrier();
-  }
-  let inclusive = scratch[lid];
-  let total = scratch[WG - 1u];
-  workgroupBarrier();
-  return vec2u(inclusive - value, total);
-}
-#endif
+#include "wg-scan"
 
 @compute @workgroup_size(WG)
 fn reduce_blocks(

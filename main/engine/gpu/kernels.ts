@@ -9,6 +9,11 @@ export interface PipelineRequest {
   entryPoint: string;
   /** WGSL `override` constants; part of the cache key. */
   constants?: Readonly<Record<string, number>>;
+  /**
+   * Module-level `const NAME: u32 = value;` declarations prepended to the source, for sizes WGSL
+   * requires as const-expressions (private arrays). Part of the cache key; one module each.
+   */
+  consts?: Readonly<Record<string, number>>;
   /** Force a capability variant for this pipeline (A/B tests); default: the device's. */
   variant?: KernelVariant;
 }
@@ -18,6 +23,7 @@ export interface CompiledPipeline {
   readonly label: string;
   readonly variant: KernelVariant;
   readonly constants: Readonly<Record<string, number>>;
+  readonly consts: Readonly<Record<string, number>>;
 }
 
 /**
@@ -40,26 +46,32 @@ export class KernelRegistry {
     return { SUBGROUPS: variant === 'subgroup' };
   }
 
-  source(kernel: string, variant: KernelVariant = this.variant): string {
-    return preprocessWgsl(kernel, this.sources, KernelRegistry.definesFor(variant));
+  source(kernel: string, variant: KernelVariant = this.variant, consts: Readonly<Record<string, number>> = {}): string {
+    const body = preprocessWgsl(kernel, this.sources, KernelRegistry.definesFor(variant));
+    const declarations = Object.entries(consts).map(([name, value]) => {
+      if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || !Number.isInteger(value) || value < 0) throw new Error(`kernel ${kernel}: bad module constant ${name}=${value}`);
+      return `const ${name}: u32 = ${value}u;`;
+    });
+    if (!declarations.length) return body;
+    // after the leading enable/diagnostic directives
+    const lines = body.split('\n');
+    let at = 0;
+    while (at < lines.length && /^(enable|diagnostic)\b/.test(lines[at])) at++;
+    return [...lines.slice(0, at), ...declarations, ...lines.slice(at)].join('\n');
   }
 
-  private module(kernel: string, variant: KernelVariant): GPUShaderModule {
-    const key = `${kernel}|${variant}`;
+  private module(kernel: string, variant: KernelVariant, consts: Readonly<Record<string, number>>): GPUShaderModule {
+    const key = `${kernel}|${variant}|${describe(consts)}`;
     let module = this.modules.get(key);
     if (!module) {
-      module = this.device.createShaderModule({ label: `${kernel} (${variant})`, code: this.source(kernel, variant) });
+      module = this.device.createShaderModule({ label: `${kernel} (${variant})`, code: this.source(kernel, variant, consts) });
       this.modules.set(key, module);
     }
     return module;
   }
 
   static cacheKey(request: PipelineRequest, variant: KernelVariant): string {
-    const constants = Object.entries(request.constants ?? {})
-      .sort(([a], [b]) => a.localeCompare(b))
-      .map(([k, v]) => `${k}=${v}`)
-      .join(',');
-    return `${request.kernel}:${request.entryPoint}|${variant}|${constants}`;
+    return `${request.kernel}:${request.entryPoint}|${variant}|${describe(request.constants ?? {})}|${describe(request.consts ?? {})}`;
   }
 
   get(request: PipelineRequest): Promise<CompiledPipeline> {
@@ -84,7 +96,7 @@ export class KernelRegistry {
   }
 
   private async compile(request: PipelineRequest, variant: KernelVariant, key: string): Promise<CompiledPipeline> {
-    const module = this.module(request.kernel, variant);
+    const module = this.module(request.kernel, variant, request.consts ?? {});
     const constants = { ...(request.constants ?? {}) };
     this.device.pushErrorScope('validation');
     let pipeline: GPUComputePipeline;
@@ -100,8 +112,15 @@ export class KernelRegistry {
     }
     const scopeError = await this.device.popErrorScope();
     if (scopeError) throw new Error(`kernel ${key} failed to compile: ${scopeError.message}`);
-    return { pipeline, label: `${request.kernel}.${request.entryPoint}`, variant, constants };
+    return { pipeline, label: `${request.kernel}.${request.entryPoint}`, variant, constants, consts: { ...(request.consts ?? {}) } };
   }
+}
+
+function describe(values: Readonly<Record<string, number>>): string {
+  return Object.entries(values)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, v]) => `${k}=${v}`)
+    .join(',');
 }
 
 async function describeCompileError(module: GPUShaderModule, error: unknown): Promise<string> {

@@ -65,12 +65,13 @@ export function preprocessWgsl(name: string, sources: Readonly<Record<string, st
     return out.join('\n');
   };
   const body = expand(name, []);
-  // `enable` directives must precede every declaration, including those of included files.
+  // `enable` and global `diagnostic` directives must precede every declaration, including those
+  // of included files.
   const enables: string[] = [];
   const rest = body
     .split('\n')
     .filter((line) => {
-      if (/^\s*enable\s+\w+\s*;/.test(line)) {
+      if (/^\s*(enable\s+\w+|diagnostic\s*\([^)]*\))\s*;/.test(line)) {
         if (!enables.includes(line.trim())) enables.push(line.trim());
         return false;
       }

@@ -1,0 +1,56 @@
+// wg-scan: workgroup-wide exclusive prefix sum of one u32 per thread, shared by every kernel
+// family that needs it (scan, radix-sort). Include it; it declares its own workgroup memory.
+//
+// workgroup_scan(lid, value, lane, sg_size) -> vec2u(exclusive prefix, workgroup total)
+// Requires: override WG (threads per 1D workgroup), called in uniform control flow.
+// SUBGROUPS: subgroupExclusiveAdd within subgroups, then one slot per subgroup. Relies on
+// subgroups being contiguous ranges of local_invocation_index (true for 1D workgroups on the
+// drivers we know; the parity tests check it on each device). Portable: Hillis-Steele in memory.
+
+#if SUBGROUPS
+enable subgroups;
+diagnostic(off, subgroup_uniformity);
+
+var<workgroup> wg_scan_totals: array<u32, WG / 4u>;
+
+fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
+  let inner = subgroupExclusiveAdd(value);
+  let sg_index = lid / sg_size;
+  if (lane == sg_size - 1u) {
+    wg_scan_totals[sg_index] = inner + value;
+  }
+  workgroupBarrier();
+  let groups = (WG + sg_size - 1u) / sg_size;
+  var before = 0u;
+  var total = 0u;
+  for (var g = 0u; g < groups; g++) {
+    let t = wg_scan_totals[g];
+    if (g < sg_index) {
+      before += t;
+    }
+    total += t;
+  }
+  workgroupBarrier();
+  return vec2u(before + inner, total);
+}
+#else
+var<workgroup> wg_scan_scratch: array<u32, WG>;
+
+fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
+  wg_scan_scratch[lid] = value;
+  workgroupBarrier();
+  for (var offset = 1u; offset < WG; offset <<= 1u) {
+    var t = 0u;
+    if (lid >= offset) {
+      t = wg_scan_scratch[lid - offset];
+    }
+    workgroupBarrier();
+    wg_scan_scratch[lid] += t;
+    workgroupBarrier();
+  }
+  let inclusive = wg_scan_scratch[lid];
+  let total = wg_scan_scratch[WG - 1u];
+  workgroupBarrier();
+  return vec2u(inclusive - value, total);
+}
+#endif

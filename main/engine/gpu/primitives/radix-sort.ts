@@ -1,0 +1,148 @@
+import { bindBuffers, createStorage, createUniform } from '../buffers.js';
+import type { GpuCommands } from '../commands.js';
+import type { GpuContext } from '../context.js';
+import type { CompiledPipeline, KernelVariant } from '../kernels.js';
+import { ExclusiveScan, type CountSource, type ScanPlan } from './scan.js';
+
+export interface RadixSortOptions {
+  workgroupSize?: number;
+  itemsPerThread?: number;
+  variant?: KernelVariant;
+}
+
+const BINS = 256;
+/** Byte offset of the indirect dispatch args inside the sort state (see SortState in the WGSL). */
+const STATE_DISPATCH_OFFSET = 16;
+/** u32 index of hist_size inside the sort state. */
+const STATE_HIST_SIZE_INDEX = 7;
+const STATE_BYTES = 48;
+
+export interface SortPlan {
+  readonly capacity: number;
+  readonly bits: number;
+  /** Where the sorted keys/values end up (the input pair or the scratch pair, by pass parity). */
+  readonly resultKeys: GPUBuffer;
+  readonly resultVals: GPUBuffer;
+  destroy(): void;
+}
+
+interface PlanInternals extends SortPlan {
+  setupGroup: GPUBindGroup;
+  passes: { count: GPUBindGroup; scatter: GPUBindGroup; pipelines: { count: CompiledPipeline; scatter: CompiledPipeline } }[];
+  state: GPUBuffer;
+  scanPlan: ScanPlan;
+}
+
+/**
+ * Stable LSD radix sort of u32 keys with u32 values (kernels/radix-sort.wgsl), 8 bits a pass,
+ * only as many passes as `bits` needs, the element count read on the GPU and every dispatch
+ * sized on the GPU (indirect). Reduce-then-scan: correct on any backend.
+ */
+export class RadixSort {
+  private readonly pipelines = new Map<number, { count: CompiledPipeline; scatter: CompiledPipeline }>();
+
+  private constructor(
+    private readonly ctx: GpuContext,
+    private readonly setup: CompiledPipeline,
+    private readonly scan: ExclusiveScan,
+    private readonly options: Required<Omit<RadixSortOptions, 'variant'>> & { variant?: KernelVariant },
+  ) {}
+
+  static async create(ctx: GpuContext, options: RadixSortOptions = {}): Promise<RadixSort> {
+    const workgroupSize = options.workgroupSize ?? 256;
+    const itemsPerThread = options.itemsPerThread ?? 4;
+    if (workgroupSize < BINS) throw new Error(`radix sort: workgroupSize must be >= ${BINS}`);
+    if (workgroupSize * itemsPerThread > 65536) throw new Error('radix sort: a block holds at most 65536 elements');
+    const [setup, scan] = await Promise.all([
+      ctx.kernels.get({ kernel: 'radix-sort', entryPoint: 'rs_setup', constants: { WG: workgroupSize }, consts: { ITEMS: itemsPerThread }, variant: options.variant }),
+      ExclusiveScan.create(ctx, { variant: options.variant }),
+    ]);
+    const sort = new RadixSort(ctx, setup, scan, { workgroupSize, itemsPerThread, variant: options.variant });
+    await Promise.all([8, 7, 6, 5, 4].map((b) => sort.passPipelines(b)));
+    return sort;
+  }
+
+  get blockSize(): number {
+    return this.options.workgroupSize * this.options.itemsPerThread;
+  }
+
+  private async passPipelines(bits: number) {
+    let entry = this.pipelines.get(bits);
+    if (!entry) {
+      const base = { kernel: 'radix-sort', constants: { WG: this.options.workgroupSize, BITS: bits }, consts: { ITEMS: this.options.itemsPerThread }, variant: this.options.variant };
+      const [count, scatter] = await this.ctx.kernels.preload([
+        { ...base, entryPoint: 'rs_count' },
+        { ...base, entryPoint: 'rs_scatter' },
+      ]);
+      entry = { count, scatter };
+      this.pipelines.set(bits, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * Plans a sort of up to `capacity` elements over the low `bits` bits of the keys. `keys` and
+   * `vals` are the input (and, for an even number of passes, the output).
+   */
+  async createPlan(capacity: number, keys: GPUBuffer, vals: GPUBuffer, count: CountSource, bits = 32): Promise<SortPlan> {
+    if (bits < 1 || bits > 32) throw new Error(`radix sort: bits must be in [1, 32], got ${bits}`);
+    const { device } = this.ctx;
+    const owned: GPUBuffer[] = [];
+    const own = (b: GPUBuffer) => (owned.push(b), b);
+    const keysB = own(createStorage(device, 'sort.keysB', capacity * 4));
+    const valsB = own(createStorage(device, 'sort.valsB', capacity * 4));
+    const maxBlocks = Math.max(1, Math.ceil(capacity / this.blockSize));
+    const hist = own(createStorage(device, 'sort.hist', maxBlocks * BINS * 4));
+    const histScanned = own(createStorage(device, 'sort.histScanned', (maxBlocks * BINS + 1) * 4));
+    const state = own(createStorage(device, 'sort.state', STATE_BYTES, GPUBufferUsage.INDIRECT));
+    const scanPlan = this.scan.createPlan(maxBlocks * BINS, hist, histScanned, { buffer: state, index: STATE_HIST_SIZE_INDEX });
+    const passCount = Math.ceil(bits / 8);
+    const pairs = [
+      [keys, vals],
+      [keysB, valsB],
+    ] as const;
+    const setupUniform = own(createUniform(device, 'sort.setup', 16));
+    device.queue.writeBuffer(setupUniform, 0, new Uint32Array([0, count.index, 0, 0]));
+    const setupGroup = bindBuffers(device, this.setup.pipeline, [setupUniform, count.buffer, state]);
+    const passes: PlanInternals['passes'] = [];
+    for (let p = 0; p < passCount; p++) {
+      const passBits = Math.min(8, bits - 8 * p);
+      const pipelines = await this.passPipelines(passBits);
+      const uniform = own(createUniform(device, `sort.pass${p}`, 16));
+      device.queue.writeBuffer(uniform, 0, new Uint32Array([8 * p, count.index, 0, 0]));
+      const [inKeys, inVals] = pairs[p % 2];
+      const [outKeys, outVals] = pairs[(p + 1) % 2];
+      passes.push({
+        pipelines,
+        count: bindBuffers(device, pipelines.count.pipeline, [uniform, count.buffer, null, inKeys, null, null, null, hist, null, state]),
+        scatter: bindBuffers(device, pipelines.scatter.pipeline, [uniform, count.buffer, null, inKeys, inVals, outKeys, outVals, null, histScanned, state]),
+      });
+    }
+    const [resultKeys, resultVals] = pairs[passCount % 2];
+    const plan: PlanInternals = {
+      capacity,
+      bits,
+      resultKeys,
+      resultVals,
+      setupGroup,
+      passes,
+      state,
+      scanPlan,
+      destroy() {
+        scanPlan.destroy();
+        owned.forEach((b) => b.destroy());
+      },
+    };
+    return plan;
+  }
+
+  encode(commands: GpuCommands, plan: SortPlan): void {
+    const p = plan as PlanInternals;
+    commands.dispatch(this.setup, [p.setupGroup], 1);
+    for (const pass of p.passes) {
+      commands.dispatchIndirect(pass.pipelines.count, [pass.count], p.state, STATE_DISPATCH_OFFSET);
+      this.scan.encode(commands, p.scanPlan);
+      commands.dispatchIndirect(pass.pipelines.scatter, [pass.scatter], p.state, STATE_DISPATCH_OFFSET);
+    }
+  }
+}
