@@ -4,7 +4,8 @@
 // Inputs:  `input` (n values; n read from `count[params.count_index]` so a GPU-computed count
 //          drives it), `block_offsets` (exclusive scan of the previous level's block sums; zeros
 //          at the top level).
-// Outputs: `output[0..=n]`: output[i] = sum(input[0..i)), output[n] = the total.
+// Outputs: `output[0..=n]`: output[i] = sum(input[0..i)), output[n] = the total (also written
+//          to count[params.total_index] when set, so the next stage reads it as its count).
 //          `block_sums[b]`: the sum of block b (reduce_blocks).
 // Workgroup: WG threads, each handling ITEMS elements, so a block is WG*ITEMS elements. Blocks
 //          are numbered wid.x + wid.y * num_workgroups.x (2D dispatch past 65535 blocks);
@@ -20,12 +21,12 @@ override ITEMS: u32 = 4u;
 struct ScanParams {
   level: u32,
   count_index: u32,
-  _pad0: u32,
+  total_index: u32, // level 0 also writes the total to count[total_index] (0xffffffff: don't)
   _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> params: ScanParams;
-@group(0) @binding(1) var<storage, read> count: array<u32>;
+@group(0) @binding(1) var<storage, read_write> count: array<u32>;
 @group(0) @binding(2) var<storage, read> input: array<u32>;
 @group(0) @binding(3) var<storage, read_write> output: array<u32>;
 @group(0) @binding(4) var<storage, read_write> block_sums: array<u32>;
@@ -40,6 +41,17 @@ fn level_size() -> u32 {
     n = (n + block) / block; // ceil((n + 1) / block)
   }
   return n;
+}
+
+var<workgroup> wg_level_size: u32;
+
+// The level size as a workgroup-uniform value (`count` is read_write, so its loads are not
+// uniform for the analysis; barriers follow the early exit below).
+fn uniform_level_size(lid: u32) -> u32 {
+  if (lid == 0u) {
+    wg_level_size = level_size();
+  }
+  return workgroupUniformLoad(&wg_level_size);
 }
 
 fn block_id(wid: vec3u, nwg: vec3u) -> u32 {
@@ -74,7 +86,7 @@ fn reduce_blocks(
   let lane = 0u;
   let sg_size = 1u;
 #endif
-  let n = level_size();
+  let n = uniform_level_size(lid);
   let block = block_id(wid, nwg);
   let base = block * WG * ITEMS;
   if (base > n) {
@@ -106,7 +118,7 @@ fn scan_blocks(
   let lane = 0u;
   let sg_size = 1u;
 #endif
-  let n = level_size();
+  let n = uniform_level_size(lid);
   let block = block_id(wid, nwg);
   let base = block * WG * ITEMS;
   if (base > n) {
@@ -130,6 +142,9 @@ fn scan_blocks(
     let i = base + k * WG + lid;
     if (i <= n) {
       output[i] = tile[k * WG + lid];
+      if (i == n && params.level == 0u && params.total_index != 0xffffffffu) {
+        count[params.total_index] = tile[k * WG + lid];
+      }
     }
   }
 }

@@ -29,6 +29,7 @@ export interface ScanCase {
 /** Runs one scan on the GPU with fresh random input, poisoned output, and compares exactly. */
 export async function scanParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: ScanCase): Promise<ParityResult> {
   const random = rng(seed);
+  let mismatchTotal: string | undefined;
   const values = new Uint32Array(c.capacity);
   for (let i = 0; i < c.capacity; i++) values[i] = Math.floor(random() * (c.maxValue + 1)) >>> 0;
   const { device } = ctx;
@@ -37,12 +38,14 @@ export async function scanParity(ctx: GpuContext, variant: KernelVariant, seed: 
   const output = createStorage(device, 'scan.test.output', (c.capacity + 1) * 4);
   const count = uploadStorage(device, 'scan.test.count', new Uint32Array([0xdead, c.n, 0, 0]));
   poisonBuffer(device, output, 0xfeedface);
-  const plan = scan.createPlan(c.capacity, input, output, { buffer: count, index: 1 });
+  const plan = scan.createPlan(c.capacity, input, output, { buffer: count, index: 1 }, 3);
   const commands = ctx.commands('scan.test');
   scan.encode(commands, plan);
   await commands.submit();
   const got = new Uint32Array(await readBuffer(device, output, (c.capacity + 1) * 4));
+  const counts = new Uint32Array(await readBuffer(device, count, 16));
   const want = exclusiveScanReference(values, c.n);
+  if (counts[3] !== want[c.n]) mismatchTotal = `total written to the count buffer: got ${counts[3]}, want ${want[c.n]}`;
   let mismatches = 0;
   let first = -1;
   for (let i = 0; i <= c.n; i++) {
@@ -63,10 +66,10 @@ export async function scanParity(ctx: GpuContext, variant: KernelVariant, seed: 
     name,
     variant,
     seed,
-    ok: mismatches === 0 && overwritten === 0,
-    error: mismatches + overwritten,
+    ok: mismatches === 0 && overwritten === 0 && !mismatchTotal,
+    error: mismatches + overwritten + (mismatchTotal ? 1 : 0),
     tolerance: 0,
-    detail: mismatches ? `first mismatch at ${first}: got ${got[first]}, want ${want[first]}` : overwritten ? `${overwritten} words written past n` : undefined,
+    detail: mismatches ? `first mismatch at ${first}: got ${got[first]}, want ${want[first]}` : overwritten ? `${overwritten} words written past n` : mismatchTotal,
   };
 }
 

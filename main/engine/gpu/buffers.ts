@@ -51,3 +51,12 @@ export function poisonBuffer(device: GPUDevice, buffer: GPUBuffer, pattern = 0x7
   const words = new Uint32Array(buffer.size / 4).fill(pattern);
   device.queue.writeBuffer(buffer, 0, words);
 }
+
+/** Binds buffers by binding number (group 0 unless given): `{ 0: camera, 3: means, ... }`. */
+export function bindGroup(device: GPUDevice, pipeline: GPUComputePipeline, entries: Readonly<Record<number, BufferBinding>>, group = 0, label?: string): GPUBindGroup {
+  return device.createBindGroup({
+    label,
+    layout: pipeline.getBindGroupLayout(group),
+    entries: Object.entries(entries).map(([binding, b]) => ({ binding: Number(binding), resource: 'buffer' in b && !(b instanceof GPUBuffer) ? b : { buffer: b as GPUBuffer } })),
+  });
+}

@@ -2,12 +2,22 @@
  * Every WGSL source in kernels/, by name (the file name without .wgsl). Bundled as text, so a
  * packaged app or the GPU machine needs no kernels/ folder at run time.
  */
+import gather from '../../../kernels/gather.wgsl';
+import intersect from '../../../kernels/intersect.wgsl';
+import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
+import rasterize from '../../../kernels/rasterize.wgsl';
 import scan from '../../../kernels/scan.wgsl';
+import splatCommon from '../../../kernels/splat-common.wgsl';
 import wgScan from '../../../kernels/wg-scan.wgsl';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
+  gather,
+  intersect,
+  project,
   'radix-sort': radixSort,
+  rasterize,
   scan,
+  'splat-common': splatCommon,
   'wg-scan': wgScan,
 };

@@ -59,7 +59,10 @@ export class ExclusiveScan {
     return this.scan.variant;
   }
 
-  createPlan(capacity: number, input: GPUBuffer, output: GPUBuffer, count: CountSource): ScanPlan {
+  /**
+   * `totalIndex`: also write the total into `count.buffer[totalIndex]` (the count of a later stage).
+   */
+  createPlan(capacity: number, input: GPUBuffer, output: GPUBuffer, count: CountSource, totalIndex?: number): ScanPlan {
     const { device } = this.ctx;
     const B = this.blockSize;
     if (output.size < (capacity + 1) * 4) throw new Error(`scan: output holds ${output.size / 4} words, needs capacity + 1 = ${capacity + 1}`);
@@ -85,7 +88,7 @@ export class ExclusiveScan {
     const top = blocks.length - 1;
     const levels: Level[] = blocks.map((nb, k) => {
       const uniform = createUniform(device, `scan.params${k}`, 16);
-      device.queue.writeBuffer(uniform, 0, new Uint32Array([k, count.index, 0, 0]));
+      device.queue.writeBuffer(uniform, 0, new Uint32Array([k, count.index, k === 0 && totalIndex !== undefined ? totalIndex : 0xffffffff, 0]));
       owned.push(uniform);
       const countBinding = { buffer: count.buffer };
       return {

@@ -1,0 +1,44 @@
+// gather: per visible splat (depth rank k), the sum of the per-tile gradients its intersections
+// received (rasterize_backward writes one record per intersection; a splat's intersections are
+// the contiguous emit range [isect_offset[k], isect_offset[k] + count[k])). Deterministic: no
+// atomics, a fixed summation order.
+//   in:  grads (3 vec4 per emit index), isect_offset, rank_count, counts[visible_index]
+//   out: v2d[3k..3k+2] (the layout project_backward reads)
+// Workgroup: WG threads, one splat each, dispatched over the splat capacity.
+
+override WG: u32 = 256u;
+
+struct GatherParams {
+  visible_index: u32,
+  isect_capacity: u32,
+  _pad0: u32,
+  _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> gp: GatherParams;
+@group(0) @binding(1) var<storage, read> counts: array<u32>;
+@group(0) @binding(2) var<storage, read> isect_offset: array<u32>;
+@group(0) @binding(3) var<storage, read> rank_count: array<u32>;
+@group(0) @binding(4) var<storage, read> grads: array<vec4f>;
+@group(0) @binding(5) var<storage, read_write> v2d: array<vec4f>;
+
+@compute @workgroup_size(WG)
+fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let k = gid.x + gid.y * nwg.x * WG;
+  if (k >= counts[gp.visible_index]) {
+    return;
+  }
+  let start = isect_offset[k];
+  let end = min(start + rank_count[k], gp.isect_capacity);
+  var g0 = vec4f(0.0);
+  var g1 = vec4f(0.0);
+  var g2 = vec4f(0.0);
+  for (var e = start; e < end; e++) {
+    g0 += grads[3u * e];
+    g1 += grads[3u * e + 1u];
+    g2 += grads[3u * e + 2u];
+  }
+  v2d[3u * k] = g0;
+  v2d[3u * k + 1u] = g1;
+  v2d[3u * k + 2u] = g2;
+}

@@ -1,0 +1,177 @@
+// intersect: from projected splats to per-tile, depth-ordered lists of intersections.
+//   compact_visible (per splat s < n):   visible splats -> depth_keys/depth_vals at their
+//                                        compacted index (keys: float bits of camera z, which
+//                                        order like the floats since z >= near > 0)
+//   (radix sort of the depth keys, 32 bits: order[k] = splat of depth rank k, ties by index)
+//   gather_sorted (per rank k < V):      projected attributes in depth order + tile counts
+//   (scan of the counts: isect_offset[k]; the total is the intersection count M)
+//   emit (per rank k < V):               one (tile, emit index) pair per tile the splat reaches,
+//                                        in depth order, at isect_offset[k]...; isect_rank[e] = k
+//   (stable radix sort of the tile keys on ceil(log2(tiles + 1)) bits: depth order kept per
+//   tile; key `tiles` is a sentinel for unused slots and sorts last)
+//   resolve (per sorted intersection i < M): sorted_rank[i] = isect_rank[emit index];
+//                                        tile_ranges[tile] = [first, last + 1)
+// Counts live in `counts` (written on the GPU by the scans): [0] splats n, [1] visible V (scan
+// total), [2] intersections M (scan total), [3] overflow flag, [4] min(M, capacity).
+// Dispatches cover the capacity; threads past the count exit. Writes past the intersection
+// capacity are dropped and flagged so the host can grow the buffers and render again.
+
+#include "splat-common"
+
+override WG: u32 = 256u;
+
+struct IntersectParams {
+  n_index: u32,
+  visible_index: u32,
+  isect_index: u32,
+  overflow_index: u32,
+  isect_capacity: u32,
+  _pad0: u32,
+  _pad1: u32,
+  _pad2: u32,
+}
+
+@group(0) @binding(0) var<uniform> cam: Camera;
+@group(0) @binding(1) var<uniform> ip: IntersectParams;
+@group(0) @binding(2) var<storage, read_write> counts: array<u32>;
+// compact_visible
+@group(0) @binding(4) var<storage, read> visible: array<u32>;
+@group(0) @binding(5) var<storage, read> visible_offset: array<u32>;
+@group(0) @binding(6) var<storage, read> color_depth: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> depth_keys: array<u32>;
+@group(0) @binding(8) var<storage, read_write> depth_vals: array<u32>;
+// gather_sorted
+@group(0) @binding(9) var<storage, read> order: array<u32>;
+@group(0) @binding(10) var<storage, read> xy: array<vec2f>;
+@group(0) @binding(11) var<storage, read> conic_opacity: array<vec4f>;
+@group(0) @binding(12) var<storage, read> tile_count: array<u32>;
+@group(0) @binding(13) var<storage, read> tile_rect: array<vec2u>;
+@group(0) @binding(14) var<storage, read_write> sorted_xy: array<vec2f>;
+@group(0) @binding(15) var<storage, read_write> sorted_conic_opacity: array<vec4f>;
+@group(0) @binding(16) var<storage, read_write> sorted_color_depth: array<vec4f>;
+@group(0) @binding(17) var<storage, read_write> sorted_count: array<u32>;
+@group(0) @binding(18) var<storage, read_write> sorted_rect: array<vec2u>;
+// emit (reads sorted_* through these read-only views)
+@group(0) @binding(19) var<storage, read> rank_xy: array<vec2f>;
+@group(0) @binding(20) var<storage, read> rank_conic_opacity: array<vec4f>;
+@group(0) @binding(21) var<storage, read> rank_rect: array<vec2u>;
+@group(0) @binding(22) var<storage, read> isect_offset: array<u32>;
+@group(0) @binding(23) var<storage, read_write> isect_keys: array<u32>;
+@group(0) @binding(24) var<storage, read_write> isect_vals: array<u32>;
+@group(0) @binding(25) var<storage, read_write> isect_rank: array<u32>;
+@group(0) @binding(26) var<storage, read> rank_count: array<u32>;
+// resolve
+@group(0) @binding(27) var<storage, read> sorted_keys: array<u32>;
+@group(0) @binding(28) var<storage, read> sorted_vals: array<u32>;
+@group(0) @binding(29) var<storage, read> rank_of_emit: array<u32>;
+@group(0) @binding(30) var<storage, read_write> sorted_rank: array<u32>;
+@group(0) @binding(31) var<storage, read_write> tile_ranges: array<vec2u>;
+@group(0) @binding(32) var<storage, read_write> grads: array<vec4f>;
+@group(0) @binding(33) var<storage, read_write> rank_of_splat: array<u32>;
+
+fn thread_index(gid: vec3u, nwg: vec3u) -> u32 {
+  return gid.x + gid.y * nwg.x * WG;
+}
+
+// After the scan of the tile counts: the intersection count clamped to the capacity (what the
+// tile sort and resolve process) and the overflow flag.
+@compute @workgroup_size(1)
+fn finish_count() {
+  let m = counts[ip.isect_index];
+  counts[ip.isect_index + 2u] = min(m, ip.isect_capacity);
+  counts[ip.overflow_index] = select(0u, 1u, m > ip.isect_capacity);
+}
+
+@compute @workgroup_size(WG)
+fn compact_visible(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = thread_index(gid, nwg);
+  if (s >= counts[ip.n_index] || visible[s] == 0u) {
+    return;
+  }
+  let at = visible_offset[s];
+  depth_keys[at] = bitcast<u32>(color_depth[s].w);
+  depth_vals[at] = s;
+}
+
+@compute @workgroup_size(WG)
+fn gather_sorted(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let k = thread_index(gid, nwg);
+  if (k >= counts[ip.visible_index]) {
+    return;
+  }
+  let s = order[k];
+  sorted_xy[k] = xy[s];
+  sorted_conic_opacity[k] = conic_opacity[s];
+  sorted_color_depth[k] = color_depth[s];
+  sorted_count[k] = tile_count[s];
+  sorted_rect[k] = tile_rect[s];
+  rank_of_splat[s] = k;
+}
+
+@compute @workgroup_size(WG)
+fn emit(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let k = thread_index(gid, nwg);
+  if (k >= counts[ip.visible_index]) {
+    return;
+  }
+  let mean = rank_xy[k];
+  let co = rank_conic_opacity[k];
+  let limit = power_limit(co.w);
+  let packed = rank_rect[k];
+  let x0 = packed.x & 0xffffu;
+  let y0 = packed.x >> 16u;
+  let x1 = packed.y & 0xffffu;
+  let y1 = packed.y >> 16u;
+  var e = isect_offset[k];
+  // Exactly the slots the count reserved: never more (the next splat's), and any left over (if
+  // rounding ever made this test disagree with project_forward's) get the sentinel tile, which
+  // sorts after every real tile and is ignored by resolve.
+  let end = e + rank_count[k];
+  let sentinel = cam.tiles.x * cam.tiles.y;
+  for (var ty = y0; ty < y1; ty++) {
+    for (var tx = x0; tx < x1; tx++) {
+      if (e < end && tile_hit(cam, mean, co.xyz, limit, tx, ty)) {
+        write_intersection(e, ty * cam.tiles.x + tx, k);
+        e += 1u;
+      }
+    }
+  }
+  for (; e < end; e++) {
+    write_intersection(e, sentinel, k);
+  }
+}
+
+fn write_intersection(e: u32, tile: u32, k: u32) {
+  if (e < ip.isect_capacity) {
+    isect_keys[e] = tile;
+    isect_vals[e] = e;
+    isect_rank[e] = k;
+  } else {
+    counts[ip.overflow_index] = 1u;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn resolve(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = thread_index(gid, nwg);
+  let m = counts[ip.isect_index + 2u];
+  if (i >= m) {
+    return;
+  }
+  sorted_rank[i] = rank_of_emit[sorted_vals[i]];
+  let tile = sorted_keys[i];
+  if (tile >= cam.tiles.x * cam.tiles.y) {
+    // sentinel: no tile's backward writes its gradient slot, so zero it here
+    let e = sorted_vals[i];
+    grads[3u * e] = vec4f(0.0);
+    grads[3u * e + 1u] = vec4f(0.0);
+    grads[3u * e + 2u] = vec4f(0.0);
+    return;
+  }
+  if (i == 0u || sorted_keys[i - 1u] != tile) {
+    tile_ranges[tile].x = i;
+  }
+  if (i + 1u == m || sorted_keys[i + 1u] != tile) {
+    tile_ranges[tile].y = i + 1u;
+  }
+}

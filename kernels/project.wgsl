@@ -1,0 +1,321 @@
+// project: per splat, 3D Gaussian -> screen-space splat (forward), and the chain rule back from
+// screen-space gradients to the 3D parameters (backward).
+//
+// project_forward (one thread per splat s < n):
+//   in:  means, log_scales, quats (w,x,y,z, unnormalized), opacity_logits, sh [s][k][c], camera
+//   out: xy[s] (mean2d), conic_opacity[s] (conic a, b, c; effective opacity), color_depth[s]
+//        (rgb after SH + 0.5 clamped at 0; camera z), tile_count[s] (tiles the splat reaches; 0
+//        when culled), tile_rect[s] (packed x0|y0<<16, x1|y1<<16), visible[s] (0/1)
+// project_backward (one thread per splat s < n; k = rank_of_splat[s] when visible, else every
+//   gradient of s is written as zero, so no separate clear is needed):
+//   in:  the same parameters and camera, v2d[3k..3k+2] (screen-space gradients summed over the
+//        splat's tiles: (v_x, v_y, v_a, v_b), (v_c, v_opacity, v_z, |v_x|), (v_rgb, |v_y|))
+//   out: grads of every parameter of s, and mean2d_grad[s] = (v_x, v_y, |v_x|, |v_y|) for densification
+// Workgroup: WG threads (override), 1D, dispatched over the splat capacity (threads past the
+//   count exit).
+// Invariant: forward and backward recompute the same intermediates with the same functions
+//   (splat-common.wgsl), so the backward differentiates exactly what the forward computed.
+
+#include "splat-common"
+
+override WG: u32 = 256u;
+
+@group(0) @binding(0) var<uniform> cam: Camera;
+@group(0) @binding(1) var<storage, read> counts: array<u32>;
+@group(0) @binding(2) var<storage, read> means: array<f32>;
+@group(0) @binding(3) var<storage, read> log_scales: array<f32>;
+@group(0) @binding(4) var<storage, read> quats: array<f32>;
+@group(0) @binding(5) var<storage, read> opacity_logits: array<f32>;
+@group(0) @binding(6) var<storage, read> sh: array<f32>;
+// forward outputs
+@group(0) @binding(7) var<storage, read_write> out_xy: array<vec2f>;
+@group(0) @binding(8) var<storage, read_write> out_conic_opacity: array<vec4f>;
+@group(0) @binding(9) var<storage, read_write> out_color_depth: array<vec4f>;
+@group(0) @binding(10) var<storage, read_write> out_tile_count: array<u32>;
+@group(0) @binding(11) var<storage, read_write> out_tile_rect: array<vec2u>;
+@group(0) @binding(12) var<storage, read_write> out_visible: array<u32>;
+// backward
+@group(0) @binding(13) var<storage, read> rank_of_splat: array<u32>;
+@group(0) @binding(14) var<storage, read> v2d: array<vec4f>;
+@group(0) @binding(15) var<storage, read_write> grad_means: array<f32>;
+@group(0) @binding(16) var<storage, read_write> grad_log_scales: array<f32>;
+@group(0) @binding(17) var<storage, read_write> grad_quats: array<f32>;
+@group(0) @binding(18) var<storage, read_write> grad_opacity_logits: array<f32>;
+@group(0) @binding(19) var<storage, read_write> grad_sh: array<f32>;
+@group(0) @binding(20) var<storage, read_write> mean2d_grad: array<vec4f>;
+@group(0) @binding(21) var<storage, read> visible_in: array<u32>;
+
+fn load_vec3(buffer_index: u32, s: u32) -> vec3f {
+  // 0: means, 1: log_scales
+  if (buffer_index == 0u) {
+    return vec3f(means[3u * s], means[3u * s + 1u], means[3u * s + 2u]);
+  }
+  return vec3f(log_scales[3u * s], log_scales[3u * s + 1u], log_scales[3u * s + 2u]);
+}
+
+fn load_quat(s: u32) -> vec4f {
+  return vec4f(quats[4u * s], quats[4u * s + 1u], quats[4u * s + 2u], quats[4u * s + 3u]);
+}
+
+fn sigmoid(x: f32) -> f32 {
+  return 1.0 / (1.0 + exp(-x));
+}
+
+// 2x2 symmetric matrices are (xx, xy, yy).
+fn covariance_2d(j: Jacobian, cov_cam: mat3x3f) -> vec3f {
+  let t0 = cov_cam * j.j0; // Sigma_c J0^T (symmetric Sigma_c)
+  let t1 = cov_cam * j.j1;
+  return vec3f(dot(j.j0, t0), dot(j.j0, t1), dot(j.j1, t1));
+}
+
+fn sh_color(s: u32, dir: vec3f) -> vec3f {
+  let basis = sh_basis(cam.sh_degree, dir);
+  let active_coeffs = (cam.sh_degree + 1u) * (cam.sh_degree + 1u);
+  var c = vec3f(0.0);
+  let base = s * cam.sh_coeffs * 3u;
+  for (var k = 0u; k < active_coeffs; k++) {
+    c += basis[k] * vec3f(sh[base + 3u * k], sh[base + 3u * k + 1u], sh[base + 3u * k + 2u]);
+  }
+  return c + vec3f(0.5);
+}
+
+@compute @workgroup_size(WG)
+fn project_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = gid.x + gid.y * nwg.x * WG;
+  if (s >= counts[cam.count_index]) {
+    return;
+  }
+  out_tile_count[s] = 0u;
+  out_visible[s] = 0u;
+  out_tile_rect[s] = vec2u(0u);
+  let mean = load_vec3(0u, s);
+  let p = to_camera(cam, mean);
+  if (!(p.z >= cam.near)) {
+    return;
+  }
+  let q = normalize(load_quat(s));
+  let rot = quat_to_rotmat(q);
+  let scale = exp(load_vec3(1u, s));
+  let m = mat3x3f(rot[0] * scale.x, rot[1] * scale.y, rot[2] * scale.z);
+  let w = camera_rotation(cam);
+  let cov_cam = w * (m * transpose(m)) * transpose(w);
+  let j = projection_jacobian(cam, p);
+  let cov_raw = covariance_2d(j, cov_cam);
+  let cov = cov_raw + vec3f(cam.eps2d, 0.0, cam.eps2d);
+  let det = cov.x * cov.z - cov.y * cov.y;
+  if (!(det > 0.0)) {
+    return;
+  }
+  var opacity = sigmoid(opacity_logits[s]);
+  if (cam.antialiased != 0u) {
+    let det_raw = cov_raw.x * cov_raw.z - cov_raw.y * cov_raw.y;
+    opacity *= sqrt(max(0.0, det_raw / det));
+  }
+  if (!(opacity * 255.0 >= 1.0)) {
+    return; // never reaches alpha 1/255 anywhere
+  }
+  let conic = vec3f(cov.z, -cov.y, cov.x) / det;
+  let xy = vec2f(cam.focal.x * p.x / p.z + cam.principal.x, cam.focal.y * p.y / p.z + cam.principal.y);
+  let limit = power_limit(opacity);
+  let rect = tile_bounds(cam, xy, cov, limit);
+  var hits = 0u;
+  for (var ty = rect.y; ty < rect.w; ty++) {
+    for (var tx = rect.x; tx < rect.z; tx++) {
+      if (tile_hit(cam, xy, conic, limit, tx, ty)) {
+        hits += 1u;
+      }
+    }
+  }
+  if (hits == 0u) {
+    return;
+  }
+  let dir = normalize(mean - cam.position.xyz);
+  let color = max(sh_color(s, dir), vec3f(0.0));
+  out_xy[s] = xy;
+  out_conic_opacity[s] = vec4f(conic, opacity);
+  out_color_depth[s] = vec4f(color, p.z);
+  out_tile_count[s] = hits;
+  out_tile_rect[s] = vec2u(rect.x | (rect.y << 16u), rect.z | (rect.w << 16u));
+  out_visible[s] = 1u;
+}
+
+// d(R)/d(q) for R = quat_to_rotmat(q), q = (w, x, y, z); v_r[c][r] = dL/dR[r][c].
+fn quat_to_rotmat_vjp(q: vec4f, v_r: mat3x3f) -> vec4f {
+  let w = q.x; let x = q.y; let y = q.z; let z = q.w;
+  // V(r, c) = v_r[c][r]
+  let v00 = v_r[0][0]; let v10 = v_r[0][1]; let v20 = v_r[0][2];
+  let v01 = v_r[1][0]; let v11 = v_r[1][1]; let v21 = v_r[1][2];
+  let v02 = v_r[2][0]; let v12 = v_r[2][1]; let v22 = v_r[2][2];
+  return vec4f(
+    2.0 * (-z * v01 + y * v02 + z * v10 - x * v12 - y * v20 + x * v21),
+    2.0 * (y * v01 + z * v02 + y * v10 - 2.0 * x * v11 - w * v12 + z * v20 + w * v21 - 2.0 * x * v22),
+    2.0 * (-2.0 * y * v00 + x * v01 + w * v02 + x * v10 + z * v12 - w * v20 + z * v21 - 2.0 * y * v22),
+    2.0 * (-2.0 * z * v00 - w * v01 + x * v02 + w * v10 - 2.0 * z * v11 + y * v12 + x * v20 + y * v21),
+  );
+}
+
+fn write_zero_grads(s: u32) {
+  for (var i = 0u; i < 3u; i++) {
+    grad_means[3u * s + i] = 0.0;
+    grad_log_scales[3u * s + i] = 0.0;
+  }
+  for (var i = 0u; i < 4u; i++) {
+    grad_quats[4u * s + i] = 0.0;
+  }
+  grad_opacity_logits[s] = 0.0;
+  let base = s * cam.sh_coeffs * 3u;
+  for (var i = 0u; i < cam.sh_coeffs * 3u; i++) {
+    grad_sh[base + i] = 0.0;
+  }
+  mean2d_grad[s] = vec4f(0.0);
+}
+
+fn sym2(v: vec3f) -> mat2x2f {
+  return mat2x2f(vec2f(v.x, v.y), vec2f(v.y, v.z));
+}
+
+@compute @workgroup_size(WG)
+fn project_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = gid.x + gid.y * nwg.x * WG;
+  if (s >= counts[cam.count_index]) {
+    return;
+  }
+  if (visible_in[s] == 0u) {
+    write_zero_grads(s);
+    return;
+  }
+  let k = rank_of_splat[s];
+  let g0 = v2d[3u * k];
+  let g1 = v2d[3u * k + 1u];
+  let g2 = v2d[3u * k + 2u];
+  let v_xy = g0.xy;
+  let v_conic = vec3f(g0.zw, g1.x);
+  let v_opacity = g1.y;
+  let v_z = g1.z;
+  let v_rgb = g2.xyz;
+  mean2d_grad[s] = vec4f(v_xy, g1.w, g2.w);
+
+  // ---- recompute the forward ----
+  let mean = load_vec3(0u, s);
+  let p = to_camera(cam, mean);
+  let q_raw = load_quat(s);
+  let q_len = length(q_raw);
+  let q = q_raw / q_len;
+  let rot = quat_to_rotmat(q);
+  let scale = exp(load_vec3(1u, s));
+  let m = mat3x3f(rot[0] * scale.x, rot[1] * scale.y, rot[2] * scale.z);
+  let w = camera_rotation(cam);
+  let cov_world = m * transpose(m);
+  let cov_cam = w * cov_world * transpose(w);
+  let j = projection_jacobian(cam, p);
+  let cov_raw = covariance_2d(j, cov_cam);
+  let cov = cov_raw + vec3f(cam.eps2d, 0.0, cam.eps2d);
+  let det = cov.x * cov.z - cov.y * cov.y;
+  let conic = vec3f(cov.z, -cov.y, cov.x) / det;
+  let sig = sigmoid(opacity_logits[s]);
+
+  // ---- opacity (and the antialiasing compensation) ----
+  var v_cov_raw = vec3f(0.0); // scalar gradients w.r.t. (xx, xy, yy)
+  var comp = 1.0;
+  if (cam.antialiased != 0u) {
+    let det_raw = cov_raw.x * cov_raw.z - cov_raw.y * cov_raw.y;
+    let ratio = det_raw / det;
+    comp = sqrt(max(0.0, ratio));
+    if (ratio > 0.0) {
+      let v_comp = v_opacity * sig;
+      let v_ratio = v_comp * 0.5 / comp;
+      // d(det_raw/det)/d(xx, xy, yy), det = det of cov_raw + eps I
+      let d_raw = vec3f(cov_raw.z, -2.0 * cov_raw.y, cov_raw.x);
+      let d_blur = vec3f(cov.z, -2.0 * cov.y, cov.x);
+      v_cov_raw += v_ratio * (d_raw * det - det_raw * d_blur) / (det * det);
+    }
+  }
+  grad_opacity_logits[s] = v_opacity * comp * sig * (1.0 - sig);
+
+  // ---- conic = inverse(cov) ----
+  let c_mat = sym2(conic);
+  let v_c_mat = mat2x2f(vec2f(v_conic.x, 0.5 * v_conic.y), vec2f(0.5 * v_conic.y, v_conic.z));
+  let v_cov_mat = -1.0 * (c_mat * v_c_mat * c_mat);
+  v_cov_raw += vec3f(v_cov_mat[0][0], v_cov_mat[0][1] + v_cov_mat[1][0], v_cov_mat[1][1]);
+
+  // ---- cov_raw = J Sigma_c J^T ----
+  let vm = mat2x2f(vec2f(v_cov_raw.x, 0.5 * v_cov_raw.y), vec2f(0.5 * v_cov_raw.y, v_cov_raw.z));
+  // J as a 2x3 matrix (3 columns of vec2)
+  let jm = mat3x2f(vec2f(j.j0.x, j.j1.x), vec2f(j.j0.y, j.j1.y), vec2f(j.j0.z, j.j1.z));
+  let v_cov_cam = transpose(jm) * vm * jm; // 3x3
+  let v_j = 2.0 * (vm * jm * cov_cam); // 2x3 (mat3x2f)
+
+  // ---- J(p) and mean2d(p), z ----
+  let rz = 1.0 / p.z;
+  let rz2 = rz * rz;
+  let rz3 = rz2 * rz;
+  let fx = cam.focal.x;
+  let fy = cam.focal.y;
+  // tx, ty as used in J (clamped)
+  let tx = -j.j0.z * p.z * p.z / fx;
+  let ty = -j.j1.z * p.z * p.z / fy;
+  var v_p = vec3f(0.0);
+  v_p.x += v_xy.x * fx * rz;
+  v_p.y += v_xy.y * fy * rz;
+  v_p.z += -(v_xy.x * fx * p.x + v_xy.y * fy * p.y) * rz2;
+  v_p.z += v_z;
+  // v_j[c][r]: row r (0: x row, 1: y row), column c
+  v_p.z += -fx * rz2 * v_j[0][0] - fy * rz2 * v_j[1][1] + 2.0 * fx * tx * rz3 * v_j[2][0] + 2.0 * fy * ty * rz3 * v_j[2][1];
+  if (!j.clip_x) {
+    v_p.x += -fx * rz2 * v_j[2][0];
+  } else {
+    v_p.z += -fx * rz3 * v_j[2][0] * tx;
+  }
+  if (!j.clip_y) {
+    v_p.y += -fy * rz2 * v_j[2][1];
+  } else {
+    v_p.z += -fy * rz3 * v_j[2][1] * ty;
+  }
+
+  // ---- Sigma_c = W Sigma W^T; p = W mean + t ----
+  let v_cov_world = transpose(w) * v_cov_cam * w;
+  var v_mean = transpose(w) * v_p;
+
+  // ---- Sigma = M M^T, M = R S ----
+  let v_m = 2.0 * v_cov_world * m;
+  let v_rot = mat3x3f(v_m[0] * scale.x, v_m[1] * scale.y, v_m[2] * scale.z);
+  let v_scale = vec3f(dot(rot[0], v_m[0]), dot(rot[1], v_m[1]), dot(rot[2], v_m[2]));
+  let v_log_scale = v_scale * scale;
+  let v_qn = quat_to_rotmat_vjp(q, v_rot);
+  let v_q = (v_qn - q * dot(q, v_qn)) / q_len;
+
+  // ---- colour: SH coefficients and the view direction ----
+  let u = mean - cam.position.xyz;
+  let u_len = length(u);
+  let dir = u / u_len;
+  let raw = sh_color(s, dir);
+  let v_raw = select(vec3f(0.0), v_rgb, raw > vec3f(0.0));
+  let basis = sh_basis(cam.sh_degree, dir);
+  let basis_grad = sh_basis_grad(cam.sh_degree, dir);
+  let active_coeffs = (cam.sh_degree + 1u) * (cam.sh_degree + 1u);
+  let base = s * cam.sh_coeffs * 3u;
+  var v_dir = vec3f(0.0);
+  for (var c = 0u; c < cam.sh_coeffs; c++) {
+    var g = vec3f(0.0);
+    if (c < active_coeffs) {
+      g = basis[c] * v_raw;
+      let coeff = vec3f(sh[base + 3u * c], sh[base + 3u * c + 1u], sh[base + 3u * c + 2u]);
+      v_dir += dot(coeff, v_raw) * basis_grad[c];
+    }
+    grad_sh[base + 3u * c] = g.x;
+    grad_sh[base + 3u * c + 1u] = g.y;
+    grad_sh[base + 3u * c + 2u] = g.z;
+  }
+  v_mean += (v_dir - dir * dot(dir, v_dir)) / u_len;
+
+  grad_means[3u * s] = v_mean.x;
+  grad_means[3u * s + 1u] = v_mean.y;
+  grad_means[3u * s + 2u] = v_mean.z;
+  grad_log_scales[3u * s] = v_log_scale.x;
+  grad_log_scales[3u * s + 1u] = v_log_scale.y;
+  grad_log_scales[3u * s + 2u] = v_log_scale.z;
+  grad_quats[4u * s] = v_q.x;
+  grad_quats[4u * s + 1u] = v_q.y;
+  grad_quats[4u * s + 2u] = v_q.z;
+  grad_quats[4u * s + 3u] = v_q.w;
+}

@@ -1,0 +1,282 @@
+// rasterize: per-tile alpha compositing, front to back (forward) and back to front (backward).
+//
+// rasterize_forward: one 16x16 workgroup per tile, one thread per pixel. The tile's
+//   depth-ordered intersections [tile_ranges[t].x, .y) are loaded BATCH at a time into workgroup
+//   memory; each pixel composites alpha = min(0.99, o exp(-power)), skipping alpha < 1/255 and
+//   stopping before transmittance would fall to 1e-4. The tile stops when every pixel is done.
+//   out: image (rgb + T * background, alpha = 1 - T), depth (sum of w z), final_t (T), last
+//   (1 + list index of the last composited intersection) for the backward.
+// rasterize_backward: same tiles, batches from the back; each pixel walks its composited
+//   intersections back to front (T recovered by dividing by 1 - alpha) and forms the gradients
+//   w.r.t. the screen-space splat (mean2d, conic, opacity, colour, z) plus |d mean2d|. They are
+//   summed over the tile's pixels without float atomics: SUBGROUPS: subgroupAdd, then one
+//   partial per subgroup in workgroup memory, summed by BATCH_B*3 threads; portable: a tree
+//   reduction in workgroup memory. The tile's sum for intersection e goes to grads[3e..3e+2]
+//   (no two tiles share an e), and gather.wgsl sums them per splat: deterministic.
+// Override constants: BATCH_B (intersections per backward batch), MAX_SUBGROUPS (workgroup size /
+//   the device's smallest subgroup size; sizes the partials).
+
+#include "splat-common"
+
+const WG: u32 = 256u; // TILE * TILE
+override BATCH_B: u32 = 32u;
+override MAX_SUBGROUPS: u32 = 8u;
+
+@group(0) @binding(0) var<uniform> cam: Camera;
+@group(0) @binding(1) var<storage, read> tile_ranges: array<vec2u>;
+@group(0) @binding(2) var<storage, read> sorted_rank: array<u32>;
+@group(0) @binding(3) var<storage, read> rank_xy: array<vec2f>;
+@group(0) @binding(4) var<storage, read> rank_conic_opacity: array<vec4f>;
+@group(0) @binding(5) var<storage, read> rank_color_depth: array<vec4f>;
+// forward outputs
+@group(0) @binding(6) var<storage, read_write> out_image: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> out_depth: array<f32>;
+@group(0) @binding(8) var<storage, read_write> out_final_t: array<f32>;
+@group(0) @binding(9) var<storage, read_write> out_last: array<u32>;
+// backward
+@group(0) @binding(10) var<storage, read> final_t: array<f32>;
+@group(0) @binding(11) var<storage, read> last: array<u32>;
+@group(0) @binding(12) var<storage, read> v_image: array<vec4f>;
+@group(0) @binding(13) var<storage, read> v_depth: array<f32>;
+@group(0) @binding(14) var<storage, read> emit_index: array<u32>;
+@group(0) @binding(15) var<storage, read_write> grads: array<vec4f>;
+
+var<workgroup> s_xy: array<vec2f, WG>;
+var<workgroup> s_conic_opacity: array<vec4f, WG>;
+var<workgroup> s_color_depth: array<vec4f, WG>;
+var<workgroup> s_emit: array<u32, WG>;
+var<workgroup> done_count: atomic<u32>;
+var<workgroup> done_snapshot: u32;
+var<workgroup> max_last: atomic<u32>;
+var<workgroup> max_last_snapshot: u32;
+
+fn tile_pixel(wid: vec3u, lid: vec3u) -> vec2u {
+  return wid.xy * TILE + lid.xy;
+}
+
+fn load_rank(slot: u32, i: u32) {
+  let k = sorted_rank[i];
+  s_xy[slot] = rank_xy[k];
+  s_conic_opacity[slot] = rank_conic_opacity[k];
+  s_color_depth[slot] = rank_color_depth[k];
+}
+
+// power = 0.5 d^T conic d with d = mean2d - pixel centre
+fn splat_power(xy: vec2f, conic: vec3f, center: vec2f) -> vec3f {
+  let d = xy - center;
+  return vec3f(0.5 * (conic.x * d.x * d.x + conic.z * d.y * d.y) + conic.y * d.x * d.y, d);
+}
+
+@compute @workgroup_size(TILE, TILE, 1)
+fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let tile = wid.y * cam.tiles.x + wid.x;
+  let px = tile_pixel(wid, lid);
+  let inside = px.x < cam.size.x && px.y < cam.size.y;
+  let center = vec2f(px) + vec2f(0.5);
+  let range = tile_ranges[tile];
+  if (li == 0u) {
+    atomicStore(&done_count, 0u);
+  }
+  workgroupBarrier();
+  var done = !inside;
+  if (done) {
+    atomicAdd(&done_count, 1u);
+  }
+  var t = 1.0;
+  var color = vec3f(0.0);
+  var depth = 0.0;
+  var last_index = range.x;
+  for (var start = range.x; start < range.y; start += WG) {
+    workgroupBarrier();
+    if (li == 0u) {
+      done_snapshot = atomicLoad(&done_count);
+    }
+    if (workgroupUniformLoad(&done_snapshot) >= WG) {
+      break;
+    }
+    if (start + li < range.y) {
+      load_rank(li, start + li);
+    }
+    workgroupBarrier();
+    let batch = min(WG, range.y - start);
+    for (var j = 0u; j < batch && !done; j++) {
+      let co = s_conic_opacity[j];
+      let pw = splat_power(s_xy[j], co.xyz, center);
+      if (pw.x < 0.0) {
+        continue;
+      }
+      let alpha = min(ALPHA_MAX, co.w * exp(-pw.x));
+      if (alpha < ALPHA_MIN) {
+        continue;
+      }
+      let next_t = t * (1.0 - alpha);
+      if (next_t <= T_MIN) {
+        done = true;
+        atomicAdd(&done_count, 1u);
+        break;
+      }
+      let w = alpha * t;
+      let cd = s_color_depth[j];
+      color += w * cd.xyz;
+      depth += w * cd.w;
+      t = next_t;
+      last_index = start + j + 1u;
+    }
+  }
+  if (inside) {
+    let pixel = px.y * cam.size.x + px.x;
+    out_image[pixel] = vec4f(color + t * cam.background.xyz, 1.0 - t);
+    out_depth[pixel] = depth;
+    out_final_t[pixel] = t;
+    out_last[pixel] = last_index;
+  }
+}
+
+#if SUBGROUPS
+enable subgroups;
+diagnostic(off, subgroup_uniformity);
+var<workgroup> partials: array<vec4f, MAX_SUBGROUPS * BATCH_B * 3u>;
+#else
+var<workgroup> reduce_scratch: array<vec4f, WG * 3u>;
+#endif
+
+@compute @workgroup_size(TILE, TILE, 1)
+fn rasterize_backward(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(local_invocation_id) lid: vec3u,
+  @builtin(local_invocation_index) li: u32,
+#if SUBGROUPS
+  @builtin(subgroup_invocation_id) lane: u32,
+  @builtin(subgroup_size) sg_size: u32,
+#endif
+) {
+  let tile = wid.y * cam.tiles.x + wid.x;
+  let px = tile_pixel(wid, lid);
+  let inside = px.x < cam.size.x && px.y < cam.size.y;
+  let center = vec2f(px) + vec2f(0.5);
+  let range = tile_ranges[tile];
+  let pixel = select(0u, px.y * cam.size.x + px.x, inside);
+
+  var t_final = 1.0;
+  var my_last = range.x;
+  var v_rgba = vec4f(0.0);
+  var v_d = 0.0;
+  if (inside) {
+    t_final = final_t[pixel];
+    my_last = last[pixel];
+    v_rgba = v_image[pixel];
+    v_d = v_depth[pixel];
+  }
+  if (li == 0u) {
+    atomicStore(&max_last, range.x);
+  }
+  workgroupBarrier();
+  atomicMax(&max_last, my_last);
+  workgroupBarrier();
+  if (li == 0u) {
+    max_last_snapshot = atomicLoad(&max_last);
+  }
+  let end = workgroupUniformLoad(&max_last_snapshot);
+
+  // Intersections no pixel composited get zero gradients (gather.wgsl sums every slot).
+  for (var i = end + li; i < range.y; i += WG) {
+    let e = emit_index[i];
+    grads[3u * e] = vec4f(0.0);
+    grads[3u * e + 1u] = vec4f(0.0);
+    grads[3u * e + 2u] = vec4f(0.0);
+  }
+
+  var t = t_final;
+  var acc_color = t_final * cam.background.xyz;
+  var acc_depth = 0.0;
+  let batches = (end - range.x + BATCH_B - 1u) / BATCH_B;
+  for (var b = 0u; b < batches; b++) {
+    let batch_end = end - b * BATCH_B;
+    let batch_start = max(range.x, batch_end - min(batch_end, BATCH_B));
+    let count = batch_end - batch_start;
+    workgroupBarrier();
+    if (li < count) {
+      let i = batch_start + li;
+      load_rank(li, i);
+      s_emit[li] = emit_index[i];
+    }
+    workgroupBarrier();
+    for (var jj = 0u; jj < count; jj++) {
+      let j = count - 1u - jj;
+      let i = batch_start + j;
+      var g0 = vec4f(0.0); // v_x, v_y, v_a, v_b
+      var g1 = vec4f(0.0); // v_c, v_opacity, v_z, |v_x|
+      var g2 = vec4f(0.0); // v_rgb, |v_y|
+      if (i < my_last) {
+        let co = s_conic_opacity[j];
+        let pw = splat_power(s_xy[j], co.xyz, center);
+        let gauss = exp(-pw.x);
+        let raw_alpha = co.w * gauss;
+        let alpha = min(ALPHA_MAX, raw_alpha);
+        if (pw.x >= 0.0 && alpha >= ALPHA_MIN) {
+          let cd = s_color_depth[j];
+          let one_minus = 1.0 - alpha;
+          let t_before = t / one_minus;
+          let w = alpha * t_before;
+          let v_alpha = dot(v_rgba.xyz, cd.xyz * t_before - acc_color / one_minus) + v_rgba.w * t_final / one_minus + v_d * (cd.w * t_before - acc_depth / one_minus);
+          acc_color += w * cd.xyz;
+          acc_depth += w * cd.w;
+          t = t_before;
+          g2 = vec4f(w * v_rgba.xyz, 0.0);
+          g1.z = w * v_d;
+          if (raw_alpha <= ALPHA_MAX) {
+            let v_power = -v_alpha * alpha;
+            g1.y = v_alpha * gauss;
+            let d = pw.yz;
+            let v_xy = v_power * vec2f(co.x * d.x + co.y * d.y, co.y * d.x + co.z * d.y);
+            g0 = vec4f(v_xy, v_power * 0.5 * d.x * d.x, v_power * d.x * d.y);
+            g1.x = v_power * 0.5 * d.y * d.y;
+            g1.w = abs(v_xy.x);
+            g2.w = abs(v_xy.y);
+          }
+        }
+      }
+#if SUBGROUPS
+      let r0 = subgroupAdd(g0);
+      let r1 = subgroupAdd(g1);
+      let r2 = subgroupAdd(g2);
+      if (lane == 0u) {
+        let at = ((li / sg_size) * BATCH_B + j) * 3u;
+        partials[at] = r0;
+        partials[at + 1u] = r1;
+        partials[at + 2u] = r2;
+      }
+#else
+      reduce_scratch[3u * li] = g0;
+      reduce_scratch[3u * li + 1u] = g1;
+      reduce_scratch[3u * li + 2u] = g2;
+      workgroupBarrier();
+      for (var stride = WG / 2u; stride > 0u; stride >>= 1u) {
+        if (li < stride) {
+          reduce_scratch[3u * li] += reduce_scratch[3u * (li + stride)];
+          reduce_scratch[3u * li + 1u] += reduce_scratch[3u * (li + stride) + 1u];
+          reduce_scratch[3u * li + 2u] += reduce_scratch[3u * (li + stride) + 2u];
+        }
+        workgroupBarrier();
+      }
+      if (li < 3u) {
+        grads[3u * s_emit[j] + li] = reduce_scratch[li];
+      }
+      workgroupBarrier();
+#endif
+    }
+#if SUBGROUPS
+    workgroupBarrier();
+    let groups = WG / sg_size;
+    if (li < count * 3u) {
+      let j = li / 3u;
+      let c = li % 3u;
+      var sum = vec4f(0.0);
+      for (var g = 0u; g < groups; g++) {
+        sum += partials[(g * BATCH_B + j) * 3u + c];
+      }
+      grads[3u * s_emit[j] + c] = sum;
+    }
+#endif
+  }
+}

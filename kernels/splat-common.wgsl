@@ -1,0 +1,204 @@
+// splat-common: the math shared by the projection forward and backward kernels and by tile
+// binning, written once (one source of truth for forward and backward).
+//
+// Conventions (docs/rasterizer.md): camera = row-major world-to-camera R|t in OpenCV axes; pixel
+// (u, v) is sampled at (u + 0.5, v + 0.5); mean2d = (fx x/z + cx, fy y/z + cy); a splat reaches
+// a pixel when alpha = min(0.99, o exp(-power)) >= 1/255 with power = 0.5 d^T conic d, i.e. when
+// power <= ln(255 o): the tile test below uses exactly that ellipse (opacity-aware, tight).
+
+struct Camera {
+  r0: vec4f, // world -> camera, rows of [R | t]
+  r1: vec4f,
+  r2: vec4f,
+  position: vec4f, // camera centre in world space (xyz)
+  background: vec4f, // rgb
+  focal: vec2f, // fx, fy
+  principal: vec2f, // cx, cy
+  size: vec2u, // width, height
+  tiles: vec2u, // tiles_x, tiles_y
+  near: f32,
+  eps2d: f32,
+  sh_degree: u32, // active degree (0..3)
+  sh_coeffs: u32, // coefficients stored per splat (K = (stored degree + 1)^2)
+  antialiased: u32,
+  count_index: u32, // where the splat count lives in `counts`
+  _pad0: u32,
+  _pad1: u32,
+}
+
+const TILE: u32 = 16u;
+const ALPHA_MIN: f32 = 0.00392156862745098; // 1/255
+const ALPHA_MAX: f32 = 0.99;
+const T_MIN: f32 = 1e-4;
+const SH_C0: f32 = 0.28209479177387814;
+const SH_C1: f32 = 0.4886025119029199;
+
+fn quat_to_rotmat(q: vec4f) -> mat3x3f {
+  // q = (w, x, y, z), normalized by the caller
+  let w = q.x; let x = q.y; let y = q.z; let z = q.w;
+  // columns
+  return mat3x3f(
+    vec3f(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)),
+    vec3f(2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)),
+    vec3f(2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)),
+  );
+}
+
+fn camera_rotation(cam: Camera) -> mat3x3f {
+  // columns of R from its rows
+  return mat3x3f(
+    vec3f(cam.r0.x, cam.r1.x, cam.r2.x),
+    vec3f(cam.r0.y, cam.r1.y, cam.r2.y),
+    vec3f(cam.r0.z, cam.r1.z, cam.r2.z),
+  );
+}
+
+fn to_camera(cam: Camera, p: vec3f) -> vec3f {
+  return vec3f(dot(cam.r0.xyz, p) + cam.r0.w, dot(cam.r1.xyz, p) + cam.r1.w, dot(cam.r2.xyz, p) + cam.r2.w);
+}
+
+// The clamped perspective Jacobian (gsplat's persp_proj): rows (fx/z, 0, -fx tx/z^2), (0, fy/z, -fy ty/z^2).
+struct Jacobian {
+  j0: vec3f,
+  j1: vec3f,
+  clip_x: bool, // tx was clamped
+  clip_y: bool,
+}
+
+fn projection_jacobian(cam: Camera, p: vec3f) -> Jacobian {
+  let w = f32(cam.size.x);
+  let h = f32(cam.size.y);
+  let tan_x = 0.5 * w / cam.focal.x;
+  let tan_y = 0.5 * h / cam.focal.y;
+  let lim_x_pos = (w - cam.principal.x) / cam.focal.x + 0.3 * tan_x;
+  let lim_x_neg = cam.principal.x / cam.focal.x + 0.3 * tan_x;
+  let lim_y_pos = (h - cam.principal.y) / cam.focal.y + 0.3 * tan_y;
+  let lim_y_neg = cam.principal.y / cam.focal.y + 0.3 * tan_y;
+  let rz = 1.0 / p.z;
+  let rz2 = rz * rz;
+  let ux = p.x * rz;
+  let uy = p.y * rz;
+  let tx = p.z * clamp(ux, -lim_x_neg, lim_x_pos);
+  let ty = p.z * clamp(uy, -lim_y_neg, lim_y_pos);
+  var j: Jacobian;
+  j.j0 = vec3f(cam.focal.x * rz, 0.0, -cam.focal.x * tx * rz2);
+  j.j1 = vec3f(0.0, cam.focal.y * rz, -cam.focal.y * ty * rz2);
+  j.clip_x = ux < -lim_x_neg || ux > lim_x_pos;
+  j.clip_y = uy < -lim_y_neg || uy > lim_y_pos;
+  return j;
+}
+
+// Largest power (0.5 d^T conic d) at which the splat still reaches alpha >= 1/255.
+fn power_limit(opacity: f32) -> f32 {
+  return log(opacity * 255.0);
+}
+
+// Min over the rectangle [lo, hi] (pixel centres) of 0.5 d^T conic d, d = p - mean.
+// Convex: 0 inside; otherwise on an edge, where the 1D minimum is clamped to the edge.
+fn min_power_over_rect(mean: vec2f, conic: vec3f, lo: vec2f, hi: vec2f) -> f32 {
+  if (all(mean >= lo) && all(mean <= hi)) {
+    return 0.0;
+  }
+  let a = conic.x;
+  let b = conic.y;
+  let c = conic.z;
+  var best = 3.4e38;
+  // vertical edges x = lo.x, hi.x
+  for (var e = 0u; e < 2u; e++) {
+    let dx = select(lo.x, hi.x, e == 1u) - mean.x;
+    let dy = clamp(-b * dx / c, lo.y - mean.y, hi.y - mean.y);
+    best = min(best, 0.5 * (a * dx * dx + c * dy * dy) + b * dx * dy);
+  }
+  for (var e = 0u; e < 2u; e++) {
+    let dy = select(lo.y, hi.y, e == 1u) - mean.y;
+    let dx = clamp(-b * dy / a, lo.x - mean.x, hi.x - mean.x);
+    best = min(best, 0.5 * (a * dx * dx + c * dy * dy) + b * dx * dy);
+  }
+  return best;
+}
+
+// Whether a splat (mean2d, conic, power limit) reaches any pixel centre of tile (tx, ty).
+fn tile_hit(cam: Camera, mean: vec2f, conic: vec3f, limit: f32, tx: u32, ty: u32) -> bool {
+  let lo = vec2f(f32(tx * TILE) + 0.5, f32(ty * TILE) + 0.5);
+  let hi = vec2f(f32(min(tx * TILE + TILE, cam.size.x) - 1u) + 0.5, f32(min(ty * TILE + TILE, cam.size.y) - 1u) + 0.5);
+  // Slack so float rounding never drops a tile the per-pixel test would keep.
+  return min_power_over_rect(mean, conic, lo, hi) <= limit * 1.0001 + 1e-4;
+}
+
+// Tile rectangle [x0, x1) x [y0, y1) that can hold the ellipse power <= limit (cov = conic^-1).
+fn tile_bounds(cam: Camera, mean: vec2f, cov: vec3f, limit: f32) -> vec4u {
+  let extent = sqrt(2.0 * max(limit, 0.0) * vec2f(cov.x, cov.z)) + vec2f(1.0);
+  let lo = max(floor((mean - extent) / f32(TILE)), vec2f(0.0));
+  let hi = min(ceil((mean + extent) / f32(TILE)), vec2f(cam.tiles));
+  if (any(hi <= lo)) {
+    return vec4u(0u);
+  }
+  return vec4u(u32(lo.x), u32(lo.y), u32(hi.x), u32(hi.y));
+}
+
+// ---- spherical harmonics (3DGS basis and signs) -------------------------------------------
+
+fn sh_basis(degree: u32, d: vec3f) -> array<f32, 16> {
+  var b: array<f32, 16>;
+  b[0] = SH_C0;
+  if (degree >= 1u) {
+    b[1] = -SH_C1 * d.y;
+    b[2] = SH_C1 * d.z;
+    b[3] = -SH_C1 * d.x;
+  }
+  if (degree >= 2u) {
+    let xx = d.x * d.x; let yy = d.y * d.y; let zz = d.z * d.z;
+    b[4] = 1.0925484305920792 * d.x * d.y;
+    b[5] = -1.0925484305920792 * d.y * d.z;
+    b[6] = 0.31539156525252005 * (2.0 * zz - xx - yy);
+    b[7] = -1.0925484305920792 * d.x * d.z;
+    b[8] = 0.5462742152960396 * (xx - yy);
+    if (degree >= 3u) {
+      b[9] = -0.5900435899266435 * d.y * (3.0 * xx - yy);
+      b[10] = 2.890611442640554 * d.x * d.y * d.z;
+      b[11] = -0.4570457994644658 * d.y * (4.0 * zz - xx - yy);
+      b[12] = 0.3731763325901154 * d.z * (2.0 * zz - 3.0 * xx - 3.0 * yy);
+      b[13] = -0.4570457994644658 * d.x * (4.0 * zz - xx - yy);
+      b[14] = 1.445305721320277 * d.z * (xx - yy);
+      b[15] = -0.5900435899266435 * d.x * (xx - 3.0 * yy);
+    }
+  }
+  return b;
+}
+
+// d(basis_k)/d(direction) for k = 1..15 (row k: gradient vector), for the SH backward.
+fn sh_basis_grad(degree: u32, d: vec3f) -> array<vec3f, 16> {
+  var g: array<vec3f, 16>;
+  let x = d.x; let y = d.y; let z = d.z;
+  if (degree >= 1u) {
+    g[1] = vec3f(0.0, -SH_C1, 0.0);
+    g[2] = vec3f(0.0, 0.0, SH_C1);
+    g[3] = vec3f(-SH_C1, 0.0, 0.0);
+  }
+  if (degree >= 2u) {
+    let k4 = 1.0925484305920792;
+    let k6 = 0.31539156525252005;
+    let k8 = 0.5462742152960396;
+    g[4] = k4 * vec3f(y, x, 0.0);
+    g[5] = -k4 * vec3f(0.0, z, y);
+    g[6] = k6 * vec3f(-2.0 * x, -2.0 * y, 4.0 * z);
+    g[7] = -k4 * vec3f(z, 0.0, x);
+    g[8] = k8 * vec3f(2.0 * x, -2.0 * y, 0.0);
+    if (degree >= 3u) {
+      let xx = x * x; let yy = y * y; let zz = z * z;
+      let c9 = -0.5900435899266435;
+      let c10 = 2.890611442640554;
+      let c11 = -0.4570457994644658;
+      let c12 = 0.3731763325901154;
+      let c14 = 1.445305721320277;
+      g[9] = c9 * vec3f(6.0 * x * y, 3.0 * xx - 3.0 * yy, 0.0);
+      g[10] = c10 * vec3f(y * z, x * z, x * y);
+      g[11] = c11 * vec3f(-2.0 * x * y, 4.0 * zz - xx - 3.0 * yy, 8.0 * y * z);
+      g[12] = c12 * vec3f(-6.0 * x * z, -6.0 * y * z, 6.0 * zz - 3.0 * xx - 3.0 * yy);
+      g[13] = c11 * vec3f(4.0 * zz - 3.0 * xx - yy, -2.0 * x * y, 8.0 * x * z);
+      g[14] = c14 * vec3f(2.0 * x * z, -2.0 * y * z, xx - yy);
+      g[15] = c9 * vec3f(3.0 * xx - 3.0 * yy, -6.0 * x * y, 0.0);
+    }
+  }
+  return g;
+}

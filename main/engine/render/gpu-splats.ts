@@ -1,0 +1,108 @@
+import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
+import { createStorage, readBuffer } from '../gpu/buffers.js';
+import type { GpuContext } from '../gpu/context.js';
+
+/**
+ * Splat parameters on the GPU, structure of arrays with room for `capacity` splats, and the
+ * live count in a GPU buffer (densification changes it on the GPU). Each attribute is its own
+ * buffer, so 10M splats at SH degree 3 stay under a 2 GiB binding (SH: 192 B a splat).
+ */
+export class GpuSplats {
+  readonly means: GPUBuffer;
+  readonly logScales: GPUBuffer;
+  readonly quats: GPUBuffer;
+  readonly opacityLogits: GPUBuffer;
+  readonly sh: GPUBuffer;
+  /** u32[4]: [0] = count. */
+  readonly countBuffer: GPUBuffer;
+  readonly shCoeffs: number;
+
+  constructor(
+    private readonly ctx: GpuContext,
+    readonly capacity: number,
+    readonly shDegree: number,
+    public count: number,
+    label = 'splats',
+  ) {
+    const { device } = ctx;
+    this.shCoeffs = shCoefficientCount(shDegree);
+    const shBytes = capacity * this.shCoeffs * 12;
+    const binding = device.limits.maxStorageBufferBindingSize;
+    if (shBytes > binding) throw new Error(`${capacity} splats at SH degree ${shDegree} need ${shBytes} bytes of SH, over this device's ${binding}-byte binding limit`);
+    this.means = createStorage(device, `${label}.means`, capacity * 12);
+    this.logScales = createStorage(device, `${label}.logScales`, capacity * 12);
+    this.quats = createStorage(device, `${label}.quats`, capacity * 16);
+    this.opacityLogits = createStorage(device, `${label}.opacityLogits`, capacity * 4);
+    this.sh = createStorage(device, `${label}.sh`, shBytes);
+    this.countBuffer = createStorage(device, `${label}.count`, 16);
+    device.queue.writeBuffer(this.countBuffer, 0, new Uint32Array([count, 0, 0, 0]));
+  }
+
+  static fromHost(ctx: GpuContext, splats: SplatSet, capacity = splats.count, label?: string): GpuSplats {
+    const g = new GpuSplats(ctx, Math.max(1, capacity), splats.shDegree, splats.count, label);
+    g.upload(splats);
+    return g;
+  }
+
+  upload(splats: SplatSet): void {
+    if (splats.count > this.capacity) throw new Error(`upload: ${splats.count} splats exceed the capacity ${this.capacity}`);
+    if (splats.shDegree !== this.shDegree) throw new Error(`upload: SH degree ${splats.shDegree} != ${this.shDegree}`);
+    const q = this.ctx.device.queue;
+    const put = (buffer: GPUBuffer, data: Float32Array) => {
+      if (data.byteLength) q.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+    };
+    put(this.means, splats.means);
+    put(this.logScales, splats.logScales);
+    put(this.quats, splats.quats);
+    put(this.opacityLogits, splats.opacityLogits);
+    put(this.sh, splats.sh);
+    this.count = splats.count;
+    q.writeBuffer(this.countBuffer, 0, new Uint32Array([splats.count, 0, 0, 0]));
+  }
+
+  /** Reads the parameters back (export, checkpoints, tests). */
+  async download(count = this.count): Promise<SplatSet> {
+    const out = emptySplats(count, this.shDegree);
+    const { device } = this.ctx;
+    const read = async (buffer: GPUBuffer, bytes: number) => (bytes ? new Float32Array(await readBuffer(device, buffer, bytes)) : new Float32Array(0));
+    out.means.set(await read(this.means, count * 12));
+    out.logScales.set(await read(this.logScales, count * 12));
+    out.quats.set(await read(this.quats, count * 16));
+    out.opacityLogits.set(await read(this.opacityLogits, count * 4));
+    out.sh.set(await read(this.sh, count * this.shCoeffs * 12));
+    return out;
+  }
+
+  destroy(): void {
+    for (const b of [this.means, this.logScales, this.quats, this.opacityLogits, this.sh, this.countBuffer]) b.destroy();
+  }
+}
+
+/** Gradients w.r.t. every parameter, same layout as GpuSplats, plus the screen-space ones. */
+export class GpuSplatGrads {
+  readonly means: GPUBuffer;
+  readonly logScales: GPUBuffer;
+  readonly quats: GPUBuffer;
+  readonly opacityLogits: GPUBuffer;
+  readonly sh: GPUBuffer;
+  /** vec4 per splat: (d mean2d x, y, sum |.| x, y) for densification. */
+  readonly mean2d: GPUBuffer;
+
+  constructor(ctx: GpuContext, readonly capacity: number, readonly shCoeffs: number, label = 'grads') {
+    const { device } = ctx;
+    this.means = createStorage(device, `${label}.means`, capacity * 12);
+    this.logScales = createStorage(device, `${label}.logScales`, capacity * 12);
+    this.quats = createStorage(device, `${label}.quats`, capacity * 16);
+    this.opacityLogits = createStorage(device, `${label}.opacityLogits`, capacity * 4);
+    this.sh = createStorage(device, `${label}.sh`, capacity * shCoeffs * 12);
+    this.mean2d = createStorage(device, `${label}.mean2d`, capacity * 16);
+  }
+
+  get all(): GPUBuffer[] {
+    return [this.means, this.logScales, this.quats, this.opacityLogits, this.sh, this.mean2d];
+  }
+
+  destroy(): void {
+    for (const b of this.all) b.destroy();
+  }
+}

@@ -1,0 +1,271 @@
+import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import { bindGroup, createStorage, createUniform, readBuffer } from '../gpu/buffers.js';
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
+import { RadixSort, type SortPlan } from '../gpu/primitives/radix-sort.js';
+import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
+import { CAMERA_UNIFORM_BYTES, packCameraUniform, tileCounts, type RenderSettings } from './camera-uniform.js';
+import type { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
+
+export interface RasterizerOptions {
+  variant?: KernelVariant;
+  /** Threads per workgroup of the per-splat kernels. */
+  workgroupSize?: number;
+  /** Intersections per batch in the backward (override BATCH_B). */
+  backwardBatch?: number;
+}
+
+/** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
+export const COUNT = { splats: 0, visible: 1, intersections: 2, overflow: 3, clamped: 4 } as const;
+
+interface Pipelines {
+  projectForward: CompiledPipeline;
+  projectBackward: CompiledPipeline;
+  finishCount: CompiledPipeline;
+  compactVisible: CompiledPipeline;
+  gatherSorted: CompiledPipeline;
+  emit: CompiledPipeline;
+  resolve: CompiledPipeline;
+  rasterForward: CompiledPipeline;
+  rasterBackward: CompiledPipeline;
+  gatherGrads: CompiledPipeline;
+}
+
+/**
+ * Every buffer and bind group one (splat set, image size, intersection capacity) needs; made
+ * once and reused every frame, so encoding a frame only writes the camera and records dispatches.
+ */
+export class RasterFrame {
+  readonly width: number;
+  readonly height: number;
+  readonly tiles: { x: number; y: number; total: number };
+  readonly capacity: number;
+  readonly isectCapacity: number;
+  // outputs
+  readonly image: GPUBuffer; // vec4 per pixel: rgb, alpha
+  readonly depth: GPUBuffer; // f32 per pixel: sum of w z
+  readonly finalT: GPUBuffer;
+  readonly last: GPUBuffer;
+  readonly counts: GPUBuffer;
+  readonly buffers: GPUBuffer[] = [];
+  readonly camera: GPUBuffer;
+  groups!: Record<keyof Pipelines, GPUBindGroup>;
+  scans!: { visible: ScanPlan; isect: ScanPlan };
+  sorts!: { depth: SortPlan; tile: SortPlan };
+  /** Buffers the backward needs that callers may bind (v2d etc.). */
+  internal!: Record<string, GPUBuffer>;
+
+  constructor(readonly ctx: GpuContext, readonly splats: GpuSplats, width: number, height: number, isectCapacity: number) {
+    this.width = width;
+    this.height = height;
+    this.tiles = tileCounts({ width, height });
+    this.capacity = splats.capacity;
+    this.isectCapacity = isectCapacity;
+    const { device } = ctx;
+    const pixels = width * height;
+    const own = (label: string, bytes: number, usage = 0) => {
+      const b = createStorage(device, `raster.${label}`, bytes, usage);
+      this.buffers.push(b);
+      return b;
+    };
+    this.image = own('image', pixels * 16);
+    this.depth = own('depth', pixels * 4);
+    this.finalT = own('finalT', pixels * 4);
+    this.last = own('last', pixels * 4);
+    this.counts = own('counts', 32);
+    this.camera = createUniform(device, 'raster.camera', CAMERA_UNIFORM_BYTES);
+    this.buffers.push(this.camera);
+  }
+
+  destroy(): void {
+    this.scans?.visible.destroy();
+    this.scans?.isect.destroy();
+    this.sorts?.depth.destroy();
+    this.sorts?.tile.destroy();
+    for (const b of this.buffers) b.destroy();
+  }
+}
+
+/**
+ * The differentiable 3DGS rasterizer on the GPU (kernels project, intersect, radix-sort, scan,
+ * rasterize, gather). Forward: parameters -> image, alpha, depth. Backward: dL/d(image, alpha,
+ * depth) -> gradients of every parameter and of the 2D means. No CPU readback inside either.
+ */
+export class Rasterizer {
+  private constructor(
+    private readonly ctx: GpuContext,
+    private readonly pipelines: Pipelines,
+    private readonly scan: ExclusiveScan,
+    private readonly sort: RadixSort,
+    readonly workgroupSize: number,
+    readonly variant: KernelVariant,
+  ) {}
+
+  static async create(ctx: GpuContext, options: RasterizerOptions = {}): Promise<Rasterizer> {
+    const variant = options.variant ?? ctx.info.variant;
+    const WG = options.workgroupSize ?? 256;
+    const minSubgroup = Math.max(4, ctx.info.subgroupMinSize || 4);
+    const backward = { BATCH_B: options.backwardBatch ?? 32, MAX_SUBGROUPS: Math.ceil(256 / minSubgroup) };
+    const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
+    const [projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, scan, sort] = await Promise.all([
+      get('project', 'project_forward'),
+      get('project', 'project_backward'),
+      get('intersect', 'finish_count', {}),
+      get('intersect', 'compact_visible'),
+      get('intersect', 'gather_sorted'),
+      get('intersect', 'emit'),
+      get('intersect', 'resolve'),
+      get('rasterize', 'rasterize_forward', {}),
+      get('rasterize', 'rasterize_backward', variant === 'subgroup' ? backward : { BATCH_B: backward.BATCH_B }),
+      get('gather', 'gather_grads'),
+      ExclusiveScan.create(ctx, { variant }),
+      RadixSort.create(ctx, { variant }),
+    ]);
+    const pipelines = { projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads };
+    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant);
+  }
+
+  /** Kernel pipelines (for reports: workgroup memory per variant etc.). */
+  get compiled(): Readonly<Pipelines> {
+    return this.pipelines;
+  }
+
+  async createFrame(splats: GpuSplats, width: number, height: number, isectCapacity = Math.max(1 << 16, splats.capacity * 4)): Promise<RasterFrame> {
+    const frame = new RasterFrame(this.ctx, splats, width, height, isectCapacity);
+    const { device } = this.ctx;
+    const N = splats.capacity;
+    const M = isectCapacity;
+    const T = frame.tiles.total;
+    const own = (label: string, bytes: number) => {
+      const b = createStorage(device, `raster.${label}`, bytes);
+      frame.buffers.push(b);
+      return b;
+    };
+    const b = {
+      xy: own('xy', N * 8),
+      conicOpacity: own('conicOpacity', N * 16),
+      colorDepth: own('colorDepth', N * 16),
+      tileCount: own('tileCount', N * 4),
+      tileRect: own('tileRect', N * 8),
+      visible: own('visible', N * 4),
+      visibleOffset: own('visibleOffset', (N + 1) * 4),
+      depthKeys: own('depthKeys', N * 4),
+      depthVals: own('depthVals', N * 4),
+      sortedXy: own('sortedXy', N * 8),
+      sortedConicOpacity: own('sortedConicOpacity', N * 16),
+      sortedColorDepth: own('sortedColorDepth', N * 16),
+      sortedCount: own('sortedCount', N * 4),
+      sortedRect: own('sortedRect', N * 8),
+      rankOfSplat: own('rankOfSplat', N * 4),
+      isectOffset: own('isectOffset', (N + 1) * 4),
+      isectKeys: own('isectKeys', M * 4),
+      isectVals: own('isectVals', M * 4),
+      isectRank: own('isectRank', M * 4),
+      sortedRank: own('sortedRank', M * 4),
+      tileRanges: own('tileRanges', T * 8),
+      grads: own('grads', M * 48),
+      v2d: own('v2d', N * 48),
+    };
+    frame.internal = b;
+    const intersectParams = createUniform(device, 'raster.intersectParams', 32);
+    device.queue.writeBuffer(intersectParams, 0, new Uint32Array([COUNT.splats, COUNT.visible, COUNT.intersections, COUNT.overflow, M, 0, 0, 0]));
+    const gatherParams = createUniform(device, 'raster.gatherParams', 16);
+    device.queue.writeBuffer(gatherParams, 0, new Uint32Array([COUNT.visible, M, 0, 0]));
+    frame.buffers.push(intersectParams, gatherParams);
+
+    const counts = { buffer: frame.counts, index: 0 };
+    frame.scans = {
+      visible: this.scan.createPlan(N, b.visible, b.visibleOffset, { ...counts, index: COUNT.splats }, COUNT.visible),
+      isect: this.scan.createPlan(N, b.sortedCount, b.isectOffset, { ...counts, index: COUNT.visible }, COUNT.intersections),
+    };
+    const tileBits = Math.max(1, Math.ceil(Math.log2(T + 1)));
+    frame.sorts = {
+      depth: await this.sort.createPlan(N, b.depthKeys, b.depthVals, { ...counts, index: COUNT.visible }, 32),
+      tile: await this.sort.createPlan(M, b.isectKeys, b.isectVals, { ...counts, index: COUNT.clamped }, tileBits),
+    };
+    const order = frame.sorts.depth.resultVals;
+    const sortedKeys = frame.sorts.tile.resultKeys;
+    const sortedVals = frame.sorts.tile.resultVals;
+    const p = this.pipelines;
+    const cam = frame.camera;
+    const s = splats;
+    frame.groups = {
+      projectForward: bindGroup(device, p.projectForward.pipeline, { 0: cam, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh, 7: b.xy, 8: b.conicOpacity, 9: b.colorDepth, 10: b.tileCount, 11: b.tileRect, 12: b.visible }),
+      finishCount: bindGroup(device, p.finishCount.pipeline, { 1: intersectParams, 2: frame.counts }),
+      compactVisible: bindGroup(device, p.compactVisible.pipeline, { 1: intersectParams, 2: frame.counts, 4: b.visible, 5: b.visibleOffset, 6: b.colorDepth, 7: b.depthKeys, 8: b.depthVals }),
+      gatherSorted: bindGroup(device, p.gatherSorted.pipeline, { 1: intersectParams, 2: frame.counts, 9: order, 10: b.xy, 11: b.conicOpacity, 12: b.tileCount, 13: b.tileRect, 14: b.sortedXy, 15: b.sortedConicOpacity, 16: b.sortedColorDepth, 17: b.sortedCount, 18: b.sortedRect, 33: b.rankOfSplat, 6: b.colorDepth }),
+      emit: bindGroup(device, p.emit.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 19: b.sortedXy, 20: b.sortedConicOpacity, 21: b.sortedRect, 22: b.isectOffset, 23: b.isectKeys, 24: b.isectVals, 25: b.isectRank, 26: b.sortedCount }),
+      resolve: bindGroup(device, p.resolve.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 27: sortedKeys, 28: sortedVals, 29: b.isectRank, 30: b.sortedRank, 31: b.tileRanges, 32: b.grads }),
+      rasterForward: bindGroup(device, p.rasterForward.pipeline, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.finalT, 9: frame.last }),
+      // set by bindBackward
+      rasterBackward: undefined as unknown as GPUBindGroup,
+      gatherGrads: bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads, 5: b.v2d }),
+      projectBackward: undefined as unknown as GPUBindGroup,
+    };
+    return frame;
+  }
+
+  /** Binds the backward's inputs (dL/d image as vec4 rgb+alpha, dL/d depth) and outputs. */
+  bindBackward(frame: RasterFrame, vImage: GPUBuffer, vDepth: GPUBuffer, grads: GpuSplatGrads): void {
+    const { device } = this.ctx;
+    const p = this.pipelines;
+    const b = frame.internal;
+    const s = frame.splats;
+    frame.groups.rasterBackward = bindGroup(device, p.rasterBackward.pipeline, {
+      0: frame.camera, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth,
+      10: frame.finalT, 11: frame.last, 12: vImage, 13: vDepth, 14: frame.sorts.tile.resultVals, 15: b.grads,
+    });
+    frame.groups.projectBackward = bindGroup(device, p.projectBackward.pipeline, {
+      0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh,
+      13: b.rankOfSplat, 14: b.v2d, 15: grads.means, 16: grads.logScales, 17: grads.quats, 18: grads.opacityLogits, 19: grads.sh, 20: grads.mean2d, 21: b.visible,
+    });
+  }
+
+  private perSplat(commands: GpuCommands, pipeline: CompiledPipeline, group: GPUBindGroup, count: number) {
+    const groups = Math.ceil(count / this.workgroupSize);
+    const limit = this.ctx.device.limits.maxComputeWorkgroupsPerDimension;
+    const x = Math.min(groups, limit);
+    commands.dispatch(pipeline, [group], x, Math.ceil(groups / x));
+  }
+
+  /** Writes the camera and records the forward. */
+  encodeForward(commands: GpuCommands, frame: RasterFrame, camera: PinholeCamera, settings: RenderSettings): void {
+    if (camera.width !== frame.width || camera.height !== frame.height) throw new Error(`camera is ${camera.width}x${camera.height}, frame is ${frame.width}x${frame.height}`);
+    if (settings.shDegree > frame.splats.shDegree) throw new Error(`active SH degree ${settings.shDegree} > stored degree ${frame.splats.shDegree}`);
+    const { device } = this.ctx;
+    device.queue.writeBuffer(frame.camera, 0, packCameraUniform(camera, settings, frame.splats.shCoeffs, COUNT.splats));
+    const p = this.pipelines;
+    const g = frame.groups;
+    const N = frame.capacity;
+    commands.copyBuffer(frame.splats.countBuffer, 0, frame.counts, COUNT.splats * 4, 4);
+    this.perSplat(commands, p.projectForward, g.projectForward, N);
+    this.scan.encode(commands, frame.scans.visible);
+    this.perSplat(commands, p.compactVisible, g.compactVisible, N);
+    this.sort.encode(commands, frame.sorts.depth);
+    this.perSplat(commands, p.gatherSorted, g.gatherSorted, N);
+    this.scan.encode(commands, frame.scans.isect);
+    commands.dispatch(p.finishCount, [g.finishCount], 1);
+    this.perSplat(commands, p.emit, g.emit, N);
+    this.sort.encode(commands, frame.sorts.tile);
+    commands.clearBuffer(frame.internal.tileRanges);
+    this.perSplat(commands, p.resolve, g.resolve, frame.isectCapacity);
+    commands.dispatch(p.rasterForward, [g.rasterForward], frame.tiles.x, frame.tiles.y);
+  }
+
+  /** Records the backward (after encodeForward of the same frame; bindBackward first). */
+  encodeBackward(commands: GpuCommands, frame: RasterFrame): void {
+    const p = this.pipelines;
+    const g = frame.groups;
+    if (!g.rasterBackward) throw new Error('encodeBackward: call bindBackward first');
+    commands.dispatch(p.rasterBackward, [g.rasterBackward], frame.tiles.x, frame.tiles.y);
+    this.perSplat(commands, p.gatherGrads, g.gatherGrads, frame.capacity);
+    this.perSplat(commands, p.projectBackward, g.projectBackward, frame.capacity);
+  }
+
+  /** Reads the frame's counters (a sync point: tests, benchmarks, sizing; never inside a training step). */
+  async readCounts(frame: RasterFrame): Promise<{ splats: number; visible: number; intersections: number; overflow: boolean }> {
+    const c = new Uint32Array(await readBuffer(this.ctx.device, frame.counts, 32));
+    return { splats: c[COUNT.splats], visible: c[COUNT.visible], intersections: c[COUNT.intersections], overflow: c[COUNT.overflow] !== 0 };
+  }
+}
