@@ -53,6 +53,14 @@ export class GpuCommands {
     this.commandEncoder.clearBuffer(buffer, offset, size);
   }
 
+  /**
+   * Writes a GPU timestamp after all work recorded so far (the end of an empty compute pass),
+   * for timing whole stages. Needs `timestamp-query`.
+   */
+  timestamp(querySet: GPUQuerySet, index: number): void {
+    this.commandEncoder.beginComputePass({ label: 'timestamp', timestampWrites: { querySet, endOfPassWriteIndex: index } }).end();
+  }
+
   private record(compiled: CompiledPipeline, bindGroups: readonly GPUBindGroup[], dispatch: Dispatch, label: string) {
     const mode = this.profiler.mode;
     if (mode === 'off') {

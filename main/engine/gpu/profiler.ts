@@ -20,8 +20,18 @@ export class Profiler {
 
   constructor(
     private readonly device: GPUDevice,
-    readonly mode: ProfilerMode,
+    private modeValue: ProfilerMode,
   ) {}
+
+  get mode(): ProfilerMode {
+    return this.modeValue;
+  }
+
+  /** Switches profiling on or off between submits (benchmarks time stages, then kernels). */
+  setMode(mode: ProfilerMode): void {
+    if (mode === 'timestamps' && !this.device.features.has('timestamp-query')) throw new Error('profiler: this device has no timestamp-query');
+    this.modeValue = mode;
+  }
 
   get enabled(): boolean {
     return this.mode !== 'off';
@@ -68,7 +78,7 @@ export class Profiler {
         percent: gpuNs > 0 ? (100 * s.totalNs) / gpuNs : 0,
       }))
       .sort((a, b) => b.totalMs - a.totalMs);
-    return { source: this.mode === 'timestamps' ? 'timestamps' : 'host', rows, gpuMs: gpuNs / 1e6, wallMs };
+    return { source: this.modeValue === 'timestamps' ? 'timestamps' : 'host', rows, gpuMs: gpuNs / 1e6, wallMs };
   }
 
   /** Query set + buffers for one submit's timestamps (timestamps mode). */

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { evaluate, typeStride, workgroupMemoryBytes } from '../../../../main/engine/gpu/wgsl-analysis.js';
+import { KernelRegistry } from '../../../../main/engine/gpu/kernels.js';
+
+describe('WGSL static analysis', () => {
+  it('sizes types and constant expressions', () => {
+    expect(evaluate('WG * ITEMS + 2u', { WG: 256, ITEMS: 4 })).toBe(1026);
+    expect(evaluate('(WG / 4u) * 3', { WG: 256 })).toBe(192);
+    expect(typeStride('array<vec3f, 10>', {})).toBe(160);
+    expect(typeStride('array<atomic<u32>, BINS>', { BINS: 256 })).toBe(1024);
+    expect(typeStride('vec2<f32>', {})).toBe(8);
+  });
+
+  it('counts only the workgroup memory an entry point reaches', () => {
+    const src = `override WG: u32 = 64u;
+var<workgroup> a: array<f32, WG>;
+var<workgroup> b: array<vec4f, WG * 2u>;
+fn helper() { b[0] = vec4f(0.0); }
+@compute @workgroup_size(WG) fn uses_a() { a[0] = 1.0; }
+@compute @workgroup_size(WG) fn uses_both() { a[0] = 1.0; helper(); }`;
+    expect(workgroupMemoryBytes(src, 'uses_a')).toBe(256);
+    expect(workgroupMemoryBytes(src, 'uses_both')).toBe(256 + 2048);
+    expect(workgroupMemoryBytes(src, 'uses_both', { WG: 32 })).toBe(128 + 1024);
+  });
+
+  it('sees that the rasterizer forward does not pay for the backward partials', () => {
+    const reg = new KernelRegistry({} as GPUDevice, 'subgroup');
+    const src = reg.source('rasterize', 'subgroup');
+    const forward = workgroupMemoryBytes(src, 'rasterize_forward');
+    const backward = workgroupMemoryBytes(src, 'rasterize_backward', { BATCH_B: 32, MAX_SUBGROUPS: 8 });
+    expect(backward - forward).toBeGreaterThanOrEqual(8 * 32 * 3 * 16);
+    expect(forward).toBeLessThan(16 * 1024);
+  });
+});
