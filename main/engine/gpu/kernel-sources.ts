@@ -2,8 +2,10 @@
  * Every WGSL source in kernels/, by name (the file name without .wgsl). Bundled as text, so a
  * packaged app or the GPU machine needs no kernels/ folder at run time.
  */
+import adam from '../../../kernels/adam.wgsl';
 import gather from '../../../kernels/gather.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
+import loss from '../../../kernels/loss.wgsl';
 import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
@@ -12,8 +14,10 @@ import splatCommon from '../../../kernels/splat-common.wgsl';
 import wgScan from '../../../kernels/wg-scan.wgsl';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
+  adam,
   gather,
   intersect,
+  loss,
   project,
   'radix-sort': radixSort,
   rasterize,

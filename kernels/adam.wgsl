@@ -1,0 +1,46 @@
+// adam: the optimizer step for one parameter group (a flat f32 buffer), fused: bias-corrected
+// moments and the update in one pass, no intermediate buffers.
+//   in/out: param, m, v (first and second moments); in: grad
+//   element i of splat s = i / stride uses lr_head when i % stride < head, else lr_tail
+//   (SH: the DC coefficients of a splat learn at lr_head, the rest at lr_tail; other groups:
+//   stride = head = 1). Only splats s < count (read on the GPU) are touched.
+// Workgroup: WG threads, one element each, 2D dispatch over the capacity.
+
+override WG: u32 = 256u;
+
+struct AdamParams {
+  lr_head: f32,
+  lr_tail: f32,
+  beta1: f32,
+  beta2: f32,
+  epsilon: f32,
+  bias1: f32, // 1 - beta1^t
+  bias2: f32, // 1 - beta2^t
+  stride: u32,
+  head: u32,
+  count_index: u32,
+  _pad0: u32,
+  _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> ap: AdamParams;
+@group(0) @binding(1) var<storage, read> counts: array<u32>;
+@group(0) @binding(2) var<storage, read_write> param: array<f32>;
+@group(0) @binding(3) var<storage, read> grad: array<f32>;
+@group(0) @binding(4) var<storage, read_write> m: array<f32>;
+@group(0) @binding(5) var<storage, read_write> v: array<f32>;
+
+@compute @workgroup_size(WG)
+fn adam_step(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = gid.x + gid.y * nwg.x * WG;
+  if (i >= counts[ap.count_index] * ap.stride) {
+    return;
+  }
+  let g = grad[i];
+  let m1 = ap.beta1 * m[i] + (1.0 - ap.beta1) * g;
+  let v1 = ap.beta2 * v[i] + (1.0 - ap.beta2) * g * g;
+  m[i] = m1;
+  v[i] = v1;
+  let lr = select(ap.lr_tail, ap.lr_head, (i % ap.stride) < ap.head);
+  param[i] -= lr * (m1 / ap.bias1) / (sqrt(v1 / ap.bias2) + ap.epsilon);
+}

@@ -1,0 +1,219 @@
+// loss: L = 0.8 mean|I - T| + 0.2 (1 - mean SSIM(I, T)) over the RGB values of one image, and
+// dL/dI, in two passes over 16x16 output tiles (a 5-pixel halo in workgroup memory, the 11x11
+// Gaussian window (sigma 1.5) applied separably, zero padding like conv2d(padding=5)).
+//   ssim_forward:  per pixel and channel the SSIM value S and its partials w.r.t. the three
+//                  statistics that depend on I (mu_x, E[x^2], E[xy]), premultiplied by dL/dS;
+//                  per-workgroup sums of S and |I - T| (for the loss value, read back later)
+//   ssim_backward: dL/dI = blur(dS/dmu) + 2 I blur(dS/dE[x^2]) + T blur(dS/dE[xy]) + the L1 term
+//                  (the window is symmetric, so the adjoint of the blur is the blur)
+// Inputs: image (vec4 per pixel: rgb, alpha), target (RGBA8 packed u32 per pixel, at
+//   target_offset in a buffer holding every training image).
+// Outputs: partials (3 vec4 per pixel), sums (vec2 per workgroup: sum S, sum |I - T|),
+//   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
+// Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
+//   (26x26 inputs + 26x16 horizontal sums: under 16 KiB).
+
+const TS: u32 = 16u;
+const HALO: u32 = 5u;
+const SPAN: u32 = 26u; // TS + 2 HALO
+const C1: f32 = 0.0001; // 0.01^2
+const C2: f32 = 0.0009; // 0.03^2
+const L1_WEIGHT: f32 = 0.8;
+const SSIM_WEIGHT: f32 = 0.2;
+
+struct LossParams {
+  width: u32,
+  height: u32,
+  target_offset: u32,
+  tiles_x: u32,
+}
+
+@group(0) @binding(0) var<uniform> lp: LossParams;
+@group(0) @binding(1) var<storage, read> image: array<vec4f>;
+@group(0) @binding(2) var<storage, read> targets: array<u32>;
+@group(0) @binding(3) var<storage, read_write> partials: array<vec4f>;
+@group(0) @binding(4) var<storage, read_write> sums: array<vec2f>;
+@group(0) @binding(5) var<storage, read> partials_in: array<vec4f>;
+@group(0) @binding(6) var<storage, read_write> v_image: array<vec4f>;
+
+var<workgroup> s_a: array<f32, SPAN * SPAN>; // x, or partial mu
+var<workgroup> s_b: array<f32, SPAN * SPAN>; // y, or partial E[x^2]
+var<workgroup> s_c: array<f32, SPAN * SPAN>; // partial E[xy] (backward)
+var<workgroup> s_h: array<f32, SPAN * TS * 5u>; // horizontal sums
+var<workgroup> s_sum: array<vec2f, 256>;
+
+fn gauss(i: u32) -> f32 {
+  // normalized 11-tap Gaussian, sigma = 1.5
+  var w = array<f32, 11>(
+    0.0010283800, 0.0075987582, 0.0360007721, 0.1093606895, 0.2130055377, 0.2660117249,
+    0.2130055377, 0.1093606895, 0.0360007721, 0.0075987582, 0.0010283800,
+  );
+  return w[i];
+}
+
+fn target_rgb(pixel: u32) -> vec3f {
+  let packed = targets[lp.target_offset + pixel];
+  return vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
+}
+
+fn in_image(p: vec2i) -> bool {
+  return p.x >= 0 && p.y >= 0 && p.x < i32(lp.width) && p.y < i32(lp.height);
+}
+
+fn pixel_index(p: vec2i) -> u32 {
+  return u32(p.y) * lp.width + u32(p.x);
+}
+
+@compute @workgroup_size(TS, TS, 1)
+fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
+  let me = vec2i(wid.xy * TS + lid.xy);
+  let inside = in_image(me);
+  let n_values = f32(lp.width * lp.height * 3u);
+  let d_s = -SSIM_WEIGHT / n_values; // dL/dS for every pixel and channel
+  var ssim_sum = 0.0;
+  var l1_sum = 0.0;
+  var out_mu = vec4f(0.0);
+  var out_xx = vec4f(0.0);
+  var out_xy = vec4f(0.0);
+  for (var c = 0u; c < 3u; c++) {
+    for (var i = li; i < SPAN * SPAN; i += 256u) {
+      let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
+      var x = 0.0;
+      var y = 0.0;
+      if (in_image(p)) {
+        let q = pixel_index(p);
+        x = image[q][c];
+        y = target_rgb(q)[c];
+      }
+      s_a[i] = x;
+      s_b[i] = y;
+    }
+    workgroupBarrier();
+    // horizontal: rows 0..SPAN, output columns 0..TS; 5 statistics
+    for (var i = li; i < SPAN * TS; i += 256u) {
+      let row = i / TS;
+      let col = i % TS;
+      var m = vec4f(0.0); // mu_x, mu_y, E[x^2], E[y^2]
+      var exy = 0.0;
+      for (var k = 0u; k < 11u; k++) {
+        let at = row * SPAN + col + k;
+        let g = gauss(k);
+        let x = s_a[at];
+        let y = s_b[at];
+        m += g * vec4f(x, y, x * x, y * y);
+        exy += g * x * y;
+      }
+      let o = i * 5u;
+      s_h[o] = m.x;
+      s_h[o + 1u] = m.y;
+      s_h[o + 2u] = m.z;
+      s_h[o + 3u] = m.w;
+      s_h[o + 4u] = exy;
+    }
+    workgroupBarrier();
+    var m = vec4f(0.0);
+    var exy = 0.0;
+    for (var k = 0u; k < 11u; k++) {
+      let o = ((lid.y + k) * TS + lid.x) * 5u;
+      let g = gauss(k);
+      m += g * vec4f(s_h[o], s_h[o + 1u], s_h[o + 2u], s_h[o + 3u]);
+      exy += g * s_h[o + 4u];
+    }
+    if (inside) {
+      let mx = m.x;
+      let my = m.y;
+      let vx = m.z - mx * mx;
+      let vy = m.w - my * my;
+      let cxy = exy - mx * my;
+      let a = 2.0 * mx * my + C1;
+      let b = 2.0 * cxy + C2;
+      let cc = mx * mx + my * my + C1;
+      let d = vx + vy + C2;
+      let s = a * b / (cc * d);
+      ssim_sum += s;
+      let xc = s_a[(lid.y + HALO) * SPAN + lid.x + HALO];
+      let yc = s_b[(lid.y + HALO) * SPAN + lid.x + HALO];
+      l1_sum += abs(xc - yc);
+      // dS/dmu_x with E[x^2], E[xy] held fixed (they are separate blurred statistics)
+      let ds_dmu = s * (2.0 * my / a - 2.0 * my / b - 2.0 * mx / cc + 2.0 * mx / d);
+      let ds_dxx = -s / d;
+      let ds_dxy = 2.0 * s / b;
+      out_mu[c] = d_s * ds_dmu;
+      out_xx[c] = d_s * ds_dxx;
+      out_xy[c] = d_s * ds_dxy;
+    }
+    workgroupBarrier();
+  }
+  if (inside) {
+    let q = pixel_index(me);
+    partials[3u * q] = out_mu;
+    partials[3u * q + 1u] = out_xx;
+    partials[3u * q + 2u] = out_xy;
+  }
+  s_sum[li] = vec2f(ssim_sum, l1_sum);
+  workgroupBarrier();
+  for (var stride = 128u; stride > 0u; stride >>= 1u) {
+    if (li < stride) {
+      s_sum[li] += s_sum[li + stride];
+    }
+    workgroupBarrier();
+  }
+  if (li == 0u) {
+    sums[wid.y * lp.tiles_x + wid.x] = s_sum[0];
+  }
+}
+
+@compute @workgroup_size(TS, TS, 1)
+fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
+  let me = vec2i(wid.xy * TS + lid.xy);
+  let inside = in_image(me);
+  let n_values = f32(lp.width * lp.height * 3u);
+  var grad = vec4f(0.0);
+  var x = vec3f(0.0);
+  var y = vec3f(0.0);
+  if (inside) {
+    let q = pixel_index(me);
+    x = image[q].xyz;
+    y = target_rgb(q);
+  }
+  for (var c = 0u; c < 3u; c++) {
+    for (var i = li; i < SPAN * SPAN; i += 256u) {
+      let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
+      var v = vec3f(0.0);
+      if (in_image(p)) {
+        let q = pixel_index(p);
+        v = vec3f(partials_in[3u * q][c], partials_in[3u * q + 1u][c], partials_in[3u * q + 2u][c]);
+      }
+      s_a[i] = v.x;
+      s_b[i] = v.y;
+      s_c[i] = v.z;
+    }
+    workgroupBarrier();
+    for (var i = li; i < SPAN * TS; i += 256u) {
+      let row = i / TS;
+      let col = i % TS;
+      var h = vec3f(0.0);
+      for (var k = 0u; k < 11u; k++) {
+        let at = row * SPAN + col + k;
+        h += gauss(k) * vec3f(s_a[at], s_b[at], s_c[at]);
+      }
+      s_h[i * 3u] = h.x;
+      s_h[i * 3u + 1u] = h.y;
+      s_h[i * 3u + 2u] = h.z;
+    }
+    workgroupBarrier();
+    var blurred = vec3f(0.0);
+    for (var k = 0u; k < 11u; k++) {
+      let o = ((lid.y + k) * TS + lid.x) * 3u;
+      blurred += gauss(k) * vec3f(s_h[o], s_h[o + 1u], s_h[o + 2u]);
+    }
+    let l1 = L1_WEIGHT * sign(x[c] - y[c]) / n_values;
+    grad[c] = blurred.x + 2.0 * x[c] * blurred.y + y[c] * blurred.z + l1;
+    workgroupBarrier();
+  }
+  if (inside) {
+    v_image[pixel_index(me)] = grad;
+  }
+}

@@ -1,0 +1,65 @@
+import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { CompiledPipeline } from '../gpu/kernels.js';
+
+export interface AdamHyper {
+  beta1: number;
+  beta2: number;
+  epsilon: number;
+}
+
+export const ADAM_DEFAULTS: AdamHyper = { beta1: 0.9, beta2: 0.999, epsilon: 1e-15 };
+
+/** One parameter group: a flat f32 buffer, its gradient and moments. */
+export interface AdamGroup {
+  name: string;
+  param: GPUBuffer;
+  grad: GPUBuffer;
+  m: GPUBuffer;
+  v: GPUBuffer;
+  /** Floats per splat; elements [0, head) of each splat use lrHead, the rest lrTail. */
+  stride: number;
+  head: number;
+  uniform: GPUBuffer;
+  group: GPUBindGroup;
+}
+
+/** Fused Adam (kernels/adam.wgsl): one dispatch per parameter group, moments updated in place. */
+export class Adam {
+  private constructor(
+    private readonly ctx: GpuContext,
+    private readonly pipeline: CompiledPipeline,
+    readonly hyper: AdamHyper,
+    private readonly workgroupSize: number,
+  ) {}
+
+  static async create(ctx: GpuContext, hyper: AdamHyper = ADAM_DEFAULTS): Promise<Adam> {
+    const WG = 256;
+    const pipeline = await ctx.kernels.get({ kernel: 'adam', entryPoint: 'adam_step', constants: { WG } });
+    return new Adam(ctx, pipeline, hyper, WG);
+  }
+
+  /** Moments are created zeroed (WebGPU zero-initializes buffers). */
+  createGroup(name: string, param: GPUBuffer, grad: GPUBuffer, counts: GPUBuffer, stride = 1, head = 1, moments?: { m: GPUBuffer; v: GPUBuffer }): AdamGroup {
+    const { device } = this.ctx;
+    const m = moments?.m ?? createStorage(device, `adam.${name}.m`, param.size);
+    const v = moments?.v ?? createStorage(device, `adam.${name}.v`, param.size);
+    const uniform = createUniform(device, `adam.${name}`, 48);
+    const group = bindGroup(device, this.pipeline.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v });
+    return { name, param, grad, m, v, stride, head, uniform, group };
+  }
+
+  /** Records one step (t is 1-based) of a group over `capacity` splats (the GPU count limits it). */
+  encode(commands: GpuCommands, group: AdamGroup, capacity: number, t: number, lrHead: number, lrTail = lrHead, countIndex = 0): void {
+    const { beta1, beta2, epsilon } = this.hyper;
+    const data = new ArrayBuffer(48);
+    new Float32Array(data, 0, 7).set([lrHead, lrTail, beta1, beta2, epsilon, 1 - beta1 ** t, 1 - beta2 ** t]);
+    new Uint32Array(data, 28, 3).set([group.stride, group.head, countIndex]);
+    this.ctx.device.queue.writeBuffer(group.uniform, 0, data);
+    const elements = capacity * group.stride;
+    const groups = Math.ceil(elements / this.workgroupSize);
+    const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
+    commands.dispatch(this.pipeline, [group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);
+  }
+}

@@ -1,0 +1,97 @@
+import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { CompiledPipeline } from '../gpu/kernels.js';
+
+const TS = 16;
+
+/** Per image size: the buffers of the L1 + D-SSIM loss (kernels/loss.wgsl). */
+export class LossFrame {
+  readonly tilesX: number;
+  readonly tilesY: number;
+  readonly partials: GPUBuffer;
+  /** vec2 per workgroup: (sum SSIM, sum |I - T|); read back asynchronously for the loss value. */
+  readonly sums: GPUBuffer;
+  /** dL/d image (vec4 per pixel), the rasterizer backward's input. */
+  readonly vImage: GPUBuffer;
+  readonly params: GPUBuffer;
+  forwardGroup?: GPUBindGroup;
+  backwardGroup?: GPUBindGroup;
+  private boundTo?: { image: GPUBuffer; targets: GPUBuffer };
+
+  constructor(device: GPUDevice, readonly width: number, readonly height: number) {
+    this.tilesX = Math.ceil(width / TS);
+    this.tilesY = Math.ceil(height / TS);
+    const pixels = width * height;
+    this.partials = createStorage(device, 'loss.partials', pixels * 48);
+    this.sums = createStorage(device, 'loss.sums', this.tilesX * this.tilesY * 8);
+    this.vImage = createStorage(device, 'loss.vImage', pixels * 16);
+    this.params = createUniform(device, 'loss.params', 16);
+  }
+
+  bind(device: GPUDevice, forward: CompiledPipeline, backward: CompiledPipeline, image: GPUBuffer, targets: GPUBuffer): void {
+    if (this.boundTo?.image === image && this.boundTo.targets === targets) return;
+    this.forwardGroup = bindGroup(device, forward.pipeline, { 0: this.params, 1: image, 2: targets, 3: this.partials, 4: this.sums });
+    this.backwardGroup = bindGroup(device, backward.pipeline, { 0: this.params, 1: image, 2: targets, 5: this.partials, 6: this.vImage });
+    this.boundTo = { image, targets };
+  }
+
+  /** Loss value from the read-back sums. */
+  static value(sums: Float32Array, width: number, height: number): { loss: number; ssim: number; l1: number } {
+    let s = 0;
+    let l = 0;
+    for (let i = 0; i < sums.length; i += 2) {
+      s += sums[i];
+      l += sums[i + 1];
+    }
+    const n = width * height * 3;
+    const ssim = s / n;
+    const l1 = l / n;
+    return { loss: 0.8 * l1 + 0.2 * (1 - ssim), ssim, l1 };
+  }
+
+  destroy(): void {
+    for (const b of [this.partials, this.sums, this.vImage, this.params]) b.destroy();
+  }
+}
+
+/** L = 0.8 L1 + 0.2 (1 - SSIM) and dL/dI on the GPU. */
+export class TrainingLoss {
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly forward: CompiledPipeline,
+    readonly backward: CompiledPipeline,
+  ) {}
+
+  static async create(ctx: GpuContext): Promise<TrainingLoss> {
+    const [forward, backward] = await ctx.kernels.preload([
+      { kernel: 'loss', entryPoint: 'ssim_forward' },
+      { kernel: 'loss', entryPoint: 'ssim_backward' },
+    ]);
+    return new TrainingLoss(ctx, forward, backward);
+  }
+
+  createFrame(width: number, height: number): LossFrame {
+    return new LossFrame(this.ctx.device, width, height);
+  }
+
+  /** Records loss + gradient of `image` (vec4 per pixel) against the RGBA8 target at `targetOffset` (pixels). */
+  encode(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, targets: GPUBuffer, targetOffset: number): void {
+    const { device } = this.ctx;
+    frame.bind(device, this.forward, this.backward, image, targets);
+    device.queue.writeBuffer(frame.params, 0, new Uint32Array([frame.width, frame.height, targetOffset, frame.tilesX]));
+    commands.dispatch(this.forward, [frame.forwardGroup!], frame.tilesX, frame.tilesY);
+    commands.dispatch(this.backward, [frame.backwardGroup!], frame.tilesX, frame.tilesY);
+  }
+}
+
+/** Packs RGB floats in [0,1] (H*W*3) as RGBA8 u32 words, the targets' GPU layout. */
+export function packRgba8(rgb: ArrayLike<number>, pixels: number, out = new Uint32Array(pixels), offset = 0): Uint32Array {
+  for (let i = 0; i < pixels; i++) {
+    const r = Math.round(Math.min(1, Math.max(0, rgb[3 * i])) * 255);
+    const g = Math.round(Math.min(1, Math.max(0, rgb[3 * i + 1])) * 255);
+    const b = Math.round(Math.min(1, Math.max(0, rgb[3 * i + 2])) * 255);
+    out[offset + i] = (r | (g << 8) | (b << 16) | (255 << 24)) >>> 0;
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { testGpu } from '../../../helpers/gpu.js';
+import { freshSeed, rng } from '../../../helpers/random.js';
+import { lossParity } from '../../../parity/loss.parity.js';
+import { lossReference } from '../../../reference/loss.js';
+
+describe('loss reference (float64)', () => {
+  it('is 0 with SSIM 1 for identical images', () => {
+    const img = Float64Array.from({ length: 12 * 9 * 3 }, (_, i) => (i % 7) / 7);
+    const r = lossReference(img, img, 12, 9);
+    expect(r.loss).toBeCloseTo(0, 12);
+    expect(r.ssim).toBeCloseTo(1, 12);
+  });
+
+  it('has the gradient finite differences give', () => {
+    const seed = freshSeed();
+    const random = rng(seed);
+    const W = 13;
+    const H = 11;
+    const target = Float64Array.from({ length: W * H * 3 }, () => random());
+    const image = Float64Array.from(target, (t) => t + (random() - 0.5) * 0.3);
+    const ref = lossReference(image, target, W, H);
+    const eps = 1e-6;
+    let num = 0;
+    let den = 0;
+    for (let probe = 0; probe < 40; probe++) {
+      const i = Math.floor(random() * image.length);
+      if (Math.abs(image[i] - target[i]) < 1e-3) continue; // |.| kink
+      const plus = Float64Array.from(image);
+      const minus = Float64Array.from(image);
+      plus[i] += eps;
+      minus[i] -= eps;
+      const fd = (lossReference(plus, target, W, H).loss - lossReference(minus, target, W, H).loss) / (2 * eps);
+      num += (fd - ref.grad[i]) ** 2;
+      den += fd * fd;
+    }
+    expect(Math.sqrt(num / den), `seed ${seed}`).toBeLessThan(1e-6);
+  });
+});
+
+describe('loss kernel matches the reference', async () => {
+  const ctx = await testGpu();
+  for (const [w, h] of [
+    [16, 16],
+    [37, 29],
+    [64, 48],
+  ]) {
+    it(`${w}x${h}`, async () => {
+      const seed = freshSeed();
+      const r = await lossParity(ctx, seed, w, h);
+      expect(r.ok, `seed ${seed}: ${r.detail}`).toBe(true);
+    });
+  }
+});

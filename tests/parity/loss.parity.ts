@@ -1,0 +1,62 @@
+import { createStorage, poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
+import type { GpuContext } from '../../main/engine/gpu/context.js';
+import { LossFrame, TrainingLoss, packRgba8 } from '../../main/engine/train/loss.js';
+import { rng } from '../helpers/random.js';
+import { lossReference } from '../reference/loss.js';
+import type { ParityResult } from './types.js';
+
+export function relativeL2(got: ArrayLike<number>, want: ArrayLike<number>): number {
+  let num = 0;
+  let den = 0;
+  for (let i = 0; i < want.length; i++) {
+    const d = got[i] - want[i];
+    num += d * d;
+    den += want[i] * want[i];
+  }
+  return Math.sqrt(num / Math.max(den, 1e-300));
+}
+
+/** GPU loss value and dL/dI against the float64 reference on a random image pair. */
+export async function lossParity(ctx: GpuContext, seed: number, width: number, height: number): Promise<ParityResult & { lossError: number }> {
+  const random = rng(seed);
+  const P = width * height;
+  // targets are 8-bit: quantize first so both sides see the same values
+  const targetRgb = Float64Array.from({ length: P * 3 }, () => Math.round(random() * 255) / 255);
+  // the image: the target plus smooth-ish noise, so SSIM is far from 0 and 1
+  const image = Float32Array.from(targetRgb, (t) => Math.min(1, Math.max(0, t + (random() - 0.5) * 0.4)));
+  const imageVec4 = new Float32Array(P * 4);
+  for (let i = 0; i < P; i++) imageVec4.set([image[3 * i], image[3 * i + 1], image[3 * i + 2], 1], 4 * i);
+  const targets = packRgba8(targetRgb, P);
+  const { device } = ctx;
+  const loss = await TrainingLoss.create(ctx);
+  const frame = loss.createFrame(width, height);
+  const imageBuf = uploadStorage(device, 'loss.test.image', imageVec4);
+  // the target sits after 7 words of another image: exercises target_offset
+  const targetBuf = createStorage(device, 'loss.test.targets', (P + 7) * 4);
+  device.queue.writeBuffer(targetBuf, 28, targets);
+  poisonBuffer(device, frame.vImage);
+  const commands = ctx.commands('loss.test');
+  loss.encode(commands, frame, imageBuf, targetBuf, 7);
+  await commands.submit();
+  const v = new Float32Array(await readBuffer(device, frame.vImage, P * 16));
+  const sums = new Float32Array(await readBuffer(device, frame.sums, frame.tilesX * frame.tilesY * 8));
+  const ref = lossReference(image, targetRgb, width, height);
+  const got = new Float64Array(P * 3);
+  for (let i = 0; i < P; i++) for (let c = 0; c < 3; c++) got[3 * i + c] = v[4 * i + c];
+  const error = relativeL2(got, ref.grad);
+  const value = LossFrame.value(sums, width, height);
+  const lossError = Math.abs(value.loss - ref.loss) / ref.loss;
+  frame.destroy();
+  imageBuf.destroy();
+  targetBuf.destroy();
+  return {
+    name: `loss ${width}x${height}`,
+    variant: 'portable',
+    seed,
+    ok: error < 1e-4 && lossError < 1e-5 && Number.isFinite(error),
+    error,
+    tolerance: 1e-4,
+    lossError,
+    detail: `grad rel L2 ${error.toExponential(2)}, loss rel ${lossError.toExponential(2)} (gpu ${value.loss}, ref ${ref.loss})`,
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * Float64 reference of the training loss: L = 0.8 mean|I - T| + 0.2 (1 - mean SSIM(I, T)) over
+ * RGB, SSIM with an 11x11 Gaussian window (sigma 1.5), zero padding (conv2d padding=5), C1 = 0.01^2,
+ * C2 = 0.03^2: the 3DGS definition. Gradient by the adjoint of each step. Tests only.
+ */
+const SIGMA = 1.5;
+const WINDOW = 11;
+const HALF = 5;
+
+export function gaussianWindow(): Float64Array {
+  const w = Float64Array.from({ length: WINDOW }, (_, i) => Math.exp(-((i - HALF) ** 2) / (2 * SIGMA * SIGMA)));
+  const s = w.reduce((a, b) => a + b, 0);
+  return w.map((x) => x / s);
+}
+
+/** Separable blur with zero padding of one channel (H x W). */
+export function blur(src: Float64Array, width: number, height: number): Float64Array {
+  const g = gaussianWindow();
+  const tmp = new Float64Array(width * height);
+  const out = new Float64Array(width * height);
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      let s = 0;
+      for (let k = 0; k < WINDOW; k++) {
+        const xx = x + k - HALF;
+        if (xx >= 0 && xx < width) s += g[k] * src[y * width + xx];
+      }
+      tmp[y * width + x] = s;
+    }
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width; x++) {
+      let s = 0;
+      for (let k = 0; k < WINDOW; k++) {
+        const yy = y + k - HALF;
+        if (yy >= 0 && yy < height) s += g[k] * tmp[yy * width + x];
+      }
+      out[y * width + x] = s;
+    }
+  return out;
+}
+
+export interface LossResult {
+  loss: number;
+  ssim: number;
+  l1: number;
+  /** dL/dI, H*W*3 */
+  grad: Float64Array;
+}
+
+/** image, target: H*W*3 in [0,1]. */
+export function lossReference(image: ArrayLike<number>, target: ArrayLike<number>, width: number, height: number): LossResult {
+  const P = width * height;
+  const n = P * 3;
+  const grad = new Float64Array(n);
+  let ssimSum = 0;
+  let l1Sum = 0;
+  const C1 = 0.01 ** 2;
+  const C2 = 0.03 ** 2;
+  for (let c = 0; c < 3; c++) {
+    const x = new Float64Array(P);
+    const y = new Float64Array(P);
+    for (let i = 0; i < P; i++) {
+      x[i] = image[3 * i + c];
+      y[i] = target[3 * i + c];
+    }
+    const mx = blur(x, width, height);
+    const my = blur(y, width, height);
+    const exx = blur(x.map((v) => v * v), width, height);
+    const eyy = blur(y.map((v) => v * v), width, height);
+    const exy = blur(x.map((v, i) => v * y[i]), width, height);
+    const pMu = new Float64Array(P);
+    const pXx = new Float64Array(P);
+    const pXy = new Float64Array(P);
+    const dS = -0.2 / n;
+    for (let i = 0; i < P; i++) {
+      const a = 2 * mx[i] * my[i] + C1;
+      const b = 2 * (exy[i] - mx[i] * my[i]) + C2;
+      const cc = mx[i] ** 2 + my[i] ** 2 + C1;
+      const d = exx[i] - mx[i] ** 2 + eyy[i] - my[i] ** 2 + C2;
+      const s = (a * b) / (cc * d);
+      ssimSum += s;
+      pMu[i] = dS * s * ((2 * my[i]) / a - (2 * my[i]) / b - (2 * mx[i]) / cc + (2 * mx[i]) / d);
+      pXx[i] = dS * (-s / d);
+      pXy[i] = dS * ((2 * s) / b);
+    }
+    const bMu = blur(pMu, width, height);
+    const bXx = blur(pXx, width, height);
+    const bXy = blur(pXy, width, height);
+    for (let i = 0; i < P; i++) {
+      const diff = x[i] - y[i];
+      l1Sum += Math.abs(diff);
+      grad[3 * i + c] = bMu[i] + 2 * x[i] * bXx[i] + y[i] * bXy[i] + (0.8 * Math.sign(diff)) / n;
+    }
+  }
+  const ssim = ssimSum / n;
+  const l1 = l1Sum / n;
+  return { loss: 0.8 * l1 + 0.2 * (1 - ssim), ssim, l1, grad };
+}
