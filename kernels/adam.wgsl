@@ -3,7 +3,8 @@
 //   in/out: param, m, v (first and second moments); in: grad
 //   element i of splat s = i / stride uses lr_head when i % stride < head, else lr_tail
 //   (SH: the DC coefficients of a splat learn at lr_head, the rest at lr_tail; other groups:
-//   stride = head = 1). Only splats s < count (read on the GPU) are touched.
+//   stride = head = 1). Only splats s < count (read on the GPU) are touched. A non-finite
+//   gradient element is skipped (parameter and moments unchanged) and counted in flags[0].
 // Workgroup: WG threads, one element each, 2D dispatch over the capacity.
 
 override WG: u32 = 256u;
@@ -29,6 +30,12 @@ struct AdamParams {
 @group(0) @binding(3) var<storage, read> grad: array<f32>;
 @group(0) @binding(4) var<storage, read_write> m: array<f32>;
 @group(0) @binding(5) var<storage, read_write> v: array<f32>;
+// [0]: gradients found non-finite (NaN/Inf) and skipped, counted for the host's report
+@group(0) @binding(6) var<storage, read_write> flags: array<atomic<u32>>;
+
+fn is_finite(x: f32) -> bool {
+  return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
+}
 
 @compute @workgroup_size(WG)
 fn adam_step(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
@@ -37,6 +44,10 @@ fn adam_step(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
     return;
   }
   let g = grad[i];
+  if (!is_finite(g)) {
+    atomicAdd(&flags[0], 1u); // never let a NaN or Inf reach the parameters or the moments
+    return;
+  }
   let m1 = ap.beta1 * m[i] + (1.0 - ap.beta1) * g;
   let v1 = ap.beta2 * v[i] + (1.0 - ap.beta2) * g * g;
   m[i] = m1;

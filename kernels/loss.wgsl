@@ -3,12 +3,15 @@
 // Gaussian window (sigma 1.5) applied separably, zero padding like conv2d(padding=5)).
 //   ssim_forward:  per pixel and channel the SSIM value S and its partials w.r.t. the three
 //                  statistics that depend on I (mu_x, E[x^2], E[xy]), premultiplied by dL/dS;
-//                  per-workgroup sums of S and |I - T| (for the loss value, read back later)
+//                  per-workgroup sums of S, |I - T| and (I - T)^2 (loss value, PSNR; read back
+//                  later)
 //   ssim_backward: dL/dI = blur(dS/dmu) + 2 I blur(dS/dE[x^2]) + T blur(dS/dE[xy]) + the L1 term
 //                  (the window is symmetric, so the adjoint of the blur is the blur)
 // Inputs: image (vec4 per pixel: rgb, alpha), target (RGBA8 packed u32 per pixel, at
 //   target_offset in a buffer holding every training image).
-// Outputs: partials (3 vec4 per pixel), sums (vec2 per workgroup: sum S, sum |I - T|),
+//   clamp_image:   image clamped to [0, 1] (evaluation scores the clamped render, like 3DGS)
+// Outputs: partials (3 vec4 per pixel), sums (vec4 per workgroup: sum S, sum |I - T|,
+//   sum (I - T)^2),
 //   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
 // Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
 //   (26x26 inputs + 26x16 horizontal sums: under 16 KiB).
@@ -32,7 +35,7 @@ struct LossParams {
 @group(0) @binding(1) var<storage, read> image: array<vec4f>;
 @group(0) @binding(2) var<storage, read> targets: array<u32>;
 @group(0) @binding(3) var<storage, read_write> partials: array<vec4f>;
-@group(0) @binding(4) var<storage, read_write> sums: array<vec2f>;
+@group(0) @binding(4) var<storage, read_write> sums: array<vec4f>;
 @group(0) @binding(5) var<storage, read> partials_in: array<vec4f>;
 @group(0) @binding(6) var<storage, read_write> v_image: array<vec4f>;
 
@@ -40,7 +43,7 @@ var<workgroup> s_a: array<f32, SPAN * SPAN>; // x, or partial mu
 var<workgroup> s_b: array<f32, SPAN * SPAN>; // y, or partial E[x^2]
 var<workgroup> s_c: array<f32, SPAN * SPAN>; // partial E[xy] (backward)
 var<workgroup> s_h: array<f32, SPAN * TS * 5u>; // horizontal sums
-var<workgroup> s_sum: array<vec2f, 256>;
+var<workgroup> s_sum: array<vec4f, 256>;
 
 fn gauss(i: u32) -> f32 {
   // normalized 11-tap Gaussian, sigma = 1.5
@@ -73,6 +76,7 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   let d_s = -SSIM_WEIGHT / n_values; // dL/dS for every pixel and channel
   var ssim_sum = 0.0;
   var l1_sum = 0.0;
+  var sq_sum = 0.0;
   var out_mu = vec4f(0.0);
   var out_xx = vec4f(0.0);
   var out_xy = vec4f(0.0);
@@ -135,6 +139,7 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       let xc = s_a[(lid.y + HALO) * SPAN + lid.x + HALO];
       let yc = s_b[(lid.y + HALO) * SPAN + lid.x + HALO];
       l1_sum += abs(xc - yc);
+      sq_sum += (xc - yc) * (xc - yc);
       // dS/dmu_x with E[x^2], E[xy] held fixed (they are separate blurred statistics)
       let ds_dmu = s * (2.0 * my / a - 2.0 * my / b - 2.0 * mx / cc + 2.0 * mx / d);
       let ds_dxx = -s / d;
@@ -151,7 +156,7 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
     partials[3u * q + 1u] = out_xx;
     partials[3u * q + 2u] = out_xy;
   }
-  s_sum[li] = vec2f(ssim_sum, l1_sum);
+  s_sum[li] = vec4f(ssim_sum, l1_sum, sq_sum, 0.0);
   workgroupBarrier();
   for (var stride = 128u; stride > 0u; stride >>= 1u) {
     if (li < stride) {
@@ -216,4 +221,15 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
   if (inside) {
     v_image[pixel_index(me)] = grad;
   }
+}
+
+@group(0) @binding(7) var<storage, read_write> clamped: array<vec4f>;
+
+@compute @workgroup_size(TS, TS, 1)
+fn clamp_image(@builtin(global_invocation_id) gid: vec3u) {
+  if (gid.x >= lp.width || gid.y >= lp.height) {
+    return;
+  }
+  let q = gid.y * lp.width + gid.x;
+  clamped[q] = clamp(image[q], vec4f(0.0), vec4f(1.0));
 }

@@ -27,6 +27,70 @@ export const PARAMS = [
     group: 'GPU', label: 'Profile kernels', commands: ['*'], env: 'ARGONAUT_PROFILE', advanced: true,
     help: 'Time every kernel with GPU timestamps (one compute pass per kernel) and print a per-kernel table. Costs nothing when off.',
   },
+  // ---- training ----
+  {
+    key: 'train.iterations', flag: 'iterations', type: 'int', min: 1, max: 10_000_000, default: 30_000, unit: 'steps',
+    presets: { fast: 7000, balanced: 30_000, quality: 30_000 },
+    group: 'Training', label: 'Iterations', commands: ['train', 'bench'], help: 'Training steps (one image each).',
+  },
+  {
+    key: 'train.strategy', flag: 'strategy', type: 'enum', choices: ['adc', 'mcmc'], default: 'adc',
+    group: 'Training', label: 'Densification', commands: ['train', 'bench'],
+    help: "How splats are added and removed: 'adc' is 3DGS adaptive density control (clone, split, prune); 'mcmc' relocates dead splats and grows to --max-splats.",
+  },
+  {
+    key: 'train.maxSplats', flag: 'max-splats', type: 'int', min: 1000, max: 50_000_000, default: 3_000_000,
+    presets: { fast: 500_000, balanced: 3_000_000, quality: 6_000_000 },
+    group: 'Training', label: 'Max splats', commands: ['train', 'bench'], help: 'Upper bound on the number of splats (MCMC grows to it; ADC stops growing there).',
+  },
+  {
+    key: 'train.downscale', flag: 'downscale', type: 'float', min: 1, max: 64, default: 1,
+    group: 'Data', label: 'Downscale', commands: ['train', 'bench', 'import'], help: 'Divide image width and height by this factor (area-averaged).',
+  },
+  {
+    key: 'train.background', flag: 'background', type: 'enum', choices: ['auto', 'black', 'white'], default: 'auto',
+    group: 'Data', label: 'Background', commands: ['train', 'bench', 'render'],
+    help: "Background colour behind the splats; 'auto' is white for NeRF-synthetic scenes and black otherwise. Transparent images are composited over it.",
+  },
+  {
+    key: 'train.evalEvery', flag: 'eval-every', type: 'int', min: 0, max: 10_000_000, default: 0, unit: 'steps',
+    group: 'Training', label: 'Evaluate every', commands: ['train'], help: 'Evaluate PSNR/SSIM on the test views every N steps (0: only at the end).',
+  },
+  {
+    key: 'train.checkpointEvery', flag: 'checkpoint-every', type: 'int', min: 0, max: 10_000_000, default: 1000, unit: 'steps',
+    group: 'Training', label: 'Checkpoint every', commands: ['train'], help: 'Save a checkpoint every N steps (and at least every 5 minutes); 0 disables periodic checkpoints.',
+  },
+  {
+    key: 'train.shDegree', flag: 'sh-degree', type: 'int', min: 0, max: 3, default: 3,
+    group: 'Model', label: 'SH degree', commands: ['train', 'bench'], advanced: true, help: 'Highest spherical-harmonics degree (view-dependent colour); it grows by one every 1000 steps.',
+  },
+  {
+    key: 'train.antialiased', flag: 'antialiased', type: 'bool', default: false,
+    group: 'Model', label: 'Anti-aliased', commands: ['train', 'bench', 'render'], advanced: true,
+    help: "Mip-Splatting's 2D filter with opacity compensation instead of the classic 0.3-pixel dilation.",
+  },
+  {
+    key: 'train.seed', flag: 'seed', type: 'int', min: 0, max: 2 ** 31 - 1, default: 0,
+    group: 'Training', label: 'Seed', commands: ['train', 'bench'], advanced: true, help: 'Seed of every random choice (initialization, image order, densification noise).',
+  },
+  {
+    key: 'train.initPoints', flag: 'init-points', type: 'int', min: 1, max: 10_000_000, default: 100_000,
+    group: 'Model', label: 'Random init points', commands: ['train', 'bench'], advanced: true,
+    help: 'Splats to start from when the dataset has no SfM points (uniform in a box around the scene).',
+  },
+  {
+    key: 'train.absgrad', flag: 'absgrad', type: 'bool', default: false,
+    group: 'Densification', label: 'Absolute gradients', commands: ['train', 'bench'], advanced: true,
+    help: 'Densify on the sum of absolute screen-space gradients (AbsGS) instead of their norm; raise --grow-grad2d to about 0.0008 with it.',
+  },
+  {
+    key: 'train.growGrad2d', flag: 'grow-grad2d', type: 'float', min: 0, max: 1, default: 0.0002,
+    group: 'Densification', label: 'Grow gradient', commands: ['train', 'bench'], advanced: true, help: 'Screen-space gradient above which a splat is cloned or split (ADC).',
+  },
+  {
+    key: 'train.refineStop', flag: 'refine-stop', type: 'int', min: 0, max: 10_000_000, default: 15_000, unit: 'steps',
+    group: 'Densification', label: 'Refine until', commands: ['train', 'bench'], advanced: true, help: 'Last step of densification (ADC uses the smaller of this and half the iterations).',
+  },
 ] as const satisfies readonly ParamDef[];
 
 export type ParamKey = (typeof PARAMS)[number]['key'];

@@ -42,3 +42,25 @@ export function invertRigid(m: readonly number[]): number[] {
   out[15] = 1;
   return out;
 }
+
+/**
+ * World-to-camera (OpenCV axes) of a camera at `eye` looking at `target`, with `up` the world's
+ * up direction (right = forward x up, down = forward x right).
+ */
+export function lookAt(eye: readonly number[], target: readonly number[], up: readonly number[] = [0, 1, 0]): number[] {
+  const sub = (a: readonly number[], b: readonly number[]) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+  const cross = (a: readonly number[], b: readonly number[]) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+  const norm = (a: number[]) => {
+    const l = Math.hypot(a[0], a[1], a[2]);
+    if (!(l > 0)) throw new Error('lookAt: degenerate direction');
+    return a.map((x) => x / l);
+  };
+  const f = norm(sub(target, eye));
+  const r = norm(cross(f, up));
+  const d = cross(f, r);
+  const rows = [r, d, f];
+  const out: number[] = [];
+  for (const row of rows) out.push(row[0], row[1], row[2], -(row[0] * eye[0] + row[1] * eye[1] + row[2] * eye[2]));
+  out.push(0, 0, 0, 1);
+  return out;
+}

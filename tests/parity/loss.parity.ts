@@ -39,13 +39,17 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
   loss.encode(commands, frame, imageBuf, targetBuf, 7);
   await commands.submit();
   const v = new Float32Array(await readBuffer(device, frame.vImage, P * 16));
-  const sums = new Float32Array(await readBuffer(device, frame.sums, frame.tilesX * frame.tilesY * 8));
+  const sums = new Float32Array(await readBuffer(device, frame.sums, frame.sumsBytes));
   const ref = lossReference(image, targetRgb, width, height);
   const got = new Float64Array(P * 3);
   for (let i = 0; i < P; i++) for (let c = 0; c < 3; c++) got[3 * i + c] = v[4 * i + c];
   const error = relativeL2(got, ref.grad);
   const value = LossFrame.value(sums, width, height);
   const lossError = Math.abs(value.loss - ref.loss) / ref.loss;
+  let sq = 0;
+  for (let i = 0; i < P * 3; i++) sq += (image[i] - targetRgb[i]) ** 2;
+  const psnrRef = -10 * Math.log10(sq / (P * 3));
+  const psnrError = Math.abs(value.psnr - psnrRef);
   frame.destroy();
   imageBuf.destroy();
   targetBuf.destroy();
@@ -53,10 +57,10 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
     name: `loss ${width}x${height}`,
     variant: 'portable',
     seed,
-    ok: error < 1e-4 && lossError < 1e-5 && Number.isFinite(error),
+    ok: error < 1e-4 && lossError < 1e-5 && psnrError < 1e-3 && Number.isFinite(error),
     error,
     tolerance: 1e-4,
     lossError,
-    detail: `grad rel L2 ${error.toExponential(2)}, loss rel ${lossError.toExponential(2)} (gpu ${value.loss}, ref ${ref.loss})`,
+    detail: `grad rel L2 ${error.toExponential(2)}, loss rel ${lossError.toExponential(2)} (gpu ${value.loss}, ref ${ref.loss}), PSNR gpu ${value.psnr} ref ${psnrRef}`,
   };
 }

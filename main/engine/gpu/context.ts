@@ -27,6 +27,8 @@ const WANTED_FEATURES = ['subgroups', 'timestamp-query', 'shader-f16'] as const;
 export class GpuContext {
   readonly kernels: KernelRegistry;
   readonly profiler: Profiler;
+  /** Bytes of GPU buffers alive now and at most so far (every createBuffer is counted). */
+  readonly memory = { live: 0, peak: 0 };
   private readonly lostHandlers = new Set<(info: DeviceLostInfo) => void>();
   private lostInfo: DeviceLostInfo | undefined;
   private destroyed = false;
@@ -40,11 +42,32 @@ export class GpuContext {
   ) {
     this.kernels = new KernelRegistry(device, info.variant);
     this.profiler = new Profiler(device, profilerMode);
+    this.trackMemory();
     void device.lost.then((lost) => {
       this.lostInfo = { reason: lost.reason ?? 'unknown', message: lost.message ?? '' };
       if (this.destroyed) return; // our own destroy() is not a loss
       for (const handler of this.lostHandlers) handler(this.lostInfo);
     });
+  }
+
+  private trackMemory() {
+    const device = this.device as GPUDevice & { createBuffer?: GPUDevice['createBuffer'] };
+    if (typeof device.createBuffer !== 'function') return;
+    const memory = this.memory;
+    const create = device.createBuffer.bind(device);
+    const counted = new WeakSet<GPUBuffer>();
+    device.createBuffer = (descriptor: GPUBufferDescriptor) => {
+      const buffer = create(descriptor);
+      memory.live += descriptor.size;
+      memory.peak = Math.max(memory.peak, memory.live);
+      counted.add(buffer);
+      const destroy = buffer.destroy.bind(buffer);
+      buffer.destroy = () => {
+        if (counted.delete(buffer)) memory.live -= descriptor.size;
+        destroy();
+      };
+      return buffer;
+    };
   }
 
   get hasSubgroups(): boolean {

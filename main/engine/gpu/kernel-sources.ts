@@ -3,6 +3,7 @@
  * packaged app or the GPU machine needs no kernels/ folder at run time.
  */
 import adam from '../../../kernels/adam.wgsl';
+import densify from '../../../kernels/densify.wgsl';
 import gather from '../../../kernels/gather.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
 import loss from '../../../kernels/loss.wgsl';
@@ -15,6 +16,7 @@ import wgScan from '../../../kernels/wg-scan.wgsl';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
+  densify,
   gather,
   intersect,
   loss,

@@ -40,6 +40,8 @@ export class RasterFrame {
   readonly width: number;
   readonly height: number;
   readonly tiles: { x: number; y: number; total: number };
+  /** Tiles of the camera last encoded (<= tiles). */
+  activeTiles: { x: number; y: number; total: number };
   readonly capacity: number;
   readonly isectCapacity: number;
   // outputs
@@ -60,6 +62,7 @@ export class RasterFrame {
     this.width = width;
     this.height = height;
     this.tiles = tileCounts({ width, height });
+    this.activeTiles = this.tiles;
     this.capacity = splats.capacity;
     this.isectCapacity = isectCapacity;
     const { device } = ctx;
@@ -231,7 +234,8 @@ export class Rasterizer {
 
   /** Writes the camera and records the forward. */
   encodeForward(commands: GpuCommands, frame: RasterFrame, camera: PinholeCamera, settings: RenderSettings): void {
-    if (camera.width !== frame.width || camera.height !== frame.height) throw new Error(`camera is ${camera.width}x${camera.height}, frame is ${frame.width}x${frame.height}`);
+    // A frame serves every image up to its size (datasets whose images differ by a few pixels).
+    if (camera.width > frame.width || camera.height > frame.height) throw new Error(`camera is ${camera.width}x${camera.height}, larger than the frame's ${frame.width}x${frame.height}`);
     if (settings.shDegree > frame.splats.shDegree) throw new Error(`active SH degree ${settings.shDegree} > stored degree ${frame.splats.shDegree}`);
     const { device } = this.ctx;
     device.queue.writeBuffer(frame.camera, 0, packCameraUniform(camera, settings, frame.splats.shCoeffs, COUNT.splats));
@@ -250,7 +254,9 @@ export class Rasterizer {
     this.sort.encode(commands, frame.sorts.tile);
     commands.clearBuffer(frame.internal.tileRanges);
     this.perSplat(commands, p.resolve, g.resolve, frame.isectCapacity);
-    commands.dispatch(p.rasterForward, [g.rasterForward], frame.tiles.x, frame.tiles.y);
+    const tiles = tileCounts(camera);
+    frame.activeTiles = tiles;
+    commands.dispatch(p.rasterForward, [g.rasterForward], tiles.x, tiles.y);
   }
 
   /** Records the backward (after encodeForward of the same frame; bindBackward first). */
@@ -258,7 +264,7 @@ export class Rasterizer {
     const p = this.pipelines;
     const g = frame.groups;
     if (!g.rasterBackward) throw new Error('encodeBackward: call bindBackward first');
-    commands.dispatch(p.rasterBackward, [g.rasterBackward], frame.tiles.x, frame.tiles.y);
+    commands.dispatch(p.rasterBackward, [g.rasterBackward], frame.activeTiles.x, frame.activeTiles.y);
     this.perSplat(commands, p.gatherGrads, g.gatherGrads, frame.capacity);
     this.perSplat(commands, p.projectBackward, g.projectBackward, frame.capacity);
   }

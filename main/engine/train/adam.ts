@@ -27,12 +27,17 @@ export interface AdamGroup {
 
 /** Fused Adam (kernels/adam.wgsl): one dispatch per parameter group, moments updated in place. */
 export class Adam {
+  /** u32[4]: [0] non-finite gradient elements skipped since the last clear. */
+  readonly flags: GPUBuffer;
+
   private constructor(
     private readonly ctx: GpuContext,
     private readonly pipeline: CompiledPipeline,
     readonly hyper: AdamHyper,
     private readonly workgroupSize: number,
-  ) {}
+  ) {
+    this.flags = createStorage(ctx.device, 'adam.flags', 16);
+  }
 
   static async create(ctx: GpuContext, hyper: AdamHyper = ADAM_DEFAULTS): Promise<Adam> {
     const WG = 256;
@@ -46,7 +51,7 @@ export class Adam {
     const m = moments?.m ?? createStorage(device, `adam.${name}.m`, param.size);
     const v = moments?.v ?? createStorage(device, `adam.${name}.v`, param.size);
     const uniform = createUniform(device, `adam.${name}`, 48);
-    const group = bindGroup(device, this.pipeline.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v });
+    const group = bindGroup(device, this.pipeline.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags });
     return { name, param, grad, m, v, stride, head, uniform, group };
   }
 

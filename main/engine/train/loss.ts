@@ -10,7 +10,7 @@ export class LossFrame {
   readonly tilesX: number;
   readonly tilesY: number;
   readonly partials: GPUBuffer;
-  /** vec2 per workgroup: (sum SSIM, sum |I - T|); read back asynchronously for the loss value. */
+  /** vec4 per workgroup: (sum SSIM, sum |I - T|, sum (I - T)^2, 0); read back asynchronously. */
   readonly sums: GPUBuffer;
   /** dL/d image (vec4 per pixel), the rasterizer backward's input. */
   readonly vImage: GPUBuffer;
@@ -24,9 +24,23 @@ export class LossFrame {
     this.tilesY = Math.ceil(height / TS);
     const pixels = width * height;
     this.partials = createStorage(device, 'loss.partials', pixels * 48);
-    this.sums = createStorage(device, 'loss.sums', this.tilesX * this.tilesY * 8);
+    this.sums = createStorage(device, 'loss.sums', this.tilesX * this.tilesY * 16);
     this.vImage = createStorage(device, 'loss.vImage', pixels * 16);
     this.params = createUniform(device, 'loss.params', 16);
+  }
+
+  /** Size of the image last encoded (<= the frame's), whose statistics `sums` holds. */
+  active = { width: 0, height: 0, tilesX: 0, tilesY: 0 };
+
+  setSize(width: number, height: number): { x: number; y: number } {
+    if (width > this.width || height > this.height) throw new Error(`loss: image ${width}x${height} is larger than the frame's ${this.width}x${this.height}`);
+    this.active = { width, height, tilesX: Math.ceil(width / TS), tilesY: Math.ceil(height / TS) };
+    return { x: this.active.tilesX, y: this.active.tilesY };
+  }
+
+  /** Bytes of `sums` that hold the last encoded image's statistics. */
+  get activeSumsBytes(): number {
+    return this.active.tilesX * this.active.tilesY * 16;
   }
 
   bind(device: GPUDevice, forward: CompiledPipeline, backward: CompiledPipeline, image: GPUBuffer, targets: GPUBuffer): void {
@@ -36,18 +50,25 @@ export class LossFrame {
     this.boundTo = { image, targets };
   }
 
-  /** Loss value from the read-back sums. */
-  static value(sums: Float32Array, width: number, height: number): { loss: number; ssim: number; l1: number } {
+  get sumsBytes(): number {
+    return this.tilesX * this.tilesY * 16;
+  }
+
+  /** Loss value, SSIM, L1 and PSNR from the read-back sums. */
+  static value(sums: Float32Array, width: number, height: number): { loss: number; ssim: number; l1: number; mse: number; psnr: number } {
     let s = 0;
     let l = 0;
-    for (let i = 0; i < sums.length; i += 2) {
+    let q = 0;
+    for (let i = 0; i < sums.length; i += 4) {
       s += sums[i];
       l += sums[i + 1];
+      q += sums[i + 2];
     }
     const n = width * height * 3;
     const ssim = s / n;
     const l1 = l / n;
-    return { loss: 0.8 * l1 + 0.2 * (1 - ssim), ssim, l1 };
+    const mse = q / n;
+    return { loss: 0.8 * l1 + 0.2 * (1 - ssim), ssim, l1, mse, psnr: -10 * Math.log10(Math.max(mse, 1e-20)) };
   }
 
   destroy(): void {
@@ -64,24 +85,47 @@ export class TrainingLoss {
   ) {}
 
   static async create(ctx: GpuContext): Promise<TrainingLoss> {
-    const [forward, backward] = await ctx.kernels.preload([
+    const [forward, backward, clamp] = await ctx.kernels.preload([
       { kernel: 'loss', entryPoint: 'ssim_forward' },
       { kernel: 'loss', entryPoint: 'ssim_backward' },
+      { kernel: 'loss', entryPoint: 'clamp_image' },
     ]);
-    return new TrainingLoss(ctx, forward, backward);
+    const loss = new TrainingLoss(ctx, forward, backward);
+    loss.clampPipeline = clamp;
+    return loss;
+  }
+
+  private clampPipeline!: CompiledPipeline;
+
+  /**
+   * Evaluation: clamps `image` to [0, 1] into `scratch` and records the forward statistics of the
+   * clamped render against the target (PSNR and SSIM come from `frame.sums`).
+   */
+  encodeEvaluation(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, scratch: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
+    const { device } = this.ctx;
+    const tiles = frame.setSize(width, height);
+    device.queue.writeBuffer(frame.params, 0, new Uint32Array([width, height, targetOffset, tiles.x]));
+    const clampGroup = bindGroup(device, this.clampPipeline.pipeline, { 0: frame.params, 1: image, 7: scratch });
+    commands.dispatch(this.clampPipeline, [clampGroup], tiles.x, tiles.y);
+    const statsGroup = bindGroup(device, this.forward.pipeline, { 0: frame.params, 1: scratch, 2: targets, 3: frame.partials, 4: frame.sums });
+    commands.dispatch(this.forward, [statsGroup], tiles.x, tiles.y);
   }
 
   createFrame(width: number, height: number): LossFrame {
     return new LossFrame(this.ctx.device, width, height);
   }
 
-  /** Records loss + gradient of `image` (vec4 per pixel) against the RGBA8 target at `targetOffset` (pixels). */
-  encode(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, targets: GPUBuffer, targetOffset: number): void {
+  /**
+   * Records loss + gradient of `image` (vec4 per pixel, row length `width`) against the RGBA8
+   * target at `targetOffset` (pixels). The image may be smaller than the frame.
+   */
+  encode(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
     const { device } = this.ctx;
     frame.bind(device, this.forward, this.backward, image, targets);
-    device.queue.writeBuffer(frame.params, 0, new Uint32Array([frame.width, frame.height, targetOffset, frame.tilesX]));
-    commands.dispatch(this.forward, [frame.forwardGroup!], frame.tilesX, frame.tilesY);
-    commands.dispatch(this.backward, [frame.backwardGroup!], frame.tilesX, frame.tilesY);
+    const tiles = frame.setSize(width, height);
+    device.queue.writeBuffer(frame.params, 0, new Uint32Array([width, height, targetOffset, tiles.x]));
+    commands.dispatch(this.forward, [frame.forwardGroup!], tiles.x, tiles.y);
+    commands.dispatch(this.backward, [frame.backwardGroup!], tiles.x, tiles.y);
   }
 }
 

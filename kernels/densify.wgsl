@@ -1,0 +1,200 @@
+// densify: 3DGS adaptive density control on the GPU (gsplat DefaultStrategy semantics).
+//   accumulate_stats (per splat s < n, every step): for splats visible in this step's view,
+//       grad_acc[s] += |d L / d mean2d| in NDC units (pixel gradient x (W/2, H/2); with ABSGRAD
+//       the summed absolute per-pixel gradients), hits[s] += 1
+//   classify (per s, at a refine step): average gradient above grow_grad2d -> duplicate (small
+//       splat, max scale <= grow_scale3d * scene scale) or split (large); then prune: opacity <
+//       prune_opacity, or (after the first opacity reset) max scale > prune_scale3d * scene scale
+//       (split children tested with their reduced scale). out_count[s] in {0, 1, 2}; growth is
+//       disabled when grow == 0 (at the splat cap).
+//   (scan of out_count: offset[s] and the new count)
+//   scatter_group (per s, once per parameter group): moves param, m, v to offset[s]; a duplicate
+//       copy and split children start with zero moments; split children: means = mean + R (S z),
+//       z ~ N(0, I) from a counter-based hash of (seed, step, s, child), log scales - log(1.6)
+//   reset_opacity: opacity logits clamped to logit(2 * prune_opacity), their moments zeroed
+// Workgroup: WG threads, one splat each; 2D dispatch over the capacity; threads past n exit.
+
+override WG: u32 = 256u;
+override ABSGRAD: bool = false;
+
+const ACTION_KEEP: u32 = 0u;
+const ACTION_DUPLICATE: u32 = 1u;
+const ACTION_SPLIT: u32 = 2u;
+
+struct DensifyParams {
+  count_index: u32, // n
+  width: f32,
+  height: f32,
+  grow_grad2d: f32,
+  grow_scale3d: f32, // already multiplied by the scene scale
+  prune_opacity: f32,
+  prune_scale3d: f32, // already multiplied by the scene scale; <= 0 disables the scale prune
+  grow: u32,
+  stride: u32, // scatter_group: floats per splat
+  mode: u32, // scatter_group: 0 copy, 1 means (split offsets), 2 log scales (split shrink)
+  seed: u32,
+  step: u32,
+  capacity: u32,
+  opacity_logit_max: f32, // reset_opacity
+  _pad0: u32,
+  _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> dp: DensifyParams;
+@group(0) @binding(1) var<storage, read> counts: array<u32>;
+// accumulate_stats
+@group(0) @binding(2) var<storage, read> visible: array<u32>;
+@group(0) @binding(3) var<storage, read> mean2d_grad: array<vec4f>;
+@group(0) @binding(4) var<storage, read_write> grad_acc: array<f32>;
+@group(0) @binding(5) var<storage, read_write> hits: array<u32>;
+// classify
+@group(0) @binding(6) var<storage, read> grad_acc_in: array<f32>;
+@group(0) @binding(7) var<storage, read> hits_in: array<u32>;
+@group(0) @binding(8) var<storage, read> log_scales: array<f32>;
+@group(0) @binding(9) var<storage, read> opacity_logits: array<f32>;
+@group(0) @binding(10) var<storage, read_write> action: array<u32>;
+@group(0) @binding(11) var<storage, read_write> out_count: array<u32>;
+// scatter_group
+@group(0) @binding(12) var<storage, read> action_in: array<u32>;
+@group(0) @binding(13) var<storage, read> offset: array<u32>;
+@group(0) @binding(14) var<storage, read> param_in: array<f32>;
+@group(0) @binding(15) var<storage, read> m_in: array<f32>;
+@group(0) @binding(16) var<storage, read> v_in: array<f32>;
+@group(0) @binding(17) var<storage, read_write> param_out: array<f32>;
+@group(0) @binding(18) var<storage, read_write> m_out: array<f32>;
+@group(0) @binding(19) var<storage, read_write> v_out: array<f32>;
+@group(0) @binding(20) var<storage, read> split_scales: array<f32>;
+@group(0) @binding(21) var<storage, read> split_quats: array<f32>;
+// reset_opacity
+@group(0) @binding(22) var<storage, read_write> opacity_rw: array<f32>;
+@group(0) @binding(23) var<storage, read_write> opacity_m: array<f32>;
+@group(0) @binding(24) var<storage, read_write> opacity_v: array<f32>;
+
+fn splat_index(gid: vec3u, nwg: vec3u) -> u32 {
+  return gid.x + gid.y * nwg.x * WG;
+}
+
+@compute @workgroup_size(WG)
+fn accumulate_stats(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = splat_index(gid, nwg);
+  if (s >= counts[dp.count_index] || visible[s] == 0u) {
+    return;
+  }
+  let g = mean2d_grad[s];
+  var v = g.xy;
+  if (ABSGRAD) {
+    v = g.zw;
+  }
+  grad_acc[s] += length(v * vec2f(0.5 * dp.width, 0.5 * dp.height));
+  hits[s] += 1u;
+}
+
+fn max_scale(s: u32) -> f32 {
+  return exp(max(log_scales[3u * s], max(log_scales[3u * s + 1u], log_scales[3u * s + 2u])));
+}
+
+@compute @workgroup_size(WG)
+fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = splat_index(gid, nwg);
+  if (s >= counts[dp.count_index]) {
+    return;
+  }
+  let n_hits = hits_in[s];
+  let grad = grad_acc_in[s] / f32(max(n_hits, 1u));
+  let high = dp.grow != 0u && n_hits > 0u && grad > dp.grow_grad2d;
+  let scale = max_scale(s);
+  var a = ACTION_KEEP;
+  var result_scale = scale;
+  if (high) {
+    if (scale <= dp.grow_scale3d) {
+      a = ACTION_DUPLICATE;
+    } else {
+      a = ACTION_SPLIT;
+      result_scale = scale / 1.6;
+    }
+  }
+  let opacity = 1.0 / (1.0 + exp(-opacity_logits[s]));
+  var pruned = opacity < dp.prune_opacity;
+  if (dp.prune_scale3d > 0.0 && result_scale > dp.prune_scale3d) {
+    pruned = true;
+  }
+  action[s] = a;
+  out_count[s] = select(select(1u, 2u, a != ACTION_KEEP), 0u, pruned);
+}
+
+// PCG hash -> uniform in (0, 1)
+fn hash_u32(x: u32) -> u32 {
+  var h = x * 747796405u + 2891336453u;
+  h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
+  return (h >> 22u) ^ h;
+}
+
+fn uniform01(a: u32, b: u32, c: u32, d: u32) -> f32 {
+  let h = hash_u32(a ^ hash_u32(b ^ hash_u32(c ^ hash_u32(d))));
+  return (f32(h >> 8u) + 0.5) / 16777216.0;
+}
+
+fn normal3(s: u32, child: u32) -> vec3f {
+  let u1 = uniform01(dp.seed, dp.step, s, child * 4u);
+  let u2 = uniform01(dp.seed, dp.step, s, child * 4u + 1u);
+  let u3 = uniform01(dp.seed, dp.step, s, child * 4u + 2u);
+  let u4 = uniform01(dp.seed, dp.step, s, child * 4u + 3u);
+  let r1 = sqrt(-2.0 * log(u1));
+  let r2 = sqrt(-2.0 * log(u3));
+  return vec3f(r1 * cos(6.283185307 * u2), r1 * sin(6.283185307 * u2), r2 * cos(6.283185307 * u4));
+}
+
+fn rotate_by_quat(q_raw: vec4f, v: vec3f) -> vec3f {
+  let q = normalize(q_raw); // (w, x, y, z)
+  let u = q.yzw;
+  return v + 2.0 * cross(u, cross(u, v) + q.x * v);
+}
+
+@compute @workgroup_size(WG)
+fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = splat_index(gid, nwg);
+  if (s >= counts[dp.count_index]) {
+    return;
+  }
+  let a = action_in[s];
+  let base = offset[s];
+  let copies = select(1u, 2u, a != ACTION_KEEP);
+  if (base + copies > dp.capacity || offset[s + 1u] == base) {
+    return; // pruned (no slots), or past the capacity (the host keeps room for 2n)
+  }
+  let k = dp.stride;
+  for (var c = 0u; c < copies; c++) {
+    let dst = (base + c) * k;
+    // the original keeps its moments; a duplicate copy and split children start from zero
+    let fresh = (a == ACTION_DUPLICATE && c == 1u) || a == ACTION_SPLIT;
+    var offset3 = vec3f(0.0);
+    if (dp.mode == 1u && a == ACTION_SPLIT) {
+      let sc = exp(vec3f(split_scales[3u * s], split_scales[3u * s + 1u], split_scales[3u * s + 2u]));
+      let q = vec4f(split_quats[4u * s], split_quats[4u * s + 1u], split_quats[4u * s + 2u], split_quats[4u * s + 3u]);
+      offset3 = rotate_by_quat(q, sc * normal3(s, c));
+    }
+    for (var i = 0u; i < k; i++) {
+      var value = param_in[s * k + i];
+      if (dp.mode == 1u && i < 3u) {
+        value += offset3[i];
+      }
+      if (dp.mode == 2u && a == ACTION_SPLIT) {
+        value -= 0.47000362924573558; // log(1.6)
+      }
+      param_out[dst + i] = value;
+      m_out[dst + i] = select(m_in[s * k + i], 0.0, fresh);
+      v_out[dst + i] = select(v_in[s * k + i], 0.0, fresh);
+    }
+  }
+}
+
+@compute @workgroup_size(WG)
+fn reset_opacity(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = splat_index(gid, nwg);
+  if (s >= counts[dp.count_index]) {
+    return;
+  }
+  opacity_rw[s] = min(opacity_rw[s], dp.opacity_logit_max);
+  opacity_m[s] = 0.0;
+  opacity_v[s] = 0.0;
+}

@@ -1,0 +1,37 @@
+import type { PinholeCamera } from '../../../shared/scene/camera.js';
+
+/** One posed image as the trainer sees it. */
+export interface TrainingView {
+  name: string;
+  camera: PinholeCamera;
+  split: 'train' | 'test';
+}
+
+/**
+ * What training needs from a dataset, whatever its source (COLMAP, transforms.json, the sample
+ * scene): posed views, a way to get each view's pixels (RGB in [0,1], H*W*3, already composited
+ * over `background` and undistorted), the scene's extent, and optional SfM points.
+ */
+export interface TrainingData {
+  name: string;
+  views: TrainingView[];
+  background: [number, number, number];
+  /** 1.1 x the largest distance of a camera centre from the centroid of the centres (3DGS). */
+  sceneScale: number;
+  points?: { positions: Float32Array; colors: Uint8Array };
+  /** Box for random initialization when there are no points: [min xyz, max xyz]. */
+  initBox?: [number, number, number, number, number, number];
+  loadImage(index: number): Promise<Float32Array>;
+}
+
+/** 3DGS's getNerfppNorm: 1.1 x max distance of camera centres from their centroid. */
+export function sceneScaleOf(cameras: readonly PinholeCamera[]): number {
+  const centres = cameras.map((c) => {
+    const m = c.worldToCamera;
+    // centre = -R^T t
+    return [0, 1, 2].map((i) => -(m[i] * m[3] + m[4 + i] * m[7] + m[8 + i] * m[11]));
+  });
+  const mean = [0, 1, 2].map((i) => centres.reduce((s, c) => s + c[i], 0) / Math.max(1, centres.length));
+  const radius = Math.max(0, ...centres.map((c) => Math.hypot(c[0] - mean[0], c[1] - mean[1], c[2] - mean[2])));
+  return 1.1 * (radius || 1);
+}

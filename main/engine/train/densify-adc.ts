@@ -1,0 +1,196 @@
+import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { CompiledPipeline } from '../gpu/kernels.js';
+import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
+import type { AdamGroup } from './adam.js';
+
+/** gsplat DefaultStrategy defaults. */
+export interface AdcConfig {
+  growGrad2d: number;
+  growScale3d: number;
+  pruneOpacity: number;
+  pruneScale3d: number;
+  refineStart: number;
+  refineStop: number;
+  refineEvery: number;
+  resetEvery: number;
+  absgrad: boolean;
+}
+
+export const ADC_DEFAULTS: AdcConfig = {
+  growGrad2d: 0.0002,
+  growScale3d: 0.01,
+  pruneOpacity: 0.005,
+  pruneScale3d: 0.1,
+  refineStart: 500,
+  refineStop: 15_000,
+  refineEvery: 100,
+  resetEvery: 3000,
+  absgrad: false,
+};
+
+const UNIFORM_BYTES = 64;
+
+interface Pipelines {
+  accumulate: CompiledPipeline;
+  classify: CompiledPipeline;
+  scatter: CompiledPipeline;
+  reset: CompiledPipeline;
+}
+
+/**
+ * Adaptive density control on the GPU (kernels/densify.wgsl): running gradient statistics every
+ * step; at refine steps classify, scan, and scatter every parameter group with its Adam moments
+ * into scratch buffers, then copy back. The new count is written on the GPU; the host only
+ * learns it asynchronously (it keeps capacity >= 2x the count so a refine never overflows).
+ */
+export class AdcDensifier {
+  readonly gradAcc: GPUBuffer;
+  readonly hits: GPUBuffer;
+  private readonly action: GPUBuffer;
+  private readonly outCount: GPUBuffer;
+  private readonly offsets: GPUBuffer;
+  /** [0] n before the refine, [1] n after. */
+  readonly counts: GPUBuffer;
+  private readonly scanPlan: ScanPlan;
+  private readonly uniforms = new Map<string, GPUBuffer>();
+  private readonly scratch = new Map<string, { param: GPUBuffer; m: GPUBuffer; v: GPUBuffer }>();
+  private readonly groupCache = new Map<string, GPUBindGroup>();
+
+  private constructor(
+    private readonly ctx: GpuContext,
+    private readonly pipelines: Pipelines,
+    private readonly scan: ExclusiveScan,
+    readonly capacity: number,
+    readonly config: AdcConfig,
+  ) {
+    const { device } = ctx;
+    this.gradAcc = createStorage(device, 'adc.gradAcc', capacity * 4);
+    this.hits = createStorage(device, 'adc.hits', capacity * 4);
+    this.action = createStorage(device, 'adc.action', capacity * 4);
+    this.outCount = createStorage(device, 'adc.outCount', capacity * 4);
+    this.offsets = createStorage(device, 'adc.offsets', (capacity + 1) * 4);
+    this.counts = createStorage(device, 'adc.counts', 16);
+    this.scanPlan = scan.createPlan(capacity, this.outCount, this.offsets, { buffer: this.counts, index: 0 }, 1);
+  }
+
+  static async create(ctx: GpuContext, capacity: number, config: AdcConfig): Promise<AdcDensifier> {
+    const constants = { WG: 256, ABSGRAD: config.absgrad ? 1 : 0 };
+    const [accumulate, classify, scatter, reset] = await ctx.kernels.preload(
+      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants })),
+    );
+    const scan = await ExclusiveScan.create(ctx);
+    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset }, scan, capacity, config);
+  }
+
+  private uniform(name: string): GPUBuffer {
+    let u = this.uniforms.get(name);
+    if (!u) this.uniforms.set(name, (u = createUniform(this.ctx.device, `adc.${name}`, UNIFORM_BYTES)));
+    return u;
+  }
+
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax', number>>): GPUBuffer {
+    const data = new ArrayBuffer(UNIFORM_BYTES);
+    const u = new Uint32Array(data);
+    const f = new Float32Array(data);
+    u[0] = values.countIndex ?? 0;
+    f[1] = values.width ?? 0;
+    f[2] = values.height ?? 0;
+    f[3] = values.growGrad2d ?? 0;
+    f[4] = values.growScale3d ?? 0;
+    f[5] = values.pruneOpacity ?? 0;
+    f[6] = values.pruneScale3d ?? 0;
+    u[7] = values.grow ?? 0;
+    u[8] = values.stride ?? 1;
+    u[9] = values.mode ?? 0;
+    u[10] = values.seed ?? 0;
+    u[11] = values.step ?? 0;
+    u[12] = values.capacity ?? this.capacity;
+    f[13] = values.opacityLogitMax ?? 0;
+    const buffer = this.uniform(name);
+    this.ctx.device.queue.writeBuffer(buffer, 0, data);
+    return buffer;
+  }
+
+  private cachedGroup(key: string, pipeline: CompiledPipeline, entries: Record<number, GPUBuffer>): GPUBindGroup {
+    let g = this.groupCache.get(key);
+    if (!g) this.groupCache.set(key, (g = bindGroup(this.ctx.device, pipeline.pipeline, entries)));
+    return g;
+  }
+
+  private dispatch(commands: GpuCommands, pipeline: CompiledPipeline, group: GPUBindGroup, label?: string) {
+    const groups = Math.ceil(this.capacity / 256);
+    const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
+    commands.dispatch(pipeline, [group], x, Math.ceil(groups / x), 1, label);
+  }
+
+  /** Every step, after the backward: accumulate the screen-space gradient statistics. */
+  encodeAccumulate(commands: GpuCommands, splatCount: GPUBuffer, visible: GPUBuffer, mean2dGrad: GPUBuffer, width: number, height: number): void {
+    const u = this.writeUniform('accumulate', { countIndex: 0, width, height });
+    const group = this.cachedGroup(`acc:${visible.label}`, this.pipelines.accumulate, { 0: u, 1: splatCount, 2: visible, 3: mean2dGrad, 4: this.gradAcc, 5: this.hits });
+    this.dispatch(commands, this.pipelines.accumulate, group);
+  }
+
+  /**
+   * A refine step: grow (unless at the cap) and prune, every group moved with its moments.
+   * `groups` must list means (stride 3), logScales (3), quats (4), opacityLogits (1) and sh.
+   */
+  encodeRefine(commands: GpuCommands, options: { step: number; seed: number; sceneScale: number; grow: boolean; pruneLarge: boolean; splatCount: GPUBuffer; groups: Record<'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh', AdamGroup> }): void {
+    const { groups, sceneScale } = options;
+    commands.copyBuffer(options.splatCount, 0, this.counts, 0, 4);
+    const cu = this.writeUniform('classify', {
+      countIndex: 0,
+      growGrad2d: this.config.growGrad2d,
+      growScale3d: this.config.growScale3d * sceneScale,
+      pruneOpacity: this.config.pruneOpacity,
+      pruneScale3d: options.pruneLarge ? this.config.pruneScale3d * sceneScale : 0,
+      grow: options.grow ? 1 : 0,
+    });
+    const classifyGroup = this.cachedGroup('classify', this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount });
+    this.dispatch(commands, this.pipelines.classify, classifyGroup, 'densify.classify');
+    this.scan.encode(commands, this.scanPlan);
+    const order: [keyof typeof groups, number][] = [['means', 1], ['logScales', 2], ['quats', 0], ['opacityLogits', 0], ['sh', 0]];
+    for (const [name, mode] of order) {
+      const g = groups[name];
+      const scratch = this.scratchFor(name, g);
+      const u = this.writeUniform(`scatter.${name}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step });
+      const entries: Record<number, GPUBuffer> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v };
+      if (mode === 1) Object.assign(entries, { 20: groups.logScales.param, 21: groups.quats.param });
+      this.dispatch(commands, this.pipelines.scatter, this.cachedGroup(`scatter.${name}`, this.pipelines.scatter, entries), `densify.scatter.${name}`);
+    }
+    for (const [name] of order) {
+      const g = groups[name];
+      const scratch = this.scratchFor(name, g);
+      commands.copyBuffer(scratch.param, 0, g.param, 0, g.param.size);
+      commands.copyBuffer(scratch.m, 0, g.m, 0, g.m.size);
+      commands.copyBuffer(scratch.v, 0, g.v, 0, g.v.size);
+    }
+    commands.copyBuffer(this.counts, 4, options.splatCount, 0, 4);
+    commands.clearBuffer(this.gradAcc);
+    commands.clearBuffer(this.hits);
+  }
+
+  /** Opacity reset: logits clamped to logit(2 x prune opacity), their moments zeroed. */
+  encodeResetOpacity(commands: GpuCommands, splatCount: GPUBuffer, opacity: AdamGroup): void {
+    const value = 2 * this.config.pruneOpacity;
+    const u = this.writeUniform('reset', { countIndex: 0, opacityLogitMax: Math.log(value / (1 - value)) });
+    const group = this.cachedGroup('reset', this.pipelines.reset, { 0: u, 1: splatCount, 22: opacity.param, 23: opacity.m, 24: opacity.v });
+    this.dispatch(commands, this.pipelines.reset, group, 'densify.reset_opacity');
+  }
+
+  private scratchFor(name: string, g: AdamGroup) {
+    let s = this.scratch.get(name);
+    if (!s) {
+      const make = (what: string) => createStorage(this.ctx.device, `adc.scratch.${name}.${what}`, g.param.size);
+      this.scratch.set(name, (s = { param: make('param'), m: make('m'), v: make('v') }));
+    }
+    return s;
+  }
+
+  destroy(): void {
+    this.scanPlan.destroy();
+    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, ...this.uniforms.values()]) b.destroy();
+    for (const s of this.scratch.values()) for (const b of [s.param, s.m, s.v]) b.destroy();
+  }
+}

@@ -1,0 +1,62 @@
+import { createStorage } from '../gpu/buffers.js';
+import type { GpuContext } from '../gpu/context.js';
+import { packRgba8 } from './loss.js';
+import type { TrainingData } from './data.js';
+
+/**
+ * Every view's target image on the GPU as RGBA8 words, packed into as few buffers as the
+ * device's binding limit allows (one buffer per chunk; a view never straddles two).
+ */
+export class GpuTargets {
+  private readonly buffers: GPUBuffer[] = [];
+  /** Per view: which buffer and the pixel offset in it. */
+  readonly location: { buffer: number; offset: number; width: number; height: number }[] = [];
+
+  private constructor() {}
+
+  static async upload(ctx: GpuContext, data: TrainingData, views: readonly number[], onProgress?: (done: number, total: number) => void): Promise<GpuTargets> {
+    const targets = new GpuTargets();
+    const limit = Math.min(ctx.device.limits.maxStorageBufferBindingSize, ctx.device.limits.maxBufferSize);
+    // plan chunks
+    const plan: { view: number; pixels: number }[] = views.map((v) => ({ view: v, pixels: data.views[v].camera.width * data.views[v].camera.height }));
+    const chunks: { views: typeof plan; pixels: number }[] = [];
+    for (const item of plan) {
+      if (item.pixels * 4 > limit) throw new Error(`view ${data.views[item.view].name}: ${item.pixels} pixels exceed the device's binding limit`);
+      let chunk = chunks.at(-1);
+      if (!chunk || (chunk.pixels + item.pixels) * 4 > limit) chunks.push((chunk = { views: [], pixels: 0 }));
+      chunk.views.push(item);
+      chunk.pixels += item.pixels;
+    }
+    targets.location.length = data.views.length;
+    let done = 0;
+    for (const [c, chunk] of chunks.entries()) {
+      const buffer = createStorage(ctx.device, `targets.${c}`, chunk.pixels * 4);
+      targets.buffers.push(buffer);
+      let offset = 0;
+      for (const { view, pixels } of chunk.views) {
+        const rgb = await data.loadImage(view);
+        const cam = data.views[view].camera;
+        if (rgb.length !== pixels * 3) throw new Error(`view ${data.views[view].name}: image has ${rgb.length / 3} pixels, camera says ${cam.width}x${cam.height}`);
+        ctx.device.queue.writeBuffer(buffer, offset * 4, packRgba8(rgb, pixels));
+        targets.location[view] = { buffer: c, offset, width: cam.width, height: cam.height };
+        offset += pixels;
+        onProgress?.(++done, views.length);
+      }
+    }
+    return targets;
+  }
+
+  buffer(view: number): GPUBuffer {
+    const loc = this.location[view];
+    if (!loc) throw new Error(`view ${view} has no target on the GPU`);
+    return this.buffers[loc.buffer];
+  }
+
+  get bytes(): number {
+    return this.buffers.reduce((s, b) => s + b.size, 0);
+  }
+
+  destroy(): void {
+    for (const b of this.buffers) b.destroy();
+  }
+}

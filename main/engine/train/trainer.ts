@@ -1,0 +1,350 @@
+/**
+ * The training loop. One step = forward, loss, backward, Adam, densification statistics (and
+ * at refine steps the refine itself), recorded into one submit: nothing is read back inside a
+ * step. Losses, splat counts and guard flags are read back asynchronously a few steps late.
+ * Over 400 lines because the step, the model's GPU state and its growth belong together.
+ */
+import type { SplatSet } from '../../../shared/scene/splats.js';
+import { createStorage, readBuffer } from '../gpu/buffers.js';
+import type { GpuContext } from '../gpu/context.js';
+import { GpuSplatGrads, GpuSplats } from '../render/gpu-splats.js';
+import { Rasterizer, type RasterFrame } from '../render/rasterizer.js';
+import { Adam, type AdamGroup } from './adam.js';
+import type { TrainingData } from './data.js';
+import { AdcDensifier, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
+import { initialSplats } from './init.js';
+import { LossFrame, TrainingLoss } from './loss.js';
+import { Random } from './random.js';
+import { activeShDegree, DEFAULT_LEARNING_RATES, meansLearningRate, type LearningRates } from './schedule.js';
+import { GpuTargets } from './targets.js';
+
+export interface TrainerConfig {
+  iterations: number;
+  strategy: 'adc' | 'mcmc';
+  maxSplats: number;
+  shDegree: number;
+  antialiased: boolean;
+  seed: number;
+  initPoints: number;
+  rates: LearningRates;
+  adc: AdcConfig;
+  /** Read the loss back every N steps (asynchronously). */
+  lossEvery: number;
+}
+
+export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): TrainerConfig {
+  const iterations = overrides.iterations ?? 30_000;
+  return {
+    iterations,
+    strategy: 'adc',
+    maxSplats: 3_000_000,
+    shDegree: 3,
+    antialiased: false,
+    seed: 0,
+    initPoints: 100_000,
+    rates: DEFAULT_LEARNING_RATES,
+    lossEvery: 10,
+    ...overrides,
+    adc: { ...ADC_DEFAULTS, refineStop: Math.min(ADC_DEFAULTS.refineStop, Math.floor(iterations / 2)), ...overrides.adc },
+  };
+}
+
+export interface StepLoss {
+  step: number;
+  loss: number;
+  ssim: number;
+  l1: number;
+  psnr: number;
+}
+
+export interface Evaluation {
+  step: number;
+  psnr: number;
+  ssim: number;
+  views: { name: string; psnr: number; ssim: number }[];
+}
+
+type GroupName = 'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh';
+
+/** The model on the GPU: parameters, gradients, Adam groups. Recreated when capacity grows. */
+class Model {
+  readonly grads: GpuSplatGrads;
+  readonly groups: Record<GroupName, AdamGroup>;
+
+  constructor(
+    readonly splats: GpuSplats,
+    adam: Adam,
+    ctx: GpuContext,
+  ) {
+    this.grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
+    const c = splats.countBuffer;
+    this.groups = {
+      means: adam.createGroup('means', splats.means, this.grads.means, c, 3, 3),
+      logScales: adam.createGroup('logScales', splats.logScales, this.grads.logScales, c, 3, 3),
+      quats: adam.createGroup('quats', splats.quats, this.grads.quats, c, 4, 4),
+      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, this.grads.opacityLogits, c, 1, 1),
+      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3),
+    };
+  }
+
+  destroy(): void {
+    this.splats.destroy();
+    this.grads.destroy();
+    for (const g of Object.values(this.groups)) for (const b of [g.m, g.v, g.uniform]) b.destroy();
+  }
+}
+
+export class Trainer {
+  step = 0;
+  /** Splat count as last read back (exact between refines). */
+  splatCount: number;
+  readonly losses: StepLoss[] = [];
+  readonly evaluations: Evaluation[] = [];
+  nonFiniteSkipped = 0;
+  private model: Model;
+  private frame!: RasterFrame;
+  private lossFrame!: LossFrame;
+  private zeroDepthGrad!: GPUBuffer;
+  private densifier: AdcDensifier | undefined;
+  private order: number[] = [];
+  private orderPosition = 0;
+  private readonly pending: Promise<void>[] = [];
+  private readonly staging: GPUBuffer[] = [];
+  private readonly trainViews: number[];
+  private readonly testViews: number[];
+
+  private constructor(
+    readonly ctx: GpuContext,
+    readonly data: TrainingData,
+    readonly config: TrainerConfig,
+    private readonly rasterizer: Rasterizer,
+    private readonly loss: TrainingLoss,
+    private readonly adam: Adam,
+    readonly targets: GpuTargets,
+    splats: GpuSplats,
+    readonly random: Random,
+  ) {
+    this.model = new Model(splats, adam, ctx);
+    this.splatCount = splats.count;
+    this.trainViews = data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
+    this.testViews = data.views.flatMap((v, i) => (v.split === 'test' ? [i] : []));
+    if (!this.trainViews.length) throw new Error(`${data.name}: no training views`);
+  }
+
+  /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
+  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
+    if (config.strategy !== 'adc') throw new Error(`strategy "${config.strategy}" is not available in this build`);
+    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.create(ctx), TrainingLoss.create(ctx), Adam.create(ctx)]);
+    const random = new Random(config.seed ^ 0x5eed);
+    const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random);
+    if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
+    const capacity = Trainer.capacityFor(initial.count, config);
+    const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
+    const views = data.views.map((_, i) => i);
+    const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
+    const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random);
+    await trainer.buildFrames();
+    return trainer;
+  }
+
+  /** Room for two refines' worth of growth: a refine at most doubles the count. */
+  private static capacityFor(count: number, config: TrainerConfig): number {
+    return Math.max(1024, Math.min(2 * Math.max(count, 1), 2 * config.maxSplats) + 1024);
+  }
+
+  get splats(): GpuSplats {
+    return this.model.splats;
+  }
+
+  get capacity(): number {
+    return this.model.splats.capacity;
+  }
+
+  private async buildFrames() {
+    const width = Math.max(...this.data.views.map((v) => v.camera.width));
+    const height = Math.max(...this.data.views.map((v) => v.camera.height));
+    this.frame?.destroy();
+    this.lossFrame?.destroy();
+    this.densifier?.destroy();
+    const isect = Math.max(1 << 20, this.capacity * 8);
+    this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isect);
+    this.lossFrame = this.loss.createFrame(width, height);
+    this.zeroDepthGrad ??= createStorage(this.ctx.device, 'train.zeroDepthGrad', width * height * 4);
+    this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, this.zeroDepthGrad, this.model.grads);
+    this.densifier = await AdcDensifier.create(this.ctx, this.capacity, this.config.adc);
+  }
+
+  private nextView(): number {
+    if (this.orderPosition >= this.order.length) {
+      this.order = this.random.permutation(this.trainViews.length).map((i) => this.trainViews[i]);
+      this.orderPosition = 0;
+    }
+    return this.order[this.orderPosition++];
+  }
+
+  private settings(step: number) {
+    return { background: this.data.background, antialiased: this.config.antialiased, shDegree: activeShDegree(step, this.config.shDegree) };
+  }
+
+  /** Records and submits one training step. Never waits for the GPU. */
+  async trainStep(): Promise<void> {
+    const t = this.step;
+    const cfg = this.config;
+    await this.ensureCapacity(t);
+    const view = this.nextView();
+    const camera = this.data.views[view].camera;
+    const loc = this.targets.location[view];
+    const commands = this.ctx.commands(`step ${t}`);
+    this.rasterizer.encodeForward(commands, this.frame, camera, this.settings(t));
+    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+    this.rasterizer.encodeBackward(commands, this.frame);
+    const g = this.model.groups;
+    const r = cfg.rates;
+    const n = this.capacity;
+    const k = t + 1;
+    this.adam.encode(commands, g.means, n, k, meansLearningRate(r, this.data.sceneScale, t, cfg.iterations));
+    this.adam.encode(commands, g.logScales, n, k, r.logScales);
+    this.adam.encode(commands, g.quats, n, k, r.quats);
+    this.adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits);
+    this.adam.encode(commands, g.sh, n, k, r.shDc, r.shRest);
+    const adc = cfg.adc;
+    let refined = false;
+    if (this.densifier && t < adc.refineStop) {
+      this.densifier.encodeAccumulate(commands, this.model.splats.countBuffer, this.frame.internal.visible, this.model.grads.mean2d, camera.width, camera.height);
+      if (t > adc.refineStart && t % adc.refineEvery === 0) {
+        this.densifier.encodeRefine(commands, {
+          step: t,
+          seed: cfg.seed,
+          sceneScale: this.data.sceneScale,
+          grow: this.splatCount < cfg.maxSplats,
+          pruneLarge: t > adc.resetEvery,
+          splatCount: this.model.splats.countBuffer,
+          groups: g,
+        });
+        refined = true;
+      }
+      if (t > 0 && t % adc.resetEvery === 0) this.densifier.encodeResetOpacity(commands, this.model.splats.countBuffer, g.opacityLogits);
+    }
+    const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;
+    const lossStaging = readLoss ? this.copyToStaging(commands, this.lossFrame.sums, this.lossFrame.activeSumsBytes) : undefined;
+    const countStaging = refined ? this.copyToStaging(commands, this.model.splats.countBuffer, 4) : undefined;
+    const flagStaging = readLoss ? this.copyToStaging(commands, this.adam.flags, 4) : undefined;
+    await commands.submit();
+    this.step = t + 1;
+    if (lossStaging) {
+      const { width, height } = camera;
+      this.track(lossStaging, (data) => {
+        const v = LossFrame.value(new Float32Array(data), width, height);
+        this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr });
+      });
+    }
+    if (flagStaging) this.track(flagStaging, (data) => (this.nonFiniteSkipped = new Uint32Array(data)[0]));
+    if (countStaging) this.track(countStaging, (data) => (this.splatCount = new Uint32Array(data)[0]));
+  }
+
+  private copyToStaging(commands: ReturnType<GpuContext['commands']>, source: GPUBuffer, bytes: number): { buffer: GPUBuffer; bytes: number } {
+    const size = Math.max(16, Math.ceil(bytes / 16) * 16);
+    let buffer = this.staging.find((b) => b.size >= size && b.mapState === 'unmapped' && !(b as { busy?: boolean }).busy);
+    if (!buffer) {
+      buffer = this.ctx.device.createBuffer({ label: 'train.staging', size, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+      this.staging.push(buffer);
+    }
+    (buffer as { busy?: boolean }).busy = true;
+    commands.copyBuffer(source, 0, buffer, 0, Math.ceil(bytes / 4) * 4);
+    return { buffer, bytes };
+  }
+
+  private track(staging: { buffer: GPUBuffer; bytes: number }, use: (data: ArrayBuffer) => void) {
+    const b = staging.buffer;
+    const p = b.mapAsync(GPUMapMode.READ, 0, b.size).then(() => {
+      use(b.getMappedRange(0, b.size).slice(0, staging.bytes));
+      b.unmap();
+      (b as { busy?: boolean }).busy = false;
+    });
+    this.pending.push(p);
+    if (this.pending.length > 64) void this.drain(32);
+  }
+
+  private async drain(keep = 0) {
+    while (this.pending.length > keep) await this.pending.shift();
+  }
+
+  /** Waits for every asynchronous readback (losses, counts). */
+  async settle(): Promise<void> {
+    await this.drain(0);
+  }
+
+  /** Before a refine: capacity must hold twice the current count (known exactly by then). */
+  private async ensureCapacity(t: number) {
+    const adc = this.config.adc;
+    const refineNow = t < adc.refineStop && t > adc.refineStart && t % adc.refineEvery === 0;
+    if (!refineNow) return;
+    await this.drain(0); // the last refine's count (100 steps ago) has long arrived
+    if (2 * this.splatCount + 16 <= this.capacity) return;
+    await this.resize(Trainer.capacityFor(this.splatCount, { ...this.config, maxSplats: Math.max(this.config.maxSplats, this.splatCount) }));
+  }
+
+  /** Moves the model into buffers of a new capacity (parameters and Adam moments copied). */
+  private async resize(capacity: number) {
+    const old = this.model;
+    const splats = new GpuSplats(this.ctx, capacity, old.splats.shDegree, this.splatCount, 'model');
+    const next = new Model(splats, this.adam, this.ctx);
+    const commands = this.ctx.commands('resize');
+    const copy = (from: GPUBuffer, to: GPUBuffer) => commands.copyBuffer(from, 0, to, 0, Math.min(from.size, to.size));
+    for (const name of Object.keys(old.groups) as GroupName[]) {
+      copy(old.groups[name].param, next.groups[name].param);
+      copy(old.groups[name].m, next.groups[name].m);
+      copy(old.groups[name].v, next.groups[name].v);
+    }
+    copy(old.splats.countBuffer, splats.countBuffer);
+    const densifier = this.densifier;
+    await commands.submit();
+    this.model = next;
+    // The frame and densifier are capacity-sized; stats restart (they were just reset by the refine).
+    await this.buildFrames();
+    void densifier;
+    old.destroy();
+  }
+
+  /** PSNR and SSIM of the clamped renders on the given views (default: the test views). */
+  async evaluate(views: readonly number[] = this.testViews.length ? this.testViews : this.trainViews): Promise<Evaluation> {
+    await this.settle();
+    const scratch = createStorage(this.ctx.device, 'eval.clamped', this.frame.width * this.frame.height * 16);
+    const results: Evaluation['views'] = [];
+    const degree = activeShDegree(Math.max(0, this.step - 1), this.config.shDegree);
+    for (const view of views) {
+      const camera = this.data.views[view].camera;
+      const commands = this.ctx.commands('eval');
+      this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: degree });
+      const loc = this.targets.location[view];
+      this.loss.encodeEvaluation(commands, this.lossFrame, this.frame.image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+      await commands.submit();
+      const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
+      const v = LossFrame.value(sums, camera.width, camera.height);
+      results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim });
+    }
+    scratch.destroy();
+    const mean = (k: 'psnr' | 'ssim') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
+    const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), views: results };
+    this.evaluations.push(evaluation);
+    return evaluation;
+  }
+
+  /** The current splats on the host (export, checkpoints). */
+  async download(): Promise<SplatSet> {
+    await this.settle();
+    const count = new Uint32Array(await readBuffer(this.ctx.device, this.model.splats.countBuffer, 4))[0];
+    this.splatCount = count;
+    return this.model.splats.download(count);
+  }
+
+  destroy(): void {
+    this.frame?.destroy();
+    this.lossFrame?.destroy();
+    this.densifier?.destroy();
+    this.zeroDepthGrad?.destroy();
+    this.model.destroy();
+    this.targets.destroy();
+    for (const b of this.staging) b.destroy();
+  }
+}
