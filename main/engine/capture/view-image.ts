@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { DecodePool } from '../formats/decode-pool.js';
 import { fallbackCacheDir, readCachedImage, resolveCacheDir, writeCachedImage, type ImageCacheKey } from '../formats/image-cache.js';
-import { bytesToUnit, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes } from '../formats/image-ops.js';
+import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes } from '../formats/image-ops.js';
 import { imageFileStat, mainThreadDecoder, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
 import type { Dataset, DatasetView, Rgb } from './dataset.js';
 import { lensOf, undistortImage } from './distortion.js';
@@ -40,6 +40,10 @@ const BLACK: Rgb = [0, 0, 0];
 
 /** Decoded pixels -> the view's final 8-bit RGB. Pure; exported for tests. */
 export function processViewPixels(image: Image, view: DatasetView, downscale: number, background: Rgb): Image {
+  const target = downscaledSize(image.width, image.height, downscale);
+  if (!view.distortion && target.width === image.width && target.height === image.height) {
+    return { width: image.width, height: image.height, channels: 3, data: compositeToBytes(image, background) };
+  }
   let rgb = compositeToRgb(image, background);
   if (view.distortion) rgb = undistortImage(rgb, lensOf(view.distortion, view.imagePath, 'view'));
   rgb = downscaleArea(rgb, downscale);

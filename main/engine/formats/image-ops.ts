@@ -65,6 +65,36 @@ export function compositeToRgb(image: Image, background: readonly [number, numbe
   return { width, height, channels: 3, data: out };
 }
 
+/**
+ * compositeToRgb then quantizeToBytes, fused into one pass for the common case with nothing in
+ * between (no undistortion, no downscale): the same arithmetic, so the same bytes, about 3x faster.
+ * RGB input is returned as is (quantize(b / 255) == b for every byte).
+ */
+export function compositeToBytes(image: Image, background: readonly [number, number, number]): Uint8Array {
+  if (image.channels === 3) return image.data;
+  // The result depends only on (alpha, value) per channel: tabulate the exact expression once.
+  const table = new Uint8Array(3 * 65536);
+  for (let k = 0; k < 3; k++) {
+    for (let alpha = 0; alpha < 256; alpha++) {
+      const a = alpha / 255;
+      for (let value = 0; value < 256; value++) {
+        const v = Math.round(Math.fround((value / 255) * a + background[k] * (1 - a)) * 255); // as compositeToRgb stores it
+        table[k * 65536 + alpha * 256 + value] = v < 0 ? 0 : v > 255 ? 255 : v;
+      }
+    }
+  }
+  const n = image.width * image.height;
+  const data = image.data;
+  const out = new Uint8Array(n * 3);
+  for (let p = 0; p < n; p++) {
+    const alpha = data[p * 4 + 3] << 8;
+    out[p * 3] = table[alpha | data[p * 4]];
+    out[p * 3 + 1] = table[65536 + (alpha | data[p * 4 + 1])];
+    out[p * 3 + 2] = table[131072 + (alpha | data[p * 4 + 2])];
+  }
+  return out;
+}
+
 /** `--downscale F`: round(W / F) x round(H / F), at least 1x1. */
 export function downscaledSize(width: number, height: number, factor: number): { width: number; height: number } {
   return { width: Math.max(1, Math.round(width / factor)), height: Math.max(1, Math.round(height / factor)) };
@@ -141,9 +171,11 @@ export function quantizeToBytes(values: Float32Array): Uint8Array {
   return out;
 }
 
+const UNIT_OF_BYTE = Float32Array.from({ length: 256 }, (_, b) => b / 255);
+
 /** Bytes -> [0, 1] floats. */
 export function bytesToUnit(bytes: Uint8Array): Float32Array {
   const out = new Float32Array(bytes.length);
-  for (let i = 0; i < bytes.length; i++) out[i] = bytes[i] / 255;
+  for (let i = 0; i < bytes.length; i++) out[i] = UNIT_OF_BYTE[bytes[i]];
   return out;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   bytesToUnit,
+  compositeToBytes,
   compositeToRgb,
   downscaleArea,
   downscaledSize,
@@ -119,6 +120,18 @@ describe('compositing and quantization', () => {
   it('RGB ignores the background and maps bytes to [0, 1]', () => {
     const out = compositeToRgb({ width: 1, height: 1, channels: 3, data: Uint8Array.from([0, 128, 255]) }, [1, 0, 1]);
     expect([...out.data]).toEqual([0, 128 / 255, 1].map(Math.fround));
+  });
+
+  const seed = freshSeed();
+  it(`compositeToBytes gives exactly quantize(compositeToRgb) (seed ${seed})`, () => {
+    const random = rng(seed);
+    const n = 5000;
+    const rgba = { width: n, height: 1, channels: 4 as const, data: Uint8Array.from({ length: n * 4 }, () => Math.floor(random() * 256)) };
+    for (const background of [[1, 1, 1], [0, 0, 0], [random(), random(), random()]] as [number, number, number][]) {
+      expect([...compositeToBytes(rgba, background)]).toEqual([...quantizeToBytes(compositeToRgb(rgba, background).data)]);
+    }
+    const rgb = { width: n, height: 1, channels: 3 as const, data: Uint8Array.from({ length: n * 3 }, () => Math.floor(random() * 256)) };
+    expect([...compositeToBytes(rgb, [1, 0, 1])]).toEqual([...quantizeToBytes(compositeToRgb(rgb, [1, 0, 1]).data)]);
   });
 
   it('quantizes to the nearest byte, clamped, and back', () => {
