@@ -34,11 +34,16 @@ function hexPrefix(bytes: Uint8Array): string {
   return [...bytes.subarray(0, 4)].map((b) => b.toString(16).padStart(2, '0')).join(' ');
 }
 
+/** Reads and checks the header of a whole PNG or JPEG file. */
+export function inspectImage(bytes: Uint8Array, file: string): ImageHeader {
+  return inspectImagePrefix(bytes, file, true)!;
+}
+
 /**
- * Reads the header of a PNG or JPEG. With `complete` false the bytes are only a prefix of the file
- * (a size probe): truncation is then not an error, but the size must be found.
+ * Reads the header from the first bytes of a file (a size probe): truncation is then not an error,
+ * and null means the size lies beyond the prefix. `complete` says the prefix is the whole file.
  */
-export function inspectImage(bytes: Uint8Array, file: string, complete = true): ImageHeader {
+export function inspectImagePrefix(bytes: Uint8Array, file: string, complete: boolean): ImageHeader | null {
   if (complete && bytes.length === 0) throw badInput(file, 'empty file (0 bytes), expected a PNG or JPEG image');
   const format = detectImageFormat(bytes);
   if (!format) throw badInput(file, `not a PNG or JPEG file (starts with ${hexPrefix(bytes) || 'nothing'})`);
@@ -103,7 +108,7 @@ function inspectPng(bytes: Uint8Array, file: string, complete: boolean): ImageHe
 const SUPPORTED_SOF = new Set([0xc0, 0xc1, 0xc2]);
 const OTHER_SOF = new Set([0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 
-function inspectJpeg(bytes: Uint8Array, file: string, complete: boolean): ImageHeader {
+function inspectJpeg(bytes: Uint8Array, file: string, complete: boolean): ImageHeader | null {
   let offset = 2;
   let width = 0;
   let height = 0;
@@ -143,7 +148,7 @@ function inspectJpeg(bytes: Uint8Array, file: string, complete: boolean): ImageH
     offset = end;
   }
   if (width === 0) {
-    if (!complete) throw badInput(file, 'could not find the JPEG frame header (SOF) in the first bytes of the file');
+    if (!complete) return null;
     throw badInput(file, scanStart < 0 ? `truncated JPEG: file ends at byte ${bytes.length} before the image data` : 'corrupt JPEG data: no frame header (SOF) before the scan');
   }
   if (complete) {

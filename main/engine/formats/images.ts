@@ -10,7 +10,7 @@
 import { open, readFile, stat } from 'node:fs/promises';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { decodePixels, type CodecPixels } from './codecs.mjs';
-import { inspectImage, orientedSize, type ImageFormat, type ImageHeader } from './image-headers.js';
+import { inspectImage, inspectImagePrefix, orientedSize, type ImageFormat, type ImageHeader } from './image-headers.js';
 import { applyOrientation } from './image-ops.js';
 
 export interface Image {
@@ -110,14 +110,7 @@ export async function probeImage(file: string): Promise<{ format: ImageFormat; w
   } catch (error) {
     throw fileError(file, error);
   }
-  const complete = bytes.length === size;
-  let header: ImageHeader;
-  try {
-    header = inspectImage(bytes, file, complete);
-  } catch (error) {
-    if (complete) throw error;
-    header = inspectImage(await readImageBytes(file), file, true);
-  }
+  const header = inspectImagePrefix(bytes, file, bytes.length === size) ?? inspectImage(await readImageBytes(file), file);
   return { format: header.format, ...orientedSize(header) };
 }
 

@@ -135,6 +135,17 @@ describe('JPEG decoding', () => {
     expect(await probeImage(file)).toEqual({ format: 'png', width: 1, height: 1 });
   });
 
+  it('probes a JPEG whose frame header lies past the first 64 KiB (large metadata blocks)', async () => {
+    const jpeg = encodeJpeg(24, 8, new Uint8Array(24 * 8 * 4).fill(50));
+    const comment = Buffer.alloc(4 + 65000, 0x20);
+    comment.writeUInt16BE(0xfffe, 0); // COM segment
+    comment.writeUInt16BE(65002, 2);
+    const file = path.join(dir, 'big-metadata.jpg');
+    await writeFile(file, Buffer.concat([Buffer.from(jpeg.subarray(0, 2)), comment, comment, Buffer.from(jpeg.subarray(2))]));
+    expect(await probeImage(file)).toEqual({ format: 'jpeg', width: 24, height: 8 });
+    expect((await readImage(file)).width).toBe(24);
+  });
+
   it('probes the displayed size, swapped by EXIF orientations 5..8', async () => {
     const jpeg = encodeJpeg(16, 8, new Uint8Array(16 * 8 * 4).fill(200));
     const file = path.join(dir, 'rotated.jpg');
