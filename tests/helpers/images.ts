@@ -98,3 +98,8 @@ export function withExifOrientation(jpeg: Uint8Array, orientation: number, littl
   segment.writeUInt16BE(payload.length + 2, 2);
   return new Uint8Array(Buffer.concat([Buffer.from(jpeg.subarray(0, 2)), segment, payload, Buffer.from(jpeg.subarray(2))]));
 }
+
+/** Byte-exact image equality without a slow element-by-element deep compare of megapixel arrays. */
+export function sameImage(a: { width: number; height: number; channels: number; data: Uint8Array }, b: typeof a): boolean {
+  return a.width === b.width && a.height === b.height && a.channels === b.channels && Buffer.from(a.data.buffer, a.data.byteOffset, a.data.byteLength).equals(Buffer.from(b.data.buffer, b.data.byteOffset, b.data.byteLength));
+}
