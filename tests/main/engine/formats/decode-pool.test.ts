@@ -1,9 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
 import { DecodePool } from '../../../../main/engine/formats/decode-pool.js';
 import { decodeImage } from '../../../../main/engine/formats/images.js';
+import { builtFile } from '../../../helpers/build.js';
 import { encodeJpeg, encodePng, sameImage, withExifOrientation } from '../../../helpers/images.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';
@@ -74,6 +76,18 @@ describe('decode pool', () => {
     expect(p.counts.callingThread).toBe(images.length);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/decoding on the calling thread/);
+  });
+
+  it('the bundled worker beside the CLI and host bundles decodes like the source one', async () => {
+    for (const bundle of ['cli', 'host']) {
+      const warnings: string[] = [];
+      const p = pool({ size: 1, workerUrl: pathToFileURL(builtFile(`${bundle}/decode-worker.mjs`)), warn: (m) => warnings.push(m) });
+      const images = testImages().slice(0, 4);
+      const results = await Promise.all(images.map((im) => p.decode(im.bytes, im.name)));
+      results.forEach((result, i) => expect(result).toEqual(decodeImage(images[i].bytes, images[i].name)));
+      expect(warnings).toEqual([]);
+      expect(p.counts).toEqual({ worker: images.length, callingThread: 0 });
+    }
   });
 
   it('size 0 decodes on the calling thread without warnings', async () => {
