@@ -7,8 +7,8 @@
  * every pending and later job runs on the calling thread, with one warning. Workers are unref'd
  * while idle, so an open pool never keeps the process alive.
  *
- * The worker entry is decode-worker.mjs next to this file; a bundled build must ship it (and
- * codecs.mjs) beside the bundle, otherwise the pool falls back to the calling thread.
+ * The worker entry is decode-worker.mjs next to this file; scripts/build.mjs bundles it (with
+ * codecs.mjs) beside out/cli and out/host, where import.meta.url then finds it.
  */
 import os from 'node:os';
 import { Worker } from 'node:worker_threads';
