@@ -4,7 +4,7 @@
  * sorted by image name; distorted models (SIMPLE_RADIAL, RADIAL, OPENCV) become pinhole views of
  * the same size and intrinsics whose images loadViewImage undistorts.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { badInput } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
@@ -14,19 +14,11 @@ import { parseCamerasText, parseImagesText, parsePoints3DText } from './colmap-t
 import type { Distortion } from './dataset.js';
 import { isPinholeLens, lensOf } from './distortion.js';
 import { worldToCameraFromQuaternion } from './pose.js';
-import { byName, checkViewImage, mapLimit, resolveInside, type SourceDataset, type SourceView } from './source-view.js';
+import { byName, checkViewImage, isFile, mapLimit, resolveInside, type SourceDataset, type SourceView } from './source-view.js';
 
 export interface ColmapModelLocation {
   dir: string;
   kind: 'bin' | 'txt';
-}
-
-async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** `<root>/sparse/0` then `<root>/sparse`; binary before text. Null when neither holds a model. */

@@ -12,7 +12,7 @@ import { downscaledSize } from '../formats/image-ops.js';
 import { findColmapModel, readColmapDataset } from './colmap.js';
 import { readNerfSynthetic } from './nerf-synthetic.js';
 import { cameraCenter } from './pose.js';
-import type { SourceDataset, SourceView } from './source-view.js';
+import { isFile, type SourceDataset, type SourceView } from './source-view.js';
 import { readTransformsJson } from './transforms.js';
 
 export type Rgb = [number, number, number];
@@ -123,15 +123,6 @@ export function finishDataset(source: SourceDataset, options: ResolvedOptions): 
   return dataset;
 }
 
-async function exists(file: string): Promise<boolean> {
-  try {
-    await stat(file);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Detects the format (COLMAP `sparse/`, NeRF-synthetic `transforms_train.json`, `transforms.json`,
  * in 3DGS's order) and loads it. `datasetPath` is the dataset folder, or a transforms JSON file.
@@ -158,8 +149,8 @@ export async function loadDataset(datasetPath: string, options: LoadDatasetOptio
   } else {
     const sparse = await findColmapModel(root);
     if (sparse) source = await readColmapDataset(root, sparse);
-    else if (await exists(path.join(root, 'transforms_train.json'))) source = await readNerfSynthetic(root);
-    else if (await exists(path.join(root, 'transforms.json'))) source = await readTransformsJson(path.join(root, 'transforms.json'));
+    else if (await isFile(path.join(root, 'transforms_train.json'))) source = await readNerfSynthetic(root);
+    else if (await isFile(path.join(root, 'transforms.json'))) source = await readTransformsJson(path.join(root, 'transforms.json'));
     else {
       throw badInput(root, 'not a dataset folder: expected sparse/0/cameras.bin (or .txt), transforms_train.json or transforms.json');
     }

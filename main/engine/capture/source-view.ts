@@ -2,6 +2,7 @@
  * What the format modules hand to dataset.ts (full-resolution views, before split and downscale),
  * and the image-file checks they share.
  */
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
@@ -28,6 +29,14 @@ export interface SourceDataset {
   points?: { positions: Float32Array; colors: Uint8Array };
   /** The format's own default background (NeRF-synthetic: white). */
   defaultBackground?: Rgb;
+}
+
+export async function isFile(file: string): Promise<boolean> {
+  try {
+    return (await stat(file)).isFile();
+  } catch {
+    return false;
+  }
 }
 
 /** Plain code-unit order, like Python's sorted() on image names in 3DGS. */

@@ -8,14 +8,14 @@
  * own unit cube and are ignored. nerfstudio's `train_filenames`/`test_filenames` (or
  * `val_filenames`) define the split when present; its `ply_file_path` points are loaded.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { openGlCameraToWorldToOpenCvWorldToCamera } from '../../../shared/scene/camera.js';
 import type { Distortion } from './dataset.js';
 import { readPlyPoints } from './ply-points.js';
 import { requireFinite, requireRotation } from './pose.js';
-import { byName, checkViewImage, mapLimit, type SourceDataset, type SourceView } from './source-view.js';
+import { byName, checkViewImage, isFile, mapLimit, type SourceDataset, type SourceView } from './source-view.js';
 
 type Json = Record<string, unknown>;
 
@@ -62,14 +62,6 @@ function readMatrix(file: string, where: string, value: unknown): number[] {
   requireFinite(file, where, 'transform_matrix', out);
   requireRotation(file, where, 'transform_matrix', out);
   return out;
-}
-
-async function isFile(file: string): Promise<boolean> {
-  try {
-    return (await stat(file)).isFile();
-  } catch {
-    return false;
-  }
 }
 
 /** `file_path` as written, else with an image extension added. */
