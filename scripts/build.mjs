@@ -31,6 +31,9 @@ const node = [
   { entryPoints: [path.join(root, 'main/host/index.ts')], outfile: path.join(root, 'out/host/index.mjs'), format: 'esm', banner: esmBanner },
   { entryPoints: [path.join(root, 'main/app/index.ts')], outfile: path.join(root, 'out/main/index.cjs'), format: 'cjs' },
   { entryPoints: [path.join(root, 'main/preload/index.ts')], outfile: path.join(root, 'out/preload/index.cjs'), format: 'cjs', platform: 'browser', external: ['electron'] },
+  // The image decode worker, beside each bundle that runs the engine: DecodePool loads it as
+  // new URL('./decode-worker.mjs', import.meta.url) (main/engine/formats/decode-pool.ts).
+  ...['cli', 'host'].map((dir) => ({ entryPoints: [path.join(root, 'main/engine/formats/decode-worker.mjs')], outfile: path.join(root, `out/${dir}/decode-worker.mjs`), format: 'esm', banner: esmBanner })),
 ];
 const gpu = [
   { entryPoints: [path.join(root, 'tests/gpu/runner.ts')], outfile: path.join(root, 'out/gpu/runner.mjs'), format: 'esm', banner: esmBanner },
