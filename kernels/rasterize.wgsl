@@ -9,10 +9,13 @@
 // rasterize_backward: same tiles, batches from the back; each pixel walks its composited
 //   intersections back to front (T recovered by dividing by 1 - alpha) and forms the gradients
 //   w.r.t. the screen-space splat (mean2d, conic, opacity, colour, z) plus |d mean2d|. They are
-//   summed over the tile's pixels without float atomics: SUBGROUPS: subgroupAdd, then one
-//   partial per subgroup in workgroup memory, summed by BATCH_B*3 threads; portable: a tree
-//   reduction in workgroup memory. The tile's sum for intersection e goes to grads[3e..3e+2]
-//   (no two tiles share an e), and gather.wgsl sums them per splat: deterministic.
+//   summed over the tile's pixels without float atomics: SUBGROUPS (16x16 threads, one pixel
+//   each): subgroupAdd, then one partial per subgroup in workgroup memory, summed by BATCH_B*3
+//   threads; portable (8x8 threads, a 2x2 pixel block each, so a CPU device runs 4x fewer
+//   invocations): per-thread sums over its pixels, then a tree reduction in workgroup memory
+//   over REDUCE_SPLATS intersections at a time (few barriers per intersection). The tile's sum
+//   for intersection e goes to grads[3e..3e+2] (no two tiles share an e), and gather.wgsl sums
+//   them per splat: deterministic.
 // Override constants: BATCH_B (intersections per backward batch), MAX_SUBGROUPS (workgroup size /
 //   the device's smallest subgroup size; sizes the partials).
 
@@ -132,43 +135,103 @@ fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
   }
 }
 
-#if SUBGROUPS
-enable subgroups;
-diagnostic(off, subgroup_uniformity);
-var<workgroup> partials: array<vec4f, MAX_SUBGROUPS * BATCH_B * 3u>;
-#else
-var<workgroup> reduce_scratch: array<vec4f, WG * 3u>;
-#endif
+// ---- backward ----------------------------------------------------------------------------
 
-@compute @workgroup_size(TILE, TILE, 1)
-fn rasterize_backward(
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(local_invocation_id) lid: vec3u,
-  @builtin(local_invocation_index) li: u32,
-#if SUBGROUPS
-  @builtin(subgroup_invocation_id) lane: u32,
-  @builtin(subgroup_size) sg_size: u32,
-#endif
-) {
-  let tile = wid.y * cam.tiles.x + wid.x;
-  let px = tile_pixel(wid, lid);
-  let inside = px.x < cam.size.x && px.y < cam.size.y;
-  let center = vec2f(px) + vec2f(0.5);
-  let range = tile_ranges[tile];
-  let pixel = select(0u, px.y * cam.size.x + px.x, inside);
+// What one pixel carries through the back-to-front walk.
+struct PixelState {
+  center: vec2f,
+  t: f32, // transmittance after the intersection being processed
+  t_final: f32,
+  last: u32, // intersections at list index >= last were not composited here
+  v_rgba: vec4f,
+  v_depth: f32,
+  acc_color: vec3f, // sum of c w behind (plus T_final * background)
+  acc_depth: f32,
+}
 
-  var t_final = 1.0;
-  var my_last = range.x;
-  var v_rgba = vec4f(0.0);
-  var v_d = 0.0;
-  if (inside) {
-    t_final = final_t[pixel];
-    my_last = last[pixel];
-    v_rgba = v_image[pixel];
-    v_d = v_depth[pixel];
+fn pixel_state(px: vec2u, range_start: u32) -> PixelState {
+  var ps: PixelState;
+  ps.center = vec2f(px) + vec2f(0.5);
+  ps.t_final = 1.0;
+  ps.last = range_start;
+  ps.v_rgba = vec4f(0.0);
+  ps.v_depth = 0.0;
+  if (px.x < cam.size.x && px.y < cam.size.y) {
+    let pixel = px.y * cam.size.x + px.x;
+    ps.t_final = final_t[pixel];
+    ps.last = last[pixel];
+    ps.v_rgba = v_image[pixel];
+    ps.v_depth = v_depth[pixel];
   }
+  ps.t = ps.t_final;
+  ps.acc_color = ps.t_final * cam.background.xyz;
+  ps.acc_depth = 0.0;
+  return ps;
+}
+
+struct SplatGrad {
+  g0: vec4f, // v_x, v_y, v_a, v_b
+  g1: vec4f, // v_c, v_opacity, v_z, |v_x|
+  g2: vec4f, // v_rgb, |v_y|
+}
+
+// One pixel's gradient w.r.t. the intersection at list index i (batch slot j), advancing the
+// pixel's state to the transmittance in front of it. Zero when the pixel did not composite it.
+fn pixel_grad(ps: ptr<function, PixelState>, j: u32, i: u32) -> SplatGrad {
+  var out: SplatGrad;
+  out.g0 = vec4f(0.0);
+  out.g1 = vec4f(0.0);
+  out.g2 = vec4f(0.0);
+  if (i >= (*ps).last) {
+    return out;
+  }
+  let co = s_conic_opacity[j];
+  let pw = splat_power(s_xy[j], co.xyz, (*ps).center);
+  let gauss = exp(-pw.x);
+  let raw_alpha = co.w * gauss;
+  let alpha = min(ALPHA_MAX, raw_alpha);
+  if (pw.x < 0.0 || alpha < ALPHA_MIN) {
+    return out;
+  }
+  let cd = s_color_depth[j];
+  let one_minus = 1.0 - alpha;
+  let t_before = (*ps).t / one_minus;
+  let w = alpha * t_before;
+  let v_rgba = (*ps).v_rgba;
+  let v_alpha = dot(v_rgba.xyz, cd.xyz * t_before - (*ps).acc_color / one_minus) + v_rgba.w * (*ps).t_final / one_minus
+    + (*ps).v_depth * (cd.w * t_before - (*ps).acc_depth / one_minus);
+  (*ps).acc_color += w * cd.xyz;
+  (*ps).acc_depth += w * cd.w;
+  (*ps).t = t_before;
+  out.g2 = vec4f(w * v_rgba.xyz, 0.0);
+  out.g1.z = w * (*ps).v_depth;
+  if (raw_alpha <= ALPHA_MAX) {
+    let v_power = -v_alpha * alpha;
+    out.g1.y = v_alpha * gauss;
+    let d = pw.yz;
+    let v_xy = v_power * vec2f(co.x * d.x + co.y * d.y, co.y * d.x + co.z * d.y);
+    out.g0 = vec4f(v_xy, v_power * 0.5 * d.x * d.x, v_power * d.x * d.y);
+    out.g1.x = v_power * 0.5 * d.y * d.y;
+    out.g1.w = abs(v_xy.x);
+    out.g2.w = abs(v_xy.y);
+  }
+  return out;
+}
+
+// Intersections past every pixel's last composited one: zero gradient records (gather sums all).
+fn zero_tail(end: u32, range_end: u32, li: u32, threads: u32) {
+  for (var i = end + li; i < range_end; i += threads) {
+    let e = emit_index[i];
+    grads[3u * e] = vec4f(0.0);
+    grads[3u * e + 1u] = vec4f(0.0);
+    grads[3u * e + 2u] = vec4f(0.0);
+  }
+}
+
+// The tile's back-to-front walk ends at the largest `last` of its pixels (workgroup-uniform).
+fn tile_end(li: u32, range_start: u32, my_last: u32) -> u32 {
   if (li == 0u) {
-    atomicStore(&max_last, range.x);
+    atomicStore(&max_last, range_start);
   }
   workgroupBarrier();
   atomicMax(&max_last, my_last);
@@ -176,96 +239,56 @@ fn rasterize_backward(
   if (li == 0u) {
     max_last_snapshot = atomicLoad(&max_last);
   }
-  let end = workgroupUniformLoad(&max_last_snapshot);
+  return workgroupUniformLoad(&max_last_snapshot);
+}
 
-  // Intersections no pixel composited get zero gradients (gather.wgsl sums every slot).
-  for (var i = end + li; i < range.y; i += WG) {
-    let e = emit_index[i];
-    grads[3u * e] = vec4f(0.0);
-    grads[3u * e + 1u] = vec4f(0.0);
-    grads[3u * e + 2u] = vec4f(0.0);
+fn load_backward_batch(li: u32, count: u32, batch_start: u32, threads: u32) {
+  for (var slot = li; slot < count; slot += threads) {
+    let i = batch_start + slot;
+    load_rank(slot, i);
+    s_emit[slot] = emit_index[i];
   }
+}
 
-  var t = t_final;
-  var acc_color = t_final * cam.background.xyz;
-  var acc_depth = 0.0;
+#if SUBGROUPS
+enable subgroups;
+diagnostic(off, subgroup_uniformity);
+var<workgroup> partials: array<vec4f, MAX_SUBGROUPS * BATCH_B * 3u>;
+
+@compute @workgroup_size(TILE, TILE, 1)
+fn rasterize_backward(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(local_invocation_id) lid: vec3u,
+  @builtin(local_invocation_index) li: u32,
+  @builtin(subgroup_invocation_id) lane: u32,
+  @builtin(subgroup_size) sg_size: u32,
+) {
+  let tile = wid.y * cam.tiles.x + wid.x;
+  let range = tile_ranges[tile];
+  var ps = pixel_state(tile_pixel(wid, lid), range.x);
+  let end = tile_end(li, range.x, ps.last);
+  zero_tail(end, range.y, li, WG);
   let batches = (end - range.x + BATCH_B - 1u) / BATCH_B;
   for (var b = 0u; b < batches; b++) {
     let batch_end = end - b * BATCH_B;
     let batch_start = max(range.x, batch_end - min(batch_end, BATCH_B));
     let count = batch_end - batch_start;
     workgroupBarrier();
-    if (li < count) {
-      let i = batch_start + li;
-      load_rank(li, i);
-      s_emit[li] = emit_index[i];
-    }
+    load_backward_batch(li, count, batch_start, WG);
     workgroupBarrier();
     for (var jj = 0u; jj < count; jj++) {
       let j = count - 1u - jj;
-      let i = batch_start + j;
-      var g0 = vec4f(0.0); // v_x, v_y, v_a, v_b
-      var g1 = vec4f(0.0); // v_c, v_opacity, v_z, |v_x|
-      var g2 = vec4f(0.0); // v_rgb, |v_y|
-      if (i < my_last) {
-        let co = s_conic_opacity[j];
-        let pw = splat_power(s_xy[j], co.xyz, center);
-        let gauss = exp(-pw.x);
-        let raw_alpha = co.w * gauss;
-        let alpha = min(ALPHA_MAX, raw_alpha);
-        if (pw.x >= 0.0 && alpha >= ALPHA_MIN) {
-          let cd = s_color_depth[j];
-          let one_minus = 1.0 - alpha;
-          let t_before = t / one_minus;
-          let w = alpha * t_before;
-          let v_alpha = dot(v_rgba.xyz, cd.xyz * t_before - acc_color / one_minus) + v_rgba.w * t_final / one_minus + v_d * (cd.w * t_before - acc_depth / one_minus);
-          acc_color += w * cd.xyz;
-          acc_depth += w * cd.w;
-          t = t_before;
-          g2 = vec4f(w * v_rgba.xyz, 0.0);
-          g1.z = w * v_d;
-          if (raw_alpha <= ALPHA_MAX) {
-            let v_power = -v_alpha * alpha;
-            g1.y = v_alpha * gauss;
-            let d = pw.yz;
-            let v_xy = v_power * vec2f(co.x * d.x + co.y * d.y, co.y * d.x + co.z * d.y);
-            g0 = vec4f(v_xy, v_power * 0.5 * d.x * d.x, v_power * d.x * d.y);
-            g1.x = v_power * 0.5 * d.y * d.y;
-            g1.w = abs(v_xy.x);
-            g2.w = abs(v_xy.y);
-          }
-        }
-      }
-#if SUBGROUPS
-      let r0 = subgroupAdd(g0);
-      let r1 = subgroupAdd(g1);
-      let r2 = subgroupAdd(g2);
+      let g = pixel_grad(&ps, j, batch_start + j);
+      let r0 = subgroupAdd(g.g0);
+      let r1 = subgroupAdd(g.g1);
+      let r2 = subgroupAdd(g.g2);
       if (lane == 0u) {
         let at = ((li / sg_size) * BATCH_B + j) * 3u;
         partials[at] = r0;
         partials[at + 1u] = r1;
         partials[at + 2u] = r2;
       }
-#else
-      reduce_scratch[3u * li] = g0;
-      reduce_scratch[3u * li + 1u] = g1;
-      reduce_scratch[3u * li + 2u] = g2;
-      workgroupBarrier();
-      for (var stride = WG / 2u; stride > 0u; stride >>= 1u) {
-        if (li < stride) {
-          reduce_scratch[3u * li] += reduce_scratch[3u * (li + stride)];
-          reduce_scratch[3u * li + 1u] += reduce_scratch[3u * (li + stride) + 1u];
-          reduce_scratch[3u * li + 2u] += reduce_scratch[3u * (li + stride) + 2u];
-        }
-        workgroupBarrier();
-      }
-      if (li < 3u) {
-        grads[3u * s_emit[j] + li] = reduce_scratch[li];
-      }
-      workgroupBarrier();
-#endif
     }
-#if SUBGROUPS
     workgroupBarrier();
     let groups = WG / sg_size;
     if (li < count * 3u) {
@@ -277,6 +300,74 @@ fn rasterize_backward(
       }
       grads[3u * s_emit[j] + c] = sum;
     }
-#endif
   }
 }
+#else
+const PORTABLE_THREADS: u32 = 64u; // 8 x 8, each a 2 x 2 pixel block
+const REDUCE_SPLATS: u32 = 4u;
+var<workgroup> reduce_scratch: array<vec4f, PORTABLE_THREADS * REDUCE_SPLATS * 3u>;
+
+@compute @workgroup_size(8, 8, 1)
+fn rasterize_backward(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(local_invocation_id) lid: vec3u,
+  @builtin(local_invocation_index) li: u32,
+) {
+  let tile = wid.y * cam.tiles.x + wid.x;
+  let range = tile_ranges[tile];
+  let base = wid.xy * TILE + lid.xy * 2u;
+  var ps: array<PixelState, 4>;
+  var my_last = range.x;
+  for (var q = 0u; q < 4u; q++) {
+    ps[q] = pixel_state(base + vec2u(q & 1u, q >> 1u), range.x);
+    my_last = max(my_last, ps[q].last);
+  }
+  let end = tile_end(li, range.x, my_last);
+  zero_tail(end, range.y, li, PORTABLE_THREADS);
+  let batches = (end - range.x + BATCH_B - 1u) / BATCH_B;
+  for (var b = 0u; b < batches; b++) {
+    let batch_end = end - b * BATCH_B;
+    let batch_start = max(range.x, batch_end - min(batch_end, BATCH_B));
+    let count = batch_end - batch_start;
+    workgroupBarrier();
+    load_backward_batch(li, count, batch_start, PORTABLE_THREADS);
+    workgroupBarrier();
+    for (var r0 = 0u; r0 < count; r0 += REDUCE_SPLATS) {
+      let rn = min(REDUCE_SPLATS, count - r0);
+      for (var r = 0u; r < REDUCE_SPLATS; r++) {
+        var g = SplatGrad(vec4f(0.0), vec4f(0.0), vec4f(0.0));
+        if (r < rn) {
+          let j = count - 1u - (r0 + r);
+          for (var q = 0u; q < 4u; q++) {
+            var state = ps[q];
+            let h = pixel_grad(&state, j, batch_start + j);
+            ps[q] = state;
+            g.g0 += h.g0;
+            g.g1 += h.g1;
+            g.g2 += h.g2;
+          }
+        }
+        let at = (li * REDUCE_SPLATS + r) * 3u;
+        reduce_scratch[at] = g.g0;
+        reduce_scratch[at + 1u] = g.g1;
+        reduce_scratch[at + 2u] = g.g2;
+      }
+      workgroupBarrier();
+      for (var stride = PORTABLE_THREADS / 2u; stride > 0u; stride >>= 1u) {
+        if (li < stride) {
+          for (var k = 0u; k < REDUCE_SPLATS * 3u; k++) {
+            reduce_scratch[li * REDUCE_SPLATS * 3u + k] += reduce_scratch[(li + stride) * REDUCE_SPLATS * 3u + k];
+          }
+        }
+        workgroupBarrier();
+      }
+      if (li < rn * 3u) {
+        let r = li / 3u;
+        let j = count - 1u - (r0 + r);
+        grads[3u * s_emit[j] + li % 3u] = reduce_scratch[li];
+      }
+      workgroupBarrier();
+    }
+  }
+}
+#endif

@@ -120,7 +120,7 @@ export class Rasterizer {
       get('intersect', 'emit'),
       get('intersect', 'resolve'),
       get('rasterize', 'rasterize_forward', {}),
-      get('rasterize', 'rasterize_backward', variant === 'subgroup' ? backward : { BATCH_B: backward.BATCH_B }),
+      get('rasterize', 'rasterize_backward', variant === 'subgroup' ? backward : { BATCH_B: options.backwardBatch ?? 64 }),
       get('gather', 'gather_grads'),
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),
