@@ -1,0 +1,61 @@
+/**
+ * The parity suite outside vitest, for a GPU machine without npm (docs/gpu-machine.md): the same
+ * cases as the vitest files (tests/parity/*.parity.ts), for every capability variant the device
+ * has, with fresh seeds. Prints a table; writes JSON with --out FILE. Exit code 1 on any failure.
+ *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,raster,profiler]
+ */
+import { writeFileSync } from 'node:fs';
+import { openGpu } from '../../main/engine/gpu/context.js';
+import { freshSeed } from '../helpers/random.js';
+import { lossParity } from '../parity/loss.parity.js';
+import { profileScans } from '../parity/profiler.parity.js';
+import { RASTER_CASES, rasterParity } from '../parity/rasterize.parity.js';
+import { SORT_CASES, radixSortParity } from '../parity/radix-sort.parity.js';
+import { SCAN_CASES, scanParity } from '../parity/scan.parity.js';
+import type { ParityResult } from '../parity/types.js';
+
+const args = process.argv.slice(2);
+const outFile = args.includes('--out') ? args[args.indexOf('--out') + 1] : undefined;
+const only = args.includes('--only') ? new Set(args[args.indexOf('--only') + 1].split(',')) : undefined;
+const want = (group: string) => !only || only.has(group);
+
+const ctx = await openGpu({});
+console.log(`adapter: ${ctx.info.adapter.name} (${ctx.info.backend}); features: ${ctx.info.features.join(', ')}`);
+const variants = ctx.hasSubgroups ? (['portable', 'subgroup'] as const) : (['portable'] as const);
+const results: (ParityResult & { ms: number })[] = [];
+async function run(fn: () => Promise<ParityResult | ParityResult[]>) {
+  const t0 = performance.now();
+  let out: ParityResult[];
+  try {
+    const r = await fn();
+    out = Array.isArray(r) ? r : [r];
+  } catch (error) {
+    out = [{ name: 'exception', variant: '?', seed: 0, ok: false, error: NaN, tolerance: 0, detail: String((error as Error).stack ?? error) }];
+  }
+  const ms = performance.now() - t0;
+  for (const r of out) {
+    results.push({ ...r, ms });
+    console.log(`${r.ok ? 'ok  ' : 'FAIL'} ${r.variant.padEnd(8)} ${r.name}  err ${Number.isFinite(r.error) ? r.error.toExponential(2) : r.error} (tol ${r.tolerance})${r.ok ? '' : `  seed ${r.seed}: ${r.detail}`}`);
+  }
+}
+
+for (const variant of variants) {
+  if (want('scan')) for (const c of SCAN_CASES) await run(() => scanParity(ctx, variant, freshSeed(), c));
+  if (want('sort')) for (const c of SORT_CASES) await run(() => radixSortParity(ctx, variant, freshSeed(), c));
+  if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c));
+}
+if (want('loss')) for (const [w, h] of [[16, 16], [37, 29], [200, 150]]) await run(() => lossParity(ctx, freshSeed(), w, h));
+if (want('profiler')) {
+  await run(async () => {
+    const { report, dispatches } = await profileScans({}, 4_000_000, 3);
+    const calls = report.rows.reduce((s, r) => s + r.calls, 0);
+    const sum = report.rows.reduce((s, r) => s + r.totalMs, 0);
+    const ok = calls === dispatches && Math.abs(sum - report.gpuMs) < 1e-9 && report.gpuMs > 0 && report.gpuMs <= report.wallMs;
+    return { name: `profiler (${report.source}): ${calls}/${dispatches} dispatches, rows sum ${sum.toFixed(4)} ms = GPU ${report.gpuMs.toFixed(4)} ms <= wall ${report.wallMs.toFixed(2)} ms`, variant: ctx.info.variant, seed: 0, ok, error: Math.abs(sum - report.gpuMs), tolerance: 1e-9 };
+  });
+}
+const failed = results.filter((r) => !r.ok).length;
+console.log(`\n${results.length - failed} passed, ${failed} failed`);
+if (outFile) writeFileSync(outFile, JSON.stringify({ adapter: ctx.info.adapter, backend: ctx.info.backend, features: ctx.info.features, date: new Date().toISOString(), results }, null, 2));
+ctx.destroy();
+process.exit(failed ? 1 : 0);

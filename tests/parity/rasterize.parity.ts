@@ -1,0 +1,119 @@
+import { createStorage, poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
+import type { GpuContext } from '../../main/engine/gpu/context.js';
+import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
+import { GpuSplatGrads, GpuSplats } from '../../main/engine/render/gpu-splats.js';
+import { Rasterizer } from '../../main/engine/render/rasterizer.js';
+import type { SplatSet } from '../../shared/scene/splats.js';
+import { rng } from '../helpers/random.js';
+import { rasterizeBackward, rasterizeForward } from '../reference/rasterize.js';
+import { randomLossWeights, randomScene, type SplatKind } from '../reference/scenes.js';
+import { relativeL2 } from './loss.parity.js';
+import type { ParityResult } from './types.js';
+
+export interface RasterCase {
+  count: number;
+  width: number;
+  height: number;
+  setDegree: number;
+  shDegree?: number;
+  antialiased: boolean;
+  kinds?: readonly SplatKind[];
+}
+
+/** Forward and backward of the GPU rasterizer against the float64 reference on one random scene. */
+export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase): Promise<ParityResult[]> {
+  const random = rng(seed);
+  const scene = randomScene(random, { count: c.count, width: c.width, height: c.height, setDegree: c.setDegree, shDegree: c.shDegree, options: { antialiased: c.antialiased }, kinds: c.kinds });
+  // The GPU works in float32: give the reference the same (rounded) parameters.
+  const f32: SplatSet = {
+    count: c.count,
+    shDegree: c.setDegree,
+    means: Float32Array.from(scene.splats.means),
+    logScales: Float32Array.from(scene.splats.logScales),
+    quats: Float32Array.from(scene.splats.quats),
+    opacityLogits: Float32Array.from(scene.splats.opacityLogits),
+    sh: Float32Array.from(scene.splats.sh),
+  };
+  const camera = { ...scene.camera, worldToCamera: Array.from(Float32Array.from(scene.camera.worldToCamera)) };
+  const background = Array.from(Float32Array.from(scene.background)) as [number, number, number];
+  const input = { ...scene, splats: f32, camera, background };
+  const ref = rasterizeForward(input);
+  const { device } = ctx;
+  const rasterizer = await Rasterizer.create(ctx, { variant });
+  const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
+  const frame = await rasterizer.createFrame(splats, c.width, c.height);
+  const P = c.width * c.height;
+  poisonBuffer(device, frame.image);
+  poisonBuffer(device, frame.depth);
+  const weights = randomLossWeights(random, P, { antialiased: c.antialiased });
+  const vImage = new Float32Array(P * 4);
+  for (let p = 0; p < P; p++) vImage.set([weights.rgb[3 * p], weights.rgb[3 * p + 1], weights.rgb[3 * p + 2], weights.alpha[p]], 4 * p);
+  const vImageBuf = uploadStorage(device, 'parity.vImage', vImage);
+  const vDepthBuf = uploadStorage(device, 'parity.vDepth', Float32Array.from(weights.depth));
+  const grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
+  for (const b of grads.all) poisonBuffer(device, b);
+  rasterizer.bindBackward(frame, vImageBuf, vDepthBuf, grads);
+  const settings = { background, antialiased: c.antialiased, shDegree: scene.shDegree };
+  const commands = ctx.commands('parity.raster');
+  rasterizer.encodeForward(commands, frame, camera, settings);
+  rasterizer.encodeBackward(commands, frame);
+  await commands.submit();
+  const counts = await rasterizer.readCounts(frame);
+  const image = new Float32Array(await readBuffer(device, frame.image, P * 16));
+  const depth = new Float32Array(await readBuffer(device, frame.depth, P * 4));
+  const rgb = new Float64Array(P * 3);
+  const alpha = new Float64Array(P);
+  for (let p = 0; p < P; p++) {
+    rgb.set([image[4 * p], image[4 * p + 1], image[4 * p + 2]], 3 * p);
+    alpha[p] = image[4 * p + 3];
+  }
+  const n = c.count;
+  const read = async (b: GPUBuffer, floats: number) => new Float32Array(await readBuffer(device, b, floats * 4));
+  const got = {
+    means: await read(grads.means, 3 * n),
+    logScales: await read(grads.logScales, 3 * n),
+    quats: await read(grads.quats, 4 * n),
+    opacityLogits: await read(grads.opacityLogits, n),
+    sh: await read(grads.sh, n * splats.shCoeffs * 3),
+    mean2dRaw: await read(grads.mean2d, 4 * n),
+  };
+  const mean2d = new Float32Array(2 * n);
+  const absMean2d = new Float32Array(2 * n);
+  for (let i = 0; i < n; i++) {
+    mean2d.set([got.mean2dRaw[4 * i], got.mean2dRaw[4 * i + 1]], 2 * i);
+    absMean2d.set([got.mean2dRaw[4 * i + 2], got.mean2dRaw[4 * i + 3]], 2 * i);
+  }
+  const refGrads = rasterizeBackward(input, { rgb: weights.rgb, alpha: weights.alpha, depth: weights.depth });
+  splats.destroy();
+  grads.destroy();
+  frame.destroy();
+  vImageBuf.destroy();
+  vDepthBuf.destroy();
+  const name = `raster ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
+  const result = (what: string, g: ArrayLike<number>, w: ArrayLike<number>, tolerance: number): ParityResult => {
+    const error = relativeL2(g, w);
+    let finite = true;
+    for (let i = 0; i < g.length; i++) if (!Number.isFinite(g[i])) finite = false;
+    return { name: `${name}: ${what}`, variant, seed, ok: finite && error < tolerance, error, tolerance, detail: `${what} rel L2 ${error.toExponential(2)}${finite ? '' : ' (non-finite or unwritten values)'}; ${counts.visible} visible, ${counts.intersections} intersections` };
+  };
+  return [
+    result('forward rgb', rgb, ref.rgb, 1e-4),
+    result('forward alpha', alpha, ref.alpha, 1e-4),
+    result('forward depth', depth, ref.depth, 1e-4),
+    result('grad means', got.means, refGrads.means, 1e-3),
+    result('grad logScales', got.logScales, refGrads.logScales, 1e-3),
+    result('grad quats', got.quats, refGrads.quats, 1e-3),
+    result('grad opacityLogits', got.opacityLogits, refGrads.opacityLogits, 1e-3),
+    result('grad sh', got.sh, refGrads.sh, 1e-3),
+    result('grad mean2d', mean2d, refGrads.mean2d, 1e-3),
+    result('absgrad mean2d', absMean2d, refGrads.absMean2d, 1e-3),
+  ];
+}
+
+export const RASTER_CASES: readonly RasterCase[] = [
+  { count: 1, width: 32, height: 32, setDegree: 0, antialiased: false },
+  { count: 40, width: 48, height: 40, setDegree: 1, antialiased: false },
+  { count: 200, width: 64, height: 48, setDegree: 3, antialiased: false, kinds: ['ordinary', 'tiny', 'huge', 'transparent', 'behind', 'offscreen', 'opaque'] },
+  { count: 200, width: 64, height: 48, setDegree: 3, shDegree: 2, antialiased: true, kinds: ['ordinary', 'tiny', 'huge', 'transparent', 'behind', 'opaque'] },
+  { count: 2000, width: 96, height: 80, setDegree: 2, antialiased: false, kinds: ['ordinary', 'tiny', 'transparent'] },
+];
