@@ -134,3 +134,36 @@ describe('rasterizer reference: compositing-stage gradients match finite differe
     expect([...full.absMean2d], `seed ${seed}`).toEqual([...stage.absMean2d]);
   });
 });
+
+describe('rasterizer reference: absgrad', () => {
+  it('is the sum over pixels of |each pixel’s dL/dmean2d|, while mean2d is the plain sum', () => {
+    const seed = freshSeed();
+    const rand = rng(seed);
+    const options: RasterizeOptions = { antialiased: false };
+    const [W, H] = [14, 11];
+    const input = randomScene(rand, { count: 12, width: W, height: H, setDegree: 0, options, kinds: ['ordinary', 'huge'] });
+    const stage = compositeInput(rasterizeForward(input).projected, input.camera, input.background);
+    const weights = randomLossWeights(rand, W * H, options);
+    const full = compositeBackward(stage, weights);
+    const sumAbs = new Float64Array(2 * 12);
+    const sum = new Float64Array(2 * 12);
+    for (let p = 0; p < W * H; p++) {
+      const one = { rgb: new Float64Array(3 * W * H), alpha: new Float64Array(W * H), depth: new Float64Array(W * H) };
+      one.rgb.set(weights.rgb.subarray(3 * p, 3 * p + 3), 3 * p);
+      one.alpha[p] = weights.alpha[p];
+      one.depth[p] = weights.depth[p];
+      const g = compositeBackward(stage, one);
+      for (let k = 0; k < 24; k++) {
+        sumAbs[k] += Math.abs(g.mean2d[k]);
+        sum[k] += g.mean2d[k];
+      }
+    }
+    let cancelled = 0;
+    for (let k = 0; k < 24; k++) {
+      expect(full.absMean2d[k], `seed ${seed} entry ${k}`).toBeCloseTo(sumAbs[k], 10);
+      expect(full.mean2d[k], `seed ${seed} entry ${k}`).toBeCloseTo(sum[k], 10);
+      if (full.absMean2d[k] > Math.abs(full.mean2d[k]) * (1 + 1e-6)) cancelled++;
+    }
+    expect(cancelled, `seed ${seed}: no splat had pixels pulling in opposite directions; the check is vacuous`).toBeGreaterThan(0);
+  });
+});
