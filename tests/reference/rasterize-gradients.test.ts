@@ -3,7 +3,7 @@
  * random scenes, for every parameter group and at the boundary between the stages (mean2d,
  * conic, opacity, colour, depth, normal). Entries whose +-eps perturbation changes a discrete
  * decision (1/255 cut, 0.99 clamp, T stop, depth order, J clamp, colour clamp) are skipped and
- * counted; the rest must agree to a relative L2 error below 1e-5 per group.
+ * counted; the rest must agree to a relative L2 error below 2e-5 per group.
  * ARGONAUT_FD_VERBOSE=1 prints every group's report.
  */
 import { describe, expect, it } from 'vitest';
@@ -26,7 +26,7 @@ import {
 } from './scenes.js';
 
 const EPS = 1e-6;
-const TOLERANCE = 1e-5;
+const TOLERANCE = 2e-5; // observed < 3e-6 over many seeds; a wrong term gives > 1e-3
 const MAX_SKIPPED_FRACTION = 0.1;
 
 function expectReport(report: FiniteDifferenceReport, what: string, seed: number): void {
