@@ -18,6 +18,7 @@ import type { ProjectedGradients } from './projection.js';
 
 export const TILE_SIZE = 16;
 export const ALPHA_MIN = 1 / 255;
+/** The original 3DGS clamp, as our spec says; gsplat 1.5's CUDA rasterizer clamps at 0.999 instead. */
 export const ALPHA_MAX = 0.99;
 export const TRANSMITTANCE_MIN = 1e-4;
 
