@@ -1,0 +1,18 @@
+import { describe, expect, it } from 'vitest';
+import { testGpu, variantsOf } from '../../../helpers/gpu.js';
+import { freshSeed } from '../../../helpers/random.js';
+import { RASTER_CASES, rasterParity } from '../../../parity/rasterize.parity.js';
+
+describe('rasterizer kernels match the float64 reference (forward and backward) on fresh random scenes', async () => {
+  const ctx = await testGpu();
+  for (const variant of variantsOf(ctx)) {
+    for (const c of RASTER_CASES) {
+      it(`${variant}: ${c.count} splats ${c.width}x${c.height} SH ${c.shDegree ?? c.setDegree}/${c.setDegree}${c.antialiased ? ' antialiased' : ''}${c.kinds ? ` (${c.kinds.join(', ')})` : ''}`, async () => {
+        const seed = freshSeed();
+        const results = await rasterParity(ctx, variant, seed, c);
+        const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
+        expect(failures, `seed ${seed}`).toEqual([]);
+      });
+    }
+  }
+});
