@@ -68,6 +68,23 @@ struct IntersectParams {
 @group(0) @binding(31) var<storage, read_write> tile_ranges: array<vec2u>;
 @group(0) @binding(32) var<storage, read_write> grads: array<vec4f>;
 @group(0) @binding(33) var<storage, read_write> rank_of_splat: array<u32>;
+// Indirect dispatch arguments sized on the GPU: [0..2] one thread per visible splat, [4..6] one
+// thread per intersection (WG threads a workgroup, 2D past 65535 workgroups).
+@group(0) @binding(34) var<storage, read_write> dispatch_args: array<u32>;
+
+fn write_args(at: u32, threads: u32) {
+  let groups = (threads + WG - 1u) / WG;
+  let x = min(groups, 65535u);
+  dispatch_args[at] = x;
+  dispatch_args[at + 1u] = select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u);
+  dispatch_args[at + 2u] = 1u;
+}
+
+// After the scan of the visibility flags.
+@compute @workgroup_size(1)
+fn visible_args() {
+  write_args(0u, counts[ip.visible_index]);
+}
 
 fn thread_index(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;
@@ -80,6 +97,7 @@ fn finish_count() {
   let m = counts[ip.isect_index];
   counts[ip.isect_index + 2u] = min(m, ip.isect_capacity);
   counts[ip.overflow_index] = select(0u, 1u, m > ip.isect_capacity);
+  write_args(4u, min(m, ip.isect_capacity));
 }
 
 @compute @workgroup_size(WG)

@@ -11,6 +11,16 @@ import { wgslEsbuild } from './wgsl-plugin.mjs';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const args = new Set(process.argv.slice(2));
 const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
+// The commit goes into the bundles: benchmark results carry it (the GPU machine has no .git).
+let commit = process.env.ARGONAUT_COMMIT ?? 'unknown';
+try {
+  const { execFileSync } = await import('node:child_process');
+  commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  if (dirty) commit += '-dirty';
+} catch {
+  // not a git checkout
+}
 
 const common = {
   bundle: true,
@@ -19,7 +29,7 @@ const common = {
   sourcemap: true,
   logLevel: 'warning',
   plugins: [wgslEsbuild],
-  define: { __ARGONAUT_VERSION__: JSON.stringify(pkg.version) },
+  define: { __ARGONAUT_VERSION__: JSON.stringify(pkg.version), __ARGONAUT_COMMIT__: JSON.stringify(commit) },
   // Native addons and Electron are resolved at run time, never bundled.
   external: ['webgpu', 'electron'],
 };

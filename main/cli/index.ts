@@ -8,13 +8,15 @@ import { APP_VERSION } from '../../shared/version.js';
 import { engineOptionsFrom } from '../engine/options.js';
 import { parseArgs, UsageError } from './args.js';
 import type { CommandSpec } from './command.js';
+import { benchCommand } from './commands/bench.js';
 import { infoCommand } from './commands/info.js';
+import { trainCommand } from './commands/train.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { commandHelp, globalHelp } from './help.js';
 import { Output, type Streams } from './output.js';
 import { runBrowserMode, runStudio } from './studio.js';
 
-export const COMMANDS: readonly CommandSpec[] = [infoCommand];
+export const COMMANDS: readonly CommandSpec[] = [infoCommand, trainCommand, benchCommand];
 
 export interface RunOptions {
   streams?: Streams;

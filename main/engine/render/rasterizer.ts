@@ -20,6 +20,7 @@ export interface RasterizerOptions {
 export const COUNT = { splats: 0, visible: 1, intersections: 2, overflow: 3, clamped: 4 } as const;
 
 interface Pipelines {
+  visibleArgs: CompiledPipeline;
   projectForward: CompiledPipeline;
   projectBackward: CompiledPipeline;
   finishCount: CompiledPipeline;
@@ -55,6 +56,10 @@ export class RasterFrame {
   groups!: Record<keyof Pipelines, GPUBindGroup>;
   scans!: { visible: ScanPlan; isect: ScanPlan };
   sorts!: { depth: SortPlan; tile: SortPlan };
+  /** Indirect dispatch arguments written on the GPU: [0] per visible splat, [16] per intersection. */
+  dispatchArgs!: GPUBuffer;
+  /** GPU bytes this frame holds per splat of capacity, per intersection of capacity, per pixel. */
+  bytes = { perSplat: 0, perIntersection: 0, perPixel: 0 };
   /** Buffers the backward needs that callers may bind (v2d etc.). */
   internal!: Record<string, GPUBuffer>;
 
@@ -111,10 +116,11 @@ export class Rasterizer {
     const minSubgroup = Math.max(4, ctx.info.subgroupMinSize || 4);
     const backward = { BATCH_B: options.backwardBatch ?? 32, MAX_SUBGROUPS: Math.ceil(256 / minSubgroup) };
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
-    const [projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, scan, sort] = await Promise.all([
+    const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, scan, sort] = await Promise.all([
+      get('intersect', 'visible_args'),
       get('project', 'project_forward'),
       get('project', 'project_backward'),
-      get('intersect', 'finish_count', {}),
+      get('intersect', 'finish_count'),
       get('intersect', 'compact_visible'),
       get('intersect', 'gather_sorted'),
       get('intersect', 'emit'),
@@ -125,7 +131,7 @@ export class Rasterizer {
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),
     ]);
-    const pipelines = { projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads };
+    const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads };
     return new Rasterizer(ctx, pipelines, scan, sort, WG, variant);
   }
 
@@ -171,6 +177,14 @@ export class Rasterizer {
       v2d: own('v2d', N * 48),
     };
     frame.internal = b;
+    // Byte accounting for reports: per splat, per intersection (sort scratch and histograms: ~9 B
+    // a key of the sorts), per pixel.
+    const perSplat = [b.xy, b.conicOpacity, b.colorDepth, b.tileCount, b.tileRect, b.visible, b.visibleOffset, b.depthKeys, b.depthVals, b.sortedXy, b.sortedConicOpacity, b.sortedColorDepth, b.sortedCount, b.sortedRect, b.rankOfSplat, b.isectOffset, b.v2d].reduce((sum, x) => sum + x.size, 0);
+    const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.grads].reduce((sum, x) => sum + x.size, 0);
+    frame.bytes = { perSplat: perSplat / N + 9, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.finalT.size + frame.last.size) / (width * height) };
+    const dispatchArgs = createStorage(device, 'raster.dispatchArgs', 32, GPUBufferUsage.INDIRECT);
+    frame.buffers.push(dispatchArgs);
+    frame.dispatchArgs = dispatchArgs;
     const intersectParams = createUniform(device, 'raster.intersectParams', 32);
     device.queue.writeBuffer(intersectParams, 0, new Uint32Array([COUNT.splats, COUNT.visible, COUNT.intersections, COUNT.overflow, M, 0, 0, 0]));
     const gatherParams = createUniform(device, 'raster.gatherParams', 16);
@@ -195,7 +209,8 @@ export class Rasterizer {
     const s = splats;
     frame.groups = {
       projectForward: bindGroup(device, p.projectForward.pipeline, { 0: cam, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh, 7: b.xy, 8: b.conicOpacity, 9: b.colorDepth, 10: b.tileCount, 11: b.tileRect, 12: b.visible }),
-      finishCount: bindGroup(device, p.finishCount.pipeline, { 1: intersectParams, 2: frame.counts }),
+      visibleArgs: bindGroup(device, p.visibleArgs.pipeline, { 1: intersectParams, 2: frame.counts, 34: dispatchArgs }),
+      finishCount: bindGroup(device, p.finishCount.pipeline, { 1: intersectParams, 2: frame.counts, 34: dispatchArgs }),
       compactVisible: bindGroup(device, p.compactVisible.pipeline, { 1: intersectParams, 2: frame.counts, 4: b.visible, 5: b.visibleOffset, 6: b.colorDepth, 7: b.depthKeys, 8: b.depthVals }),
       gatherSorted: bindGroup(device, p.gatherSorted.pipeline, { 1: intersectParams, 2: frame.counts, 9: order, 10: b.xy, 11: b.conicOpacity, 12: b.tileCount, 13: b.tileRect, 14: b.sortedXy, 15: b.sortedConicOpacity, 16: b.sortedColorDepth, 17: b.sortedCount, 18: b.sortedRect, 33: b.rankOfSplat, 6: b.colorDepth }),
       emit: bindGroup(device, p.emit.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 19: b.sortedXy, 20: b.sortedConicOpacity, 21: b.sortedRect, 22: b.isectOffset, 23: b.isectKeys, 24: b.isectVals, 25: b.isectRank, 26: b.sortedCount }),
@@ -245,15 +260,16 @@ export class Rasterizer {
     commands.copyBuffer(frame.splats.countBuffer, 0, frame.counts, COUNT.splats * 4, 4);
     this.perSplat(commands, p.projectForward, g.projectForward, N);
     this.scan.encode(commands, frame.scans.visible);
+    commands.dispatch(p.visibleArgs, [g.visibleArgs], 1);
     this.perSplat(commands, p.compactVisible, g.compactVisible, N);
     this.sort.encode(commands, frame.sorts.depth);
-    this.perSplat(commands, p.gatherSorted, g.gatherSorted, N);
+    commands.dispatchIndirect(p.gatherSorted, [g.gatherSorted], frame.dispatchArgs, 0);
     this.scan.encode(commands, frame.scans.isect);
     commands.dispatch(p.finishCount, [g.finishCount], 1);
-    this.perSplat(commands, p.emit, g.emit, N);
+    commands.dispatchIndirect(p.emit, [g.emit], frame.dispatchArgs, 0);
     this.sort.encode(commands, frame.sorts.tile);
     commands.clearBuffer(frame.internal.tileRanges);
-    this.perSplat(commands, p.resolve, g.resolve, frame.isectCapacity);
+    commands.dispatchIndirect(p.resolve, [g.resolve], frame.dispatchArgs, 16);
     const tiles = tileCounts(camera);
     frame.activeTiles = tiles;
     commands.dispatch(p.rasterForward, [g.rasterForward], tiles.x, tiles.y);
@@ -265,7 +281,7 @@ export class Rasterizer {
     const g = frame.groups;
     if (!g.rasterBackward) throw new Error('encodeBackward: call bindBackward first');
     commands.dispatch(p.rasterBackward, [g.rasterBackward], frame.activeTiles.x, frame.activeTiles.y);
-    this.perSplat(commands, p.gatherGrads, g.gatherGrads, frame.capacity);
+    commands.dispatchIndirect(p.gatherGrads, [g.gatherGrads], frame.dispatchArgs, 0);
     this.perSplat(commands, p.projectBackward, g.projectBackward, frame.capacity);
   }
 

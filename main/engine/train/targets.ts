@@ -29,12 +29,26 @@ export class GpuTargets {
     }
     targets.location.length = data.views.length;
     let done = 0;
+    // Decode ahead (the loader decodes in worker threads) while uploading in order.
+    const ahead = 6;
+    const queue = plan.map((p) => p.view);
+    const loading = new Map<number, Promise<Float32Array>>();
+    const startNext = () => {
+      const next = queue.shift();
+      if (next === undefined) return;
+      const image = data.loadImage(next);
+      image.catch(() => undefined); // reported when awaited, in order
+      loading.set(next, image);
+    };
+    for (let i = 0; i < ahead; i++) startNext();
     for (const [c, chunk] of chunks.entries()) {
       const buffer = createStorage(ctx.device, `targets.${c}`, chunk.pixels * 4);
       targets.buffers.push(buffer);
       let offset = 0;
       for (const { view, pixels } of chunk.views) {
-        const rgb = await data.loadImage(view);
+        const rgb = await loading.get(view)!;
+        loading.delete(view);
+        startNext();
         const cam = data.views[view].camera;
         if (rgb.length !== pixels * 3) throw new Error(`view ${data.views[view].name}: image has ${rgb.length / 3} pixels, camera says ${cam.width}x${cam.height}`);
         ctx.device.queue.writeBuffer(buffer, offset * 4, packRgba8(rgb, pixels));

@@ -101,6 +101,8 @@ export class Trainer {
   readonly losses: StepLoss[] = [];
   readonly evaluations: Evaluation[] = [];
   nonFiniteSkipped = 0;
+  /** Steps that needed more intersections than the buffers held (their gradient missed some). */
+  isectOverflows = 0;
   private model: Model;
   private frame!: RasterFrame;
   private lossFrame!: LossFrame;
@@ -144,6 +146,7 @@ export class Trainer {
     const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
     const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random);
     await trainer.buildFrames();
+    await trainer.sizeIntersections();
     return trainer;
   }
 
@@ -160,18 +163,35 @@ export class Trainer {
     return this.model.splats.capacity;
   }
 
-  private async buildFrames() {
+  /** Intersections the frame holds; grown when a step comes within 15% of it. */
+  private isectCapacity = 0;
+  private growIsect = 0;
+
+  private async buildFrames(isectCapacity = Math.max(this.isectCapacity, 1 << 16, this.capacity * 4)) {
     const width = Math.max(...this.data.views.map((v) => v.camera.width));
     const height = Math.max(...this.data.views.map((v) => v.camera.height));
     this.frame?.destroy();
     this.lossFrame?.destroy();
     this.densifier?.destroy();
-    const isect = Math.max(1 << 20, this.capacity * 8);
-    this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isect);
+    this.isectCapacity = isectCapacity;
+    this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isectCapacity);
     this.lossFrame = this.loss.createFrame(width, height);
     this.zeroDepthGrad ??= createStorage(this.ctx.device, 'train.zeroDepthGrad', width * height * 4);
     this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, this.zeroDepthGrad, this.model.grads);
     this.densifier = await AdcDensifier.create(this.ctx, this.capacity, this.config.adc);
+  }
+
+  /** Renders every training view once and sizes the intersection buffers to 1.5x the largest count. */
+  private async sizeIntersections() {
+    let most = 0;
+    for (const view of this.trainViews.slice(0, 64)) {
+      const commands = this.ctx.commands('size');
+      this.rasterizer.encodeForward(commands, this.frame, this.data.views[view].camera, this.settings(0));
+      await commands.submit();
+      most = Math.max(most, (await this.rasterizer.readCounts(this.frame)).intersections);
+    }
+    const wanted = Math.ceil(most * 1.5) + 1024;
+    if (wanted > this.isectCapacity) await this.buildFrames(wanted);
   }
 
   private nextView(): number {
@@ -191,6 +211,7 @@ export class Trainer {
     const t = this.step;
     const cfg = this.config;
     await this.ensureCapacity(t);
+    if (this.growIsect > this.isectCapacity) await this.buildFrames(this.growIsect);
     const view = this.nextView();
     const camera = this.data.views[view].camera;
     const loc = this.targets.location[view];
@@ -229,6 +250,7 @@ export class Trainer {
     const lossStaging = readLoss ? this.copyToStaging(commands, this.lossFrame.sums, this.lossFrame.activeSumsBytes) : undefined;
     const countStaging = refined ? this.copyToStaging(commands, this.model.splats.countBuffer, 4) : undefined;
     const flagStaging = readLoss ? this.copyToStaging(commands, this.adam.flags, 4) : undefined;
+    const frameCounts = this.copyToStaging(commands, this.frame.counts, 32);
     await commands.submit();
     this.step = t + 1;
     if (lossStaging) {
@@ -240,6 +262,13 @@ export class Trainer {
     }
     if (flagStaging) this.track(flagStaging, (data) => (this.nonFiniteSkipped = new Uint32Array(data)[0]));
     if (countStaging) this.track(countStaging, (data) => (this.splatCount = new Uint32Array(data)[0]));
+    const capacity = this.isectCapacity;
+    this.track(frameCounts, (data) => {
+      // [2]: intersections this step needed; grow ahead of need (the next frame build sees it)
+      const needed = new Uint32Array(data)[2];
+      if (needed > 0.85 * capacity) this.growIsect = Math.max(this.growIsect, Math.ceil(needed * 1.5));
+      if (needed > capacity) this.isectOverflows += 1;
+    });
   }
 
   private copyToStaging(commands: ReturnType<GpuContext['commands']>, source: GPUBuffer, bytes: number): { buffer: GPUBuffer; bytes: number } {
@@ -286,6 +315,7 @@ export class Trainer {
 
   /** Moves the model into buffers of a new capacity (parameters and Adam moments copied). */
   private async resize(capacity: number) {
+    this.growIsect = Math.max(this.growIsect, this.isectCapacity, capacity * 4);
     const old = this.model;
     const splats = new GpuSplats(this.ctx, capacity, old.splats.shDegree, this.splatCount, 'model');
     const next = new Model(splats, this.adam, this.ctx);

@@ -1,0 +1,96 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { buildRasterLoad, readRasterLoadSource, DEFAULT_DATA_DIR, RASTER_LOAD_COUNT } from '../../../bench/raster-load.js';
+import { formatProfileTable } from '../../../shared/contract/profile.js';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { BUILD_COMMIT } from '../../../shared/version.js';
+import { openGpu } from '../../engine/gpu/context.js';
+import { benchRaster, type RasterBenchResult } from '../../engine/render/bench-raster.js';
+import { UsageError } from '../args.js';
+import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
+import { benchTrain } from './bench-train.js';
+
+/** Common fields of every benchmark result (bench/results/*.json). */
+export function benchStamp(gpu: { info: { backend: string; adapter: { name: string; description: string } } }) {
+  return { backend: gpu.info.backend, adapter: gpu.info.adapter.name, driver: gpu.info.adapter.description, commit: BUILD_COMMIT, date: new Date().toISOString() };
+}
+
+export async function writeResult(file: string | undefined, result: object): Promise<void> {
+  if (file) await writeFile(path.resolve(file), `${JSON.stringify(result, null, 2)}\n`);
+}
+
+async function raster(context: CommandContext) {
+  const { options, out, engineOptions } = context;
+  const count = (options.splats as number | undefined) ?? RASTER_LOAD_COUNT;
+  if (count < 1) throw new UsageError('--splats must be at least 1');
+  const dataDir = (options.data as string | undefined) ?? DEFAULT_DATA_DIR;
+  let source;
+  try {
+    source = await readRasterLoadSource(dataDir);
+  } catch (error) {
+    if (error instanceof ArgonautError) throw error;
+    throw new ArgonautError('bad_input', `${dataDir}: cannot read the raster load's source points (${(error as Error).message}); pass --data <folder holding gsplat_test_garden/>`);
+  }
+  out.progress({ stage: 'generate', message: `${count.toLocaleString()} splats` }, true);
+  const load = buildRasterLoad(source, { count });
+  const gpu = await openGpu({ ...engineOptions, profile: true });
+  try {
+    const configs = options.sweep
+      ? [128, 256].flatMap((workgroupSize) => (gpu.hasSubgroups ? [16, 32, 64] : [32, 64, 128]).map((backwardBatch) => ({ workgroupSize, backwardBatch })))
+      : [{}];
+    const results: RasterBenchResult[] = [];
+    for (const config of configs) {
+      const r = await benchRaster(gpu, { ...load, background: load.background as [number, number, number] }, {
+        ...config,
+        iterations: options.sweep ? 10 : 20,
+        onProgress: (stage, done, total) => out.progress({ stage, step: done, total }),
+      });
+      results.push(r);
+      out.progress({ stage: 'config', message: `wg ${r.config.workgroupSize}, backward batch ${r.config.backwardBatch}: forward ${r.forward_ms.toFixed(3)} ms, backward ${r.backward_ms.toFixed(3)} ms` }, true);
+    }
+    const best = results.reduce((a, b) => (b.forward_ms + b.backward_ms < a.forward_ms + a.backward_ms ? b : a));
+    const result = {
+      bench: 'raster',
+      ...best,
+      ...(options.sweep ? { sweep: results.map((r) => ({ ...r.config, forward_ms: r.forward_ms, backward_ms: r.backward_ms })) } : {}),
+      ...benchStamp(gpu),
+    };
+    await writeResult(options.out as string | undefined, result);
+    const human = [
+      `raster load: ${best.splats.toLocaleString()} splats, ${best.width}x${best.height}, ${best.visible.toLocaleString()} visible, ${best.intersections.toLocaleString()} intersections`,
+      `forward ${best.forward_ms.toFixed(3)} ms, backward ${best.backward_ms.toFixed(3)} ms (median of ${best.forward_samples_ms.length}, ${best.timing}; ${best.variant} kernels, wg ${best.config.workgroupSize}, backward batch ${best.config.backwardBatch})`,
+      `GPU memory ${(best.gpu_memory_bytes / 2 ** 20).toFixed(0)} MiB; ${best.bytes_per_splat.toFixed(0)} B per splat, ${best.bytes_per_intersection.toFixed(0)} B per intersection`,
+      '',
+      formatProfileTable({ source: best.timing, rows: best.kernels, gpuMs: best.kernels_gpu_ms, wallMs: best.kernels_gpu_ms }),
+      '',
+      'workgroup memory per pipeline:',
+      ...Object.entries(best.workgroup_memory_bytes).map(([k, v]) => `  ${k.padEnd(40)} ${v} B`),
+    ].join('\n');
+    out.result(result, human);
+  } finally {
+    gpu.destroy();
+  }
+}
+
+export const benchCommand: CommandSpec = {
+  name: 'bench',
+  summary: 'benchmarks: `bench raster` (the fixed raster load) and `bench train <dataset>` (the training protocol)',
+  usage: 'bench raster [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue] [--out FILE] [--json]',
+  options: [
+    JSON_OPTION,
+    { flag: 'splats', type: 'int', help: `raster: splats of the fixed load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
+    { flag: 'data', type: 'string', help: 'raster: folder holding gsplat_test_garden/ (default ../shared/data)', valueName: 'dir' },
+    { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
+    { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
+    { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
+    { flag: 'protocol', type: 'string', help: 'train: the anchors.json protocol to follow (mic | statue; default from the dataset)', valueName: 'name' },
+  ],
+  async run(context) {
+    const [kind, ...rest] = context.positionals;
+    if (kind === 'raster') {
+      if (rest.length) throw new UsageError(`bench raster takes no positional arguments (got ${rest.join(' ')})`);
+      await raster(context);
+    } else if (kind === 'train') await benchTrain({ ...context, positionals: rest });
+    else throw new UsageError(`bench: expected "raster" or "train", got ${kind ? `"${kind}"` : 'nothing'}`);
+  },
+};

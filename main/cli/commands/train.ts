@@ -1,0 +1,129 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { allParams, paramsForCommand, resolveParams, type PresetName } from '../../../shared/params/index.js';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { writePly } from '../../engine/formats/ply.js';
+import { openGpu } from '../../engine/gpu/context.js';
+import { formatProfileTable } from '../../../shared/contract/profile.js';
+import { runTrainingJob, type TrainingSource, type TrainJobResult } from '../../engine/train/job.js';
+import { UsageError } from '../args.js';
+import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { benchStamp } from './bench.js';
+
+const PRESET_OPTION = { flag: 'preset', type: 'string' as const, help: 'parameter preset: fast, balanced or quality (explicit flags win)', valueName: 'name' };
+
+export function resolveTrainParams(context: CommandContext) {
+  const preset = context.options.preset as string | undefined;
+  if (preset !== undefined && !['fast', 'balanced', 'quality'].includes(preset)) throw new UsageError(`--preset: expected fast, balanced or quality, got "${preset}"`);
+  const defs = allParams().filter((p) => p.key.startsWith('train.'));
+  return resolveParams(defs, context.params, { env: process.env, preset: preset as PresetName | undefined });
+}
+
+export function trainingSourceOf(context: CommandContext): TrainingSource {
+  const [input, ...extra] = context.positionals;
+  if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  if (context.options.sample) {
+    if (input) throw new UsageError('--sample takes no dataset');
+    return { kind: 'sample' };
+  }
+  if (!input) throw new UsageError('train needs a dataset folder (or --sample)');
+  return { kind: 'dataset', path: path.resolve(context.cwd, input) };
+}
+
+/** Runs a training job with progress on the terminal; shared by `train` and `bench train`. */
+export async function trainWithProgress(context: CommandContext, source: TrainingSource, params: ReturnType<typeof resolveTrainParams>, extra: { viewFilter?: (v: { name: string; split: string }, i: number) => boolean; profileEvery?: number } = {}) {
+  const { out, engineOptions } = context;
+  const gpu = await openGpu({ ...engineOptions, profile: engineOptions.profile || (extra.profileEvery ?? 0) > 0 });
+  try {
+    if (!engineOptions.profile) gpu.profiler.setMode('off');
+    const result = await runTrainingJob(gpu, {
+      source,
+      params,
+      viewFilter: extra.viewFilter,
+      profileEvery: extra.profileEvery ?? (engineOptions.profile ? 1 : 0),
+      signal: context.signal,
+      onProgress: (p) => {
+        const msg = p.stage === 'train'
+          ? [p.loss !== undefined ? `loss ${p.loss.toFixed(4)}` : '', p.psnr !== undefined ? `PSNR ${p.psnr.toFixed(2)}` : '', `${(p.splats ?? 0).toLocaleString()} splats`, p.itPerS ? `${p.itPerS.toFixed(1)} it/s` : '', p.etaS !== undefined ? `ETA ${formatDuration(p.etaS)}` : ''].filter(Boolean).join('  ')
+          : undefined;
+        out.progress({ ...p, message: msg }, p.stage !== 'train');
+      },
+      onEvaluation: (e) => {
+        out.event('metrics', { step: e.step, psnr: e.psnr, ssim: e.ssim });
+        if (!out.json) out.warn(`eval @ step ${e.step}: PSNR ${e.psnr.toFixed(2)} dB, SSIM ${e.ssim.toFixed(4)}`);
+      },
+      onLog: (level, message) => {
+        out.event('log', { level, message });
+        if (!out.json) out.warn(message);
+      },
+    });
+    const profile = gpu.profiler.mode !== 'off' || (extra.profileEvery ?? 0) > 0 ? await gpu.profiler.report() : undefined;
+    return { result, gpu: { info: gpu.info }, profile };
+  } finally {
+    gpu.destroy();
+  }
+}
+
+export function formatDuration(seconds: number): string {
+  if (!Number.isFinite(seconds)) return '?';
+  const s = Math.round(seconds);
+  return s >= 3600 ? `${Math.floor(s / 3600)}h${String(Math.floor((s % 3600) / 60)).padStart(2, '0')}m` : s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, '0')}s` : `${s}s`;
+}
+
+export function metricsOf(result: TrainJobResult) {
+  return {
+    train_s: result.trainS,
+    steps: result.steps,
+    splats: result.splatCount,
+    psnr: result.evaluation.psnr,
+    ssim: result.evaluation.ssim,
+    test_views: result.evaluation.views.length,
+    load_s: result.loadS,
+    first_step_s: result.firstStepS,
+    peak_gpu_bytes: result.peakGpuBytes,
+    non_finite_skipped: result.nonFiniteSkipped,
+  };
+}
+
+export const trainCommand: CommandSpec = {
+  name: 'train',
+  summary: 'train Gaussian splats on a dataset (COLMAP, transforms.json, NeRF-synthetic) or the built-in sample scene',
+  usage: 'train <dataset-dir|--sample> --out DIR [--iterations N] [--strategy adc] [--preset fast|balanced|quality] [--json] ...',
+  options: [
+    JSON_OPTION,
+    { flag: 'out', type: 'string', help: 'output folder: splats.ply (standard 3DGS PLY) and metrics.json', valueName: 'dir' },
+    { flag: 'sample', type: 'bool', help: 'train on the built-in procedural sample scene (no data needed)' },
+    PRESET_OPTION,
+  ],
+  params: () => paramsForCommand('train').filter((p) => !p.commands.includes('*')),
+  async run(context) {
+    const outDir = context.options.out as string | undefined;
+    if (!outDir) throw new UsageError('train needs --out DIR');
+    const source = trainingSourceOf(context);
+    const params = resolveTrainParams(context);
+    const dir = path.resolve(context.cwd, outDir);
+    try {
+      await mkdir(dir, { recursive: true });
+    } catch (error) {
+      throw new ArgonautError('bad_input', `${dir}: cannot create the output folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    }
+    const { result, gpu, profile } = await trainWithProgress(context, source, params);
+    const metrics = {
+      ...metricsOf(result),
+      ...benchStamp(gpu),
+      dataset: result.data.name,
+      cancelled: result.cancelled,
+      evaluations: [result.evaluation],
+      ...(profile ? { profile } : {}),
+    };
+    await writePly(path.join(dir, 'splats.ply'), result.splats);
+    await writeFile(path.join(dir, 'metrics.json'), `${JSON.stringify(metrics, null, 2)}\n`);
+    if (profile && !context.out.json) context.out.text(formatProfileTable(profile));
+    context.out.result(
+      { ...metrics, out: dir, splats_ply: path.join(dir, 'splats.ply') },
+      `${result.cancelled ? 'stopped' : 'trained'} ${result.steps} steps in ${result.trainS.toFixed(1)} s: PSNR ${result.evaluation.psnr.toFixed(2)} dB, SSIM ${result.evaluation.ssim.toFixed(4)}, ${result.splatCount.toLocaleString()} splats -> ${dir}`,
+    );
+    if (result.cancelled) return EXIT.interrupted;
+  },
+};

@@ -1,0 +1,47 @@
+import { loadDataset, type Dataset } from '../capture/dataset.js';
+import { loadViewImage } from '../capture/view-image.js';
+import { DecodePool } from '../formats/decode-pool.js';
+import { resolveCacheDir } from '../formats/image-cache.js';
+import type { TrainingData } from './data.js';
+
+export type BackgroundChoice = 'auto' | 'black' | 'white';
+
+export interface DatasetDataOptions {
+  downscale?: number;
+  background?: BackgroundChoice;
+  testEvery?: number;
+  /** Keep only these views (after the split): protocols that evaluate on a subset. */
+  filter?: (view: Dataset['views'][number], index: number) => boolean;
+  warn?: (message: string) => void;
+}
+
+export function backgroundColour(choice: BackgroundChoice, datasetDefault?: readonly number[]): [number, number, number] {
+  if (choice === 'white') return [1, 1, 1];
+  if (choice === 'black') return [0, 0, 0];
+  return datasetDefault ? [datasetDefault[0], datasetDefault[1], datasetDefault[2]] : [0, 0, 0];
+}
+
+/**
+ * A dataset on disk (COLMAP, transforms.json, NeRF-synthetic) as training data: images decoded in
+ * a worker pool, undistorted, downscaled, composited over the background, and cached on disk so
+ * the next run loads instantly. `dispose()` stops the workers.
+ */
+export async function trainingDataFromPath(datasetPath: string, options: DatasetDataOptions = {}): Promise<TrainingData & { dataset: Dataset; dispose(): void }> {
+  const downscale = options.downscale ?? 1;
+  const probe = await loadDataset(datasetPath, { downscale, testEvery: options.testEvery });
+  const background = backgroundColour(options.background ?? 'auto', probe.background);
+  const views = probe.views.filter((v, i) => (options.filter ? options.filter(v, i) : true));
+  const dataset = { ...probe, views };
+  const cacheDir = await resolveCacheDir(dataset.root);
+  const pool = new DecodePool({ warn: options.warn });
+  return {
+    name: datasetPath,
+    dataset,
+    views: views.map((v) => ({ name: v.name, camera: v.camera, split: v.split })),
+    background,
+    sceneScale: dataset.sceneScale,
+    points: dataset.points,
+    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, decoder: pool, warn: options.warn })).rgb,
+    dispose: () => void pool.close(),
+  };
+}

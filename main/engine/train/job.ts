@@ -1,0 +1,165 @@
+/**
+ * A training job from start to result, shared by the CLI (`train`, `bench train`) and the engine
+ * host's training service: load the data, build the trainer, run with progress, evaluate,
+ * return the splats and metrics. Cancellation (an AbortSignal) stops between steps.
+ */
+import type { ParamValue } from '../../../shared/params/index.js';
+import type { SplatSet } from '../../../shared/scene/splats.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { TrainingData } from './data.js';
+import { trainingDataFromPath, type BackgroundChoice } from './dataset-data.js';
+import { sampleScene } from './sample-scene.js';
+import { defaultTrainerConfig, Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
+
+export type TrainingSource = { kind: 'dataset'; path: string } | { kind: 'sample' };
+
+export interface TrainJobOptions {
+  source: TrainingSource;
+  /** Registry values (`train.*`), already validated. */
+  params: Readonly<Record<string, ParamValue>>;
+  /** Test-view filter of a benchmark protocol. */
+  viewFilter?: (view: { name: string; split: string }, index: number) => boolean;
+  /** Profile one step in this many (sampled per-kernel profile, ~free); 0: never. */
+  profileEvery?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: TrainProgress) => void;
+  onEvaluation?: (e: Evaluation) => void;
+  onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
+}
+
+export interface TrainProgress {
+  stage: 'load' | 'upload' | 'train' | 'eval';
+  step: number;
+  total: number;
+  loss?: number;
+  psnr?: number;
+  splats?: number;
+  itPerS?: number;
+  etaS?: number;
+}
+
+export interface TrainJobResult {
+  steps: number;
+  trainS: number;
+  loadS: number;
+  /** Job start to the first submitted training step. */
+  firstStepS: number;
+  /** Process start to the first submitted training step (the CLI's start-up time). */
+  processFirstStepS: number;
+  evaluation: Evaluation;
+  splats: SplatSet;
+  splatCount: number;
+  peakGpuBytes: number;
+  nonFiniteSkipped: number;
+  cancelled: boolean;
+  config: TrainerConfig;
+  data: { name: string; train: number; test: number; width: number; height: number; background: number[] };
+}
+
+export function trainerConfigFromParams(p: Readonly<Record<string, ParamValue>>): TrainerConfig {
+  const iterations = p['train.iterations'] as number;
+  const refineStop = Math.min(p['train.refineStop'] as number, Math.floor(iterations / 2));
+  return defaultTrainerConfig({
+    iterations,
+    strategy: p['train.strategy'] as 'adc' | 'mcmc',
+    maxSplats: p['train.maxSplats'] as number,
+    shDegree: p['train.shDegree'] as number,
+    antialiased: p['train.antialiased'] as boolean,
+    seed: p['train.seed'] as number,
+    initPoints: p['train.initPoints'] as number,
+    adc: { ...defaultTrainerConfig().adc, refineStop, growGrad2d: p['train.growGrad2d'] as number, absgrad: p['train.absgrad'] as boolean },
+  });
+}
+
+export async function loadTrainingData(source: TrainingSource, ctx: GpuContext, p: Readonly<Record<string, ParamValue>>, filter?: TrainJobOptions['viewFilter'], warn?: (m: string) => void): Promise<TrainingData & { dispose?: () => void }> {
+  if (source.kind === 'sample') return sampleScene(ctx);
+  return trainingDataFromPath(source.path, { downscale: p['train.downscale'] as number, background: p['train.background'] as BackgroundChoice, filter, warn });
+}
+
+export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions): Promise<TrainJobResult> {
+  const started = performance.now();
+  const config = trainerConfigFromParams(options.params);
+  const progress = options.onProgress ?? (() => undefined);
+  progress({ stage: 'load', step: 0, total: 1 });
+  const data = await loadTrainingData(options.source, ctx, options.params, options.viewFilter, (m) => options.onLog?.('warn', m));
+  let trainer: Trainer | undefined;
+  try {
+    trainer = await Trainer.create(ctx, data, config, { onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
+    const loadS = (performance.now() - started) / 1000;
+    options.onLog?.('info', `training on ${data.views.filter((v) => v.split === 'train').length} views (${data.views.filter((v) => v.split === 'test').length} test), ${trainer.splatCount} initial splats, scene scale ${data.sceneScale.toFixed(3)}`);
+    const evalEvery = (options.params['train.evalEvery'] as number) || 0;
+    const profileEvery = options.profileEvery ?? 0;
+    const trainStart = performance.now();
+    let firstStepS = 0;
+    let processFirstStepS = 0;
+    let evalS = 0;
+    let lastReport = 0;
+    let cancelled = false;
+    const profiler = ctx.profiler;
+    const profiled = profiler.mode !== 'off';
+    for (let step = 0; step < config.iterations; step++) {
+      if (options.signal?.aborted) {
+        cancelled = true;
+        break;
+      }
+      const sample = profileEvery > 0 && step % profileEvery === 0 && step > 0;
+      if (profileEvery > 0) profiler.setMode(sample ? (ctx.device.features.has('timestamp-query') ? 'timestamps' : 'host') : 'off');
+      await trainer.trainStep();
+      // Let Dawn deliver map callbacks (a macrotask): losses and counts arrive during the run.
+      await new Promise((resolve) => setImmediate(resolve));
+      if (step === 0) {
+        firstStepS = (performance.now() - started) / 1000;
+        processFirstStepS = performance.now() / 1000; // Node's time origin is the process start
+      }
+      if (evalEvery > 0 && (step + 1) % evalEvery === 0 && step + 1 < config.iterations) {
+        const t0 = performance.now();
+        const e = await trainer.evaluate();
+        evalS += (performance.now() - t0) / 1000;
+        options.onEvaluation?.(e);
+      }
+      const now = performance.now();
+      if (now - lastReport > 250 || step === config.iterations - 1) {
+        lastReport = now;
+        const elapsed = (now - trainStart) / 1000 - evalS;
+        const itPerS = (step + 1) / Math.max(elapsed, 1e-9);
+        const last = trainer.losses.at(-1);
+        progress({ stage: 'train', step: step + 1, total: config.iterations, loss: last?.loss, psnr: last?.psnr, splats: trainer.splatCount, itPerS, etaS: (config.iterations - step - 1) / itPerS });
+      }
+    }
+    if (profileEvery > 0 && !profiled) profiler.setMode('off');
+    await trainer.settle();
+    await ctx.device.queue.onSubmittedWorkDone();
+    const trainS = (performance.now() - trainStart) / 1000 - evalS;
+    progress({ stage: 'eval', step: 0, total: 1 });
+    const evaluation = await trainer.evaluate();
+    options.onEvaluation?.(evaluation);
+    const splats = await trainer.download();
+    if (trainer.nonFiniteSkipped > 0) options.onLog?.('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
+    const train = data.views.filter((v) => v.split === 'train');
+    return {
+      steps: trainer.step,
+      trainS,
+      loadS,
+      firstStepS,
+      processFirstStepS,
+      evaluation,
+      splats,
+      splatCount: splats.count,
+      peakGpuBytes: ctx.memory.peak,
+      nonFiniteSkipped: trainer.nonFiniteSkipped,
+      cancelled,
+      config,
+      data: {
+        name: data.name,
+        train: train.length,
+        test: data.views.length - train.length,
+        width: Math.max(...data.views.map((v) => v.camera.width)),
+        height: Math.max(...data.views.map((v) => v.camera.height)),
+        background: data.background,
+      },
+    };
+  } finally {
+    trainer?.destroy();
+    data.dispose?.();
+  }
+}
