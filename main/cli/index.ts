@@ -10,13 +10,14 @@ import { parseArgs, UsageError } from './args.js';
 import type { CommandSpec } from './command.js';
 import { benchCommand } from './commands/bench.js';
 import { infoCommand } from './commands/info.js';
+import { renderCommand } from './commands/render.js';
 import { trainCommand } from './commands/train.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { commandHelp, globalHelp } from './help.js';
 import { Output, type Streams } from './output.js';
 import { runBrowserMode, runStudio } from './studio.js';
 
-export const COMMANDS: readonly CommandSpec[] = [infoCommand, trainCommand, benchCommand];
+export const COMMANDS: readonly CommandSpec[] = [infoCommand, trainCommand, renderCommand, benchCommand];
 
 export interface RunOptions {
   streams?: Streams;

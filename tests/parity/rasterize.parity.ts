@@ -1,4 +1,4 @@
-import { createStorage, poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
+import { poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
 import type { GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
 import { GpuSplatGrads, GpuSplats } from '../../main/engine/render/gpu-splats.js';

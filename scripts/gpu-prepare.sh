@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Prepares what a run on the GPU machine needs (docs/gpu-machine.md), all git-ignored:
+#   out/      the bundles (CLI, engine, GPU parity runner; no source maps)
+#   .gpu/     Node, the Vulkan loader and webgpu's dawn.node (../shared/gpu/stage.sh)
+#   .gpu-data the data the run reads, chosen by the sets named on the command line:
+#             raster (the fixed load's npz), statue, mic (100 train + test r_0, r_4, ..., r_196)
+# The device tool's carry list is then: .gpu out .gpu-data (64 MiB in all, checked here).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+data=../shared/data
+node scripts/build.mjs --gpu >/dev/null
+find out -name '*.map' -delete
+rm -rf out/renderer out/main out/preload
+[ -d .gpu ] || bash ../shared/gpu/stage.sh >/dev/null
+rm -rf .gpu-data && mkdir -p .gpu-data
+for set in "$@"; do
+  case "$set" in
+    raster) mkdir -p .gpu-data/gsplat_test_garden && cp "$data/gsplat_test_garden/test_garden.npz" .gpu-data/gsplat_test_garden/ ;;
+    statue) cp -r "$data/colmap_statue" .gpu-data/ && rm -rf .gpu-data/colmap_statue/.argonaut-cache ;;
+    mic)
+      m=.gpu-data/nerf_synthetic_mic && mkdir -p "$m/train" "$m/test"
+      cp "$data/nerf_synthetic_mic/transforms_train.json" "$data/nerf_synthetic_mic/transforms_test.json" "$m/"
+      cp "$data/nerf_synthetic_mic/train/"*.png "$m/train/"
+      for i in $(seq 0 4 196); do cp "$data/nerf_synthetic_mic/test/r_$i.png" "$m/test/"; done
+      # keep only the frames that travel in transforms_test.json
+      node -e "const f='$m/transforms_test.json';const j=JSON.parse(require('fs').readFileSync(f));j.frames=j.frames.filter(x=>Number(/r_(\d+)/.exec(x.file_path)[1])%4===0);require('fs').writeFileSync(f,JSON.stringify(j))" ;;
+    *) echo "gpu-prepare: unknown data set $set (raster, statue, mic)" >&2; exit 2 ;;
+  esac
+done
+for d in .gpu out .gpu-data; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >> .git/info/exclude; done
+total=$(du -cb .gpu out .gpu-data | tail -1 | cut -f1)
+tracked=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
+echo "gpu-prepare: $(( (total + tracked) / 1048576 )) MiB to send (limit 64)"
+[ $((total + tracked)) -lt $((64 * 1048576)) ] || { echo "gpu-prepare: over the 64 MiB limit" >&2; exit 1; }

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
+#   bash scripts/gpu-run.sh <step> [<step> ...]
+# steps: info parity raster sweep raster10m statue mic7k mic30k
+# Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
+# slow step cannot eat the whole call.
+set -uo pipefail
+source .gpu/env.sh >/dev/null
+: "${OUT:=/tmp/out}"
+mkdir -p "$OUT"
+cli="node out/cli/index.mjs --no-gui"
+log="$OUT/run.log"
+run() { # name, limit seconds, command...
+  local name=$1 limit=$2; shift 2
+  local t0=$(date +%s.%N)
+  echo "== $name" | tee -a "$log"
+  timeout "$limit" "$@" >>"$log" 2>&1
+  local rc=$?
+  echo "== $name: exit $rc in $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$log"
+}
+for step in "$@"; do
+  case "$step" in
+    info) run info 60 sh -c "$cli info --json > $OUT/info.json" ;;
+    parity) run parity 300 node out/gpu/runner.mjs --out "$OUT/parity.json" ;;
+    raster) run raster 240 $cli bench raster --data .gpu-data --out "$OUT/raster.json" ;;
+    sweep) run sweep 300 $cli bench raster --data .gpu-data --sweep --out "$OUT/raster-sweep.json" ;;
+    raster10m) run raster10m 300 $cli bench raster --data .gpu-data --splats 10000000 --out "$OUT/raster-10m.json" ;;
+    statue) run statue 420 $cli bench train .gpu-data/colmap_statue --steps 7000 --out "$OUT/train-statue-7k.json" ;;
+    mic7k) run mic7k 300 $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --out "$OUT/train-mic-7k-$(date +%s).json" ;;
+    mic30k) run mic30k 580 $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;
+    *) echo "gpu-run: unknown step $step" | tee -a "$log" ;;
+  esac
+done
+tail -n 60 "$log"
