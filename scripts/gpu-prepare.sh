@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 data=../shared/data
 node scripts/build.mjs --gpu >/dev/null
 find out -name '*.map' -delete
-rm -rf out/renderer out/main out/preload
+rm -rf out/renderer out/main out/preload out/host
 [ -d .gpu ] || bash ../shared/gpu/stage.sh >/dev/null
 rm -rf .gpu-data && mkdir -p .gpu-data
 for set in "$@"; do
@@ -18,12 +18,12 @@ for set in "$@"; do
     raster) mkdir -p .gpu-data/gsplat_test_garden && cp "$data/gsplat_test_garden/test_garden.npz" .gpu-data/gsplat_test_garden/ ;;
     statue) cp -r "$data/colmap_statue" .gpu-data/ && rm -rf .gpu-data/colmap_statue/.argonaut-cache ;;
     mic)
-      m=.gpu-data/nerf_synthetic_mic && mkdir -p "$m/train" "$m/test"
-      cp "$data/nerf_synthetic_mic/transforms_train.json" "$data/nerf_synthetic_mic/transforms_test.json" "$m/"
-      cp "$data/nerf_synthetic_mic/train/"*.png "$m/train/"
-      for i in $(seq 0 4 196); do cp "$data/nerf_synthetic_mic/test/r_$i.png" "$m/test/"; done
-      # keep only the frames that travel in transforms_test.json
-      node -e "const f='$m/transforms_test.json';const j=JSON.parse(require('fs').readFileSync(f));j.frames=j.frames.filter(x=>Number(/r_(\d+)/.exec(x.file_path)[1])%4===0);require('fs').writeFileSync(f,JSON.stringify(j))" ;;
+      # 100 train + test r_0, r_4, ..., r_196, composited over white by our own loader and saved as
+      # RGB PNG: the same pixels the trainer computes from the RGBA originals, in fewer bytes.
+      npx esbuild scripts/precomposite.ts --bundle --platform=node --format=esm --log-level=error \
+        --banner:js="import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" --outfile=/tmp/argonaut-precomposite.mjs
+      cp out/cli/decode-worker.mjs /tmp/ 2>/dev/null || true
+      node /tmp/argonaut-precomposite.mjs "$data/nerf_synthetic_mic" .gpu-data/nerf_synthetic_mic 1 4 ;;
     *) echo "gpu-prepare: unknown data set $set (raster, statue, mic)" >&2; exit 2 ;;
   esac
 done

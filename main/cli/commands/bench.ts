@@ -1,7 +1,8 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { buildRasterLoad, readRasterLoadSource, DEFAULT_DATA_DIR, RASTER_LOAD_COUNT } from '../../../bench/raster-load.js';
+import { buildRasterLoad, readRasterLoadSource, RASTER_LOAD_COUNT } from '../../../bench/raster-load.js';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
+import { paramsForCommand } from '../../../shared/params/index.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { BUILD_COMMIT } from '../../../shared/version.js';
 import { openGpu } from '../../engine/gpu/context.js';
@@ -23,7 +24,8 @@ async function raster(context: CommandContext) {
   const { options, out, engineOptions } = context;
   const count = (options.splats as number | undefined) ?? RASTER_LOAD_COUNT;
   if (count < 1) throw new UsageError('--splats must be at least 1');
-  const dataDir = (options.data as string | undefined) ?? DEFAULT_DATA_DIR;
+  // Relative to the working directory (the project root by convention), not to this bundle.
+  const dataDir = options.data ? path.resolve(context.cwd, options.data as string) : path.resolve(context.cwd, '../shared/data');
   let source;
   try {
     source = await readRasterLoadSource(dataDir);
@@ -85,6 +87,7 @@ export const benchCommand: CommandSpec = {
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
     { flag: 'protocol', type: 'string', help: 'train: the anchors.json protocol to follow (mic | statue; default from the dataset)', valueName: 'name' },
   ],
+  params: () => paramsForCommand('bench').filter((p) => !p.commands.includes('*')),
   async run(context) {
     const [kind, ...rest] = context.positionals;
     if (kind === 'raster') {
