@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster sweep raster10m statue mic7k mic30k
+# steps: info parity raster sweep raster10m statue mic7k mic30k; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -18,16 +18,19 @@ run() { # name, limit seconds, command...
   local rc=$?
   echo "== $name: exit $rc in $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$log"
 }
-for step in "$@"; do
+for arg in "$@"; do
+  step=${arg%%:*}
+  limit=${arg#*:}
+  [ "$limit" = "$arg" ] && limit=""
   case "$step" in
-    info) run info 60 sh -c "$cli info --json > $OUT/info.json" ;;
-    parity) run parity 300 node out/gpu/runner.mjs --out "$OUT/parity.json" ;;
-    raster) run raster 240 $cli bench raster --data .gpu-data --out "$OUT/raster.json" ;;
-    sweep) run sweep 300 $cli bench raster --data .gpu-data --sweep --out "$OUT/raster-sweep.json" ;;
-    raster10m) run raster10m 300 $cli bench raster --data .gpu-data --splats 10000000 --out "$OUT/raster-10m.json" ;;
-    statue) run statue 420 $cli bench train .gpu-data/colmap_statue --steps 7000 --out "$OUT/train-statue-7k.json" ;;
-    mic7k) run mic7k 300 $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --out "$OUT/train-mic-7k-$(date +%s).json" ;;
-    mic30k) run mic30k 580 $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;
+    info) run info ${limit:-60} sh -c "$cli info --json > $OUT/info.json" ;;
+    parity) run parity ${limit:-300} node out/gpu/runner.mjs --out "$OUT/parity.json" ;;
+    raster) run raster ${limit:-240} $cli bench raster --data .gpu-data --out "$OUT/raster.json" ;;
+    sweep) run sweep ${limit:-300} $cli bench raster --data .gpu-data --sweep --out "$OUT/raster-sweep.json" ;;
+    raster10m) run raster10m ${limit:-300} $cli bench raster --data .gpu-data --splats 10000000 --out "$OUT/raster-10m.json" ;;
+    statue) run statue ${limit:-420} $cli bench train .gpu-data/colmap_statue --steps 7000 --out "$OUT/train-statue-7k.json" ;;
+    mic7k) run mic7k ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --out "$OUT/train-mic-7k-$(date +%s).json" ;;
+    mic30k) run mic30k ${limit:-580} $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;
     *) echo "gpu-run: unknown step $step" | tee -a "$log" ;;
   esac
 done
