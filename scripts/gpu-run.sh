@@ -12,11 +12,11 @@ cli="node out/cli/index.mjs --no-gui"
 log="$OUT/run.log"
 run() { # name, limit seconds, command...
   local name=$1 limit=$2; shift 2
-  local t0=$(date +%s.%N)
+  local t0=$(date +%s%N)
   echo "== $name" | tee -a "$log"
   timeout "$limit" "$@" >>"$log" 2>&1
   local rc=$?
-  echo "== $name: exit $rc in $(echo "$(date +%s.%N) - $t0" | bc) s" | tee -a "$log"
+  echo "== $name: exit $rc in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$log"
 }
 for arg in "$@"; do
   step=${arg%%:*}
