@@ -173,6 +173,7 @@ struct SplatGrad {
   g0: vec4f, // v_x, v_y, v_a, v_b
   g1: vec4f, // v_c, v_opacity, v_z, |v_x|
   g2: vec4f, // v_rgb, |v_y|
+  hit: bool, // the pixel composited this intersection
 }
 
 // One pixel's gradient w.r.t. the intersection at list index i (batch slot j), advancing the
@@ -182,6 +183,7 @@ fn pixel_grad(ps: ptr<function, PixelState>, j: u32, i: u32) -> SplatGrad {
   out.g0 = vec4f(0.0);
   out.g1 = vec4f(0.0);
   out.g2 = vec4f(0.0);
+  out.hit = false;
   if (i >= (*ps).last) {
     return out;
   }
@@ -193,6 +195,7 @@ fn pixel_grad(ps: ptr<function, PixelState>, j: u32, i: u32) -> SplatGrad {
   if (pw.x < 0.0 || alpha < ALPHA_MIN) {
     return out;
   }
+  out.hit = true;
   let cd = s_color_depth[j];
   let one_minus = 1.0 - alpha;
   let t_before = (*ps).t / one_minus;
@@ -275,18 +278,25 @@ fn rasterize_backward(
     let count = batch_end - batch_start;
     workgroupBarrier();
     load_backward_batch(li, count, batch_start, WG);
+    // Subgroups that composite nothing of an intersection skip its reduction (most do, for
+    // splats that cover part of the tile): their partial slots must read zero.
+    for (var z = li; z < MAX_SUBGROUPS * BATCH_B * 3u; z += WG) {
+      partials[z] = vec4f(0.0);
+    }
     workgroupBarrier();
     for (var jj = 0u; jj < count; jj++) {
       let j = count - 1u - jj;
       let g = pixel_grad(&ps, j, batch_start + j);
-      let r0 = subgroupAdd(g.g0);
-      let r1 = subgroupAdd(g.g1);
-      let r2 = subgroupAdd(g.g2);
-      if (lane == 0u) {
-        let at = ((li / sg_size) * BATCH_B + j) * 3u;
-        partials[at] = r0;
-        partials[at + 1u] = r1;
-        partials[at + 2u] = r2;
+      if (subgroupAny(g.hit)) {
+        let r0 = subgroupAdd(g.g0);
+        let r1 = subgroupAdd(g.g1);
+        let r2 = subgroupAdd(g.g2);
+        if (lane == 0u) {
+          let at = ((li / sg_size) * BATCH_B + j) * 3u;
+          partials[at] = r0;
+          partials[at + 1u] = r1;
+          partials[at + 2u] = r2;
+        }
       }
     }
     workgroupBarrier();
@@ -335,7 +345,7 @@ fn rasterize_backward(
     for (var r0 = 0u; r0 < count; r0 += REDUCE_SPLATS) {
       let rn = min(REDUCE_SPLATS, count - r0);
       for (var r = 0u; r < REDUCE_SPLATS; r++) {
-        var g = SplatGrad(vec4f(0.0), vec4f(0.0), vec4f(0.0));
+        var g = SplatGrad(vec4f(0.0), vec4f(0.0), vec4f(0.0), false);
         if (r < rn) {
           let j = count - 1u - (r0 + r);
           for (var q = 0u; q < 4u; q++) {

@@ -88,6 +88,14 @@ export const PARAMS = [
     group: 'Densification', label: 'Grow gradient', commands: ['train', 'bench'], advanced: true, help: 'Screen-space gradient above which a splat is cloned or split (ADC).',
   },
   {
+    key: 'train.refineStart', flag: 'refine-start', type: 'int', min: 0, max: 10_000_000, default: 500, unit: 'steps',
+    group: 'Densification', label: 'Refine from', commands: ['train', 'bench'], advanced: true, help: 'First step of densification (clone, split, prune).',
+  },
+  {
+    key: 'train.refineEvery', flag: 'refine-every', type: 'int', min: 1, max: 1_000_000, default: 100, unit: 'steps',
+    group: 'Densification', label: 'Refine every', commands: ['train', 'bench'], advanced: true, help: 'Steps between densification rounds.',
+  },
+  {
     key: 'train.refineStop', flag: 'refine-stop', type: 'int', min: 0, max: 10_000_000, default: 15_000, unit: 'steps',
     group: 'Densification', label: 'Refine until', commands: ['train', 'bench'], advanced: true, help: 'Last step of densification (ADC uses the smaller of this and half the iterations).',
   },

@@ -5,7 +5,7 @@ import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { writePly } from '../../engine/formats/ply.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
-import { runTrainingJob, type TrainingSource, type TrainJobResult } from '../../engine/train/job.js';
+import { runTrainingJob, type CheckpointOptions, type TrainingSource, type TrainJobResult } from '../../engine/train/job.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
@@ -32,7 +32,12 @@ export function trainingSourceOf(context: CommandContext): TrainingSource {
 }
 
 /** Runs a training job with progress on the terminal; shared by `train` and `bench train`. */
-export async function trainWithProgress(context: CommandContext, source: TrainingSource, params: ReturnType<typeof resolveTrainParams>, extra: { viewFilter?: (v: { name: string; split: string }, i: number) => boolean; profileEvery?: number } = {}) {
+export async function trainWithProgress(
+  context: CommandContext,
+  source: TrainingSource,
+  params: ReturnType<typeof resolveTrainParams>,
+  extra: { viewFilter?: (v: { name: string; split: string }, i: number) => boolean; profileEvery?: number; checkpoints?: CheckpointOptions } = {},
+) {
   const { out, engineOptions } = context;
   const gpu = await openGpu({ ...engineOptions, profile: engineOptions.profile || (extra.profileEvery ?? 0) > 0 });
   try {
@@ -41,6 +46,7 @@ export async function trainWithProgress(context: CommandContext, source: Trainin
       source,
       params,
       viewFilter: extra.viewFilter,
+      checkpoints: extra.checkpoints,
       profileEvery: extra.profileEvery ?? (engineOptions.profile ? 1 : 0),
       signal: context.signal,
       onProgress: (p) => {
@@ -94,6 +100,7 @@ export const trainCommand: CommandSpec = {
     JSON_OPTION,
     { flag: 'out', type: 'string', help: 'output folder: splats.ply (standard 3DGS PLY) and metrics.json', valueName: 'dir' },
     { flag: 'sample', type: 'bool', help: 'train on the built-in procedural sample scene (no data needed)' },
+    { flag: 'resume', type: 'bool', help: 'continue from the newest checkpoint in DIR/checkpoints (Ctrl+C saves one)' },
     PRESET_OPTION,
   ],
   params: () => paramsForCommand('train').filter((p) => !p.commands.includes('*')),
@@ -108,12 +115,16 @@ export const trainCommand: CommandSpec = {
     } catch (error) {
       throw new ArgonautError('bad_input', `${dir}: cannot create the output folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
-    const { result, gpu, profile } = await trainWithProgress(context, source, params);
+    const { result, gpu, profile } = await trainWithProgress(context, source, params, {
+      checkpoints: { dir: path.join(dir, 'checkpoints'), every: params['train.checkpointEvery'] as number, resume: Boolean(context.options.resume) },
+    });
     const metrics = {
       ...metricsOf(result),
       ...benchStamp(gpu),
       dataset: result.data.name,
       cancelled: result.cancelled,
+      ...(result.resumedFrom !== undefined ? { resumed_from: result.resumedFrom } : {}),
+      ...(result.lastCheckpoint ? { checkpoint: result.lastCheckpoint } : {}),
       evaluations: [result.evaluation],
       ...(profile ? { profile } : {}),
     };
@@ -122,7 +133,7 @@ export const trainCommand: CommandSpec = {
     if (profile && !context.out.json) context.out.text(formatProfileTable(profile));
     context.out.result(
       { ...metrics, out: dir, splats_ply: path.join(dir, 'splats.ply') },
-      `${result.cancelled ? 'stopped' : 'trained'} ${result.steps} steps in ${result.trainS.toFixed(1)} s: PSNR ${result.evaluation.psnr.toFixed(2)} dB, SSIM ${result.evaluation.ssim.toFixed(4)}, ${result.splatCount.toLocaleString()} splats -> ${dir}`,
+      `${result.cancelled ? `interrupted at step ${result.steps} (checkpoint ${result.lastCheckpoint}; continue with --resume):` : 'trained'} ${result.steps} steps in ${result.trainS.toFixed(1)} s: PSNR ${result.evaluation.psnr.toFixed(2)} dB, SSIM ${result.evaluation.ssim.toFixed(4)}, ${result.splatCount.toLocaleString()} splats -> ${dir}`,
     );
     if (result.cancelled) return EXIT.interrupted;
   },

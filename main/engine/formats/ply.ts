@@ -11,9 +11,8 @@
  * (normals written as zeros), atomically. Every malformed file is a `bad_input` naming the file
  * and the problem.
  */
-import { randomBytes } from 'node:crypto';
-import { open, readFile, rename, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { writeFileAtomic } from './atomic-file.js';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
 import { latin1, parsePlyHeader, PLY_TYPE_SIZE, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header.js';
@@ -352,28 +351,7 @@ function checkSplats(s: SplatSet): void {
   }
 }
 
-/** Writes atomically: a temporary file in the same folder, fsync, rename (then fsync of the folder where supported). */
+/** Writes atomically (temporary file, fsync, rename): see atomic-file.ts. */
 export async function writePly(path: string, splats: SplatSet): Promise<void> {
-  const bytes = serializePly(splats);
-  const dir = dirname(path);
-  const temp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await open(temp, 'wx');
-  try {
-    await handle.writeFile(bytes);
-    await handle.sync();
-    await handle.close();
-    await rename(temp, path);
-  } catch (error) {
-    await handle.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
-    throw error;
-  }
-  if (process.platform !== 'win32') {
-    const folder = await open(dir, 'r');
-    try {
-      await folder.sync();
-    } finally {
-      await folder.close();
-    }
-  }
+  await writeFileAtomic(path, serializePly(splats));
 }

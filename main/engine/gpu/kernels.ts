@@ -97,6 +97,11 @@ export class KernelRegistry {
 
   private async compile(request: PipelineRequest, variant: KernelVariant, key: string): Promise<CompiledPipeline> {
     const module = this.module(request.kernel, variant, request.consts ?? {});
+    // Module errors first, from the module itself: error scopes interleave when several
+    // pipelines compile at once and could blame another kernel.
+    const info = await module.getCompilationInfo();
+    const errors = info.messages.filter((m) => m.type === 'error');
+    if (errors.length) throw new Error(`kernel ${key} failed to compile:\n${errors.map((m) => `${request.kernel}.wgsl (preprocessed) ${m.lineNum}:${m.linePos} ${m.message}`).join('\n')}`);
     const constants = { ...(request.constants ?? {}) };
     this.device.pushErrorScope('validation');
     let pipeline: GPUComputePipeline;

@@ -18,10 +18,15 @@ export class Profiler {
   private pending: Promise<void>[] = [];
   private wallStartMs = performance.now();
 
+  /** How the recorded rows were measured (the last non-off mode). */
+  private source: 'timestamps' | 'host';
+
   constructor(
     private readonly device: GPUDevice,
     private modeValue: ProfilerMode,
-  ) {}
+  ) {
+    this.source = modeValue === 'host' || !device.features?.has('timestamp-query') ? 'host' : 'timestamps';
+  }
 
   get mode(): ProfilerMode {
     return this.modeValue;
@@ -31,6 +36,7 @@ export class Profiler {
   setMode(mode: ProfilerMode): void {
     if (mode === 'timestamps' && !this.device.features.has('timestamp-query')) throw new Error('profiler: this device has no timestamp-query');
     this.modeValue = mode;
+    if (mode !== 'off') this.source = mode;
   }
 
   get enabled(): boolean {
@@ -78,7 +84,7 @@ export class Profiler {
         percent: gpuNs > 0 ? (100 * s.totalNs) / gpuNs : 0,
       }))
       .sort((a, b) => b.totalMs - a.totalMs);
-    return { source: this.modeValue === 'timestamps' ? 'timestamps' : 'host', rows, gpuMs: gpuNs / 1e6, wallMs };
+    return { source: this.source, rows, gpuMs: gpuNs / 1e6, wallMs };
   }
 
   /** Query set + buffers for one submit's timestamps (timestamps mode). */
@@ -111,10 +117,16 @@ export class TimestampBatch {
     await this.readback.mapAsync(GPUMapMode.READ, 0, labels.length * 16);
     const stamps = new BigUint64Array(this.readback.getMappedRange(0, labels.length * 16).slice(0));
     this.readback.unmap();
+    // A pass's begin timestamp can be written before the previous (dependent) pass has finished
+    // (Vulkan writes it at the top of the pipe), which would count the previous kernel twice.
+    // So each pass runs from the later of its begin and the previous pass's end to its end: the
+    // rows then add up to the span of the submit, never more.
+    let previousEnd = 0n;
     labels.forEach((label, i) => {
-      const begin = stamps[2 * i];
+      const begin = stamps[2 * i] > previousEnd ? stamps[2 * i] : previousEnd;
       const end = stamps[2 * i + 1];
       sink(label, end > begin ? Number(end - begin) : 0);
+      if (end > previousEnd) previousEnd = end;
     });
     this.querySet.destroy();
     this.resolve.destroy();

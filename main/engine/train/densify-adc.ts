@@ -155,8 +155,8 @@ export class AdcDensifier {
       const g = groups[name];
       const scratch = this.scratchFor(name, g);
       const u = this.writeUniform(`scatter.${name}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step });
-      const entries: Record<number, GPUBuffer> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v };
-      if (mode === 1) Object.assign(entries, { 20: groups.logScales.param, 21: groups.quats.param });
+      // The layout is shared by every mode: the split inputs are bound even where unused.
+      const entries: Record<number, GPUBuffer> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
       this.dispatch(commands, this.pipelines.scatter, this.cachedGroup(`scatter.${name}`, this.pipelines.scatter, entries), `densify.scatter.${name}`);
     }
     for (const [name] of order) {

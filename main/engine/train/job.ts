@@ -8,12 +8,30 @@ import type { SplatSet } from '../../../shared/scene/splats.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { TrainingData } from './data.js';
 import { trainingDataFromPath, type BackgroundChoice } from './dataset-data.js';
+import { mkdir, readdir, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { writeError } from '../formats/atomic-file.js';
+import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { sampleScene } from './sample-scene.js';
 import { defaultTrainerConfig, Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
 
 export type TrainingSource = { kind: 'dataset'; path: string } | { kind: 'sample' };
 
+export interface CheckpointOptions {
+  /** Folder for `step-NNNNNNN.ckpt` files (created). */
+  dir: string;
+  /** Every N steps (0: only on stop/cancel). */
+  every: number;
+  /** And at least this often (default 5 minutes). */
+  everyMs?: number;
+  /** Files kept (oldest removed first). Default 3. */
+  keep?: number;
+  /** Continue from the newest checkpoint in `dir` when there is one. */
+  resume: boolean;
+}
+
 export interface TrainJobOptions {
+  checkpoints?: CheckpointOptions;
   source: TrainingSource;
   /** Registry values (`train.*`), already validated. */
   params: Readonly<Record<string, ParamValue>>;
@@ -52,6 +70,10 @@ export interface TrainJobResult {
   peakGpuBytes: number;
   nonFiniteSkipped: number;
   cancelled: boolean;
+  /** The step a resumed run started from (undefined for a fresh run). */
+  resumedFrom?: number;
+  /** The newest checkpoint written, if any. */
+  lastCheckpoint?: string;
   config: TrainerConfig;
   data: { name: string; train: number; test: number; width: number; height: number; background: number[] };
 }
@@ -67,7 +89,14 @@ export function trainerConfigFromParams(p: Readonly<Record<string, ParamValue>>)
     antialiased: p['train.antialiased'] as boolean,
     seed: p['train.seed'] as number,
     initPoints: p['train.initPoints'] as number,
-    adc: { ...defaultTrainerConfig().adc, refineStop, growGrad2d: p['train.growGrad2d'] as number, absgrad: p['train.absgrad'] as boolean },
+    adc: {
+      ...defaultTrainerConfig().adc,
+      refineStart: p['train.refineStart'] as number,
+      refineEvery: p['train.refineEvery'] as number,
+      refineStop,
+      growGrad2d: p['train.growGrad2d'] as number,
+      absgrad: p['train.absgrad'] as boolean,
+    },
   });
 }
 
@@ -84,7 +113,29 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
   const data = await loadTrainingData(options.source, ctx, options.params, options.viewFilter, (m) => options.onLog?.('warn', m));
   let trainer: Trainer | undefined;
   try {
-    trainer = await Trainer.create(ctx, data, config, { onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
+    const ck = options.checkpoints;
+    const latest = ck?.resume ? await latestCheckpoint(ck.dir) : undefined;
+    let resumedFrom: number | undefined;
+    if (latest) {
+      trainer = await Trainer.resume(ctx, data, config, await readCheckpoint(latest), latest);
+      resumedFrom = trainer.step;
+      options.onLog?.('info', `resumed from ${latest} (step ${resumedFrom})`);
+    } else trainer = await Trainer.create(ctx, data, config, { onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
+    let lastCheckpoint: string | undefined;
+    let lastCheckpointAt = performance.now();
+    const saveCheckpoint = async () => {
+      if (!ck || !trainer) return;
+      const state = await trainer.checkpointState();
+      await mkdir(ck.dir, { recursive: true }).catch((error: unknown) => {
+        throw writeError(ck.dir, error);
+      });
+      const file = path.join(ck.dir, `step-${String(trainer.step).padStart(7, '0')}.ckpt`);
+      await writeCheckpoint(file, state.header, state.blobs);
+      lastCheckpoint = file;
+      lastCheckpointAt = performance.now();
+      await pruneCheckpoints(ck.dir, ck.keep ?? 3);
+      options.onLog?.('info', `checkpoint at step ${trainer.step}: ${file}`);
+    };
     const loadS = (performance.now() - started) / 1000;
     options.onLog?.('info', `training on ${data.views.filter((v) => v.split === 'train').length} views (${data.views.filter((v) => v.split === 'test').length} test), ${trainer.splatCount} initial splats, scene scale ${data.sceneScale.toFixed(3)}`);
     const evalEvery = (options.params['train.evalEvery'] as number) || 0;
@@ -97,17 +148,24 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     let cancelled = false;
     const profiler = ctx.profiler;
     const profiled = profiler.mode !== 'off';
-    for (let step = 0; step < config.iterations; step++) {
+    const startStep = trainer.step;
+    for (let step = startStep; step < config.iterations; step++) {
       if (options.signal?.aborted) {
         cancelled = true;
+        await saveCheckpoint();
         break;
+      }
+      if (ck && step > startStep && ((ck.every > 0 && step % ck.every === 0) || performance.now() - lastCheckpointAt > (ck.everyMs ?? 300_000))) {
+        const t0 = performance.now();
+        await saveCheckpoint();
+        evalS += (performance.now() - t0) / 1000; // not training time
       }
       const sample = profileEvery > 0 && step % profileEvery === 0 && step > 0;
       if (profileEvery > 0) profiler.setMode(sample ? (ctx.device.features.has('timestamp-query') ? 'timestamps' : 'host') : 'off');
       await trainer.trainStep();
       // Let Dawn deliver map callbacks (a macrotask): losses and counts arrive during the run.
       await new Promise((resolve) => setImmediate(resolve));
-      if (step === 0) {
+      if (step === startStep) {
         firstStepS = (performance.now() - started) / 1000;
         processFirstStepS = performance.now() / 1000; // Node's time origin is the process start
       }
@@ -121,12 +179,12 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       if (now - lastReport > 250 || step === config.iterations - 1) {
         lastReport = now;
         const elapsed = (now - trainStart) / 1000 - evalS;
-        const itPerS = (step + 1) / Math.max(elapsed, 1e-9);
+        const itPerS = (step + 1 - startStep) / Math.max(elapsed, 1e-9);
         const last = trainer.losses.at(-1);
         progress({ stage: 'train', step: step + 1, total: config.iterations, loss: last?.loss, psnr: last?.psnr, splats: trainer.splatCount, itPerS, etaS: (config.iterations - step - 1) / itPerS });
       }
     }
-    if (profileEvery > 0 && !profiled) profiler.setMode('off');
+    if (profileEvery > 0) profiler.setMode(profiled ? (ctx.device.features.has('timestamp-query') ? 'timestamps' : 'host') : 'off');
     await trainer.settle();
     await ctx.device.queue.onSubmittedWorkDone();
     const trainS = (performance.now() - trainStart) / 1000 - evalS;
@@ -138,6 +196,8 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     const train = data.views.filter((v) => v.split === 'train');
     return {
       steps: trainer.step,
+      resumedFrom,
+      lastCheckpoint,
       trainS,
       loadS,
       firstStepS,
@@ -162,4 +222,28 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     trainer?.destroy();
     data.dispose?.();
   }
+}
+
+const CHECKPOINT_NAME = /^step-(\d{7,})\.ckpt$/;
+
+/** The newest `step-N.ckpt` in a folder (by step), or undefined. */
+export async function latestCheckpoint(dir: string): Promise<string | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return undefined;
+  }
+  const steps = names.flatMap((n) => {
+    const m = CHECKPOINT_NAME.exec(n);
+    return m ? [{ n, step: Number(m[1]) }] : [];
+  });
+  steps.sort((a, b) => b.step - a.step);
+  return steps[0] ? path.join(dir, steps[0].n) : undefined;
+}
+
+/** Keeps the newest `keep` checkpoints. */
+export async function pruneCheckpoints(dir: string, keep: number): Promise<void> {
+  const names = (await readdir(dir)).filter((n) => CHECKPOINT_NAME.test(n)).sort();
+  for (const name of names.slice(0, Math.max(0, names.length - keep))) await unlink(path.join(dir, name)).catch(() => undefined);
 }

@@ -17,6 +17,8 @@ import { LossFrame, TrainingLoss } from './loss.js';
 import { Random } from './random.js';
 import { activeShDegree, DEFAULT_LEARNING_RATES, meansLearningRate, type LearningRates } from './schedule.js';
 import { GpuTargets } from './targets.js';
+import type { Checkpoint, CheckpointHeader } from './checkpoint.js';
+import { badInput } from '../../../shared/rpc/errors.js';
 
 export interface TrainerConfig {
   iterations: number;
@@ -358,6 +360,85 @@ export class Trainer {
     const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), views: results };
     this.evaluations.push(evaluation);
     return evaluation;
+  }
+
+  /** Everything exact resume needs, read back from the GPU (a sync point: between steps only). */
+  async checkpointState(): Promise<{ header: Omit<CheckpointHeader, 'blobs' | 'format' | 'version' | 'savedAt'>; blobs: { name: string; data: Uint8Array }[] }> {
+    await this.settle();
+    const { device } = this.ctx;
+    const count = new Uint32Array(await readBuffer(device, this.model.splats.countBuffer, 4))[0];
+    this.splatCount = count;
+    const blobs: { name: string; data: Uint8Array }[] = [];
+    for (const [name, g] of Object.entries(this.model.groups)) {
+      const bytes = count * g.stride * 4;
+      for (const [part, buffer] of [['param', g.param], ['m', g.m], ['v', g.v]] as const) {
+        blobs.push({ name: `${name}.${part}`, data: new Uint8Array(bytes ? await readBuffer(device, buffer, bytes) : new ArrayBuffer(0)) });
+      }
+    }
+    if (this.densifier) {
+      blobs.push({ name: 'adc.gradAcc', data: new Uint8Array(count ? await readBuffer(device, this.densifier.gradAcc, count * 4) : new ArrayBuffer(0)) });
+      blobs.push({ name: 'adc.hits', data: new Uint8Array(count ? await readBuffer(device, this.densifier.hits, count * 4) : new ArrayBuffer(0)) });
+    }
+    return {
+      header: {
+        step: this.step,
+        splatCount: count,
+        shDegree: this.model.splats.shDegree,
+        random: this.random.state,
+        order: this.order,
+        orderPosition: this.orderPosition,
+        nonFiniteSkipped: this.nonFiniteSkipped,
+        data: { name: this.data.name, views: this.data.views.length, train: this.trainViews.length },
+        config: this.config,
+      },
+      blobs,
+    };
+  }
+
+  /** A trainer continuing exactly where a checkpoint left off (same data and configuration). */
+  static async resume(ctx: GpuContext, data: TrainingData, config: TrainerConfig, checkpoint: Checkpoint, file: string): Promise<Trainer> {
+    const h = checkpoint.header;
+    const train = data.views.filter((v) => v.split === 'train').length;
+    if (h.data.views !== data.views.length || h.data.train !== train) {
+      throw badInput(file, `the checkpoint was made on ${h.data.views} views (${h.data.train} training), this dataset has ${data.views.length} (${train})`);
+    }
+    if (h.shDegree !== config.shDegree) throw badInput(file, `the checkpoint has SH degree ${h.shDegree}, the run asks for ${config.shDegree}`);
+    const blob = (name: string, floats: number) => {
+      const b = checkpoint.blobs.get(name);
+      if (!b || b.byteLength !== floats * 4) throw badInput(file, `blob ${name}: expected ${floats * 4} bytes, found ${b?.byteLength ?? 'none'}`);
+      return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+    };
+    const n = h.splatCount;
+    const K = (h.shDegree + 1) ** 2;
+    const initial = {
+      count: n,
+      shDegree: h.shDegree,
+      means: blob('means.param', 3 * n),
+      logScales: blob('logScales.param', 3 * n),
+      quats: blob('quats.param', 4 * n),
+      opacityLogits: blob('opacityLogits.param', n),
+      sh: blob('sh.param', 3 * K * n),
+    };
+    const trainer = await Trainer.create(ctx, data, config, { initial });
+    const q = ctx.device.queue;
+    for (const [name, g] of Object.entries(trainer.model.groups)) {
+      const floats = n * g.stride;
+      if (!floats) continue;
+      q.writeBuffer(g.m, 0, blob(`${name}.m`, floats));
+      q.writeBuffer(g.v, 0, blob(`${name}.v`, floats));
+    }
+    if (trainer.densifier && checkpoint.blobs.has('adc.gradAcc') && n) {
+      q.writeBuffer(trainer.densifier.gradAcc, 0, blob('adc.gradAcc', n));
+      const hits = checkpoint.blobs.get('adc.hits')!;
+      q.writeBuffer(trainer.densifier.hits, 0, hits.buffer, hits.byteOffset, hits.byteLength);
+    }
+    trainer.step = h.step;
+    trainer.random.state = h.random >>> 0;
+    trainer.order = [...h.order];
+    trainer.orderPosition = h.orderPosition;
+    trainer.nonFiniteSkipped = h.nonFiniteSkipped;
+    await q.onSubmittedWorkDone();
+    return trainer;
   }
 
   /** The current splats on the host (export, checkpoints). */

@@ -1,0 +1,76 @@
+import { describe, expect, it } from 'vitest';
+import { readBuffer } from '../../../../main/engine/gpu/buffers.js';
+import { GpuSplats } from '../../../../main/engine/render/gpu-splats.js';
+import { Adam } from '../../../../main/engine/train/adam.js';
+import { AdcDensifier, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
+import { emptySplats } from '../../../../shared/scene/splats.js';
+import { testGpu } from '../../../helpers/gpu.js';
+
+/**
+ * A refine on hand-made statistics: which splats are duplicated, split and pruned, where they
+ * land, what their moments become. The reference is written out by hand from gsplat's
+ * DefaultStrategy rules.
+ */
+describe('adaptive density control on the GPU', () => {
+  it('duplicates small high-gradient splats, splits large ones, prunes transparent and huge ones', async () => {
+    const ctx = await testGpu();
+    const sceneScale = 2;
+    const n = 6;
+    const s = emptySplats(n, 1);
+    const logit = (p: number) => Math.log(p / (1 - p));
+    // 0: keep (low gradient); 1: duplicate (high, small); 2: split (high, large);
+    // 3: prune (opacity 0.001); 4: split, then pruned as too large (children still > 0.1 x scale); 5: keep
+    const scales = [0.01, 0.01, 0.05, 0.01, 0.5, 0.01];
+    const opacity = [0.5, 0.5, 0.5, 0.001, 0.5, 0.5];
+    for (let i = 0; i < n; i++) {
+      s.means.set([i, 0, 0], 3 * i);
+      s.logScales.set([Math.log(scales[i]), Math.log(scales[i] * 0.5), Math.log(scales[i] * 0.25)], 3 * i);
+      s.quats.set([1, 0, 0, 0], 4 * i);
+      s.opacityLogits[i] = logit(opacity[i]);
+      for (let k = 0; k < 12; k++) s.sh[12 * i + k] = i * 100 + k;
+    }
+    const splats = GpuSplats.fromHost(ctx, s, 32);
+    const adam = await Adam.create(ctx);
+    const groups = {
+      means: adam.createGroup('means', splats.means, splats.means, splats.countBuffer, 3, 3),
+      logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, splats.countBuffer, 3, 3),
+      quats: adam.createGroup('quats', splats.quats, splats.quats, splats.countBuffer, 4, 4),
+      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, splats.countBuffer, 1, 1),
+      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3),
+    };
+    // moments: recognisable values
+    for (const g of Object.values(groups)) {
+      const floats = g.param.size / 4;
+      ctx.device.queue.writeBuffer(g.m, 0, new Float32Array(floats).fill(7));
+      ctx.device.queue.writeBuffer(g.v, 0, new Float32Array(floats).fill(9));
+    }
+    const densifier = await AdcDensifier.create(ctx, 32, ADC_DEFAULTS);
+    // gradient statistics: 2 hits each, average 0.001 (> 0.0002) except splats 0 and 5
+    const acc = [0, 0.002, 0.002, 0.002, 0.002, 0.0001];
+    ctx.device.queue.writeBuffer(densifier.gradAcc, 0, new Float32Array(acc));
+    ctx.device.queue.writeBuffer(densifier.hits, 0, new Uint32Array([2, 2, 2, 2, 2, 2]));
+    const commands = ctx.commands('refine');
+    densifier.encodeRefine(commands, { step: 4000, seed: 1, sceneScale, grow: true, pruneLarge: true, splatCount: splats.countBuffer, groups });
+    await commands.submit();
+    const count = new Uint32Array(await readBuffer(ctx.device, splats.countBuffer, 4))[0];
+    const out = await splats.download(count);
+    // expected order: 0 | 1, 1' | 2a, 2b | (3 pruned) | (4 pruned) | 5
+    expect(count).toBe(6);
+    const xs = Array.from({ length: count }, (_, i) => out.means[3 * i]);
+    expect(xs[0]).toBe(0);
+    expect(xs.slice(1, 3)).toEqual([1, 1]);
+    expect(xs[5]).toBe(5);
+    // split children: moved off the parent by about its scale, scales / 1.6, same colour
+    for (const c of [3, 4]) {
+      expect(Math.abs(xs[c] - 2)).toBeLessThan(0.05 * 5);
+      expect(out.logScales[3 * c]).toBeCloseTo(Math.log(0.05 / 1.6), 5);
+      expect(out.sh[12 * c + 5]).toBe(205);
+    }
+    expect(xs[3]).not.toBe(xs[4]);
+    // moments: kept for originals, zero for the duplicate copy and the split children
+    const m = new Float32Array(await readBuffer(ctx.device, groups.sh.m, count * 48));
+    expect([m[0], m[12], m[24], m[36], m[48], m[60]]).toEqual([7, 7, 0, 0, 0, 7]);
+    // statistics restart after a refine
+    expect([...new Float32Array(await readBuffer(ctx.device, densifier.gradAcc, 24))]).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+});
