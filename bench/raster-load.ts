@@ -128,8 +128,11 @@ export function rasterLoadCamera(source: RasterLoadSource): PinholeCamera {
 
 export function buildRasterLoad(source: RasterLoadSource, options: { count?: number } = {}): RasterLoad {
   const count = options.count ?? RASTER_LOAD_COUNT;
-  if (!Number.isSafeInteger(count) || count < 0 || count > RASTER_LOAD_COUNT) {
-    throw new RangeError(`raster load: count must be an integer in 0..${RASTER_LOAD_COUNT}, got ${count}`);
+  // Past 2,000,000 the same formulas continue (u(i, k) is defined while i * 64 + k < 2^32): the
+  // scale runs (10M splats) use that extension; the first 2M splats are the fixed load.
+  const limit = Math.floor(2 ** 32 / 64);
+  if (!Number.isSafeInteger(count) || count < 0 || count > limit) {
+    throw new RangeError(`raster load: count must be an integer in 0..${limit}, got ${count}`);
   }
   const splats = emptySplats(count, SH_DEGREE);
   const s = rasterLoadSplat(source, 0);

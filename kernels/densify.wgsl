@@ -36,7 +36,7 @@ struct DensifyParams {
   step: u32,
   capacity: u32,
   opacity_logit_max: f32, // reset_opacity
-  _pad0: u32,
+  plane: u32, // scatter_group: 0 interleaved (value i of splat s at s * stride + i); else planar at i * plane + s
   _pad1: u32,
 }
 
@@ -164,7 +164,7 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   }
   let k = dp.stride;
   for (var c = 0u; c < copies; c++) {
-    let dst = (base + c) * k;
+    let d = base + c;
     // the original keeps its moments; a duplicate copy and split children start from zero
     let fresh = (a == ACTION_DUPLICATE && c == 1u) || a == ACTION_SPLIT;
     var offset3 = vec3f(0.0);
@@ -174,16 +174,22 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
       offset3 = rotate_by_quat(q, sc * normal3(s, c));
     }
     for (var i = 0u; i < k; i++) {
-      var value = param_in[s * k + i];
+      var src = s * k + i;
+      var dst = d * k + i;
+      if (dp.plane != 0u) {
+        src = i * dp.plane + s;
+        dst = i * dp.plane + d;
+      }
+      var value = param_in[src];
       if (dp.mode == 1u && i < 3u) {
         value += offset3[i];
       }
       if (dp.mode == 2u && a == ACTION_SPLIT) {
         value -= 0.47000362924573558; // log(1.6)
       }
-      param_out[dst + i] = value;
-      m_out[dst + i] = select(m_in[s * k + i], 0.0, fresh);
-      v_out[dst + i] = select(v_in[s * k + i], 0.0, fresh);
+      param_out[dst] = value;
+      m_out[dst] = select(m_in[src], 0.0, fresh);
+      v_out[dst] = select(v_in[src], 0.0, fresh);
     }
   }
 }

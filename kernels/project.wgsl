@@ -80,14 +80,16 @@ const SH_C3_2: f32 = -0.4570457994644658;
 const SH_C3_3: f32 = 0.3731763325901154;
 const SH_C3_5: f32 = 1.445305721320277;
 
+// SH is planar (value j = 3k + c of splat s at j * cam.sh_plane + s): `base` is s.
 fn coeff(base: u32, k: u32) -> vec3f {
-  let i = base + 3u * k;
-  return vec3f(sh[i], sh[i + 1u], sh[i + 2u]);
+  let p = cam.sh_plane;
+  let i = 3u * k * p + base;
+  return vec3f(sh[i], sh[i + p], sh[i + 2u * p]);
 }
 
 // SH(dir) + 0.5 (before the clamp at 0) with the active degree.
 fn sh_color(s: u32, d: vec3f) -> vec3f {
-  let base = s * cam.sh_coeffs * 3u;
+  let base = s;
   let deg = cam.sh_degree;
   var c = SH_C0 * coeff(base, 0u);
   if (deg >= 1u) {
@@ -111,16 +113,17 @@ fn sh_color(s: u32, d: vec3f) -> vec3f {
 // One coefficient's backward: its gradient (basis value b times dL/dcolour) and its share of
 // dL/d(direction) (coefficient . dL/dcolour times d(basis)/d(direction)).
 fn sh_term_backward(base: u32, k: u32, b: f32, g: vec3f, v: vec3f, v_dir: ptr<function, vec3f>) {
-  let i = base + 3u * k;
+  let p = cam.sh_plane;
+  let i = 3u * k * p + base;
   grad_sh[i] = b * v.x;
-  grad_sh[i + 1u] = b * v.y;
-  grad_sh[i + 2u] = b * v.z;
+  grad_sh[i + p] = b * v.y;
+  grad_sh[i + 2u * p] = b * v.z;
   *v_dir += dot(coeff(base, k), v) * g;
 }
 
 // Writes every SH gradient of splat s (zero past the active degree); returns dL/d(direction).
 fn sh_backward(s: u32, d: vec3f, v: vec3f) -> vec3f {
-  let base = s * cam.sh_coeffs * 3u;
+  let base = s;
   let deg = cam.sh_degree;
   var v_dir = vec3f(0.0);
   sh_term_backward(base, 0u, SH_C0, vec3f(0.0), v, &v_dir);
@@ -150,8 +153,8 @@ fn sh_backward(s: u32, d: vec3f, v: vec3f) -> vec3f {
   }
   // coefficients past the active degree get zero gradients
   let used = (deg + 1u) * (deg + 1u);
-  for (var i = base + 3u * used; i < base + 3u * cam.sh_coeffs; i++) {
-    grad_sh[i] = 0.0;
+  for (var j = 3u * used; j < 3u * cam.sh_coeffs; j++) {
+    grad_sh[j * cam.sh_plane + s] = 0.0;
   }
   return v_dir;
 }
@@ -240,9 +243,8 @@ fn write_zero_grads(s: u32) {
     grad_quats[4u * s + i] = 0.0;
   }
   grad_opacity_logits[s] = 0.0;
-  let base = s * cam.sh_coeffs * 3u;
-  for (var i = 0u; i < cam.sh_coeffs * 3u; i++) {
-    grad_sh[base + i] = 0.0;
+  for (var j = 0u; j < cam.sh_coeffs * 3u; j++) {
+    grad_sh[j * cam.sh_plane + s] = 0.0;
   }
   mean2d_grad[s] = vec4f(0.0);
 }

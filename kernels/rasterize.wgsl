@@ -47,7 +47,6 @@ override MAX_SUBGROUPS: u32 = 8u;
 var<workgroup> s_xy: array<vec2f, WG>;
 var<workgroup> s_conic_opacity: array<vec4f, WG>;
 var<workgroup> s_color_depth: array<vec4f, WG>;
-var<workgroup> s_emit: array<u32, WG>;
 var<workgroup> done_count: atomic<u32>;
 var<workgroup> done_snapshot: u32;
 var<workgroup> max_last: atomic<u32>;
@@ -179,6 +178,10 @@ struct SplatGrad {
 // One pixel's gradient w.r.t. the intersection at list index i (batch slot j), advancing the
 // pixel's state to the transmittance in front of it. Zero when the pixel did not composite it.
 fn pixel_grad(ps: ptr<function, PixelState>, j: u32, i: u32) -> SplatGrad {
+  return pixel_grad_of(ps, i, b_xy[j], b_conic_opacity[j], b_color_depth[j]);
+}
+
+fn pixel_grad_of(ps: ptr<function, PixelState>, i: u32, xy: vec2f, co: vec4f, cd: vec4f) -> SplatGrad {
   var out: SplatGrad;
   out.g0 = vec4f(0.0);
   out.g1 = vec4f(0.0);
@@ -187,8 +190,7 @@ fn pixel_grad(ps: ptr<function, PixelState>, j: u32, i: u32) -> SplatGrad {
   if (i >= (*ps).last) {
     return out;
   }
-  let co = s_conic_opacity[j];
-  let pw = splat_power(s_xy[j], co.xyz, (*ps).center);
+  let pw = splat_power(xy, co.xyz, (*ps).center);
   let gauss = exp(-pw.x);
   let raw_alpha = co.w * gauss;
   let alpha = min(ALPHA_MAX, raw_alpha);
@@ -196,7 +198,6 @@ fn pixel_grad(ps: ptr<function, PixelState>, j: u32, i: u32) -> SplatGrad {
     return out;
   }
   out.hit = true;
-  let cd = s_color_depth[j];
   let one_minus = 1.0 - alpha;
   let t_before = (*ps).t / one_minus;
   let w = alpha * t_before;
@@ -245,11 +246,21 @@ fn tile_end(li: u32, range_start: u32, my_last: u32) -> u32 {
   return workgroupUniformLoad(&max_last_snapshot);
 }
 
+// The backward's batch lives in its own arrays, BATCH_B long (the forward's are 256 long):
+// less workgroup memory, more workgroups per multiprocessor.
+var<workgroup> b_xy: array<vec2f, BATCH_B>;
+var<workgroup> b_conic_opacity: array<vec4f, BATCH_B>;
+var<workgroup> b_color_depth: array<vec4f, BATCH_B>;
+var<workgroup> b_emit: array<u32, BATCH_B>;
+
 fn load_backward_batch(li: u32, count: u32, batch_start: u32, threads: u32) {
   for (var slot = li; slot < count; slot += threads) {
     let i = batch_start + slot;
-    load_rank(slot, i);
-    s_emit[slot] = emit_index[i];
+    let k = sorted_rank[i];
+    b_xy[slot] = rank_xy[k];
+    b_conic_opacity[slot] = rank_conic_opacity[k];
+    b_color_depth[slot] = rank_color_depth[k];
+    b_emit[slot] = emit_index[i];
   }
 }
 
@@ -308,7 +319,7 @@ fn rasterize_backward(
       for (var g = 0u; g < groups; g++) {
         sum += partials[(g * BATCH_B + j) * 3u + c];
       }
-      grads[3u * s_emit[j] + c] = sum;
+      grads[3u * b_emit[j] + c] = sum;
     }
   }
 }
@@ -374,7 +385,7 @@ fn rasterize_backward(
       if (li < rn * 3u) {
         let r = li / 3u;
         let j = count - 1u - (r0 + r);
-        grads[3u * s_emit[j] + li % 3u] = reduce_scratch[li];
+        grads[3u * b_emit[j] + li % 3u] = reduce_scratch[li];
       }
       workgroupBarrier();
     }

@@ -22,7 +22,7 @@ struct Camera {
   sh_coeffs: u32, // coefficients stored per splat (K = (stored degree + 1)^2)
   antialiased: u32,
   count_index: u32, // where the splat count lives in `counts`
-  _pad0: u32,
+  sh_plane: u32, // planar SH: value j of splat s at j * sh_plane + s (the capacity)
   _pad1: u32,
 }
 

@@ -1,7 +1,7 @@
 import { poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
 import type { GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
-import { GpuSplatGrads, GpuSplats } from '../../main/engine/render/gpu-splats.js';
+import { GpuSplatGrads, GpuSplats, shPlanarToAos } from '../../main/engine/render/gpu-splats.js';
 import { Rasterizer } from '../../main/engine/render/rasterizer.js';
 import type { SplatSet } from '../../shared/scene/splats.js';
 import { rng } from '../helpers/random.js';
@@ -74,7 +74,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     logScales: await read(grads.logScales, 3 * n),
     quats: await read(grads.quats, 4 * n),
     opacityLogits: await read(grads.opacityLogits, n),
-    sh: await read(grads.sh, n * splats.shCoeffs * 3),
+    sh: shPlanarToAos(await read(grads.sh, splats.capacity * splats.shCoeffs * 3), n, splats.shCoeffs * 3, splats.capacity),
     mean2dRaw: await read(grads.mean2d, 4 * n),
   };
   const mean2d = new Float32Array(2 * n);

@@ -20,7 +20,7 @@ export function tileCounts(camera: Pick<PinholeCamera, 'width' | 'height'>): { x
 }
 
 /** Packs the `Camera` struct of kernels/splat-common.wgsl. */
-export function packCameraUniform(camera: PinholeCamera, settings: RenderSettings, storedShCoeffs: number, countIndex: number): ArrayBuffer {
+export function packCameraUniform(camera: PinholeCamera, settings: RenderSettings, storedShCoeffs: number, countIndex: number, shPlane: number): ArrayBuffer {
   const m = camera.worldToCamera;
   if (m.length !== 16 || m.some((v) => !Number.isFinite(v))) throw new Error('camera: worldToCamera must be 16 finite numbers');
   const c2w = invertRigid(m);
@@ -39,5 +39,6 @@ export function packCameraUniform(camera: PinholeCamera, settings: RenderSetting
   u[31] = storedShCoeffs;
   u[32] = settings.antialiased ? 1 : 0;
   u[33] = countIndex;
+  u[34] = shPlane;
   return buffer;
 }

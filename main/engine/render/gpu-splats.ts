@@ -3,9 +3,25 @@ import { createStorage, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 
 /**
+ * SH on the GPU is planar: value j (= 3 coefficient + channel) of splat s at j * capacity + s,
+ * so a warp reading or writing one value of 32 consecutive splats touches one contiguous range
+ * (the host's [splat][coefficient][channel] order would scatter every access over 32 lines).
+ */
+export function shAosToPlanar(aos: Float32Array, count: number, lanes: number, capacity: number, out: Float32Array = new Float32Array(lanes * capacity)): Float32Array {
+  for (let s = 0; s < count; s++) for (let j = 0; j < lanes; j++) out[j * capacity + s] = aos[s * lanes + j];
+  return out;
+}
+
+export function shPlanarToAos(planar: Float32Array, count: number, lanes: number, capacity: number, out: Float32Array = new Float32Array(count * lanes)): Float32Array {
+  for (let s = 0; s < count; s++) for (let j = 0; j < lanes; j++) out[s * lanes + j] = planar[j * capacity + s];
+  return out;
+}
+
+/**
  * Splat parameters on the GPU, structure of arrays with room for `capacity` splats, and the
  * live count in a GPU buffer (densification changes it on the GPU). Each attribute is its own
- * buffer, so 10M splats at SH degree 3 stay under a 2 GiB binding (SH: 192 B a splat).
+ * buffer, so 10M splats at SH degree 3 stay under a 2 GiB binding (SH: 192 B a splat). SH is
+ * planar (see shAosToPlanar).
  */
 export class GpuSplats {
   readonly means: GPUBuffer;
@@ -55,7 +71,7 @@ export class GpuSplats {
     put(this.logScales, splats.logScales);
     put(this.quats, splats.quats);
     put(this.opacityLogits, splats.opacityLogits);
-    put(this.sh, splats.sh);
+    put(this.sh, shAosToPlanar(splats.sh, splats.count, this.shCoeffs * 3, this.capacity));
     this.count = splats.count;
     q.writeBuffer(this.countBuffer, 0, new Uint32Array([splats.count, 0, 0, 0]));
   }
@@ -69,7 +85,7 @@ export class GpuSplats {
     out.logScales.set(await read(this.logScales, count * 12));
     out.quats.set(await read(this.quats, count * 16));
     out.opacityLogits.set(await read(this.opacityLogits, count * 4));
-    out.sh.set(await read(this.sh, count * this.shCoeffs * 12));
+    if (count) shPlanarToAos(await read(this.sh, this.capacity * this.shCoeffs * 12), count, this.shCoeffs * 3, this.capacity, out.sh);
     return out;
   }
 
@@ -78,7 +94,7 @@ export class GpuSplats {
   }
 }
 
-/** Gradients w.r.t. every parameter, same layout as GpuSplats, plus the screen-space ones. */
+/** Gradients w.r.t. every parameter, same layout as GpuSplats (planar SH), plus the screen-space ones. */
 export class GpuSplatGrads {
   readonly means: GPUBuffer;
   readonly logScales: GPUBuffer;

@@ -253,7 +253,7 @@ export class Rasterizer {
     if (camera.width > frame.width || camera.height > frame.height) throw new Error(`camera is ${camera.width}x${camera.height}, larger than the frame's ${frame.width}x${frame.height}`);
     if (settings.shDegree > frame.splats.shDegree) throw new Error(`active SH degree ${settings.shDegree} > stored degree ${frame.splats.shDegree}`);
     const { device } = this.ctx;
-    device.queue.writeBuffer(frame.camera, 0, packCameraUniform(camera, settings, frame.splats.shCoeffs, COUNT.splats));
+    device.queue.writeBuffer(frame.camera, 0, packCameraUniform(camera, settings, frame.splats.shCoeffs, COUNT.splats, frame.splats.capacity));
     const p = this.pipelines;
     const g = frame.groups;
     const N = frame.capacity;

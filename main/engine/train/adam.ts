@@ -21,13 +21,17 @@ export interface AdamGroup {
   /** Floats per splat; elements [0, head) of each splat use lrHead, the rest lrTail. */
   stride: number;
   head: number;
+  /** Slot of this group in Adam.flags (1 + index). */
+  index: number;
+  /** Planar layout (SH): the plane length (the capacity); 0 for interleaved groups. */
+  plane: number;
   uniform: GPUBuffer;
   group: GPUBindGroup;
 }
 
 /** Fused Adam (kernels/adam.wgsl): one dispatch per parameter group, moments updated in place. */
 export class Adam {
-  /** u32[4]: [0] non-finite gradient elements skipped since the last clear. */
+  /** u32[8]: [0] non-finite gradient elements skipped since the last clear, [1 + g] per group. */
   readonly flags: GPUBuffer;
 
   private constructor(
@@ -36,8 +40,10 @@ export class Adam {
     readonly hyper: AdamHyper,
     private readonly workgroupSize: number,
   ) {
-    this.flags = createStorage(ctx.device, 'adam.flags', 16);
+    this.flags = createStorage(ctx.device, 'adam.flags', 32);
   }
+
+  private groups = 0;
 
   static async create(ctx: GpuContext, hyper: AdamHyper = ADAM_DEFAULTS): Promise<Adam> {
     const WG = 256;
@@ -46,13 +52,14 @@ export class Adam {
   }
 
   /** Moments are created zeroed (WebGPU zero-initializes buffers). */
-  createGroup(name: string, param: GPUBuffer, grad: GPUBuffer, counts: GPUBuffer, stride = 1, head = 1, moments?: { m: GPUBuffer; v: GPUBuffer }): AdamGroup {
+  createGroup(name: string, param: GPUBuffer, grad: GPUBuffer, counts: GPUBuffer, stride = 1, head = 1, moments?: { m: GPUBuffer; v: GPUBuffer }, plane = 0): AdamGroup {
     const { device } = this.ctx;
     const m = moments?.m ?? createStorage(device, `adam.${name}.m`, param.size);
     const v = moments?.v ?? createStorage(device, `adam.${name}.v`, param.size);
     const uniform = createUniform(device, `adam.${name}`, 48);
     const group = bindGroup(device, this.pipeline.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags });
-    return { name, param, grad, m, v, stride, head, uniform, group };
+    const index = this.groups++;
+    return { name, param, grad, m, v, stride, head, index, plane, uniform, group };
   }
 
   /** Records one step (t is 1-based) of a group over `capacity` splats (the GPU count limits it). */
@@ -60,9 +67,9 @@ export class Adam {
     const { beta1, beta2, epsilon } = this.hyper;
     const data = new ArrayBuffer(48);
     new Float32Array(data, 0, 7).set([lrHead, lrTail, beta1, beta2, epsilon, 1 - beta1 ** t, 1 - beta2 ** t]);
-    new Uint32Array(data, 28, 3).set([group.stride, group.head, countIndex]);
+    new Uint32Array(data, 28, 5).set([group.stride, group.head, countIndex, group.index % 7, group.plane]);
     this.ctx.device.queue.writeBuffer(group.uniform, 0, data);
-    const elements = capacity * group.stride;
+    const elements = (group.plane || capacity) * group.stride;
     const groups = Math.ceil(elements / this.workgroupSize);
     const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
     commands.dispatch(this.pipeline, [group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);

@@ -90,7 +90,7 @@ export class AdcDensifier {
     return u;
   }
 
-  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax', number>>): GPUBuffer {
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane', number>>): GPUBuffer {
     const data = new ArrayBuffer(UNIFORM_BYTES);
     const u = new Uint32Array(data);
     const f = new Float32Array(data);
@@ -108,6 +108,7 @@ export class AdcDensifier {
     u[11] = values.step ?? 0;
     u[12] = values.capacity ?? this.capacity;
     f[13] = values.opacityLogitMax ?? 0;
+    u[14] = values.plane ?? 0;
     const buffer = this.uniform(name);
     this.ctx.device.queue.writeBuffer(buffer, 0, data);
     return buffer;
@@ -154,7 +155,7 @@ export class AdcDensifier {
     for (const [name, mode] of order) {
       const g = groups[name];
       const scratch = this.scratchFor(name, g);
-      const u = this.writeUniform(`scatter.${name}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step });
+      const u = this.writeUniform(`scatter.${name}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane });
       // The layout is shared by every mode: the split inputs are bound even where unused.
       const entries: Record<number, GPUBuffer> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
       this.dispatch(commands, this.pipelines.scatter, this.cachedGroup(`scatter.${name}`, this.pipelines.scatter, entries), `densify.scatter.${name}`);

@@ -121,6 +121,11 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       resumedFrom = trainer.step;
       options.onLog?.('info', `resumed from ${latest} (step ${resumedFrom})`);
     } else trainer = await Trainer.create(ctx, data, config, { onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
+    let warnings = 0;
+    trainer.onWarning = (message) => {
+      if (++warnings <= 20) options.onLog?.('warn', message);
+      else if (warnings === 21) options.onLog?.('warn', 'more non-finite gradients; further reports suppressed');
+    };
     let lastCheckpoint: string | undefined;
     let lastCheckpointAt = performance.now();
     const saveCheckpoint = async () => {

@@ -7,7 +7,7 @@
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { createStorage, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
-import { GpuSplatGrads, GpuSplats } from '../render/gpu-splats.js';
+import { GpuSplatGrads, GpuSplats, shAosToPlanar, shPlanarToAos } from '../render/gpu-splats.js';
 import { Rasterizer, type RasterFrame } from '../render/rasterizer.js';
 import { Adam, type AdamGroup } from './adam.js';
 import type { TrainingData } from './data.js';
@@ -85,7 +85,7 @@ class Model {
       logScales: adam.createGroup('logScales', splats.logScales, this.grads.logScales, c, 3, 3),
       quats: adam.createGroup('quats', splats.quats, this.grads.quats, c, 4, 4),
       opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, this.grads.opacityLogits, c, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3),
+      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3, undefined, splats.capacity),
     };
   }
 
@@ -103,6 +103,10 @@ export class Trainer {
   readonly losses: StepLoss[] = [];
   readonly evaluations: Evaluation[] = [];
   nonFiniteSkipped = 0;
+  /** Where non-finite gradients were skipped, per parameter group (cumulative). */
+  readonly nonFiniteByGroup: Record<string, number> = {};
+  /** Called with a message when a step had non-finite gradients (reported a few steps late). */
+  onWarning?: (message: string) => void;
   /** Steps that needed more intersections than the buffers held (their gradient missed some). */
   isectOverflows = 0;
   private model: Model;
@@ -251,7 +255,7 @@ export class Trainer {
     const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;
     const lossStaging = readLoss ? this.copyToStaging(commands, this.lossFrame.sums, this.lossFrame.activeSumsBytes) : undefined;
     const countStaging = refined ? this.copyToStaging(commands, this.model.splats.countBuffer, 4) : undefined;
-    const flagStaging = readLoss ? this.copyToStaging(commands, this.adam.flags, 4) : undefined;
+    const flagStaging = readLoss ? this.copyToStaging(commands, this.adam.flags, 32) : undefined;
     const frameCounts = this.copyToStaging(commands, this.frame.counts, 32);
     await commands.submit();
     this.step = t + 1;
@@ -262,7 +266,19 @@ export class Trainer {
         this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr });
       });
     }
-    if (flagStaging) this.track(flagStaging, (data) => (this.nonFiniteSkipped = new Uint32Array(data)[0]));
+    if (flagStaging) {
+      this.track(flagStaging, (data) => {
+        const flags = new Uint32Array(data);
+        if (flags[0] > this.nonFiniteSkipped) {
+          const groups = Object.values(this.model.groups)
+            .filter((g) => flags[1 + (g.index % 7)] > (this.nonFiniteByGroup[g.name] ?? 0))
+            .map((g) => `${g.name} ${flags[1 + (g.index % 7)] - (this.nonFiniteByGroup[g.name] ?? 0)}`);
+          this.onWarning?.(`step ${t}: non-finite gradients skipped (never applied): ${groups.join(', ')}`);
+          for (const g of Object.values(this.model.groups)) this.nonFiniteByGroup[g.name] = flags[1 + (g.index % 7)];
+        }
+        this.nonFiniteSkipped = flags[0];
+      });
+    }
     if (countStaging) this.track(countStaging, (data) => (this.splatCount = new Uint32Array(data)[0]));
     const capacity = this.isectCapacity;
     this.track(frameCounts, (data) => {
@@ -322,19 +338,36 @@ export class Trainer {
     const splats = new GpuSplats(this.ctx, capacity, old.splats.shDegree, this.splatCount, 'model');
     const next = new Model(splats, this.adam, this.ctx);
     const commands = this.ctx.commands('resize');
-    const copy = (from: GPUBuffer, to: GPUBuffer) => commands.copyBuffer(from, 0, to, 0, Math.min(from.size, to.size));
     for (const name of Object.keys(old.groups) as GroupName[]) {
-      copy(old.groups[name].param, next.groups[name].param);
-      copy(old.groups[name].m, next.groups[name].m);
-      copy(old.groups[name].v, next.groups[name].v);
+      const from = old.groups[name];
+      const to = next.groups[name];
+      for (const part of ['param', 'm', 'v'] as const) {
+        if (from.plane) {
+          // planar (SH): each value's plane moves to its place in the new capacity
+          const rows = Math.min(from.plane, to.plane) * 4;
+          for (let j = 0; j < from.stride; j++) commands.copyBuffer(from[part], j * from.plane * 4, to[part], j * to.plane * 4, rows);
+        } else commands.copyBuffer(from[part], 0, to[part], 0, Math.min(from[part].size, to[part].size));
+      }
     }
-    copy(old.splats.countBuffer, splats.countBuffer);
-    const densifier = this.densifier;
+    commands.copyBuffer(old.splats.countBuffer, 0, splats.countBuffer, 0, 16);
+    // The statistics gathered since the last refine move too (this runs just before a refine).
+    const stats = this.densifier ? { acc: createStorage(this.ctx.device, 'resize.gradAcc', this.densifier.gradAcc.size), hits: createStorage(this.ctx.device, 'resize.hits', this.densifier.hits.size) } : undefined;
+    if (stats && this.densifier) {
+      commands.copyBuffer(this.densifier.gradAcc, 0, stats.acc, 0, stats.acc.size);
+      commands.copyBuffer(this.densifier.hits, 0, stats.hits, 0, stats.hits.size);
+    }
     await commands.submit();
     this.model = next;
-    // The frame and densifier are capacity-sized; stats restart (they were just reset by the refine).
-    await this.buildFrames();
-    void densifier;
+    await this.buildFrames(); // frames and the densifier are capacity-sized
+    if (stats && this.densifier) {
+      const c = this.ctx.commands('resize.stats');
+      const bytes = Math.min(stats.acc.size, this.densifier.gradAcc.size);
+      c.copyBuffer(stats.acc, 0, this.densifier.gradAcc, 0, bytes);
+      c.copyBuffer(stats.hits, 0, this.densifier.hits, 0, bytes);
+      await c.submit();
+      stats.acc.destroy();
+      stats.hits.destroy();
+    }
     old.destroy();
   }
 
@@ -372,7 +405,10 @@ export class Trainer {
     for (const [name, g] of Object.entries(this.model.groups)) {
       const bytes = count * g.stride * 4;
       for (const [part, buffer] of [['param', g.param], ['m', g.m], ['v', g.v]] as const) {
-        blobs.push({ name: `${name}.${part}`, data: new Uint8Array(bytes ? await readBuffer(device, buffer, bytes) : new ArrayBuffer(0)) });
+        // stored in the host's interleaved order, whatever the GPU layout and capacity
+        const raw = bytes ? await readBuffer(device, buffer, g.plane ? buffer.size : bytes) : new ArrayBuffer(0);
+        const data: Uint8Array = g.plane && bytes ? new Uint8Array(shPlanarToAos(new Float32Array(raw), count, g.stride, g.plane).buffer) : new Uint8Array(raw);
+        blobs.push({ name: `${name}.${part}`, data });
       }
     }
     if (this.densifier) {
@@ -424,8 +460,10 @@ export class Trainer {
     for (const [name, g] of Object.entries(trainer.model.groups)) {
       const floats = n * g.stride;
       if (!floats) continue;
-      q.writeBuffer(g.m, 0, blob(`${name}.m`, floats));
-      q.writeBuffer(g.v, 0, blob(`${name}.v`, floats));
+      for (const part of ['m', 'v'] as const) {
+        const values = blob(`${name}.${part}`, floats);
+        q.writeBuffer(g[part], 0, g.plane ? shAosToPlanar(values, n, g.stride, g.plane) : values);
+      }
     }
     if (trainer.densifier && checkpoint.blobs.has('adc.gradAcc') && n) {
       q.writeBuffer(trainer.densifier.gradAcc, 0, blob('adc.gradAcc', n));

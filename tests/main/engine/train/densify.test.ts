@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readBuffer } from '../../../../main/engine/gpu/buffers.js';
-import { GpuSplats } from '../../../../main/engine/render/gpu-splats.js';
+import { GpuSplats, shPlanarToAos } from '../../../../main/engine/render/gpu-splats.js';
 import { Adam } from '../../../../main/engine/train/adam.js';
 import { AdcDensifier, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
 import { emptySplats } from '../../../../shared/scene/splats.js';
@@ -36,7 +36,7 @@ describe('adaptive density control on the GPU', () => {
       logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, splats.countBuffer, 3, 3),
       quats: adam.createGroup('quats', splats.quats, splats.quats, splats.countBuffer, 4, 4),
       opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, splats.countBuffer, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3),
+      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3, undefined, splats.capacity),
     };
     // moments: recognisable values
     for (const g of Object.values(groups)) {
@@ -68,7 +68,8 @@ describe('adaptive density control on the GPU', () => {
     }
     expect(xs[3]).not.toBe(xs[4]);
     // moments: kept for originals, zero for the duplicate copy and the split children
-    const m = new Float32Array(await readBuffer(ctx.device, groups.sh.m, count * 48));
+    const planar = new Float32Array(await readBuffer(ctx.device, groups.sh.m, splats.capacity * 48));
+    const m = shPlanarToAos(planar, count, 12, splats.capacity);
     expect([m[0], m[12], m[24], m[36], m[48], m[60]]).toEqual([7, 7, 0, 0, 0, 7]);
     // statistics restart after a refine
     expect([...new Float32Array(await readBuffer(ctx.device, densifier.gradAcc, 24))]).toEqual([0, 0, 0, 0, 0, 0]);
