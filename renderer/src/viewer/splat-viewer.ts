@@ -38,6 +38,8 @@ export interface ViewerStats {
   mode: CameraMode;
   /** Index of the training camera being looked through, if any. */
   lookingThrough: number | undefined;
+  /** Splat buffers applied so far (bursts of setSplats coalesce into fewer). */
+  updatesApplied: number;
 }
 
 export interface SplatViewerOptions {
@@ -60,6 +62,7 @@ export class SplatViewer {
   private mode: CameraMode = 'orbit';
   private splatMesh: GaussianSplattingMesh | undefined;
   private splatCount = 0;
+  private updatesApplied = 0;
   private splatBounds: Bounds | undefined;
   private cameras: PinholeCamera[] = [];
   private frustums: LinesMesh | undefined;
@@ -162,6 +165,7 @@ export class SplatViewer {
       await this.splatMesh.updateDataAsync(data);
     }
     this.splatCount = count;
+    this.updatesApplied++;
     const first = !this.splatBounds;
     this.splatBounds = robustBounds(views);
     if (first) this.rebuildFrustums(); // frustum size follows the scene's size
@@ -338,7 +342,7 @@ export class SplatViewer {
   }
 
   stats(): ViewerStats {
-    return { splatCount: this.splatCount, fps: this.engine.getFps(), mode: this.mode, lookingThrough: this.selectedCamera };
+    return { splatCount: this.splatCount, fps: this.engine.getFps(), mode: this.mode, lookingThrough: this.selectedCamera, updatesApplied: this.updatesApplied };
   }
 
   resize(): void {
