@@ -12,7 +12,7 @@ import { allParams, paramsForCommand } from '../../shared/params/index.js';
 import { builtFile, repoRoot } from '../helpers/build.js';
 import { launchChromium, reportSkip, watchPage, type Browser, type PageProblems } from './helpers/chromium.js';
 import { canvasStats } from './helpers/pixels.js';
-import { startStudio, type Studio } from './helpers/studio.js';
+import { callEngine, startStudio, type Studio } from './helpers/studio.js';
 
 const skip = reportSkip(import.meta.filename);
 const screenshots = path.join(repoRoot, 'test-output', 'screenshots');
@@ -98,6 +98,38 @@ describe.skipIf(skip)('studio in Chromium against browser mode and a real engine
     expect(Number(await page.locator('[data-test="fps"]').textContent())).toBeGreaterThan(0);
   });
 
+  it('drives the viewer: SfM points, camera frustums, fly mode, fit, looking through a training camera', async () => {
+    const viewer = page.locator('[data-component="splat-viewer"]');
+    await page.locator('[data-toggle="points"]').click();
+    expect(await page.locator('[data-toggle="points"]').getAttribute('aria-pressed')).toBe('true');
+    await page.locator('[data-toggle="splats"]').click();
+    expect(await page.locator('[data-toggle="splats"]').getAttribute('aria-pressed')).toBe('false');
+    await page.waitForTimeout(800);
+    await page.screenshot({ path: path.join(screenshots, 'viewer-points-cameras.png') });
+    const pointsOnly = canvasStats(await page.locator('canvas.viewer-canvas').screenshot());
+    expect(pointsOnly.nonBackgroundFraction).toBeGreaterThan(0.002);
+    expect(pointsOnly.nonBackgroundFraction).toBeLessThan(0.1);
+    await page.locator('[data-toggle="splats"]').click();
+    await page.locator('[data-toggle="points"]').click();
+
+    await page.locator('[data-mode-button="fly"]').click();
+    await expect.poll(() => viewer.getAttribute('data-mode')).toBe('fly');
+    await page.keyboard.down('w');
+    await page.waitForTimeout(400);
+    await page.keyboard.up('w');
+    await page.locator('[data-action="fit"]').click();
+    await page.locator('[data-mode-button="orbit"]').click();
+    await expect.poll(() => viewer.getAttribute('data-mode')).toBe('orbit');
+
+    await page.locator('.camera-select').selectOption('3');
+    await expect.poll(() => viewer.getAttribute('data-mode')).toBe('fly');
+    await page.waitForTimeout(1200);
+    await page.screenshot({ path: path.join(screenshots, 'viewer-look-through.png') });
+    const stats = canvasStats(await page.locator('canvas.viewer-canvas').screenshot());
+    expect(stats.nonBackgroundFraction).toBeGreaterThan(0.05);
+    expect(problems.errors).toEqual([]);
+  });
+
   it('generates the Train view parameter panel from the registry: every train parameter is there', async () => {
     await openView('train');
     for (const def of paramsForCommand('train')) await expect.poll(() => page.locator(`[data-view="train"] [data-param="${def.key}"]`).count()).toBe(1);
@@ -136,5 +168,27 @@ describe.skipIf(skip)('studio in Chromium against browser mode and a real engine
     await page.screenshot({ path: path.join(screenshots, 'settings-light-log.png') });
     await page.locator('[data-theme-option="dark"]').click();
     expect(problems.errors).toEqual([]);
+  });
+
+  it('follows the engine host through a crash and its restart', async () => {
+    const { pid } = (await callEngine(studio, 'system', 'ping')) as { pid: number };
+    process.kill(pid, 'SIGKILL');
+    const host = page.locator('[data-test="host-state"]');
+    await expect.poll(() => host.textContent(), { timeout: 30_000 }).toContain('1 restart');
+    await expect.poll(() => host.getAttribute('data-state'), { timeout: 30_000 }).toBe('ready');
+    const { pid: newPid } = (await callEngine(studio, 'system', 'ping')) as { pid: number };
+    expect(newPid).not.toBe(pid);
+    if ((await page.locator('[data-test="log-toggle"]').getAttribute('aria-pressed')) !== 'true') await page.locator('[data-test="log-toggle"]').click();
+    await expect.poll(() => page.locator('.shell-log .log-line').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/engine host crashed/)]));
+    await page.screenshot({ path: path.join(screenshots, 'host-restarted-log.png') });
+    await page.locator('.shell-log [data-action="close-log"]').click();
+  });
+
+  it('says so when the connection to the studio server is lost', async () => {
+    await studio.stop();
+    const host = page.locator('[data-test="host-state"]');
+    await expect.poll(() => host.getAttribute('data-state'), { timeout: 15_000 }).toBe('disconnected');
+    expect(await page.locator('[data-test="connection-error"]').textContent()).toMatch(/Lost the connection to the engine/);
+    await page.screenshot({ path: path.join(screenshots, 'disconnected.png') });
   });
 });

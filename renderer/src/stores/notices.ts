@@ -9,13 +9,20 @@ export interface NoticeError {
   code: ErrorEnvelope['code'] | (string & {});
   message: string;
   details?: unknown;
+  /** What to do, when the reporter knows better than the generic advice for the code. */
+  suggestion?: string;
 }
 
 /** Anything thrown or received as an envelope; unknown shapes become `internal`. */
 export function asNoticeError(error: unknown): NoticeError {
   if (error && typeof error === 'object' && typeof (error as NoticeError).code === 'string' && typeof (error as NoticeError).message === 'string') {
     const e = error as NoticeError;
-    return e.details === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, details: e.details };
+    return {
+      code: e.code,
+      message: e.message,
+      ...(e.details === undefined ? {} : { details: e.details }),
+      ...(typeof e.suggestion === 'string' ? { suggestion: e.suggestion } : {}),
+    };
   }
   return toErrorEnvelope(error);
 }

@@ -45,7 +45,7 @@ export const useSystemStore = defineStore('system', () => {
     });
     connection.onClose((reason) => {
       hostState.value = 'disconnected';
-      error.value = { code: 'unavailable', message: `Lost the connection to the engine (${reason}).` };
+      error.value = { code: 'unavailable', message: `Lost the connection to the engine: ${reason}.` };
     });
     await refresh();
   }

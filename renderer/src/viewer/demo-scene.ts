@@ -150,7 +150,9 @@ export function generateDemoScene(options: DemoSceneOptions = {}): DemoScene {
   for (let i = 0; i < pointCount; i++) {
     const phi = random() * 2 * Math.PI;
     const theta = random() * 2 * Math.PI;
-    const { position, normal } = surfacePoint(phi, theta, TUBE_RADIUS + 0.06 * (random() - 0.5));
+    // Like real SfM points: on the surface give or take reconstruction noise, a few well off it.
+    const noise = random() < 0.9 ? 0.08 * (random() - 0.5) : 0.6 * random();
+    const { position, normal } = surfacePoint(phi, theta, TUBE_RADIUS + noise);
     positions.set(position, i * 3);
     colors.set([...surfaceColour(phi, normal).map(Math.round), 255], i * 4);
   }

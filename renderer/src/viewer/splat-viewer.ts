@@ -36,7 +36,7 @@ export interface ViewerStats {
   /** Frames per second, averaged by Babylon over the last frames. */
   fps: number;
   mode: CameraMode;
-  /** Index of the training camera being looked through, if any. */
+  /** Index of the training camera being looked through (fly mode, not moved away by Fit), if any. */
   lookingThrough: number | undefined;
   /** Splat buffers applied so far (bursts of setSplats coalesce into fewer). */
   updatesApplied: number;
@@ -71,6 +71,7 @@ export class SplatViewer {
   private points: Mesh | undefined;
   private pointBounds: Bounds | undefined;
   private pointsVisible = false;
+  private splatsVisible = true;
   private readonly minUpdateIntervalMs: number;
   private queued: { buffer: ArrayBuffer; count: number; waiters: (() => void)[]; failers: ((e: unknown) => void)[] } | undefined;
   private updating = false;
@@ -158,12 +159,8 @@ export class SplatViewer {
       this.splatMesh = new GaussianSplattingMesh('splats', null, this.scene, false);
       this.splatMesh.parent = this.engineWorld;
     }
-    if (count === 0) {
-      this.splatMesh.setEnabled(false);
-    } else {
-      this.splatMesh.setEnabled(true);
-      await this.splatMesh.updateDataAsync(data);
-    }
+    if (count > 0) await this.splatMesh.updateDataAsync(data);
+    this.splatMesh.setEnabled(count > 0 && this.splatsVisible);
     this.splatCount = count;
     this.updatesApplied++;
     const first = !this.splatBounds;
@@ -187,6 +184,7 @@ export class SplatViewer {
     const lines: Vector3[][] = [];
     const colors: Color4[][] = [];
     this.cameras.forEach((camera, index) => {
+      if (index === this.selectedCamera && this.mode === 'fly') return; // looking through it: its frustum would frame the view
       const [apex, c0, c1, c2, c3] = frustumWorldPoints(camera, depth).map((p) => new Vector3(...p));
       // Image-top marker: a triangle above the top edge (c0 -> c1), pointing away from image down.
       const topMid = c0.add(c1).scale(0.5);
@@ -232,10 +230,10 @@ export class SplatViewer {
     vertexData.applyToMesh(mesh, false);
     const material = new StandardMaterial('sfmPointsMaterial', this.scene);
     material.pointsCloud = true;
-    material.pointSize = 2;
+    material.pointSize = 3;
+    // Unlit: with lighting disabled the standard shader's colour is (emissive + ambient) x vertex colour.
     material.disableLighting = true;
-    material.diffuseColor = Color3.White();
-    material.emissiveColor = Color3.Black();
+    material.emissiveColor = Color3.White();
     mesh.material = material;
     mesh.parent = this.engineWorld;
     mesh.isPickable = false;
@@ -250,6 +248,12 @@ export class SplatViewer {
       }
     }
     this.pointBounds = { min, max };
+  }
+
+  /** Hides the splats (to inspect SfM points and cameras alone) without dropping them. */
+  setSplatsVisible(visible: boolean): void {
+    this.splatsVisible = visible;
+    this.splatMesh?.setEnabled(visible && this.splatCount > 0);
   }
 
   setPointsVisible(visible: boolean): void {
@@ -278,7 +282,8 @@ export class SplatViewer {
       this.activate(this.orbit);
     }
     this.mode = mode;
-    this.selectCamera(undefined);
+    // The camera last looked through stays highlighted in orbit; redraw to show its frustum again.
+    this.rebuildFrustums();
   }
 
   private activate(camera: Camera): void {
@@ -328,7 +333,8 @@ export class SplatViewer {
     this.fly.setTarget(this.fly.position.add(new Vector3(...pose.forward)));
     this.fly.fov = pose.fovYRadians;
     this.fly.speed = Math.max(0.01, this.sceneRadius() / 40);
-    this.selectCamera(index);
+    this.selectedCamera = index;
+    this.rebuildFrustums();
   }
 
   private selectCamera(index: number | undefined): void {
@@ -342,7 +348,8 @@ export class SplatViewer {
   }
 
   stats(): ViewerStats {
-    return { splatCount: this.splatCount, fps: this.engine.getFps(), mode: this.mode, lookingThrough: this.selectedCamera, updatesApplied: this.updatesApplied };
+    const lookingThrough = this.mode === 'fly' ? this.selectedCamera : undefined;
+    return { splatCount: this.splatCount, fps: this.engine.getFps(), mode: this.mode, lookingThrough, updatesApplied: this.updatesApplied };
   }
 
   resize(): void {

@@ -5,6 +5,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
+import WebSocket from 'ws';
+import { decodeMessage, encodeMessage } from '../../../shared/rpc/codec.js';
 import { builtFile, repoRoot } from '../../helpers/build.js';
 
 export interface Studio {
@@ -63,4 +65,27 @@ export async function startStudio(options: { env?: Record<string, string>; timeo
         child.kill('SIGINT');
       }),
   };
+}
+
+/** One contract call over the studio's own WebSocket (with the token), as a second client. */
+export async function callEngine(studio: Studio, service: string, method: string, args: Record<string, unknown> = {}): Promise<unknown> {
+  const token = new URL(studio.url).searchParams.get('token')!;
+  const ws = new WebSocket(`ws://127.0.0.1:${studio.port}/rpc`, ['argonaut', `token.${token}`], { headers: { origin: studio.origin } });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      ws.once('open', () => resolve());
+      ws.once('error', reject);
+    });
+    return await new Promise((resolve, reject) => {
+      ws.on('message', (data: WebSocket.RawData, isBinary: boolean) => {
+        const message = decodeMessage(isBinary ? new Uint8Array(data as Buffer) : data.toString()) as { kind: string; id: number; ok: boolean; result?: unknown; error?: unknown };
+        if (message.kind !== 'res' || message.id !== 1) return;
+        if (message.ok) resolve(message.result);
+        else reject(new Error(JSON.stringify(message.error)));
+      });
+      ws.send(encodeMessage({ kind: 'req', id: 1, service, method, args }));
+    });
+  } finally {
+    ws.close();
+  }
 }

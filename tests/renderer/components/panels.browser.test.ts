@@ -3,16 +3,20 @@
  * sections and tooltips; LogConsole filtering and auto-scroll; KernelTable sorting; MetricsChart
  * appending; ErrorBanner actions. Skips, saying why, where /usr/bin/chromium is missing.
  */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseParamValue } from '../../../shared/params/index.js';
 import { ERROR_CODES } from '../../../shared/rpc/errors.js';
 import { suggestionFor } from '../../../renderer/src/errors.js';
+import { repoRoot } from '../../helpers/build.js';
 import { launchChromium, reportSkip, watchPage, type Browser, type PageProblems } from '../../e2e/helpers/chromium.js';
 import { SYNTHETIC_PARAMS } from '../fixtures/synthetic-params.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 const skip = reportSkip(import.meta.filename);
+const screenshots = path.join(repoRoot, 'test-output', 'screenshots');
 
 describe.skipIf(skip)('panels in Chromium', () => {
   let harness: Harness;
@@ -26,6 +30,7 @@ describe.skipIf(skip)('panels in Chromium', () => {
     problems = watchPage(page);
     await page.goto(harness.url);
     await page.locator('[data-fixture="param-synthetic"] [data-param]').first().waitFor();
+    mkdirSync(screenshots, { recursive: true });
   }, 120_000);
 
   afterAll(async () => {
@@ -53,6 +58,9 @@ describe.skipIf(skip)('panels in Chromium', () => {
         expect((await model())['train.iterations']).toBe(30000);
         expect(await iterations.locator('input.number').getAttribute('aria-invalid')).toBe('true');
       }
+      await synthetic().locator('[data-advanced="Training"] summary').click();
+      await synthetic().locator('.param-panel').screenshot({ path: path.join(screenshots, 'param-panel-synthetic.png') });
+      await synthetic().locator('[data-advanced="Training"] summary').click();
       expect(JSON.parse((await synthetic().locator('[data-validity]').textContent())!)).toHaveProperty('train.iterations');
       expect(await synthetic().locator('[data-panel-errors]').textContent()).toContain('1 field needs attention');
       await iterations.locator('input.number').fill('12000');
@@ -183,6 +191,7 @@ describe.skipIf(skip)('panels in Chromium', () => {
       expect(cells.map((c) => c.trim())).toEqual(['radix_sort', '3.000', '400', '0.0075', '30.0']);
       expect(await table().locator('tfoot td').allTextContents()).toEqual(['Total', '10.000', '600', '', '100.0']);
       expect(await table().locator('[data-summary]').textContent()).toContain('80.0% busy');
+      await table().screenshot({ path: path.join(screenshots, 'kernel-table-harness.png') });
     });
 
     it('sorts by any column, toggling the direction', async () => {
@@ -210,6 +219,8 @@ describe.skipIf(skip)('panels in Chromium', () => {
       await page.evaluate('window.harness.appendMetrics(101, 4900)');
       await expect.poll(() => chart().getAttribute('data-points')).toBe('5000');
       expect(Number(await chart().locator('[data-latest]').textContent())).toBeCloseTo(0.5 / (1 + 5000 / 50), 3);
+      await page.waitForTimeout(100);
+      await chart().screenshot({ path: path.join(screenshots, 'metrics-chart-harness.png') });
       await page.evaluate('window.harness.clearMetrics()');
       await expect.poll(() => chart().getAttribute('data-points')).toBe('0');
     });
