@@ -1,11 +1,13 @@
 /**
- * The built-in sample scene: a colourful (2, 3) torus knot made of Gaussian splats, a ring of
- * pinhole cameras looking at it and a sparse "SfM" point cloud sampled from its surface. Generated
- * procedurally and deterministically (seeded), so development and tests need no network and no
- * files. Everything is in the engine's world frame (OpenCV cameras, y down; see opencv-frame.ts).
+ * The built-in sample scene for the viewer: a colourful (2, 3) torus knot made of Gaussian splats,
+ * a ring of pinhole cameras looking at it and a sparse "SfM" point cloud sampled from its surface.
+ * Generated procedurally and deterministically (seeded): development and tests need no network and
+ * no files. Its geometry follows the engine's own sample scene (main/engine/train/sample-scene.ts:
+ * the same knot centre line and tube, cameras 3.2 from the origin, a y-up world) so a live training
+ * run on the sample lands where this one is drawn; this one adds surface-aligned splats and shading.
  */
-import type { PinholeCamera } from '../../../shared/scene/camera.js';
-import { lookAtOpenCv, type Vec3 } from './opencv-frame.js';
+import { lookAt, type PinholeCamera } from '../../../shared/scene/camera.js';
+import type { Vec3 } from './opencv-frame.js';
 import { createSplatBuffer, writeSplat } from './splat-layout.js';
 
 export interface DemoScene {
@@ -35,14 +37,13 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-const P = 2;
-const Q = 3;
-const TUBE_RADIUS = 0.45;
+const TUBE_RADIUS = 0.1;
+const WORLD_UP: Vec3 = [0, 1, 0];
 
-/** Centre line of the knot; world y is "down", so the knot lies around the y axis. */
+/** Centre line of the knot, as the engine's sample scene has it: y is up, the knot lies around it. */
 function knot(phi: number): Vec3 {
-  const r = Math.cos(Q * phi) + 2;
-  return [r * Math.cos(P * phi), -0.8 * Math.sin(Q * phi), r * Math.sin(P * phi)];
+  const r = 0.6 + 0.25 * Math.cos(3 * phi);
+  return [r * Math.cos(2 * phi), 0.25 * Math.sin(3 * phi), r * Math.sin(2 * phi)];
 }
 
 function sub(a: Vec3, b: Vec3): Vec3 {
@@ -60,7 +61,7 @@ function normalize(a: Vec3): Vec3 {
 function frame(phi: number): { t: Vec3; n: Vec3; b: Vec3 } {
   const h = 1e-3;
   const t = normalize(sub(knot(phi + h), knot(phi - h)));
-  const b = normalize(cross(t, [0, 1, 0]));
+  const b = normalize(cross(t, WORLD_UP));
   const n = cross(b, t);
   return { t, n, b };
 }
@@ -109,9 +110,9 @@ function surfacePoint(phi: number, theta: number, radius: number): { position: V
   return { position: [c[0] + normal[0] * radius, c[1] + normal[1] * radius, c[2] + normal[2] * radius], normal, frame: f };
 }
 
-/** Colour of the surface: hue along the knot, lit from above (world -y) with a soft ambient term. */
+/** Colour of the surface: hue along the knot, lit from above (world +y) with a soft ambient term. */
 function surfaceColour(phi: number, normal: Vec3): [number, number, number] {
-  const light = normalize([0.4, -1, 0.3]);
+  const light = normalize([0.4, 1, 0.3]);
   const lambert = Math.max(0, normal[0] * light[0] + normal[1] * light[1] + normal[2] * light[2]);
   return hsvToRgb(phi / (2 * Math.PI), 0.75, 0.35 + 0.65 * lambert);
 }
@@ -130,7 +131,7 @@ export function generateDemoScene(options: DemoSceneOptions = {}): DemoScene {
     const rotation = quaternionFromBasis(f.t, tangentSide, normal);
     writeSplat(views, i, {
       position,
-      scale: [0.05 + 0.03 * random(), 0.035 + 0.02 * random(), 0.008],
+      scale: [0.012 + 0.008 * random(), 0.008 + 0.005 * random(), 0.002],
       rgba: [...surfaceColour(phi, normal), 235],
       quaternion: rotation,
     });
@@ -139,9 +140,11 @@ export function generateDemoScene(options: DemoSceneOptions = {}): DemoScene {
   const cameraCount = options.cameraCount ?? 12;
   const cameras: PinholeCamera[] = [];
   for (let k = 0; k < cameraCount; k++) {
+    // A ring 3.2 from the origin, 35 degrees above the knot, like the engine's orbit.
     const azimuth = (k / cameraCount) * 2 * Math.PI;
-    const eye: Vec3 = [6.5 * Math.cos(azimuth), -3, 6.5 * Math.sin(azimuth)];
-    cameras.push({ width: 640, height: 480, fx: 560, fy: 560, cx: 320, cy: 240, worldToCamera: lookAtOpenCv(eye, [0, 0, 0]) });
+    const elevation = (35 * Math.PI) / 180;
+    const eye: Vec3 = [3.2 * Math.cos(elevation) * Math.cos(azimuth), 3.2 * Math.sin(elevation), 3.2 * Math.cos(elevation) * Math.sin(azimuth)];
+    cameras.push({ width: 640, height: 480, fx: 576, fy: 576, cx: 320, cy: 240, worldToCamera: lookAt(eye, [0, 0, 0], WORLD_UP) });
   }
 
   const pointCount = options.pointCount ?? 3000;
@@ -151,7 +154,7 @@ export function generateDemoScene(options: DemoSceneOptions = {}): DemoScene {
     const phi = random() * 2 * Math.PI;
     const theta = random() * 2 * Math.PI;
     // Like real SfM points: on the surface give or take reconstruction noise, a few well off it.
-    const noise = random() < 0.9 ? 0.08 * (random() - 0.5) : 0.6 * random();
+    const noise = random() < 0.9 ? 0.02 * (random() - 0.5) : 0.15 * random();
     const { position, normal } = surfacePoint(phi, theta, TUBE_RADIUS + noise);
     positions.set(position, i * 3);
     colors.set([...surfaceColour(phi, normal).map(Math.round), 255], i * 4);

@@ -6,11 +6,15 @@
  * row-major 4x4 [R | t] (shared/scene/camera.ts). Babylon is left-handed with +y up.
  *
  * The viewer maps engine world -> Babylon world with F = diag(1, -1, 1): negate y. One reflection
- * turns the right-handed frame into a left-handed one, so nothing appears mirrored, and scenes
- * reconstructed with OpenCV cameras (whose "down" is +y) come out upright. F is applied by a
- * single parent node (`SplatViewer.engineWorld`, scaling (1, -1, 1)); splats, SfM points and
+ * turns the right-handed frame into a left-handed one, so nothing appears mirrored. F is applied by
+ * a single parent node (`SplatViewer.engineWorld`, scaling (1, -1, 1)); splats, SfM points and
  * frustums are built in engine coordinates under it. Babylon's splat shader transforms each
  * covariance by the full world matrix, so the reflection is exact for them too.
+ *
+ * Which way is up depends on the dataset (COLMAP worlds are arbitrary, Blender's are z-up, the
+ * engine's sample scene is y-up), so the viewer takes "up" from the training cameras: the mean of
+ * their image-up axes (`babylonUpFromCameras`). Without cameras it assumes the OpenCV habit of a
+ * y-down world, which F turns into Babylon's +y.
  *
  * A camera seen through Babylon: with R's rows (right r, down d, forward f) and centre C = -R^T t,
  * the Babylon camera sits at F C, looks along F f, with up vector -F d. Babylon's screen right is
@@ -108,37 +112,18 @@ export function babylonCameraPose(camera: PinholeCamera): { position: Vec3; forw
   };
 }
 
-/** A world-to-camera matrix (OpenCV) for a camera at `eye` looking at `target`, with world `down` as image down. */
-export function lookAtOpenCv(eye: Readonly<Vec3>, target: Readonly<Vec3>, down: Readonly<Vec3> = [0, 1, 0]): number[] {
-  const f = normalize(sub(target, eye));
-  const d = normalize(sub(down, scale(f, dot(down, f))));
-  const r = cross(d, f);
-  const R = [r, d, f];
-  const out = new Array<number>(16).fill(0);
-  for (let i = 0; i < 3; i++) {
-    out[i * 4] = R[i][0];
-    out[i * 4 + 1] = R[i][1];
-    out[i * 4 + 2] = R[i][2];
-    out[i * 4 + 3] = -dot(R[i], eye);
+/**
+ * The scene's up direction in Babylon coordinates: the mean image-up axis (-down) of the cameras,
+ * reflected. Worlds differ (COLMAP's is arbitrary, Blender's is z-up, the engine's sample is y-up),
+ * so the cameras decide; without cameras, Babylon's +y (the OpenCV convention's "up" is -y).
+ */
+export function babylonUpFromCameras(cameras: readonly PinholeCamera[]): Vec3 {
+  const sum: Vec3 = [0, 0, 0];
+  for (const camera of cameras) {
+    const { down } = cameraAxes(camera);
+    for (let a = 0; a < 3; a++) sum[a] -= down[a];
   }
-  out[15] = 1;
-  return out;
-}
-
-function sub(a: Readonly<Vec3>, b: Readonly<Vec3>): Vec3 {
-  return [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
-}
-function scale(a: Readonly<Vec3>, s: number): Vec3 {
-  return [a[0] * s, a[1] * s, a[2] * s];
-}
-function dot(a: Readonly<Vec3>, b: Readonly<Vec3>): number {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-function cross(a: Readonly<Vec3>, b: Readonly<Vec3>): Vec3 {
-  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-}
-function normalize(a: Readonly<Vec3>): Vec3 {
-  const n = Math.hypot(a[0], a[1], a[2]);
-  if (n === 0) throw new RangeError('cannot normalize a zero vector (camera looking at itself?)');
-  return [a[0] / n, a[1] / n, a[2] / n];
+  const length = Math.hypot(...sum);
+  if (length < 1e-6 * Math.max(1, cameras.length)) return [0, 1, 0];
+  return engineToBabylon([sum[0] / length, sum[1] / length, sum[2] / length]);
 }

@@ -26,7 +26,7 @@ import { VertexData } from '@babylonjs/core/Meshes/mesh.vertexData.js';
 import { TransformNode } from '@babylonjs/core/Meshes/transformNode.js';
 import { Scene } from '@babylonjs/core/scene.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
-import { babylonCameraPose, cameraCenter, ENGINE_TO_BABYLON_SCALING, frustumWorldPoints, type Vec3 } from './opencv-frame.js';
+import { babylonCameraPose, babylonUpFromCameras, cameraCenter, ENGINE_TO_BABYLON_SCALING, frustumWorldPoints, type Vec3 } from './opencv-frame.js';
 import { robustBounds, viewSplatBuffer, type Bounds } from './splat-layout.js';
 
 export type CameraMode = 'orbit' | 'fly';
@@ -65,6 +65,8 @@ export class SplatViewer {
   private updatesApplied = 0;
   private splatBounds: Bounds | undefined;
   private cameras: PinholeCamera[] = [];
+  /** The scene's up (Babylon frame), from the training cameras; orbit and fly keep it up. */
+  private up = Vector3.Up();
   private frustums: LinesMesh | undefined;
   private frustumsVisible = true;
   private selectedCamera: number | undefined;
@@ -172,6 +174,11 @@ export class SplatViewer {
   /** Training cameras, drawn as frustums (image top marked by a small triangle). */
   setCameras(cameras: readonly PinholeCamera[]): void {
     this.cameras = [...cameras];
+    this.up = new Vector3(...babylonUpFromCameras(this.cameras));
+    if (this.mode === 'orbit') {
+      this.orbit.upVector = this.up.clone();
+      if (this.fitted) this.fitToScene();
+    }
     if (this.selectedCamera !== undefined && this.selectedCamera >= this.cameras.length) this.selectedCamera = undefined;
     this.rebuildFrustums();
   }
@@ -268,7 +275,7 @@ export class SplatViewer {
     from.detachControl();
     if (mode === 'fly') {
       this.fly.position.copyFrom(this.orbit.position);
-      this.fly.upVector = Vector3.Up();
+      this.fly.upVector = this.up.clone();
       this.fly.setTarget(this.orbit.target.clone());
       this.fly.fov = this.orbit.fov;
       this.fly.speed = Math.max(0.01, this.sceneRadius() / 40);
@@ -276,7 +283,7 @@ export class SplatViewer {
     } else {
       const forward = this.fly.getDirection(Vector3.Forward());
       const target = this.fly.position.add(forward.scale(this.orbit.radius));
-      this.orbit.upVector = Vector3.Up();
+      this.orbit.upVector = this.up.clone();
       this.orbit.setTarget(target);
       this.orbit.setPosition(this.fly.position.clone());
       this.activate(this.orbit);
@@ -291,17 +298,20 @@ export class SplatViewer {
     camera.attachControl(true);
   }
 
-  /** Frames the scene (splats, else SfM points, else cameras) keeping the current view direction. */
+  /**
+   * Frames the content (splats, else SfM points, else the cameras) keeping the view direction.
+   * Training cameras usually stand farther out than the content; zoom out to see their frustums.
+   */
   fitToScene(): void {
     const bounds = this.sceneBounds();
     if (!bounds) return;
     this.fitted = true;
-    const centreEngine: Vec3 = [0, 1, 2].map((a) => (bounds.min[a] + bounds.max[a]) / 2) as Vec3;
+    const centreEngine = [0, 1, 2].map((a) => (bounds.min[a] + bounds.max[a]) / 2) as Vec3;
     const centre = new Vector3(...centreEngine).multiplyByFloats(...ENGINE_TO_BABYLON_SCALING);
     const radius = this.sceneRadius();
     const distance = (1.1 * radius) / Math.sin(this.orbit.fov / 2);
     if (this.mode === 'orbit') {
-      this.orbit.upVector = Vector3.Up();
+      this.orbit.upVector = this.up.clone();
       this.orbit.setTarget(centre);
       this.orbit.radius = distance;
       this.orbit.lowerRadiusLimit = radius * 0.01;
@@ -366,9 +376,14 @@ export class SplatViewer {
     this.engine.dispose();
   }
 
+  /** Bounds of the content: splats, else SfM points, else camera centres. */
   private sceneBounds(): Bounds | undefined {
     if (this.splatBounds) return this.splatBounds;
     if (this.pointBounds) return this.pointBounds;
+    return this.cameraBounds();
+  }
+
+  private cameraBounds(): Bounds | undefined {
     if (this.cameras.length === 0) return undefined;
     const centres = this.cameras.map(cameraCenter);
     const min = [0, 1, 2].map((a) => Math.min(...centres.map((c) => c[a]))) as Vec3;

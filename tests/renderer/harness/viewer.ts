@@ -4,9 +4,9 @@
  * the engine -> Babylon frame change: a red blob that one OpenCV camera sees in the upper left of its
  * image and a green blob it sees in the lower right; looking through that camera must show them there.
  */
-import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import { lookAt, type PinholeCamera } from '../../../shared/scene/camera.js';
 import { generateDemoScene } from '../../../renderer/src/viewer/demo-scene.js';
-import { cameraAxes, cameraCenter, lookAtOpenCv, type Vec3 } from '../../../renderer/src/viewer/opencv-frame.js';
+import { cameraAxes, cameraCenter, type Vec3 } from '../../../renderer/src/viewer/opencv-frame.js';
 import { createSplatBuffer, writeSplat } from '../../../renderer/src/viewer/splat-layout.js';
 import { SplatViewer } from '../../../renderer/src/viewer/splat-viewer.js';
 
@@ -47,7 +47,7 @@ Object.assign(window, {
     },
     /** Camera somewhere off-axis (so a mirrored or flipped frame cannot pass by symmetry). */
     async frameTest() {
-      const cam: PinholeCamera = { width: 640, height: 480, fx: 600, fy: 600, cx: 320, cy: 240, worldToCamera: lookAtOpenCv([2.5, -1.5, -6], [0.2, 0.3, 0.4]) };
+      const cam: PinholeCamera = { width: 640, height: 480, fx: 600, fy: 600, cx: 320, cy: 240, worldToCamera: lookAt([2.5, -1.5, -6], [0.2, 0.3, 0.4], [0.3, -1, 0.2]) };
       const red = unproject(cam, 160, 120, 6); // upper left of the image
       const green = unproject(cam, 480, 360, 6); // lower right
       const views = blobs([

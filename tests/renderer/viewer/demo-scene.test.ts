@@ -26,7 +26,10 @@ describe('procedural sample scene', () => {
   it('is a colourful knot of opaque, flat, unit-quaternion splats around the origin', () => {
     const views = viewSplatBuffer(scene.splats, scene.count);
     const bounds = robustBounds(views, 0, 1)!;
-    for (let a = 0; a < 3; a++) expect(Math.max(Math.abs(bounds.min[a]), Math.abs(bounds.max[a]))).toBeLessThan(4);
+    for (let a = 0; a < 3; a++) expect(Math.max(Math.abs(bounds.min[a]), Math.abs(bounds.max[a]))).toBeLessThan(1.2);
+    // like the engine's sample: a flat knot around the y axis (y is up)
+    expect(bounds.max[1] - bounds.min[1]).toBeLessThan(0.8);
+    expect(bounds.max[0] - bounds.min[0]).toBeGreaterThan(1.4);
     const hues = new Set<string>();
     for (let i = 0; i < scene.count; i += 97) {
       const s = readSplat(views, i);
@@ -38,12 +41,15 @@ describe('procedural sample scene', () => {
     expect(hues.size).toBeGreaterThan(8);
   });
 
-  it('has cameras around the knot that all look at its centre', () => {
+  it('has cameras above the knot, 3.2 from it, that all look at its centre with world +y up', () => {
     for (const cam of scene.cameras) {
       const [u, v] = projectToPixel(cam, [0, 0, 0])!;
       expect(u).toBeCloseTo(cam.cx, 6);
       expect(v).toBeCloseTo(cam.cy, 6);
-      expect(Math.hypot(...cameraCenter(cam))).toBeGreaterThan(5);
+      expect(Math.hypot(...cameraCenter(cam))).toBeCloseTo(3.2, 9);
+      expect(cameraCenter(cam)[1]).toBeGreaterThan(1);
+      // a point above the centre projects above the image centre
+      expect(projectToPixel(cam, [0, 0.5, 0])![1]).toBeLessThan(cam.cy);
     }
   });
 

@@ -1,22 +1,23 @@
 import { describe, expect, it } from 'vitest';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
-import { invertRigid } from '../../../shared/scene/camera.js';
+import { invertRigid, lookAt } from '../../../shared/scene/camera.js';
 import {
   babylonCameraPose,
+  babylonUpFromCameras,
   cameraAxes,
   cameraCenter,
   engineToBabylon,
   frustumWorldPoints,
-  lookAtOpenCv,
   projectToPixel,
   type Vec3,
 } from '../../../renderer/src/viewer/opencv-frame.js';
 
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
-const camera = (eye: Vec3, target: Vec3 = [0, 0, 0]): PinholeCamera => ({ width: 640, height: 480, fx: 500, fy: 520, cx: 330, cy: 236, worldToCamera: lookAtOpenCv(eye, target) });
+/** An OpenCV camera in a y-down world (world up is -y). */
+const camera = (eye: Vec3, target: Vec3 = [0, 0, 0], up: Vec3 = [0, -1, 0]): PinholeCamera => ({ width: 640, height: 480, fx: 500, fy: 520, cx: 330, cy: 236, worldToCamera: lookAt(eye, target, up) });
 
 describe('engine (OpenCV) frame to Babylon', () => {
-  it('builds world-to-camera matrices that look at the target, image down along world +y', () => {
+  it('reads centre and axes of world-to-camera matrices (shared lookAt: image down along world +y here)', () => {
     const cam = camera([3, -2, 5], [0.5, 0.25, -1]);
     const { right, down, forward } = cameraAxes(cam);
     expect(cameraCenter(cam).map((v) => Number(v.toFixed(9)))).toEqual([3, -2, 5]);
@@ -66,6 +67,20 @@ describe('engine (OpenCV) frame to Babylon', () => {
       pose.up.forEach((v, i) => expect(v).toBeCloseTo(up[i], 12));
       expect(pose.fovYRadians).toBeCloseTo(2 * Math.atan(240 / 520), 12);
     }
+  });
+
+  it('takes the scene up from the cameras, whatever way the world is oriented', () => {
+    const ring = (up: Vec3) => [0, 1, 2, 3].map((k) => camera([3 * Math.cos(k) + up[0] * 2, 2 * up[1] + 3 * Math.sin(k) * (up[1] === 0 ? 1 : 0), up[2] * 2 + 3 * Math.sin(k) * (up[2] === 0 ? 1 : 0)], [0, 0, 0], up));
+    // y-down world (OpenCV habit): Babylon's up is +y after the reflection.
+    const yDown = babylonUpFromCameras(ring([0, -1, 0]));
+    expect(yDown[1]).toBeGreaterThan(0.9);
+    // y-up world (the engine's sample scene): up is -y in Babylon's frame, so the orbit turns over.
+    const yUp = babylonUpFromCameras(ring([0, 1, 0]));
+    expect(yUp[1]).toBeLessThan(-0.9);
+    // z-up world (Blender, NeRF-synthetic)
+    const zUp = babylonUpFromCameras(ring([0, 0, 1]));
+    expect(zUp[2]).toBeGreaterThan(0.9);
+    expect(babylonUpFromCameras([])).toEqual([0, 1, 0]);
   });
 
   it('names the problem when a matrix is not 4x4', () => {
