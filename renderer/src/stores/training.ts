@@ -11,6 +11,14 @@ import { MetricSeriesSet } from './metric-series.js';
 import { useNoticeStore } from './notices.js';
 
 export type JobState = 'starting' | 'running' | 'paused' | 'stopping' | 'finished' | 'failed';
+
+/** What a job trains on; the engine's job runner takes the same shape (main/engine/train/job.ts). */
+export type TrainingSource = { kind: 'sample' } | { kind: 'dataset'; path: string };
+
+export function describeSource(source: TrainingSource | undefined): string {
+  if (!source) return 'Nothing chosen yet';
+  return source.kind === 'sample' ? 'Sample scene (procedural torus knot)' : source.path;
+}
 export type Progress = z.infer<typeof ProgressEvent>;
 
 /**
@@ -34,13 +42,15 @@ export const useTrainingStore = defineStore('training', () => {
   const metricsVersion = ref(0);
   /** Per-kernel GPU profile of the job, when the engine reports one. */
   const profile = shallowRef<ProfileReport>();
+  /** What the next job trains on: chosen on Home (the sample scene now; projects later). */
+  const source = ref<TrainingSource>();
   /** Whether this engine serves training at all. */
   const serviceReady = declares('train', 'start');
   let client: StudioClient | undefined;
 
   const invalid = computed(() => Object.keys(fieldErrors.value).length > 0);
   const active = computed(() => job.value !== undefined && ['starting', 'running', 'paused', 'stopping'].includes(job.value.state));
-  const canStart = computed(() => serviceReady && !invalid.value && !active.value);
+  const canStart = computed(() => serviceReady && source.value !== undefined && !invalid.value && !active.value);
 
   function follows(jobId: string): boolean {
     if (!job.value) job.value = { id: jobId, state: 'running' };
@@ -86,11 +96,16 @@ export const useTrainingStore = defineStore('training', () => {
     }
   }
 
-  /** Starts training with the current values (needs the engine's train service). */
-  const start = () => control('start', 'starting', { params: { ...values.value } });
+  /** Chooses what the next job trains on. */
+  function useSource(next: TrainingSource) {
+    source.value = next;
+  }
+
+  /** Starts training the chosen source with the current values (needs the engine's train service). */
+  const start = () => control('start', 'starting', { source: source.value, params: { ...values.value } });
   const pause = () => job.value && control('pause', 'paused', { job: job.value.id });
   const resume = () => job.value && control('resume', 'running', { job: job.value.id });
   const stop = () => job.value && control('stop', 'stopping', { job: job.value.id });
 
-  return { params, values, fieldErrors, job, progress, metrics, metricsVersion, profile, serviceReady, invalid, active, canStart, attach, start, pause, resume, stop };
+  return { params, values, fieldErrors, source, job, progress, metrics, metricsVersion, profile, serviceReady, invalid, active, canStart, attach, useSource, start, pause, resume, stop };
 });

@@ -3,17 +3,16 @@
  *
  * - `/usr/bin/chromium` (apt-get install chromium); tests skip, printing why, when it is absent
  *   (override the path with ARGONAUT_CHROMIUM).
- * - Headless, a fresh profile per launch (deleted on close), no sandbox (CI runs as root), no
- *   background traffic (component updates, sync, first-run pages): the tests reach nothing but
- *   127.0.0.1.
+ * - Headless, a fresh profile per launch (Playwright gives the browser a new temporary
+ *   --user-data-dir and deletes it on close), no sandbox (CI runs as root), no background traffic
+ *   (component updates, sync, first-run pages): the tests reach nothing but 127.0.0.1.
  * - WebGL2 through SwiftShader (ANGLE's CPU Vulkan): `--use-angle=swiftshader` picks it and
  *   `--enable-unsafe-swiftshader` allows it for WebGL (Chromium 137+ refuses it otherwise).
  *   `--disable-gpu` is NOT passed: it would turn WebGL off altogether.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
+import { chromium, type Browser as PlaywrightBrowser, type BrowserContext, type ConsoleMessage, type Page } from 'playwright-core';
 
 export const CHROMIUM_PATH = process.env.ARGONAUT_CHROMIUM ?? '/usr/bin/chromium';
 
@@ -48,25 +47,27 @@ export function reportSkip(file: string): boolean {
 }
 
 export interface Browser {
+  browser: PlaywrightBrowser;
+  /** A context with the test viewport; `browser.newContext()` makes others (no shared cookies). */
   context: BrowserContext;
+  /** Closes the browser; kills it when it does not close within 15 s (a busy SwiftShader frame). */
   close(): Promise<void>;
 }
 
 export async function launchChromium(options: { width?: number; height?: number } = {}): Promise<Browser> {
-  const profile = mkdtempSync(path.join(tmpdir(), 'argonaut-chromium-'));
-  const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM_PATH,
-    headless: true,
-    args: CHROMIUM_ARGS,
-    viewport: { width: options.width ?? 1440, height: options.height ?? 900 },
-    deviceScaleFactor: 1,
-    timeout: 60_000,
-  });
+  // A browser server (rather than launch()) keeps a handle on the process, to kill it if it hangs.
+  const server = await chromium.launchServer({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, timeout: 60_000 });
+  const browser = await chromium.connect(server.wsEndpoint());
+  const context = await browser.newContext({ viewport: { width: options.width ?? 1440, height: options.height ?? 900 }, deviceScaleFactor: 1 });
   return {
+    browser,
     context,
     async close() {
-      await context.close().catch(() => undefined);
-      rmSync(profile, { recursive: true, force: true });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const closed = browser.close().then(() => server.close()).then(() => true, () => false);
+      const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), 15_000)));
+      if (!(await Promise.race([closed, late]))) await server.kill();
+      clearTimeout(timer);
     },
   };
 }

@@ -54,8 +54,17 @@ describe('training store', () => {
     expect(training.job?.state).toBe('finished');
   });
 
+  it('needs a source to start, and the sample scene is one', () => {
+    const training = useTrainingStore();
+    expect(training.source).toBeUndefined();
+    training.useSource({ kind: 'sample' });
+    expect(training.source).toEqual({ kind: 'sample' });
+    expect(training.canStart).toBe(training.serviceReady);
+  });
+
   it('blocks starting while a field is invalid', () => {
     const training = useTrainingStore();
+    training.useSource({ kind: 'sample' });
     training.fieldErrors = { 'system.adapter': 'expected a value' };
     expect(training.invalid).toBe(true);
     expect(training.canStart).toBe(false);

@@ -23,7 +23,8 @@ interface Stats {
   updatesApplied: number;
 }
 
-describe.skipIf(skip)('SplatViewer in Chromium', () => {
+// SwiftShader renders on the CPU: generous time under CI load.
+describe.skipIf(skip)('SplatViewer in Chromium', { timeout: 180_000 }, () => {
   let harness: Harness;
   let browser: Browser;
   let page: Page;
