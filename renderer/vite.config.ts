@@ -15,5 +15,8 @@ export default defineConfig({
     target: 'es2022',
     chunkSizeWarningLimit: 8000,
     sourcemap: true,
+    // Babylon's many lazily loaded shader chunks make the Vue transform look slow; the timing
+    // report is noise in every build and test log.
+    rolldownOptions: { checks: { bundlerTimings: false } },
   },
 });

@@ -1,38 +1,76 @@
 import { defineStore } from 'pinia';
-import { ref, shallowRef } from 'vue';
+import { computed, ref, shallowRef } from 'vue';
 import type { GpuInfo } from '../../../shared/contract/index.js';
-import type { StudioClient } from '../api/client.js';
+import { toErrorEnvelope, type ErrorEnvelope } from '../../../shared/rpc/errors.js';
+import type { Connection, StudioClient } from '../api/client.js';
 
-/** Connection to the engine: the client, the host's state and the GPU it uses. */
+/** The engine host's state as the supervisor reports it, plus the renderer's own connection states. */
+export type HostState = 'connecting' | 'starting' | 'ready' | 'crashed' | 'restarting' | 'stopped' | 'disconnected';
+
+export interface EngineVersion {
+  app: string;
+  node: string;
+  platform: string;
+}
+
+/** Connection to the engine: the client, the host's state, the GPU it uses and its versions. */
 export const useSystemStore = defineStore('system', () => {
-  /** The typed client; kept out of deep reactivity. */
+  /** The typed client; a proxy over a transport, kept out of deep reactivity. */
   const client = shallowRef<StudioClient>();
-  /** Engine host state as reported by the supervisor. */
-  const hostState = ref<string>('connecting');
+  /** Engine host state, from the `host` event (and the connection itself). */
+  const hostState = ref<HostState>('connecting');
+  /** Restarts the supervisor has made since the studio started. */
+  const restarts = ref(0);
+  /** Why the host is in its state, when the supervisor said (exit code, crash message). */
+  const hostReason = ref<string>();
+  /** The GPU adapter, backend and limits the engine uses (`system.info`). */
   const gpu = ref<GpuInfo>();
-  const error = ref<string>();
+  /** Versions of the engine host (`system.version`). */
+  const version = ref<EngineVersion>();
+  /** Why the engine cannot be reached or asked, as an error envelope. */
+  const error = ref<ErrorEnvelope>();
 
-  /** Attaches the client and loads the GPU info. */
-  async function attach(c: StudioClient) {
+  /** Short adapter label for the status bar: "llvmpipe (LLVM 15.0.6, 256 bits) · opengl". */
+  const adapterLabel = computed(() => (gpu.value ? `${gpu.value.adapter.name || gpu.value.adapter.description || 'unnamed adapter'} · ${gpu.value.backend}` : undefined));
+
+  /** Attaches a connection, follows the host's state and loads the GPU info and versions. */
+  async function attach(connection: Connection) {
+    const c = connection.client;
     client.value = c;
-    c.on('host', (e) => {
-      hostState.value = e.state;
-      if (e.state === 'ready') void refresh();
+    c.on('host', (event) => {
+      hostState.value = event.state;
+      restarts.value = event.restarts;
+      hostReason.value = event.reason;
+      if (event.state === 'ready') void refresh();
     });
-    hostState.value = 'ready';
+    connection.onClose((reason) => {
+      hostState.value = 'disconnected';
+      error.value = { code: 'unavailable', message: `Lost the connection to the engine: ${reason}.` };
+    });
     await refresh();
   }
 
-  /** Re-reads the GPU info (after a host restart, say). */
+  /** Re-reads the GPU info and versions (after a host restart, say). */
   async function refresh() {
-    if (!client.value) return;
+    const c = client.value;
+    if (!c) return;
     try {
-      gpu.value = await client.value.api.system.info({});
+      const [info, versions] = await Promise.all([c.api.system.info({}), c.api.system.version({})]);
+      gpu.value = info;
+      version.value = versions;
       error.value = undefined;
+      hostState.value = 'ready';
     } catch (e) {
-      error.value = (e as Error).message;
+      error.value = toErrorEnvelope(e);
     }
   }
 
-  return { client, hostState, gpu, error, attach, refresh };
+  /** Records that no connection could be made at all. */
+  function connectionFailed(e: unknown) {
+    hostState.value = 'disconnected';
+    const envelope = toErrorEnvelope(e);
+    error.value = { code: 'unavailable', message: `Cannot reach the engine: ${envelope.message}` };
+  }
+
+  return { client, hostState, restarts, hostReason, gpu, version, error, adapterLabel, attach, refresh, connectionFailed };
 });
