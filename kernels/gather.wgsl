@@ -2,7 +2,7 @@
 // received (rasterize_backward writes one record per intersection; a splat's intersections are
 // the contiguous emit range [isect_offset[k], isect_offset[k] + count[k])). Deterministic: no
 // atomics, a fixed summation order.
-//   in:  grads (3 vec4 per emit index), isect_offset, rank_count, counts[visible_index]
+//   in:  grads0..2 (a vec4 each per emit index), isect_offset, rank_count, counts[visible_index]
 //   out: v2d[3k..3k+2] (the layout project_backward reads)
 // Workgroup: WG threads, one splat each, dispatched over the splat capacity.
 
@@ -19,7 +19,9 @@ struct GatherParams {
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
 @group(0) @binding(2) var<storage, read> isect_offset: array<u32>;
 @group(0) @binding(3) var<storage, read> rank_count: array<u32>;
-@group(0) @binding(4) var<storage, read> grads: array<vec4f>;
+@group(0) @binding(4) var<storage, read> grads0: array<vec4f>;
+@group(0) @binding(6) var<storage, read> grads1: array<vec4f>;
+@group(0) @binding(7) var<storage, read> grads2: array<vec4f>;
 @group(0) @binding(5) var<storage, read_write> v2d: array<vec4f>;
 
 @compute @workgroup_size(WG)
@@ -34,9 +36,9 @@ fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   var g1 = vec4f(0.0);
   var g2 = vec4f(0.0);
   for (var e = start; e < end; e++) {
-    g0 += grads[3u * e];
-    g1 += grads[3u * e + 1u];
-    g2 += grads[3u * e + 2u];
+    g0 += grads0[e];
+    g1 += grads1[e];
+    g2 += grads2[e];
   }
   v2d[3u * k] = g0;
   v2d[3u * k + 1u] = g1;

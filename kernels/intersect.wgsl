@@ -66,7 +66,9 @@ struct IntersectParams {
 @group(0) @binding(29) var<storage, read> rank_of_emit: array<u32>;
 @group(0) @binding(30) var<storage, read_write> sorted_rank: array<u32>;
 @group(0) @binding(31) var<storage, read_write> tile_ranges: array<vec2u>;
-@group(0) @binding(32) var<storage, read_write> grads: array<vec4f>;
+@group(0) @binding(32) var<storage, read_write> grads0: array<vec4f>;
+@group(0) @binding(35) var<storage, read_write> grads1: array<vec4f>;
+@group(0) @binding(36) var<storage, read_write> grads2: array<vec4f>;
 @group(0) @binding(33) var<storage, read_write> rank_of_splat: array<u32>;
 // Indirect dispatch arguments sized on the GPU: [0..2] one thread per visible splat, [4..6] one
 // thread per intersection (WG threads a workgroup, 2D past 65535 workgroups).
@@ -181,9 +183,9 @@ fn resolve(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) n
   if (tile >= cam.tiles.x * cam.tiles.y) {
     // sentinel: no tile's backward writes its gradient slot, so zero it here
     let e = sorted_vals[i];
-    grads[3u * e] = vec4f(0.0);
-    grads[3u * e + 1u] = vec4f(0.0);
-    grads[3u * e + 2u] = vec4f(0.0);
+    grads0[e] = vec4f(0.0);
+    grads1[e] = vec4f(0.0);
+    grads2[e] = vec4f(0.0);
     return;
   }
   if (i == 0u || sorted_keys[i - 1u] != tile) {

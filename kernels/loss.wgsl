@@ -140,10 +140,12 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       let yc = s_b[(lid.y + HALO) * SPAN + lid.x + HALO];
       l1_sum += abs(xc - yc);
       sq_sum += (xc - yc) * (xc - yc);
-      // dS/dmu_x with E[x^2], E[xy] held fixed (they are separate blurred statistics)
-      let ds_dmu = s * (2.0 * my / a - 2.0 * my / b - 2.0 * mx / cc + 2.0 * mx / d);
+      // dS/dmu_x with E[x^2], E[xy] held fixed (they are separate blurred statistics). Written
+      // without dividing by b = 2 cov_xy + C2, which reaches 0 for anticorrelated patches.
+      let cd_inv = 1.0 / (cc * d);
+      let ds_dmu = 2.0 * my * (b - a) * cd_inv - 2.0 * mx * s * (1.0 / cc - 1.0 / d);
       let ds_dxx = -s / d;
-      let ds_dxy = 2.0 * s / b;
+      let ds_dxy = 2.0 * a * cd_inv;
       out_mu[c] = d_s * ds_dmu;
       out_xx[c] = d_s * ds_dxx;
       out_xy[c] = d_s * ds_dxy;

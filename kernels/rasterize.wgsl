@@ -14,7 +14,7 @@
 //   threads; portable (8x8 threads, a 2x2 pixel block each, so a CPU device runs 4x fewer
 //   invocations): per-thread sums over its pixels, then a tree reduction in workgroup memory
 //   over REDUCE_SPLATS intersections at a time (few barriers per intersection). The tile's sum
-//   for intersection e goes to grads[3e..3e+2] (no two tiles share an e), and gather.wgsl sums
+//   for intersection e goes to grads0..2[e] (no two tiles share an e), and gather.wgsl sums
 //   them per splat: deterministic.
 // Override constants: BATCH_B (intersections per backward batch), MAX_SUBGROUPS (workgroup size /
 //   the device's smallest subgroup size; sizes the partials).
@@ -42,7 +42,21 @@ override MAX_SUBGROUPS: u32 = 8u;
 @group(0) @binding(12) var<storage, read> v_image: array<vec4f>;
 @group(0) @binding(13) var<storage, read> v_depth: array<f32>;
 @group(0) @binding(14) var<storage, read> emit_index: array<u32>;
-@group(0) @binding(15) var<storage, read_write> grads: array<vec4f>;
+// Per-intersection gradient records, one vec4 of each in three buffers (each stays under the
+// 2 GiB binding limit up to 134M intersections).
+@group(0) @binding(15) var<storage, read_write> grads0: array<vec4f>;
+@group(0) @binding(16) var<storage, read_write> grads1: array<vec4f>;
+@group(0) @binding(17) var<storage, read_write> grads2: array<vec4f>;
+
+fn put_grad(e: u32, c: u32, v: vec4f) {
+  if (c == 0u) {
+    grads0[e] = v;
+  } else if (c == 1u) {
+    grads1[e] = v;
+  } else {
+    grads2[e] = v;
+  }
+}
 
 var<workgroup> s_xy: array<vec2f, WG>;
 var<workgroup> s_conic_opacity: array<vec4f, WG>;
@@ -226,9 +240,9 @@ fn pixel_grad_of(ps: ptr<function, PixelState>, i: u32, xy: vec2f, co: vec4f, cd
 fn zero_tail(end: u32, range_end: u32, li: u32, threads: u32) {
   for (var i = end + li; i < range_end; i += threads) {
     let e = emit_index[i];
-    grads[3u * e] = vec4f(0.0);
-    grads[3u * e + 1u] = vec4f(0.0);
-    grads[3u * e + 2u] = vec4f(0.0);
+    grads0[e] = vec4f(0.0);
+    grads1[e] = vec4f(0.0);
+    grads2[e] = vec4f(0.0);
   }
 }
 
@@ -319,7 +333,84 @@ fn rasterize_backward(
       for (var g = 0u; g < groups; g++) {
         sum += partials[(g * BATCH_B + j) * 3u + c];
       }
-      grads[3u * b_emit[j] + c] = sum;
+      put_grad(b_emit[j], c, sum);
+    }
+  }
+}
+
+// Variant of the subgroup backward without per-subgroup partials: each subgroup adds its sums
+// into one accumulator per (intersection, value) in workgroup memory with a compare-exchange
+// loop (12 lanes at once, one value each), so a batch needs 48 B of workgroup memory per
+// intersection instead of 48 B x subgroups, and batches can be long (BATCH_CAS).
+override BATCH_CAS: u32 = 128u;
+var<workgroup> cas_acc: array<atomic<u32>, BATCH_CAS * 12u>;
+var<workgroup> c_xy: array<vec2f, BATCH_CAS>;
+var<workgroup> c_conic_opacity: array<vec4f, BATCH_CAS>;
+var<workgroup> c_color_depth: array<vec4f, BATCH_CAS>;
+var<workgroup> c_emit: array<u32, BATCH_CAS>;
+
+fn cas_add(index: u32, value: f32) {
+  var old = atomicLoad(&cas_acc[index]);
+  loop {
+    let r = atomicCompareExchangeWeak(&cas_acc[index], old, bitcast<u32>(bitcast<f32>(old) + value));
+    if (r.exchanged) {
+      break;
+    }
+    old = r.old_value;
+  }
+}
+
+@compute @workgroup_size(TILE, TILE, 1)
+fn rasterize_backward_cas(
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(local_invocation_id) lid: vec3u,
+  @builtin(local_invocation_index) li: u32,
+  @builtin(subgroup_invocation_id) lane: u32,
+) {
+  let tile = wid.y * cam.tiles.x + wid.x;
+  let range = tile_ranges[tile];
+  var ps = pixel_state(tile_pixel(wid, lid), range.x);
+  let end = tile_end(li, range.x, ps.last);
+  zero_tail(end, range.y, li, WG);
+  let batches = (end - range.x + BATCH_CAS - 1u) / BATCH_CAS;
+  for (var b = 0u; b < batches; b++) {
+    let batch_end = end - b * BATCH_CAS;
+    let batch_start = max(range.x, batch_end - min(batch_end, BATCH_CAS));
+    let count = batch_end - batch_start;
+    workgroupBarrier();
+    for (var slot = li; slot < count; slot += WG) {
+      let i = batch_start + slot;
+      let k = sorted_rank[i];
+      c_xy[slot] = rank_xy[k];
+      c_conic_opacity[slot] = rank_conic_opacity[k];
+      c_color_depth[slot] = rank_color_depth[k];
+      c_emit[slot] = emit_index[i];
+    }
+    for (var z = li; z < count * 12u; z += WG) {
+      atomicStore(&cas_acc[z], 0u);
+    }
+    workgroupBarrier();
+    for (var jj = 0u; jj < count; jj++) {
+      let j = count - 1u - jj;
+      let g = pixel_grad_of(&ps, batch_start + j, c_xy[j], c_conic_opacity[j], c_color_depth[j]);
+      if (subgroupAny(g.hit)) {
+        let r0 = subgroupAdd(g.g0);
+        let r1 = subgroupAdd(g.g1);
+        let r2 = subgroupAdd(g.g2);
+        if (lane < 12u) {
+          let q = lane & 3u;
+          let v = select(select(r2[q], r1[q], lane < 8u), r0[q], lane < 4u);
+          cas_add(j * 12u + lane, v);
+        }
+      }
+    }
+    workgroupBarrier();
+    for (var t = li; t < count * 3u; t += WG) {
+      let j = t / 3u;
+      let c = t % 3u;
+      let at = j * 12u + 4u * c;
+      let v = vec4f(bitcast<f32>(atomicLoad(&cas_acc[at])), bitcast<f32>(atomicLoad(&cas_acc[at + 1u])), bitcast<f32>(atomicLoad(&cas_acc[at + 2u])), bitcast<f32>(atomicLoad(&cas_acc[at + 3u])));
+      put_grad(c_emit[j], c, v);
     }
   }
 }
@@ -385,7 +476,7 @@ fn rasterize_backward(
       if (li < rn * 3u) {
         let r = li / 3u;
         let j = count - 1u - (r0 + r);
-        grads[3u * b_emit[j] + li % 3u] = reduce_scratch[li];
+        put_grad(b_emit[j], li % 3u, reduce_scratch[li]);
       }
       workgroupBarrier();
     }

@@ -21,7 +21,7 @@ export interface RasterCase {
 }
 
 /** Forward and backward of the GPU rasterizer against the float64 reference on one random scene. */
-export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase): Promise<ParityResult[]> {
+export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase, backwardReduce: 'partials' | 'cas' = 'partials'): Promise<ParityResult[]> {
   const random = rng(seed);
   const scene = randomScene(random, { count: c.count, width: c.width, height: c.height, setDegree: c.setDegree, shDegree: c.shDegree, options: { antialiased: c.antialiased }, kinds: c.kinds });
   // The GPU works in float32: give the reference the same (rounded) parameters.
@@ -39,7 +39,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   const input = { ...scene, splats: f32, camera, background };
   const ref = rasterizeForward(input);
   const { device } = ctx;
-  const rasterizer = await Rasterizer.create(ctx, { variant });
+  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce });
   const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
   const frame = await rasterizer.createFrame(splats, c.width, c.height);
   const P = c.width * c.height;
@@ -89,7 +89,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   frame.destroy();
   vImageBuf.destroy();
   vDepthBuf.destroy();
-  const name = `raster ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
+  const name = `raster${backwardReduce === 'cas' ? ' (cas)' : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
   const result = (what: string, g: ArrayLike<number>, w: ArrayLike<number>, tolerance: number): ParityResult => {
     const error = relativeL2(g, w);
     let finite = true;

@@ -79,9 +79,10 @@ export function lossReference(image: ArrayLike<number>, target: ArrayLike<number
       const d = exx[i] - mx[i] ** 2 + eyy[i] - my[i] ** 2 + C2;
       const s = (a * b) / (cc * d);
       ssimSum += s;
-      pMu[i] = dS * s * ((2 * my[i]) / a - (2 * my[i]) / b - (2 * mx[i]) / cc + (2 * mx[i]) / d);
+      // no division by b (it reaches 0 for anticorrelated patches)
+      pMu[i] = dS * ((2 * my[i] * (b - a)) / (cc * d) - 2 * mx[i] * s * (1 / cc - 1 / d));
       pXx[i] = dS * (-s / d);
-      pXy[i] = dS * ((2 * s) / b);
+      pXy[i] = dS * ((2 * a) / (cc * d));
     }
     const bMu = blur(pMu, width, height);
     const bXx = blur(pXx, width, height);

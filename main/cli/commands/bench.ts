@@ -7,6 +7,7 @@ import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { BUILD_COMMIT } from '../../../shared/version.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { benchRaster, type RasterBenchResult } from '../../engine/render/bench-raster.js';
+import { loadTuning, saveTuning, tuningFile } from '../../engine/render/tuning.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { benchTrain } from './bench-train.js';
@@ -37,9 +38,14 @@ async function raster(context: CommandContext) {
   const load = buildRasterLoad(source, { count });
   const gpu = await openGpu({ ...engineOptions, profile: true });
   try {
-    const configs = options.sweep
-      ? [128, 256].flatMap((workgroupSize) => (gpu.hasSubgroups ? [16, 32, 64] : [32, 64, 128]).map((backwardBatch) => ({ workgroupSize, backwardBatch })))
-      : [{}];
+    const configs: { workgroupSize?: number; backwardBatch?: number; backwardReduce?: 'partials' | 'cas' }[] = options.sweep
+      ? gpu.hasSubgroups
+        ? [
+            ...[16, 32, 48].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'partials' as const })),
+            ...[64, 128, 256].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'cas' as const })),
+          ]
+        : [32, 64, 128].map((backwardBatch) => ({ backwardBatch }))
+      : [{ ...(await loadTuning(gpu.info)), ...(options['backward-reduce'] ? { backwardReduce: options['backward-reduce'] as 'partials' | 'cas' } : {}) }];
     const results: RasterBenchResult[] = [];
     for (const config of configs) {
       const r = await benchRaster(gpu, { ...load, background: load.background as [number, number, number] }, {
@@ -48,9 +54,13 @@ async function raster(context: CommandContext) {
         onProgress: (stage, done, total) => out.progress({ stage, step: done, total }),
       });
       results.push(r);
-      out.progress({ stage: 'config', message: `wg ${r.config.workgroupSize}, backward batch ${r.config.backwardBatch}: forward ${r.forward_ms.toFixed(3)} ms, backward ${r.backward_ms.toFixed(3)} ms` }, true);
+      out.progress({ stage: 'config', message: `wg ${r.config.workgroupSize}, backward ${r.config.backwardReduce} batch ${r.config.backwardBatch}: forward ${r.forward_ms.toFixed(3)} ms, backward ${r.backward_ms.toFixed(3)} ms` }, true);
     }
     const best = results.reduce((a, b) => (b.forward_ms + b.backward_ms < a.forward_ms + a.backward_ms ? b : a));
+    if (options.sweep) {
+      await saveTuning(gpu.info, best.config);
+      out.progress({ stage: 'tuning', message: `best: ${JSON.stringify(best.config)} (cached in ${tuningFile()})` }, true);
+    }
     const result = {
       bench: 'raster',
       ...best,
@@ -83,6 +93,7 @@ export const benchCommand: CommandSpec = {
     { flag: 'splats', type: 'int', help: `raster: splats of the fixed load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
     { flag: 'data', type: 'string', help: 'raster: folder holding gsplat_test_garden/ (default ../shared/data)', valueName: 'dir' },
     { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
+    { flag: 'backward-reduce', type: 'string', help: 'raster: partials (default) or cas, how the subgroup backward sums over a tile', valueName: 'mode' },
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
     { flag: 'protocol', type: 'string', help: 'train: the anchors.json protocol to follow (mic | statue; default from the dataset)', valueName: 'name' },

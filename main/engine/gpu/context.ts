@@ -30,6 +30,8 @@ export class GpuContext {
   /** Bytes of GPU buffers alive now and at most so far (every createBuffer is counted). */
   readonly memory = { live: 0, peak: 0 };
   private readonly lostHandlers = new Set<(info: DeviceLostInfo) => void>();
+  /** WebGPU validation and out-of-memory errors nobody captured (they would fail silently). */
+  private readonly uncaptured: string[] = [];
   private lostInfo: DeviceLostInfo | undefined;
   private destroyed = false;
 
@@ -43,6 +45,11 @@ export class GpuContext {
     this.kernels = new KernelRegistry(device, info.variant);
     this.profiler = new Profiler(device, profilerMode);
     this.trackMemory();
+    if (typeof (device as { createBuffer?: unknown }).createBuffer === 'function') {
+      device.onuncapturederror = (event: GPUUncapturedErrorEvent) => {
+        if (this.uncaptured.length < 20) this.uncaptured.push(event.error?.message ?? String(event));
+      };
+    }
     void device.lost.then((lost) => {
       this.lostInfo = { reason: lost.reason ?? 'unknown', message: lost.message ?? '' };
       if (this.destroyed) return; // our own destroy() is not a loss
@@ -68,6 +75,13 @@ export class GpuContext {
       };
       return buffer;
     };
+  }
+
+  /** Throws (and clears) the WebGPU errors raised since the last check, naming `where`. */
+  assertNoErrors(where: string): void {
+    if (!this.uncaptured.length) return;
+    const errors = this.uncaptured.splice(0);
+    throw new ArgonautError('internal', `GPU error during ${where}: ${errors[0].split('\n')[0]}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`, { errors });
   }
 
   get hasSubgroups(): boolean {

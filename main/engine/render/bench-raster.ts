@@ -31,7 +31,7 @@ export interface RasterBenchResult {
   visible: number;
   timing: 'timestamps' | 'host';
   variant: string;
-  config: Required<Pick<RasterizerOptions, 'workgroupSize' | 'backwardBatch'>>;
+  config: Required<Pick<RasterizerOptions, 'workgroupSize' | 'backwardBatch' | 'backwardReduce'>>;
   kernels: ProfileRow[];
   kernels_gpu_ms: number;
   workgroup_memory_bytes: Record<string, number>;
@@ -64,7 +64,12 @@ export async function benchRaster(
   const { device } = ctx;
   const warmup = options.warmup ?? 3;
   const iterations = options.iterations ?? 20;
-  const config = { workgroupSize: options.workgroupSize ?? 256, backwardBatch: options.backwardBatch ?? (ctx.info.variant === 'subgroup' ? 32 : 64) };
+  const backwardReduce = options.backwardReduce ?? 'partials';
+  const config = {
+    workgroupSize: options.workgroupSize ?? 256,
+    backwardReduce,
+    backwardBatch: options.backwardBatch ?? (ctx.info.variant !== 'subgroup' ? 64 : backwardReduce === 'cas' ? 128 : 32),
+  };
   const rasterizer = await Rasterizer.create(ctx, { ...options, ...config });
   const memoryBefore = ctx.memory.live;
   const splats = GpuSplats.fromHost(ctx, load.splats);
@@ -78,6 +83,7 @@ export async function benchRaster(
   };
   await forwardOnce();
   let counts = await rasterizer.readCounts(frame);
+  ctx.assertNoErrors('the first forward of the raster benchmark');
   if (counts.overflow) {
     frame.destroy();
     frame = await rasterizer.createFrame(splats, camera.width, camera.height, Math.ceil(counts.intersections * 1.05));
@@ -141,6 +147,7 @@ export async function benchRaster(
   }
   const report = await ctx.profiler.report();
   ctx.profiler.setMode('off');
+  ctx.assertNoErrors('the raster benchmark');
   const kernels = report.rows.map((r) => ({ ...r, totalMs: r.totalMs / profileIterations, calls: r.calls / profileIterations }));
 
   const workgroupMemory: Record<string, number> = {};

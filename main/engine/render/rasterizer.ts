@@ -12,8 +12,13 @@ export interface RasterizerOptions {
   variant?: KernelVariant;
   /** Threads per workgroup of the per-splat kernels. */
   workgroupSize?: number;
-  /** Intersections per batch in the backward (override BATCH_B). */
+  /** Intersections per batch in the backward (override BATCH_B; BATCH_CAS for the 'cas' reduction). */
   backwardBatch?: number;
+  /**
+   * How the subgroup backward sums over a tile's subgroups: 'partials' (one slot per subgroup,
+   * summed per batch) or 'cas' (compare-exchange adds into one accumulator). Subgroup variant only.
+   */
+  backwardReduce?: 'partials' | 'cas';
 }
 
 /** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
@@ -110,6 +115,13 @@ export class Rasterizer {
     readonly variant: KernelVariant,
   ) {}
 
+  /** With the per-adapter tuning cache (bench raster --sweep) filling what `options` leaves out. */
+  static async createTuned(ctx: GpuContext, options: RasterizerOptions = {}): Promise<Rasterizer> {
+    const { loadTuning } = await import('./tuning.js');
+    const tuned = (options.variant ?? ctx.info.variant) === ctx.info.variant ? await loadTuning(ctx.info) : undefined;
+    return Rasterizer.create(ctx, { ...tuned, ...options });
+  }
+
   static async create(ctx: GpuContext, options: RasterizerOptions = {}): Promise<Rasterizer> {
     const variant = options.variant ?? ctx.info.variant;
     const WG = options.workgroupSize ?? 256;
@@ -126,7 +138,9 @@ export class Rasterizer {
       get('intersect', 'emit'),
       get('intersect', 'resolve'),
       get('rasterize', 'rasterize_forward', {}),
-      get('rasterize', 'rasterize_backward', variant === 'subgroup' ? backward : { BATCH_B: options.backwardBatch ?? 64 }),
+      variant === 'subgroup' && options.backwardReduce === 'cas'
+        ? get('rasterize', 'rasterize_backward_cas', { BATCH_CAS: options.backwardBatch ?? 128 })
+        : get('rasterize', 'rasterize_backward', variant === 'subgroup' ? backward : { BATCH_B: options.backwardBatch ?? 64 }),
       get('gather', 'gather_grads'),
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),
@@ -173,14 +187,16 @@ export class Rasterizer {
       isectRank: own('isectRank', M * 4),
       sortedRank: own('sortedRank', M * 4),
       tileRanges: own('tileRanges', T * 8),
-      grads: own('grads', M * 48),
+      grads0: own('grads0', M * 16),
+      grads1: own('grads1', M * 16),
+      grads2: own('grads2', M * 16),
       v2d: own('v2d', N * 48),
     };
     frame.internal = b;
     // Byte accounting for reports: per splat, per intersection (sort scratch and histograms: ~9 B
     // a key of the sorts), per pixel.
     const perSplat = [b.xy, b.conicOpacity, b.colorDepth, b.tileCount, b.tileRect, b.visible, b.visibleOffset, b.depthKeys, b.depthVals, b.sortedXy, b.sortedConicOpacity, b.sortedColorDepth, b.sortedCount, b.sortedRect, b.rankOfSplat, b.isectOffset, b.v2d].reduce((sum, x) => sum + x.size, 0);
-    const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.grads].reduce((sum, x) => sum + x.size, 0);
+    const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.grads0, b.grads1, b.grads2].reduce((sum, x) => sum + x.size, 0);
     frame.bytes = { perSplat: perSplat / N + 9, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.finalT.size + frame.last.size) / (width * height) };
     const dispatchArgs = createStorage(device, 'raster.dispatchArgs', 32, GPUBufferUsage.INDIRECT);
     frame.buffers.push(dispatchArgs);
@@ -214,11 +230,11 @@ export class Rasterizer {
       compactVisible: bindGroup(device, p.compactVisible.pipeline, { 1: intersectParams, 2: frame.counts, 4: b.visible, 5: b.visibleOffset, 6: b.colorDepth, 7: b.depthKeys, 8: b.depthVals }),
       gatherSorted: bindGroup(device, p.gatherSorted.pipeline, { 1: intersectParams, 2: frame.counts, 9: order, 10: b.xy, 11: b.conicOpacity, 12: b.tileCount, 13: b.tileRect, 14: b.sortedXy, 15: b.sortedConicOpacity, 16: b.sortedColorDepth, 17: b.sortedCount, 18: b.sortedRect, 33: b.rankOfSplat, 6: b.colorDepth }),
       emit: bindGroup(device, p.emit.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 19: b.sortedXy, 20: b.sortedConicOpacity, 21: b.sortedRect, 22: b.isectOffset, 23: b.isectKeys, 24: b.isectVals, 25: b.isectRank, 26: b.sortedCount }),
-      resolve: bindGroup(device, p.resolve.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 27: sortedKeys, 28: sortedVals, 29: b.isectRank, 30: b.sortedRank, 31: b.tileRanges, 32: b.grads }),
+      resolve: bindGroup(device, p.resolve.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 27: sortedKeys, 28: sortedVals, 29: b.isectRank, 30: b.sortedRank, 31: b.tileRanges, 32: b.grads0, 35: b.grads1, 36: b.grads2 }),
       rasterForward: bindGroup(device, p.rasterForward.pipeline, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.finalT, 9: frame.last }),
       // set by bindBackward
       rasterBackward: undefined as unknown as GPUBindGroup,
-      gatherGrads: bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads, 5: b.v2d }),
+      gatherGrads: bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 5: b.v2d }),
       projectBackward: undefined as unknown as GPUBindGroup,
     };
     return frame;
@@ -232,7 +248,7 @@ export class Rasterizer {
     const s = frame.splats;
     frame.groups.rasterBackward = bindGroup(device, p.rasterBackward.pipeline, {
       0: frame.camera, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth,
-      10: frame.finalT, 11: frame.last, 12: vImage, 13: vDepth, 14: frame.sorts.tile.resultVals, 15: b.grads,
+      10: frame.finalT, 11: frame.last, 12: vImage, 13: vDepth, 14: frame.sorts.tile.resultVals, 15: b.grads0, 16: b.grads1, 17: b.grads2,
     });
     frame.groups.projectBackward = bindGroup(device, p.projectBackward.pipeline, {
       0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh,

@@ -38,6 +38,28 @@ describe('loss reference (float64)', () => {
   });
 });
 
+describe('loss gradient stays finite where 2 cov(x, y) + C2 = 0', () => {
+  it('handles anticorrelated patches (the division-free SSIM derivative)', async () => {
+    const ctx = await testGpu();
+    // a checkerboard against its inverse: strongly anticorrelated windows everywhere
+    const W = 24;
+    const H = 24;
+    const { lossReference: ref } = await import('../../../reference/loss.js');
+    const image = new Float64Array(W * H * 3);
+    const target = new Float64Array(W * H * 3);
+    for (let y = 0; y < H; y++)
+      for (let x = 0; x < W; x++)
+        for (let c = 0; c < 3; c++) {
+          const v = (x + y) % 2 ? 0.52 : 0.48;
+          image[3 * (y * W + x) + c] = v;
+          target[3 * (y * W + x) + c] = 1 - v;
+        }
+    const r = ref(image, target, W, H);
+    expect(r.grad.every(Number.isFinite)).toBe(true);
+    void ctx;
+  });
+});
+
 describe('loss kernel matches the reference', async () => {
   const ctx = await testGpu();
   for (const [w, h] of [
