@@ -24,6 +24,8 @@
 const WG: u32 = 256u; // TILE * TILE
 override BATCH_B: u32 = 32u;
 override MAX_SUBGROUPS: u32 = 8u;
+// Sum |d mean2d| per pixel too (AbsGS densification). Off: 10 values a reduction instead of 12.
+override ABSGRAD: bool = true;
 
 @group(0) @binding(0) var<uniform> cam: Camera;
 @group(0) @binding(1) var<storage, read> tile_ranges: array<vec2u>;
@@ -314,8 +316,15 @@ fn rasterize_backward(
       let g = pixel_grad(&ps, j, batch_start + j);
       if (subgroupAny(g.hit)) {
         let r0 = subgroupAdd(g.g0);
-        let r1 = subgroupAdd(g.g1);
-        let r2 = subgroupAdd(g.g2);
+        var r1: vec4f;
+        var r2: vec4f;
+        if (ABSGRAD) {
+          r1 = subgroupAdd(g.g1);
+          r2 = subgroupAdd(g.g2);
+        } else {
+          r1 = vec4f(subgroupAdd(g.g1.xyz), 0.0);
+          r2 = vec4f(subgroupAdd(g.g2.xyz), 0.0);
+        }
         if (lane == 0u) {
           let at = ((li / sg_size) * BATCH_B + j) * 3u;
           partials[at] = r0;

@@ -38,6 +38,21 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   const background = Array.from(Float32Array.from(scene.background)) as [number, number, number];
   const input = { ...scene, splats: f32, camera, background };
   const ref = rasterizeForward(input);
+  // Pixels at a discontinuity (alpha within float32 noise of the 1/255 cut, transmittance of
+  // the 1e-4 stop) may legitimately go either way in float32: they are where nudging every
+  // opacity by +-1e-5 changes which splats the reference composites. Left out of the forward
+  // comparison, and counted.
+  const nudged = (delta: number) => rasterizeForward({ ...input, splats: { ...f32, opacityLogits: Float64Array.from(f32.opacityLogits, (x) => x + delta) } });
+  const up = nudged(1e-5);
+  const down = nudged(-1e-5);
+  const ambiguous = new Uint8Array(c.width * c.height);
+  let ambiguousCount = 0;
+  for (let p = 0; p < ambiguous.length; p++) {
+    if (up.compositedCount[p] !== ref.compositedCount[p] || down.compositedCount[p] !== ref.compositedCount[p]) {
+      ambiguous[p] = 1;
+      ambiguousCount++;
+    }
+  }
   const { device } = ctx;
   const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce });
   const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
@@ -63,9 +78,19 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   const depth = new Float32Array(await readBuffer(device, frame.depth, P * 4));
   const rgb = new Float64Array(P * 3);
   const alpha = new Float64Array(P);
+  const refRgb = Float64Array.from(ref.rgb);
+  const refAlpha = Float64Array.from(ref.alpha);
+  const refDepth = Float64Array.from(ref.depth);
+  const gotDepth = Float64Array.from(depth);
   for (let p = 0; p < P; p++) {
     rgb.set([image[4 * p], image[4 * p + 1], image[4 * p + 2]], 3 * p);
     alpha[p] = image[4 * p + 3];
+    if (ambiguous[p]) {
+      // compare the unambiguous pixels only (both sides zeroed here)
+      rgb.fill(0, 3 * p, 3 * p + 3);
+      refRgb.fill(0, 3 * p, 3 * p + 3);
+      alpha[p] = refAlpha[p] = gotDepth[p] = refDepth[p] = 0;
+    }
   }
   const n = c.count;
   const read = async (b: GPUBuffer, floats: number) => new Float32Array(await readBuffer(device, b, floats * 4));
@@ -94,12 +119,12 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     const error = relativeL2(g, w);
     let finite = true;
     for (let i = 0; i < g.length; i++) if (!Number.isFinite(g[i])) finite = false;
-    return { name: `${name}: ${what}`, variant, seed, ok: finite && error < tolerance, error, tolerance, detail: `${what} rel L2 ${error.toExponential(2)}${finite ? '' : ' (non-finite or unwritten values)'}; ${counts.visible} visible, ${counts.intersections} intersections` };
+    return { name: `${name}: ${what}`, variant, seed, ok: finite && error < tolerance && ambiguousCount <= 0.02 * P, error, tolerance, detail: `${what} rel L2 ${error.toExponential(2)}${finite ? '' : ' (non-finite or unwritten values)'}; ${counts.visible} visible, ${counts.intersections} intersections, ${ambiguousCount} pixels at a discontinuity left out` };
   };
   return [
-    result('forward rgb', rgb, ref.rgb, 1e-4),
-    result('forward alpha', alpha, ref.alpha, 1e-4),
-    result('forward depth', depth, ref.depth, 1e-4),
+    result('forward rgb', rgb, refRgb, 1e-4),
+    result('forward alpha', alpha, refAlpha, 1e-4),
+    result('forward depth', gotDepth, refDepth, 1e-4),
     result('grad means', got.means, refGrads.means, 1e-3),
     result('grad logScales', got.logScales, refGrads.logScales, 1e-3),
     result('grad quats', got.quats, refGrads.quats, 1e-3),

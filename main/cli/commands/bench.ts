@@ -41,8 +41,8 @@ async function raster(context: CommandContext) {
     const configs: { workgroupSize?: number; backwardBatch?: number; backwardReduce?: 'partials' | 'cas' }[] = options.sweep
       ? gpu.hasSubgroups
         ? [
-            ...[16, 32, 48].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'partials' as const })),
-            ...[64, 128, 256].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'cas' as const })),
+            ...[8, 12, 16, 24].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'partials' as const })),
+            ...[32, 64].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'cas' as const })),
           ]
         : [32, 64, 128].map((backwardBatch) => ({ backwardBatch }))
       : [{ ...(await loadTuning(gpu.info)), ...(options['backward-reduce'] ? { backwardReduce: options['backward-reduce'] as 'partials' | 'cas' } : {}) }];

@@ -70,7 +70,8 @@ export async function benchRaster(
     backwardReduce,
     backwardBatch: options.backwardBatch ?? (ctx.info.variant !== 'subgroup' ? 64 : backwardReduce === 'cas' ? 128 : 32),
   };
-  const rasterizer = await Rasterizer.create(ctx, { ...options, ...config });
+  // gsplat's benchmark computes no absgrad (its default): neither do we here
+  const rasterizer = await Rasterizer.create(ctx, { ...options, ...config, absgrad: false });
   const memoryBefore = ctx.memory.live;
   const splats = GpuSplats.fromHost(ctx, load.splats);
   const { camera } = load;

@@ -19,6 +19,8 @@ export interface RasterizerOptions {
    * summed per batch) or 'cas' (compare-exchange adds into one accumulator). Subgroup variant only.
    */
   backwardReduce?: 'partials' | 'cas';
+  /** Also sum |d mean2d| per pixel (AbsGS densification); off saves two of twelve reductions. Default on. */
+  absgrad?: boolean;
 }
 
 /** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
@@ -126,7 +128,7 @@ export class Rasterizer {
     const variant = options.variant ?? ctx.info.variant;
     const WG = options.workgroupSize ?? 256;
     const minSubgroup = Math.max(4, ctx.info.subgroupMinSize || 4);
-    const backward = { BATCH_B: options.backwardBatch ?? 32, MAX_SUBGROUPS: Math.ceil(256 / minSubgroup) };
+    const backward = { BATCH_B: options.backwardBatch ?? 32, MAX_SUBGROUPS: Math.ceil(256 / minSubgroup), ABSGRAD: options.absgrad === false ? 0 : 1 };
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),

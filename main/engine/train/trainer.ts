@@ -142,7 +142,7 @@ export class Trainer {
   /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
   static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
     if (config.strategy !== 'adc') throw new Error(`strategy "${config.strategy}" is not available in this build`);
-    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.createTuned(ctx), TrainingLoss.create(ctx), Adam.create(ctx)]);
+    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.createTuned(ctx, { absgrad: config.adc.absgrad }), TrainingLoss.create(ctx), Adam.create(ctx)]);
     const random = new Random(config.seed ^ 0x5eed);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random);
     if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
