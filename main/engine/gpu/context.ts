@@ -131,7 +131,11 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuContext>
     backend: options.backend,
     adapter: options.adapter || undefined,
     // Exact timestamps when profiling (Dawn quantizes them by default).
-    dawnFlags: profile ? ['disable-dawn-features=timestamp_quantization'] : [],
+    dawnFlags: [
+      ...(profile ? ['disable-dawn-features=timestamp_quantization'] : []),
+      // Extra Dawn toggles for experiments, e.g. ARGONAUT_DAWN_TOGGLES=disable_robustness
+      ...(process.env.ARGONAUT_DAWN_TOGGLES ? [`enable-dawn-features=${process.env.ARGONAUT_DAWN_TOGGLES}`] : []),
+    ],
   });
   const { adapter } = choice;
   const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
