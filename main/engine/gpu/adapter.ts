@@ -42,8 +42,8 @@ export interface ChooseAdapterOptions {
   backend?: BackendChoice;
   /** Case-insensitive substring of the adapter's name. */
   adapter?: string;
-  /** Extra Dawn instance flags (toggles), e.g. for profiling. */
-  dawnFlags?: string[];
+  /** Extra Dawn instance flags (toggles) for a backend, e.g. for profiling. */
+  dawnFlags?: string[] | ((backend: ConcreteBackend) => string[]);
   platform?: NodeJS.Platform;
 }
 
@@ -63,7 +63,8 @@ export async function chooseAdapter(options: ChooseAdapterOptions = {}): Promise
       tried.push('vulkan: no Vulkan loader (libvulkan.so.1) installed');
       continue;
     }
-    const flags = [`backend=${backend}`, ...(options.dawnFlags ?? [])];
+    const extra = typeof options.dawnFlags === 'function' ? options.dawnFlags(backend) : (options.dawnFlags ?? []);
+    const flags = [`backend=${backend}`, ...extra];
     if (options.adapter) flags.push(`adapter=${options.adapter}`);
     const featureLevel = isGlBackend(backend) ? 'compatibility' : 'core';
     let adapter: GPUAdapter | null = null;

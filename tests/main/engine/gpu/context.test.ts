@@ -68,3 +68,15 @@ describe('kernel registry', () => {
     await expect(registry.get({ kernel: 'broken', entryPoint: 'main' })).rejects.toThrow(/kernel broken:main.*failed to compile[\s\S]*2:/);
   });
 });
+
+describe('Dawn toggles', async () => {
+  const { dawnToggles } = await import('../../../../main/engine/gpu/context.js');
+  it('skips validation and robustness only when asked not to validate, and keeps exact timestamps when profiling', () => {
+    expect(dawnToggles(false, true)).toEqual([]);
+    expect(dawnToggles(false, false)).toEqual(['enable-dawn-features=skip_validation,disable_robustness']);
+    expect(dawnToggles(true, true)).toEqual(['disable-dawn-features=timestamp_quantization']);
+  });
+  it('validates under tests by default', () => {
+    expect(dawnToggles(false)).toEqual([]);
+  });
+});
