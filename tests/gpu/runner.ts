@@ -19,7 +19,7 @@ const outFile = args.includes('--out') ? args[args.indexOf('--out') + 1] : undef
 const only = args.includes('--only') ? new Set(args[args.indexOf('--only') + 1].split(',')) : undefined;
 const want = (group: string) => !only || only.has(group);
 
-const ctx = await openGpu({});
+const ctx = await openGpu({ validate: true });
 console.log(`adapter: ${ctx.info.adapter.name} (${ctx.info.backend}); features: ${ctx.info.features.join(', ')}`);
 const variants = ctx.hasSubgroups ? (['portable', 'subgroup'] as const) : (['portable'] as const);
 const results: (ParityResult & { ms: number })[] = [];

@@ -9,7 +9,7 @@ import type { ProfileReport } from '../../shared/contract/profile.js';
  * and that its rows sum to the measured GPU time.
  */
 export async function profileScans(options: OpenGpuOptions, n: number, rounds: number): Promise<{ report: ProfileReport; dispatches: number; levels: number }> {
-  const ctx = await openGpu({ ...options, profile: true });
+  const ctx = await openGpu({ validate: true, ...options, profile: true });
   try {
     const scan = await ExclusiveScan.create(ctx);
     const input = uploadStorage(ctx.device, 'p.in', new Uint32Array(n).fill(1));

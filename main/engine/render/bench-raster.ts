@@ -68,7 +68,7 @@ export async function benchRaster(
   const config = {
     workgroupSize: options.workgroupSize ?? 256,
     backwardReduce,
-    backwardBatch: options.backwardBatch ?? (ctx.info.variant !== 'subgroup' ? 64 : backwardReduce === 'cas' ? 128 : 32),
+    backwardBatch: options.backwardBatch ?? (ctx.info.variant !== 'subgroup' ? 64 : backwardReduce === 'cas' ? 64 : 16),
   };
   // gsplat's benchmark computes no absgrad (its default): neither do we here
   const rasterizer = await Rasterizer.create(ctx, { ...options, ...config, absgrad: false });

@@ -128,7 +128,8 @@ export class Rasterizer {
     const variant = options.variant ?? ctx.info.variant;
     const WG = options.workgroupSize ?? 256;
     const minSubgroup = Math.max(4, ctx.info.subgroupMinSize || 4);
-    const backward = { BATCH_B: options.backwardBatch ?? 32, MAX_SUBGROUPS: Math.ceil(256 / minSubgroup), ABSGRAD: options.absgrad === false ? 0 : 1 };
+    // 16: the best of the H200 sweeps (bench raster --sweep: 8..48); tuning caches override it
+    const backward = { BATCH_B: options.backwardBatch ?? 16, MAX_SUBGROUPS: Math.ceil(256 / minSubgroup), ABSGRAD: options.absgrad === false ? 0 : 1 };
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
