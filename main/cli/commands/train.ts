@@ -2,7 +2,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { allParams, paramsForCommand, resolveParams, type PresetName } from '../../../shared/params/index.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
-import { writePly } from '../../engine/formats/ply.js';
+import { readPly, writePly } from '../../engine/formats/ply.js';
+import type { SplatSet } from '../../../shared/scene/splats.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { runTrainingJob, type CheckpointOptions, type TrainingSource, type TrainJobResult } from '../../engine/train/job.js';
@@ -36,7 +37,7 @@ export async function trainWithProgress(
   context: CommandContext,
   source: TrainingSource,
   params: ReturnType<typeof resolveTrainParams>,
-  extra: { viewFilter?: (v: { name: string; split: string }, i: number) => boolean; profileEvery?: number; checkpoints?: CheckpointOptions } = {},
+  extra: { viewFilter?: (v: { name: string; split: string }, i: number) => boolean; profileEvery?: number; checkpoints?: CheckpointOptions; initial?: SplatSet } = {},
 ) {
   const { out, engineOptions } = context;
   const gpu = await openGpu({ ...engineOptions, profile: engineOptions.profile || (extra.profileEvery ?? 0) > 0 });
@@ -47,6 +48,7 @@ export async function trainWithProgress(
       params,
       viewFilter: extra.viewFilter,
       checkpoints: extra.checkpoints,
+      initial: extra.initial,
       profileEvery: extra.profileEvery ?? (engineOptions.profile ? 1 : 0),
       signal: context.signal,
       onProgress: (p) => {
@@ -101,6 +103,7 @@ export const trainCommand: CommandSpec = {
     { flag: 'out', type: 'string', help: 'output folder: splats.ply (standard 3DGS PLY) and metrics.json', valueName: 'dir' },
     { flag: 'sample', type: 'bool', help: 'train on the built-in procedural sample scene (no data needed)' },
     { flag: 'resume', type: 'bool', help: 'continue from the newest checkpoint in DIR/checkpoints (Ctrl+C saves one)' },
+    { flag: 'init', type: 'string', help: 'start from the splats of this PLY (e.g. an earlier run) instead of initializing', valueName: 'splats.ply' },
     PRESET_OPTION,
   ],
   params: () => paramsForCommand('train').filter((p) => !p.commands.includes('*')),
@@ -115,7 +118,9 @@ export const trainCommand: CommandSpec = {
     } catch (error) {
       throw new ArgonautError('bad_input', `${dir}: cannot create the output folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     }
+    const initial = context.options.init ? await readPly(path.resolve(context.cwd, context.options.init as string)) : undefined;
     const { result, gpu, profile } = await trainWithProgress(context, source, params, {
+      initial,
       checkpoints: { dir: path.join(dir, 'checkpoints'), every: params['train.checkpointEvery'] as number, resume: Boolean(context.options.resume) },
     });
     const metrics = {

@@ -7,6 +7,7 @@ import densify from '../../../kernels/densify.wgsl';
 import gather from '../../../kernels/gather.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
 import loss from '../../../kernels/loss.wgsl';
+import mcmc from '../../../kernels/mcmc.wgsl';
 import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
@@ -20,6 +21,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   gather,
   intersect,
   loss,
+  mcmc,
   project,
   'radix-sort': radixSort,
   rasterize,

@@ -7,10 +7,10 @@ import type { Random } from './random.js';
  * Initial splats (gsplat's simple_trainer): from SfM points when the dataset has them, else
  * `randomCount` points uniform in the dataset's init box (or 3 x scene scale around the origin).
  * Scales: log of sqrt(mean squared distance to the 3 nearest neighbours); rotations: random
- * (normalized where used); opacity 0.1; colour: the point colour (random for random points) as
+ * (normalized where used); opacity 0.1 (MCMC: 0.5, scales x 0.1); colour: the point colour (random for random points) as
  * the SH DC term, higher bands 0.
  */
-export function initialSplats(data: TrainingData, shDegree: number, randomCount: number, random: Random): SplatSet {
+export function initialSplats(data: TrainingData, shDegree: number, randomCount: number, random: Random, start: { opacity: number; scale: number } = { opacity: 0.1, scale: 1 }): SplatSet {
   let positions: Float32Array;
   let colors: Float32Array;
   if (data.points && data.points.positions.length >= 3) {
@@ -32,10 +32,10 @@ export function initialSplats(data: TrainingData, shDegree: number, randomCount:
   const d2 = meanSquaredKnnDistance(positions, 3);
   const K = (shDegree + 1) ** 2;
   for (let i = 0; i < n; i++) {
-    const logScale = Math.log(Math.max(Math.sqrt(d2[i]), 1e-7));
+    const logScale = Math.log(Math.max(Math.sqrt(d2[i]) * start.scale, 1e-7));
     splats.logScales.set([logScale, logScale, logScale], 3 * i);
     splats.quats.set([random.next(), random.next(), random.next(), random.next()], 4 * i);
-    splats.opacityLogits[i] = Math.log(0.1 / 0.9);
+    splats.opacityLogits[i] = Math.log(start.opacity / (1 - start.opacity));
     for (let c = 0; c < 3; c++) splats.sh[i * K * 3 + c] = (colors[3 * i + c] - 0.5) / SH_C0;
   }
   return splats;

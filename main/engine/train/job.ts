@@ -32,6 +32,8 @@ export interface CheckpointOptions {
 
 export interface TrainJobOptions {
   checkpoints?: CheckpointOptions;
+  /** Start from these splats (a PLY the user trained before, to continue) instead of initializing. */
+  initial?: SplatSet;
   source: TrainingSource;
   /** Registry values (`train.*`), already validated. */
   params: Readonly<Record<string, ParamValue>>;
@@ -120,7 +122,10 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       trainer = await Trainer.resume(ctx, data, config, await readCheckpoint(latest), latest);
       resumedFrom = trainer.step;
       options.onLog?.('info', `resumed from ${latest} (step ${resumedFrom})`);
-    } else trainer = await Trainer.create(ctx, data, config, { onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
+    } else {
+      const initial = options.initial ? withShDegree(options.initial, config.shDegree) : undefined;
+      trainer = await Trainer.create(ctx, data, config, { initial, onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
+    }
     let warnings = 0;
     trainer.onWarning = (message) => {
       if (++warnings <= 20) options.onLog?.('warn', message);
@@ -251,4 +256,15 @@ export async function latestCheckpoint(dir: string): Promise<string | undefined>
 export async function pruneCheckpoints(dir: string, keep: number): Promise<void> {
   const names = (await readdir(dir)).filter((n) => CHECKPOINT_NAME.test(n)).sort();
   for (const name of names.slice(0, Math.max(0, names.length - keep))) await unlink(path.join(dir, name)).catch(() => undefined);
+}
+
+/** The same splats at another SH degree: higher bands added as zeros, or dropped. */
+export function withShDegree(splats: SplatSet, degree: number): SplatSet {
+  if (splats.shDegree === degree) return splats;
+  const from = (splats.shDegree + 1) ** 2;
+  const to = (degree + 1) ** 2;
+  const sh = new Float32Array(splats.count * to * 3);
+  const keep = Math.min(from, to) * 3;
+  for (let i = 0; i < splats.count; i++) sh.set(splats.sh.subarray(i * from * 3, i * from * 3 + keep), i * to * 3);
+  return { ...splats, shDegree: degree, sh };
 }

@@ -13,6 +13,7 @@ import { Adam, type AdamGroup } from './adam.js';
 import type { TrainingData } from './data.js';
 import { AdcDensifier, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { initialSplats } from './init.js';
+import { McmcDensifier, MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
 import { LossFrame, TrainingLoss } from './loss.js';
 import { Random } from './random.js';
 import { activeShDegree, DEFAULT_LEARNING_RATES, meansLearningRate, type LearningRates } from './schedule.js';
@@ -32,6 +33,7 @@ export interface TrainerConfig {
   adc: AdcConfig;
   /** Read the loss back every N steps (asynchronously). */
   lossEvery: number;
+  mcmc: McmcConfig;
 }
 
 export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): TrainerConfig {
@@ -47,6 +49,7 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     rates: DEFAULT_LEARNING_RATES,
     lossEvery: 10,
     ...overrides,
+    mcmc: { ...MCMC_DEFAULTS, capMax: overrides.maxSplats ?? 3_000_000, ...overrides.mcmc },
     adc: { ...ADC_DEFAULTS, refineStop: Math.min(ADC_DEFAULTS.refineStop, Math.floor(iterations / 2)), ...overrides.adc },
   };
 }
@@ -114,6 +117,7 @@ export class Trainer {
   private lossFrame!: LossFrame;
   private zeroDepthGrad!: GPUBuffer;
   private densifier: AdcDensifier | undefined;
+  private mcmc: McmcDensifier | undefined;
   private order: number[] = [];
   private orderPosition = 0;
   private readonly pending: Promise<void>[] = [];
@@ -141,10 +145,10 @@ export class Trainer {
 
   /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
   static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
-    if (config.strategy !== 'adc') throw new Error(`strategy "${config.strategy}" is not available in this build`);
     const [rasterizer, loss, adam] = await Promise.all([Rasterizer.createTuned(ctx, { absgrad: config.adc.absgrad }), TrainingLoss.create(ctx), Adam.create(ctx)]);
     const random = new Random(config.seed ^ 0x5eed);
-    const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random);
+    // MCMC starts from more opaque, smaller splats (gsplat: init_opa 0.5, init_scale 0.1)
+    const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, config.strategy === 'mcmc' ? { opacity: 0.5, scale: 0.1 } : undefined);
     if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
     const capacity = Trainer.capacityFor(initial.count, config);
     const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
@@ -158,6 +162,8 @@ export class Trainer {
 
   /** Room for two refines' worth of growth: a refine at most doubles the count. */
   private static capacityFor(count: number, config: TrainerConfig): number {
+    // MCMC grows to its cap, 5% a refine: take the cap's room at once
+    if (config.strategy === 'mcmc') return Math.max(1024, count, Math.min(config.mcmc.capMax, config.maxSplats)) + 16;
     return Math.max(1024, Math.min(2 * Math.max(count, 1), 2 * config.maxSplats) + 1024);
   }
 
@@ -184,7 +190,11 @@ export class Trainer {
     this.lossFrame = this.loss.createFrame(width, height);
     this.zeroDepthGrad ??= createStorage(this.ctx.device, 'train.zeroDepthGrad', width * height * 4);
     this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, this.zeroDepthGrad, this.model.grads);
-    this.densifier = await AdcDensifier.create(this.ctx, this.capacity, this.config.adc);
+    this.mcmc?.destroy();
+    this.densifier = undefined;
+    this.mcmc = undefined;
+    if (this.config.strategy === 'mcmc') this.mcmc = await McmcDensifier.create(this.ctx, this.capacity, this.config.mcmc);
+    else this.densifier = await AdcDensifier.create(this.ctx, this.capacity, this.config.adc);
   }
 
   /** Renders every training view once and sizes the intersection buffers to 1.5x the largest count. */
@@ -230,7 +240,9 @@ export class Trainer {
     const r = cfg.rates;
     const n = this.capacity;
     const k = t + 1;
-    this.adam.encode(commands, g.means, n, k, meansLearningRate(r, this.data.sceneScale, t, cfg.iterations));
+    if (this.mcmc) this.mcmc.encodeRegularize(commands, this.model.splats.countBuffer, g);
+    const meansLr = meansLearningRate(r, this.data.sceneScale, t, cfg.iterations);
+    this.adam.encode(commands, g.means, n, k, meansLr);
     this.adam.encode(commands, g.logScales, n, k, r.logScales);
     this.adam.encode(commands, g.quats, n, k, r.quats);
     this.adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits);
@@ -252,6 +264,14 @@ export class Trainer {
         refined = true;
       }
       if (t > 0 && t % adc.resetEvery === 0) this.densifier.encodeResetOpacity(commands, this.model.splats.countBuffer, g.opacityLogits);
+    }
+    const mc = cfg.mcmc;
+    if (this.mcmc) {
+      if (t < mc.refineStop && t > mc.refineStart && t % mc.refineEvery === 0) {
+        this.mcmc.encodeRefine(commands, this.model.splats.countBuffer, g, t, cfg.seed);
+        refined = true;
+      }
+      this.mcmc.encodeNoise(commands, this.model.splats.countBuffer, g, t, cfg.seed, meansLr);
     }
     const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;
     const lossStaging = readLoss ? this.copyToStaging(commands, this.lossFrame.sums, this.lossFrame.activeSumsBytes) : undefined;
@@ -324,6 +344,7 @@ export class Trainer {
 
   /** Before a refine: capacity must hold twice the current count (known exactly by then). */
   private async ensureCapacity(t: number) {
+    if (this.config.strategy === 'mcmc') return; // MCMC's capacity is its cap from the start
     const adc = this.config.adc;
     const refineNow = t < adc.refineStop && t > adc.refineStart && t % adc.refineEvery === 0;
     if (!refineNow) return;
@@ -493,6 +514,7 @@ export class Trainer {
     this.frame?.destroy();
     this.lossFrame?.destroy();
     this.densifier?.destroy();
+    this.mcmc?.destroy();
     this.zeroDepthGrad?.destroy();
     this.model.destroy();
     this.targets.destroy();
