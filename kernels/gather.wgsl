@@ -3,10 +3,12 @@
 // the contiguous emit range [isect_offset[k], isect_offset[k] + count[k])). Deterministic: no
 // atomics, a fixed summation order.
 //   in:  grads0..2 (a vec4 each per emit index), isect_offset, rank_count, counts[visible_index]
-//   out: v2d[3k..3k+2] (the layout project_backward reads)
+//   out: v2d[4k..4k+3] (the layout project_backward reads; the 4th, d normal, is zero without
+//   OUT_NORMALS)
 // Workgroup: WG threads, one splat each, dispatched over the splat capacity.
 
 override WG: u32 = 256u;
+override OUT_NORMALS: bool = false;
 
 struct GatherParams {
   visible_index: u32,
@@ -22,6 +24,7 @@ struct GatherParams {
 @group(0) @binding(4) var<storage, read> grads0: array<vec4f>;
 @group(0) @binding(6) var<storage, read> grads1: array<vec4f>;
 @group(0) @binding(7) var<storage, read> grads2: array<vec4f>;
+@group(0) @binding(8) var<storage, read> grads3: array<vec4f>;
 @group(0) @binding(5) var<storage, read_write> v2d: array<vec4f>;
 
 @compute @workgroup_size(WG)
@@ -35,12 +38,17 @@ fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   var g0 = vec4f(0.0);
   var g1 = vec4f(0.0);
   var g2 = vec4f(0.0);
+  var g3 = vec4f(0.0);
   for (var e = start; e < end; e++) {
     g0 += grads0[e];
     g1 += grads1[e];
     g2 += grads2[e];
+    if (OUT_NORMALS) {
+      g3 += grads3[e];
+    }
   }
-  v2d[3u * k] = g0;
-  v2d[3u * k + 1u] = g1;
-  v2d[3u * k + 2u] = g2;
+  v2d[4u * k] = g0;
+  v2d[4u * k + 1u] = g1;
+  v2d[4u * k + 2u] = g2;
+  v2d[4u * k + 3u] = g3;
 }

@@ -69,6 +69,10 @@ struct IntersectParams {
 @group(0) @binding(32) var<storage, read_write> grads0: array<vec4f>;
 @group(0) @binding(35) var<storage, read_write> grads1: array<vec4f>;
 @group(0) @binding(36) var<storage, read_write> grads2: array<vec4f>;
+@group(0) @binding(37) var<storage, read> normal: array<vec4f>; // per splat (OUT_NORMALS)
+@group(0) @binding(38) var<storage, read_write> sorted_normal: array<vec4f>;
+
+override OUT_NORMALS: bool = false;
 @group(0) @binding(33) var<storage, read_write> rank_of_splat: array<u32>;
 // Indirect dispatch arguments sized on the GPU: [0..2] one thread per visible splat, [4..6] one
 // thread per intersection (WG threads a workgroup, 2D past 65535 workgroups).
@@ -126,6 +130,9 @@ fn gather_sorted(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   sorted_count[k] = tile_count[s];
   sorted_rect[k] = tile_rect[s];
   rank_of_splat[s] = k;
+  if (OUT_NORMALS) {
+    sorted_normal[k] = normal[s];
+  }
 }
 
 @compute @workgroup_size(WG)

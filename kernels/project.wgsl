@@ -4,12 +4,14 @@
 // project_forward (one thread per splat s < n):
 //   in:  means, log_scales, quats (w,x,y,z, unnormalized), opacity_logits, sh [s][k][c], camera
 //   out: xy[s] (mean2d), conic_opacity[s] (conic a, b, c; effective opacity), color_depth[s]
-//        (rgb after SH + 0.5 clamped at 0; camera z), tile_count[s] (tiles the splat reaches; 0
+//        (rgb after SH + 0.5 clamped at 0; camera z), out_normal[s] (OUT_NORMALS: the camera-space
+//        axis of the smallest scale, facing the camera), tile_count[s] (tiles the splat reaches; 0
 //        when culled), tile_rect[s] (packed x0|y0<<16, x1|y1<<16), visible[s] (0/1)
 // project_backward (one thread per splat s < n; k = rank_of_splat[s] when visible, else every
 //   gradient of s is written as zero, so no separate clear is needed):
-//   in:  the same parameters and camera, v2d[3k..3k+2] (screen-space gradients summed over the
-//        splat's tiles: (v_x, v_y, v_a, v_b), (v_c, v_opacity, v_z, |v_x|), (v_rgb, |v_y|))
+//   in:  the same parameters and camera, v2d[4k..4k+3] (screen-space gradients summed over the
+//        splat's tiles: (v_x, v_y, v_a, v_b), (v_c, v_opacity, v_z, |v_x|), (v_rgb, |v_y|),
+//        (v_normal, 0) with OUT_NORMALS)
 //   out: grads of every parameter of s, and mean2d_grad[s] = (v_x, v_y, |v_x|, |v_y|) for densification
 // Workgroup: WG threads (override), 1D, dispatched over the splat capacity (threads past the
 //   count exit).
@@ -44,6 +46,22 @@ override WG: u32 = 256u;
 @group(0) @binding(19) var<storage, read_write> grad_sh: array<f32>;
 @group(0) @binding(20) var<storage, read_write> mean2d_grad: array<vec4f>;
 @group(0) @binding(21) var<storage, read> visible_in: array<u32>;
+// the splat's camera-space normal (OUT_NORMALS): the axis of its smallest scale, facing the camera
+@group(0) @binding(22) var<storage, read_write> out_normal: array<vec4f>;
+
+override OUT_NORMALS: bool = false;
+
+// Index of the smallest scale (the first on ties) and the sign that makes n . p <= 0.
+fn normal_axis(log_scale: vec3f) -> u32 {
+  var a = 0u;
+  if (log_scale.y < log_scale[a]) {
+    a = 1u;
+  }
+  if (log_scale.z < log_scale[a]) {
+    a = 2u;
+  }
+  return a;
+}
 
 fn load_vec3(buffer_index: u32, s: u32) -> vec3f {
   // 0: means, 1: log_scales
@@ -211,6 +229,10 @@ fn project_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workg
   }
   let dir = normalize(mean - cam.position.xyz);
   let color = max(sh_color(s, dir), vec3f(0.0));
+  if (OUT_NORMALS) {
+    let n = w * rot[normal_axis(load_vec3(1u, s))];
+    out_normal[s] = vec4f(select(n, -n, dot(n, p) > 0.0), 0.0);
+  }
   out_xy[s] = xy;
   out_conic_opacity[s] = vec4f(conic, opacity);
   out_color_depth[s] = vec4f(color, p.z);
@@ -264,9 +286,10 @@ fn project_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
     return;
   }
   let k = rank_of_splat[s];
-  let g0 = v2d[3u * k];
-  let g1 = v2d[3u * k + 1u];
-  let g2 = v2d[3u * k + 2u];
+  let g0 = v2d[4u * k];
+  let g1 = v2d[4u * k + 1u];
+  let g2 = v2d[4u * k + 2u];
+  let g3 = v2d[4u * k + 3u];
   let v_xy = g0.xy;
   let v_conic = vec3f(g0.zw, g1.x);
   let v_opacity = g1.y;
@@ -357,7 +380,14 @@ fn project_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
 
   // ---- Sigma = M M^T, M = R S ----
   let v_m = 2.0 * v_cov_world * m;
-  let v_rot = mat3x3f(v_m[0] * scale.x, v_m[1] * scale.y, v_m[2] * scale.z);
+  var v_rot = mat3x3f(v_m[0] * scale.x, v_m[1] * scale.y, v_m[2] * scale.z);
+  if (OUT_NORMALS) {
+    // n = +-W R[:, a]: the axis choice and the sign are discrete (no gradient)
+    let a = normal_axis(load_vec3(1u, s));
+    let n = w * rot[a];
+    let sgn = select(1.0, -1.0, dot(n, p) > 0.0);
+    v_rot[a] += sgn * (transpose(w) * g3.xyz);
+  }
   let v_scale = vec3f(dot(rot[0], v_m[0]), dot(rot[1], v_m[1]), dot(rot[2], v_m[2]));
   let v_log_scale = v_scale * scale;
   let v_qn = quat_to_rotmat_vjp(q, v_rot);

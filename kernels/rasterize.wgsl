@@ -4,8 +4,8 @@
 //   depth-ordered intersections [tile_ranges[t].x, .y) are loaded BATCH at a time into workgroup
 //   memory; each pixel composites alpha = min(0.99, o exp(-power)), skipping alpha < 1/255 and
 //   stopping before transmittance would fall to 1e-4. The tile stops when every pixel is done.
-//   out: image (rgb + T * background, alpha = 1 - T), depth (sum of w z), final_t (T), last
-//   (1 + list index of the last composited intersection) for the backward.
+//   out: image (rgb + T * background, alpha = 1 - T), depth (sum of w z), state (T and 1 + list
+//   index of the last composited intersection, for the backward).
 // rasterize_backward: same tiles, batches from the back; each pixel walks its composited
 //   intersections back to front (T recovered by dividing by 1 - alpha) and forms the gradients
 //   w.r.t. the screen-space splat (mean2d, conic, opacity, colour, z) plus |d mean2d|. They are
@@ -16,8 +16,16 @@
 //   over REDUCE_SPLATS intersections at a time (few barriers per intersection). The tile's sum
 //   for intersection e goes to grads0..2[e] (no two tiles share an e), and gather.wgsl sums
 //   them per splat: deterministic.
+// Optional outputs, each switched by an override constant that also sizes its workgroup array
+// (so a pipeline without the feature allocates none of its memory) and each differentiable:
+//   OUT_MEDIAN     median depth: z of the composited splat after which T first falls to <= 0.5
+//                  (0 where T stays above); its gradient goes to that splat's z
+//   OUT_NORMALS    sum of w n over the composited splats (n: the splat's camera-space normal,
+//                  the axis of its smallest scale facing the camera; from project.wgsl)
+//   OUT_DISTORTION 2DGS depth distortion sum_{i,j} w_i w_j |z_i - z_j| (ordered pairs)
 // Override constants: BATCH_B (intersections per backward batch), MAX_SUBGROUPS (workgroup size /
-//   the device's smallest subgroup size; sizes the partials).
+//   the device's smallest subgroup size; sizes the partials), the three above, NORMAL_SLOTS
+//   (WG when OUT_NORMALS, else 1) and RECORDS (gradient vec4s per intersection: 3, 4 with normals).
 
 #include "splat-common"
 
@@ -36,16 +44,32 @@ override ABSGRAD: bool = true;
 // forward outputs
 @group(0) @binding(6) var<storage, read_write> out_image: array<vec4f>;
 @group(0) @binding(7) var<storage, read_write> out_depth: array<f32>;
-@group(0) @binding(8) var<storage, read_write> out_final_t: array<f32>;
-@group(0) @binding(9) var<storage, read_write> out_last: array<u32>;
+// per pixel: (final transmittance bits, 1 + list index of the last composited intersection)
+@group(0) @binding(8) var<storage, read_write> out_state: array<vec2u>;
 // backward
-@group(0) @binding(10) var<storage, read> final_t: array<f32>;
-@group(0) @binding(11) var<storage, read> last: array<u32>;
+@group(0) @binding(10) var<storage, read> state: array<vec2u>;
 @group(0) @binding(12) var<storage, read> v_image: array<vec4f>;
-@group(0) @binding(13) var<storage, read> v_depth: array<f32>;
+// per pixel: (dL/d depth, dL/d median depth, dL/d distortion, 0)
+@group(0) @binding(13) var<storage, read> v_aux: array<vec4f>;
 @group(0) @binding(14) var<storage, read> emit_index: array<u32>;
+// Optional outputs and their gradients (bound to a 16-byte placeholder when the feature is off)
+@group(0) @binding(18) var<storage, read> rank_normal: array<vec4f>;
+@group(0) @binding(19) var<storage, read_write> out_normals: array<vec4f>;
+// per pixel: (median depth, distortion, median slot in the tile's list or -1, depth = sum w z)
+@group(0) @binding(20) var<storage, read_write> out_geometry: array<vec4f>;
+@group(0) @binding(21) var<storage, read> geometry: array<vec4f>;
+// per pixel: dL/d normals
+@group(0) @binding(23) var<storage, read> v_normals: array<vec4f>;
+@group(0) @binding(24) var<storage, read_write> grads3: array<vec4f>;
+
+override OUT_MEDIAN: bool = false;
+override OUT_NORMALS: bool = false;
+override OUT_DISTORTION: bool = false;
+override NORMAL_SLOTS: u32 = 1u;
+override RECORDS: u32 = 3u;
+
 // Per-intersection gradient records, one vec4 of each in three buffers (each stays under the
-// 2 GiB binding limit up to 134M intersections).
+// 2 GiB binding limit up to 134M intersections); a fourth (v_normal) when OUT_NORMALS.
 @group(0) @binding(15) var<storage, read_write> grads0: array<vec4f>;
 @group(0) @binding(16) var<storage, read_write> grads1: array<vec4f>;
 @group(0) @binding(17) var<storage, read_write> grads2: array<vec4f>;
@@ -55,14 +79,17 @@ fn put_grad(e: u32, c: u32, v: vec4f) {
     grads0[e] = v;
   } else if (c == 1u) {
     grads1[e] = v;
-  } else {
+  } else if (c == 2u) {
     grads2[e] = v;
+  } else {
+    grads3[e] = v;
   }
 }
 
 var<workgroup> s_xy: array<vec2f, WG>;
 var<workgroup> s_conic_opacity: array<vec4f, WG>;
 var<workgroup> s_color_depth: array<vec4f, WG>;
+var<workgroup> s_normal: array<vec4f, NORMAL_SLOTS>;
 var<workgroup> done_count: atomic<u32>;
 var<workgroup> done_snapshot: u32;
 var<workgroup> max_last: atomic<u32>;
@@ -77,6 +104,9 @@ fn load_rank(slot: u32, i: u32) {
   s_xy[slot] = rank_xy[k];
   s_conic_opacity[slot] = rank_conic_opacity[k];
   s_color_depth[slot] = rank_color_depth[k];
+  if (OUT_NORMALS) {
+    s_normal[slot] = rank_normal[k];
+  }
 }
 
 // power = 0.5 d^T conic d with d = mean2d - pixel centre
@@ -104,6 +134,12 @@ fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
   var color = vec3f(0.0);
   var depth = 0.0;
   var last_index = range.x;
+  var normal = vec3f(0.0);
+  var median = 0.0;
+  var median_index = 0xffffffffu;
+  var weight_sum = 0.0; // A = sum of w so far (distortion)
+  var weight_depth = 0.0; // B = sum of w z so far
+  var distortion = 0.0;
   for (var start = range.x; start < range.y; start += WG) {
     workgroupBarrier();
     if (li == 0u) {
@@ -137,6 +173,18 @@ fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
       let cd = s_color_depth[j];
       color += w * cd.xyz;
       depth += w * cd.w;
+      if (OUT_NORMALS) {
+        normal += w * s_normal[j].xyz;
+      }
+      if (OUT_DISTORTION) {
+        distortion += 2.0 * w * (cd.w * weight_sum - weight_depth);
+        weight_sum += w;
+        weight_depth += w * cd.w;
+      }
+      if (OUT_MEDIAN && median_index == 0xffffffffu && next_t <= 0.5) {
+        median = cd.w;
+        median_index = start + j;
+      }
       t = next_t;
       last_index = start + j + 1u;
     }
@@ -145,8 +193,15 @@ fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
     let pixel = px.y * cam.size.x + px.x;
     out_image[pixel] = vec4f(color + t * cam.background.xyz, 1.0 - t);
     out_depth[pixel] = depth;
-    out_final_t[pixel] = t;
-    out_last[pixel] = last_index;
+    out_state[pixel] = vec2u(bitcast<u32>(t), last_index);
+    if (OUT_NORMALS) {
+      out_normals[pixel] = vec4f(normal, 0.0);
+    }
+    if (OUT_MEDIAN || OUT_DISTORTION) {
+      // the median's position in the tile's list (exact in f32 below 2^24), -1 for none
+      let median_slot = select(f32(median_index - range.x), -1.0, median_index == 0xffffffffu);
+      out_geometry[pixel] = vec4f(median, distortion, median_slot, depth);
+    }
   }
 }
 
@@ -162,6 +217,17 @@ struct PixelState {
   v_depth: f32,
   acc_color: vec3f, // sum of c w behind (plus T_final * background)
   acc_depth: f32,
+  // optional outputs
+  acc_normal: vec3f, // sum of n w behind
+  v_normal: vec3f,
+  v_median: f32,
+  median_index: u32, // list index of the median splat (0xffffffff: none)
+  v_distortion: f32,
+  total_weight: f32, // A_N = sum of every w (1 - T_final)
+  total_weight_depth: f32, // B_N = sum of every w z (the depth output)
+  suffix_weight: f32, // sum of w behind
+  suffix_weight_depth: f32, // sum of w z behind
+  suffix_dw: f32, // sum of (dL/dw) w behind
 }
 
 fn pixel_state(px: vec2u, range_start: u32) -> PixelState {
@@ -171,16 +237,46 @@ fn pixel_state(px: vec2u, range_start: u32) -> PixelState {
   ps.last = range_start;
   ps.v_rgba = vec4f(0.0);
   ps.v_depth = 0.0;
+  var aux = vec4f(0.0);
   if (px.x < cam.size.x && px.y < cam.size.y) {
     let pixel = px.y * cam.size.x + px.x;
-    ps.t_final = final_t[pixel];
-    ps.last = last[pixel];
+    let st = state[pixel];
+    ps.t_final = bitcast<f32>(st.x);
+    ps.last = st.y;
     ps.v_rgba = v_image[pixel];
-    ps.v_depth = v_depth[pixel];
+    aux = v_aux[pixel];
+    ps.v_depth = aux.x;
   }
   ps.t = ps.t_final;
   ps.acc_color = ps.t_final * cam.background.xyz;
   ps.acc_depth = 0.0;
+  ps.acc_normal = vec3f(0.0);
+  ps.v_normal = vec3f(0.0);
+  ps.v_median = 0.0;
+  ps.median_index = 0xffffffffu;
+  ps.v_distortion = 0.0;
+  ps.total_weight = 1.0 - ps.t_final;
+  ps.total_weight_depth = 0.0;
+  ps.suffix_weight = 0.0;
+  ps.suffix_weight_depth = 0.0;
+  ps.suffix_dw = 0.0;
+  if (px.x < cam.size.x && px.y < cam.size.y) {
+    let pixel = px.y * cam.size.x + px.x;
+    if (OUT_NORMALS) {
+      ps.v_normal = v_normals[pixel].xyz;
+    }
+    if (OUT_MEDIAN || OUT_DISTORTION) {
+      let g = geometry[pixel];
+      if (OUT_MEDIAN && g.z >= 0.0) {
+        ps.median_index = range_start + u32(g.z);
+        ps.v_median = aux.y;
+      }
+      if (OUT_DISTORTION) {
+        ps.v_distortion = aux.z;
+        ps.total_weight_depth = g.w;
+      }
+    }
+  }
   return ps;
 }
 
@@ -188,20 +284,26 @@ struct SplatGrad {
   g0: vec4f, // v_x, v_y, v_a, v_b
   g1: vec4f, // v_c, v_opacity, v_z, |v_x|
   g2: vec4f, // v_rgb, |v_y|
+  g3: vec4f, // v_normal (OUT_NORMALS)
   hit: bool, // the pixel composited this intersection
 }
 
 // One pixel's gradient w.r.t. the intersection at list index i (batch slot j), advancing the
 // pixel's state to the transmittance in front of it. Zero when the pixel did not composite it.
 fn pixel_grad(ps: ptr<function, PixelState>, j: u32, i: u32) -> SplatGrad {
-  return pixel_grad_of(ps, i, b_xy[j], b_conic_opacity[j], b_color_depth[j]);
+  var n = vec4f(0.0);
+  if (OUT_NORMALS) {
+    n = b_normal[j];
+  }
+  return pixel_grad_of(ps, i, b_xy[j], b_conic_opacity[j], b_color_depth[j], n.xyz);
 }
 
-fn pixel_grad_of(ps: ptr<function, PixelState>, i: u32, xy: vec2f, co: vec4f, cd: vec4f) -> SplatGrad {
+fn pixel_grad_of(ps: ptr<function, PixelState>, i: u32, xy: vec2f, co: vec4f, cd: vec4f, normal: vec3f) -> SplatGrad {
   var out: SplatGrad;
   out.g0 = vec4f(0.0);
   out.g1 = vec4f(0.0);
   out.g2 = vec4f(0.0);
+  out.g3 = vec4f(0.0);
   out.hit = false;
   if (i >= (*ps).last) {
     return out;
@@ -218,13 +320,36 @@ fn pixel_grad_of(ps: ptr<function, PixelState>, i: u32, xy: vec2f, co: vec4f, cd
   let t_before = (*ps).t / one_minus;
   let w = alpha * t_before;
   let v_rgba = (*ps).v_rgba;
-  let v_alpha = dot(v_rgba.xyz, cd.xyz * t_before - (*ps).acc_color / one_minus) + v_rgba.w * (*ps).t_final / one_minus
+  var v_alpha = dot(v_rgba.xyz, cd.xyz * t_before - (*ps).acc_color / one_minus) + v_rgba.w * (*ps).t_final / one_minus
     + (*ps).v_depth * (cd.w * t_before - (*ps).acc_depth / one_minus);
+  var v_z = w * (*ps).v_depth;
+  if (OUT_NORMALS) {
+    v_alpha += dot((*ps).v_normal, normal * t_before - (*ps).acc_normal / one_minus);
+    (*ps).acc_normal += w * normal;
+    out.g3 = vec4f(w * (*ps).v_normal, 0.0);
+  }
+  if (OUT_MEDIAN && i == (*ps).median_index) {
+    v_z += (*ps).v_median;
+  }
+  if (OUT_DISTORTION) {
+    // L = 2 sum_i w_i (z_i A_{i-1} - B_{i-1}); A, B: sums of w and w z in front of i
+    let z = cd.w;
+    let front_w = (*ps).total_weight - w - (*ps).suffix_weight;
+    let front_wz = (*ps).total_weight_depth - w * z - (*ps).suffix_weight_depth;
+    let dl_dw = 2.0 * (z * front_w - front_wz) + 2.0 * ((*ps).suffix_weight_depth - z * (*ps).suffix_weight);
+    let dl_dz = 2.0 * w * (front_w - (*ps).suffix_weight);
+    let u = (*ps).v_distortion;
+    v_alpha += u * (dl_dw * t_before - (*ps).suffix_dw / one_minus);
+    v_z += u * dl_dz;
+    (*ps).suffix_weight += w;
+    (*ps).suffix_weight_depth += w * z;
+    (*ps).suffix_dw += dl_dw * w;
+  }
   (*ps).acc_color += w * cd.xyz;
   (*ps).acc_depth += w * cd.w;
   (*ps).t = t_before;
   out.g2 = vec4f(w * v_rgba.xyz, 0.0);
-  out.g1.z = w * (*ps).v_depth;
+  out.g1.z = v_z;
   if (raw_alpha <= ALPHA_MAX) {
     let v_power = -v_alpha * alpha;
     out.g1.y = v_alpha * gauss;
@@ -245,6 +370,9 @@ fn zero_tail(end: u32, range_end: u32, li: u32, threads: u32) {
     grads0[e] = vec4f(0.0);
     grads1[e] = vec4f(0.0);
     grads2[e] = vec4f(0.0);
+    if (OUT_NORMALS) {
+      grads3[e] = vec4f(0.0);
+    }
   }
 }
 
@@ -268,6 +396,7 @@ var<workgroup> b_xy: array<vec2f, BATCH_B>;
 var<workgroup> b_conic_opacity: array<vec4f, BATCH_B>;
 var<workgroup> b_color_depth: array<vec4f, BATCH_B>;
 var<workgroup> b_emit: array<u32, BATCH_B>;
+var<workgroup> b_normal: array<vec4f, NORMAL_SLOTS>;
 
 fn load_backward_batch(li: u32, count: u32, batch_start: u32, threads: u32) {
   for (var slot = li; slot < count; slot += threads) {
@@ -277,13 +406,16 @@ fn load_backward_batch(li: u32, count: u32, batch_start: u32, threads: u32) {
     b_conic_opacity[slot] = rank_conic_opacity[k];
     b_color_depth[slot] = rank_color_depth[k];
     b_emit[slot] = emit_index[i];
+    if (OUT_NORMALS) {
+      b_normal[slot] = rank_normal[k];
+    }
   }
 }
 
 #if SUBGROUPS
 enable subgroups;
 diagnostic(off, subgroup_uniformity);
-var<workgroup> partials: array<vec4f, MAX_SUBGROUPS * BATCH_B * 3u>;
+var<workgroup> partials: array<vec4f, MAX_SUBGROUPS * BATCH_B * RECORDS>;
 
 @compute @workgroup_size(TILE, TILE, 1)
 fn rasterize_backward(
@@ -307,7 +439,7 @@ fn rasterize_backward(
     load_backward_batch(li, count, batch_start, WG);
     // Subgroups that composite nothing of an intersection skip its reduction (most do, for
     // splats that cover part of the tile): their partial slots must read zero.
-    for (var z = li; z < MAX_SUBGROUPS * BATCH_B * 3u; z += WG) {
+    for (var z = li; z < MAX_SUBGROUPS * BATCH_B * RECORDS; z += WG) {
       partials[z] = vec4f(0.0);
     }
     workgroupBarrier();
@@ -325,22 +457,29 @@ fn rasterize_backward(
           r1 = vec4f(subgroupAdd(g.g1.xyz), 0.0);
           r2 = vec4f(subgroupAdd(g.g2.xyz), 0.0);
         }
+        var r3 = vec4f(0.0);
+        if (OUT_NORMALS) {
+          r3 = vec4f(subgroupAdd(g.g3.xyz), 0.0);
+        }
         if (lane == 0u) {
-          let at = ((li / sg_size) * BATCH_B + j) * 3u;
+          let at = ((li / sg_size) * BATCH_B + j) * RECORDS;
           partials[at] = r0;
           partials[at + 1u] = r1;
           partials[at + 2u] = r2;
+          if (OUT_NORMALS) {
+            partials[at + 3u] = r3;
+          }
         }
       }
     }
     workgroupBarrier();
     let groups = WG / sg_size;
-    if (li < count * 3u) {
-      let j = li / 3u;
-      let c = li % 3u;
+    if (li < count * RECORDS) {
+      let j = li / RECORDS;
+      let c = li % RECORDS;
       var sum = vec4f(0.0);
       for (var g = 0u; g < groups; g++) {
-        sum += partials[(g * BATCH_B + j) * 3u + c];
+        sum += partials[(g * BATCH_B + j) * RECORDS + c];
       }
       put_grad(b_emit[j], c, sum);
     }
@@ -401,7 +540,7 @@ fn rasterize_backward_cas(
     workgroupBarrier();
     for (var jj = 0u; jj < count; jj++) {
       let j = count - 1u - jj;
-      let g = pixel_grad_of(&ps, batch_start + j, c_xy[j], c_conic_opacity[j], c_color_depth[j]);
+      let g = pixel_grad_of(&ps, batch_start + j, c_xy[j], c_conic_opacity[j], c_color_depth[j], vec3f(0.0)); // no optional outputs here
       if (subgroupAny(g.hit)) {
         let r0 = subgroupAdd(g.g0);
         let r1 = subgroupAdd(g.g1);
@@ -426,7 +565,7 @@ fn rasterize_backward_cas(
 #else
 const PORTABLE_THREADS: u32 = 64u; // 8 x 8, each a 2 x 2 pixel block
 const REDUCE_SPLATS: u32 = 4u;
-var<workgroup> reduce_scratch: array<vec4f, PORTABLE_THREADS * REDUCE_SPLATS * 3u>;
+var<workgroup> reduce_scratch: array<vec4f, PORTABLE_THREADS * REDUCE_SPLATS * RECORDS>;
 
 @compute @workgroup_size(8, 8, 1)
 fn rasterize_backward(
@@ -456,7 +595,7 @@ fn rasterize_backward(
     for (var r0 = 0u; r0 < count; r0 += REDUCE_SPLATS) {
       let rn = min(REDUCE_SPLATS, count - r0);
       for (var r = 0u; r < REDUCE_SPLATS; r++) {
-        var g = SplatGrad(vec4f(0.0), vec4f(0.0), vec4f(0.0), false);
+        var g = SplatGrad(vec4f(0.0), vec4f(0.0), vec4f(0.0), vec4f(0.0), false);
         if (r < rn) {
           let j = count - 1u - (r0 + r);
           for (var q = 0u; q < 4u; q++) {
@@ -466,26 +605,30 @@ fn rasterize_backward(
             g.g0 += h.g0;
             g.g1 += h.g1;
             g.g2 += h.g2;
+            g.g3 += h.g3;
           }
         }
-        let at = (li * REDUCE_SPLATS + r) * 3u;
+        let at = (li * REDUCE_SPLATS + r) * RECORDS;
         reduce_scratch[at] = g.g0;
         reduce_scratch[at + 1u] = g.g1;
         reduce_scratch[at + 2u] = g.g2;
+        if (OUT_NORMALS) {
+          reduce_scratch[at + 3u] = g.g3;
+        }
       }
       workgroupBarrier();
       for (var stride = PORTABLE_THREADS / 2u; stride > 0u; stride >>= 1u) {
         if (li < stride) {
-          for (var k = 0u; k < REDUCE_SPLATS * 3u; k++) {
-            reduce_scratch[li * REDUCE_SPLATS * 3u + k] += reduce_scratch[(li + stride) * REDUCE_SPLATS * 3u + k];
+          for (var k = 0u; k < REDUCE_SPLATS * RECORDS; k++) {
+            reduce_scratch[li * REDUCE_SPLATS * RECORDS + k] += reduce_scratch[(li + stride) * REDUCE_SPLATS * RECORDS + k];
           }
         }
         workgroupBarrier();
       }
-      if (li < rn * 3u) {
-        let r = li / 3u;
+      if (li < rn * RECORDS) {
+        let r = li / RECORDS;
         let j = count - 1u - (r0 + r);
-        put_grad(b_emit[j], li % 3u, reduce_scratch[li]);
+        put_grad(b_emit[j], li % RECORDS, reduce_scratch[li]);
       }
       workgroupBarrier();
     }

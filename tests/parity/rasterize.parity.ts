@@ -18,12 +18,16 @@ export interface RasterCase {
   shDegree?: number;
   antialiased: boolean;
   kinds?: readonly SplatKind[];
+  /** Optional outputs to render and differentiate too. */
+  outputs?: { median?: boolean; normals?: boolean; distortion?: boolean };
 }
 
 /** Forward and backward of the GPU rasterizer against the float64 reference on one random scene. */
 export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase, backwardReduce: 'partials' | 'cas' = 'partials'): Promise<ParityResult[]> {
   const random = rng(seed);
-  const scene = randomScene(random, { count: c.count, width: c.width, height: c.height, setDegree: c.setDegree, shDegree: c.shDegree, options: { antialiased: c.antialiased }, kinds: c.kinds });
+  const out = c.outputs ?? {};
+  const refOptions = { antialiased: c.antialiased, medianDepth: Boolean(out.median), normals: Boolean(out.normals), distortion: Boolean(out.distortion) };
+  const scene = randomScene(random, { count: c.count, width: c.width, height: c.height, setDegree: c.setDegree, shDegree: c.shDegree, options: refOptions, kinds: c.kinds });
   // The GPU works in float32: give the reference the same (rounded) parameters.
   const f32: SplatSet = {
     count: c.count,
@@ -48,26 +52,32 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   const ambiguous = new Uint8Array(c.width * c.height);
   let ambiguousCount = 0;
   for (let p = 0; p < ambiguous.length; p++) {
-    if (up.compositedCount[p] !== ref.compositedCount[p] || down.compositedCount[p] !== ref.compositedCount[p]) {
+    const medianFlips = out.median && (up.medianDepth![p] !== ref.medianDepth![p] || down.medianDepth![p] !== ref.medianDepth![p]);
+    if (up.compositedCount[p] !== ref.compositedCount[p] || down.compositedCount[p] !== ref.compositedCount[p] || medianFlips) {
       ambiguous[p] = 1;
       ambiguousCount++;
     }
   }
   const { device } = ctx;
-  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce });
+  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, outputs: out });
   const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
   const frame = await rasterizer.createFrame(splats, c.width, c.height);
   const P = c.width * c.height;
   poisonBuffer(device, frame.image);
   poisonBuffer(device, frame.depth);
-  const weights = randomLossWeights(random, P, { antialiased: c.antialiased });
+  const weights = randomLossWeights(random, P, refOptions);
   const vImage = new Float32Array(P * 4);
   for (let p = 0; p < P; p++) vImage.set([weights.rgb[3 * p], weights.rgb[3 * p + 1], weights.rgb[3 * p + 2], weights.alpha[p]], 4 * p);
   const vImageBuf = uploadStorage(device, 'parity.vImage', vImage);
-  const vDepthBuf = uploadStorage(device, 'parity.vDepth', Float32Array.from(weights.depth));
+  const vAux = new Float32Array(P * 4);
+  for (let p = 0; p < P; p++) vAux.set([weights.depth[p], weights.medianDepth?.[p] ?? 0, weights.distortion?.[p] ?? 0, 0], 4 * p);
+  const vDepthBuf = uploadStorage(device, 'parity.vAux', vAux);
+  const vNormals = new Float32Array(P * 4);
+  if (weights.normals) for (let p = 0; p < P; p++) vNormals.set([weights.normals[3 * p], weights.normals[3 * p + 1], weights.normals[3 * p + 2], 0], 4 * p);
+  const vNormalsBuf = uploadStorage(device, 'parity.vNormals', vNormals);
   const grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
   for (const b of grads.all) poisonBuffer(device, b);
-  rasterizer.bindBackward(frame, vImageBuf, vDepthBuf, grads);
+  rasterizer.bindBackward(frame, vImageBuf, vDepthBuf, grads, { vNormals: vNormalsBuf });
   const settings = { background, antialiased: c.antialiased, shDegree: scene.shDegree };
   const commands = ctx.commands('parity.raster');
   rasterizer.encodeForward(commands, frame, camera, settings);
@@ -108,13 +118,24 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     mean2d.set([got.mean2dRaw[4 * i], got.mean2dRaw[4 * i + 1]], 2 * i);
     absMean2d.set([got.mean2dRaw[4 * i + 2], got.mean2dRaw[4 * i + 3]], 2 * i);
   }
-  const refGrads = rasterizeBackward(input, { rgb: weights.rgb, alpha: weights.alpha, depth: weights.depth });
+  const refGrads = rasterizeBackward(input, { rgb: weights.rgb, alpha: weights.alpha, depth: weights.depth, medianDepth: weights.medianDepth, normals: weights.normals, distortion: weights.distortion });
+  const extra: { what: string; got: Float64Array; want: Float64Array }[] = [];
+  if (out.median || out.distortion) {
+    const geometry = new Float32Array(await readBuffer(device, frame.geometry, P * 16));
+    if (out.median) extra.push({ what: 'forward median depth', got: Float64Array.from({ length: P }, (_, p) => (ambiguous[p] ? 0 : geometry[4 * p])), want: Float64Array.from({ length: P }, (_, p) => (ambiguous[p] ? 0 : ref.medianDepth![p])) });
+    if (out.distortion) extra.push({ what: 'forward distortion', got: Float64Array.from({ length: P }, (_, p) => (ambiguous[p] ? 0 : geometry[4 * p + 1])), want: Float64Array.from({ length: P }, (_, p) => (ambiguous[p] ? 0 : ref.distortion![p])) });
+  }
+  if (out.normals) {
+    const normals = new Float32Array(await readBuffer(device, frame.normals, P * 16));
+    extra.push({ what: 'forward normals', got: Float64Array.from({ length: 3 * P }, (_, i) => (ambiguous[Math.floor(i / 3)] ? 0 : normals[4 * Math.floor(i / 3) + (i % 3)])), want: Float64Array.from({ length: 3 * P }, (_, i) => (ambiguous[Math.floor(i / 3)] ? 0 : ref.normals![i])) });
+  }
+  vNormalsBuf.destroy();
   splats.destroy();
   grads.destroy();
   frame.destroy();
   vImageBuf.destroy();
   vDepthBuf.destroy();
-  const name = `raster${backwardReduce === 'cas' ? ' (cas)' : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
+  const name = `raster${backwardReduce === 'cas' ? ' (cas)' : ''}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
   const result = (what: string, g: ArrayLike<number>, w: ArrayLike<number>, tolerance: number): ParityResult => {
     const error = relativeL2(g, w);
     let finite = true;
@@ -132,6 +153,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     result('grad sh', got.sh, refGrads.sh, 1e-3),
     result('grad mean2d', mean2d, refGrads.mean2d, 1e-3),
     result('absgrad mean2d', absMean2d, refGrads.absMean2d, 1e-3),
+    ...extra.map((e) => result(e.what, e.got, e.want, 1e-4)),
   ];
 }
 
@@ -141,4 +163,8 @@ export const RASTER_CASES: readonly RasterCase[] = [
   { count: 200, width: 64, height: 48, setDegree: 3, antialiased: false, kinds: ['ordinary', 'tiny', 'huge', 'transparent', 'behind', 'offscreen', 'opaque'] },
   { count: 200, width: 64, height: 48, setDegree: 3, shDegree: 2, antialiased: true, kinds: ['ordinary', 'tiny', 'huge', 'transparent', 'behind', 'opaque'] },
   { count: 2000, width: 96, height: 80, setDegree: 2, antialiased: false, kinds: ['ordinary', 'tiny', 'transparent'] },
+  { count: 150, width: 64, height: 48, setDegree: 1, antialiased: false, kinds: ['ordinary', 'tiny', 'opaque'], outputs: { median: true, normals: true, distortion: true } },
+  { count: 60, width: 40, height: 32, setDegree: 0, antialiased: true, outputs: { distortion: true } },
+  { count: 60, width: 40, height: 32, setDegree: 0, antialiased: false, outputs: { median: true } },
+  { count: 60, width: 40, height: 32, setDegree: 2, antialiased: false, outputs: { normals: true } },
 ];

@@ -97,7 +97,7 @@ export async function benchRaster(
   const vImage = new Float32Array(P * 4);
   for (let p = 0; p < P; p++) for (let c = 0; c < 3; c++) vImage[4 * p + c] = Math.sign(image[4 * p + c] - targetValue(3 * p + c)) / (3 * P);
   const vImageBuf = uploadStorage(device, 'bench.vImage', vImage);
-  const vDepthBuf = createStorage(device, 'bench.vDepth', P * 4);
+  const vDepthBuf = createStorage(device, 'bench.vAux', P * 16);
   const grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
   rasterizer.bindBackward(frame, vImageBuf, vDepthBuf, grads);
   const gpuMemory = ctx.memory.live - memoryBefore;

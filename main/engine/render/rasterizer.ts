@@ -21,6 +21,17 @@ export interface RasterizerOptions {
   backwardReduce?: 'partials' | 'cas';
   /** Also sum |d mean2d| per pixel (AbsGS densification); off saves two of twelve reductions. Default on. */
   absgrad?: boolean;
+  /**
+   * Optional outputs (and their gradients): median depth, rendered normals, depth distortion.
+   * Each is an override constant: pipelines without it allocate none of its memory.
+   */
+  outputs?: RasterOutputs;
+}
+
+export interface RasterOutputs {
+  median?: boolean;
+  normals?: boolean;
+  distortion?: boolean;
 }
 
 /** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
@@ -55,14 +66,29 @@ export class RasterFrame {
   // outputs
   readonly image: GPUBuffer; // vec4 per pixel: rgb, alpha
   readonly depth: GPUBuffer; // f32 per pixel: sum of w z
-  readonly finalT: GPUBuffer;
-  readonly last: GPUBuffer;
+  /** Per pixel (final transmittance bits, 1 + last composited list index): the backward's state. */
+  readonly state: GPUBuffer;
   readonly counts: GPUBuffer;
   readonly buffers: GPUBuffer[] = [];
   readonly camera: GPUBuffer;
   groups!: Record<keyof Pipelines, GPUBindGroup>;
   scans!: { visible: ScanPlan; isect: ScanPlan };
   sorts!: { depth: SortPlan; tile: SortPlan };
+  /** Rendered normals (vec4 per pixel) with outputs.normals; a placeholder otherwise. */
+  normals!: GPUBuffer;
+  /** (median depth, distortion, median slot, 0) per pixel with outputs.median/distortion. */
+  geometry!: GPUBuffer;
+  private zeros?: GPUBuffer;
+
+  /** A zero vec4 per pixel (optional gradients nobody supplies). */
+  zeroPixels(): GPUBuffer {
+    if (!this.zeros) {
+      this.zeros = createStorage(this.ctx.device, 'raster.zeroPixels', this.width * this.height * 16);
+      this.buffers.push(this.zeros);
+    }
+    return this.zeros;
+  }
+
   /** Indirect dispatch arguments written on the GPU: [0] per visible splat, [16] per intersection. */
   dispatchArgs!: GPUBuffer;
   /** GPU bytes this frame holds per splat of capacity, per intersection of capacity, per pixel. */
@@ -86,8 +112,7 @@ export class RasterFrame {
     };
     this.image = own('image', pixels * 16);
     this.depth = own('depth', pixels * 4);
-    this.finalT = own('finalT', pixels * 4);
-    this.last = own('last', pixels * 4);
+    this.state = own('state', pixels * 8);
     this.counts = own('counts', 32);
     this.camera = createUniform(device, 'raster.camera', CAMERA_UNIFORM_BYTES);
     this.buffers.push(this.camera);
@@ -115,6 +140,7 @@ export class Rasterizer {
     private readonly sort: RadixSort,
     readonly workgroupSize: number,
     readonly variant: KernelVariant,
+    readonly outputs: Required<RasterOutputs>,
   ) {}
 
   /** With the per-adapter tuning cache (bench raster --sweep) filling what `options` leaves out. */
@@ -131,25 +157,30 @@ export class Rasterizer {
     // 16: the best of the H200 sweeps (bench raster --sweep: 8..48); tuning caches override it
     const backward = { BATCH_B: options.backwardBatch ?? 16, MAX_SUBGROUPS: Math.ceil(256 / minSubgroup), ABSGRAD: options.absgrad === false ? 0 : 1 };
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
+    const outputs = options.outputs ?? {};
+    const N = outputs.normals ? 1 : 0;
+    const features = { OUT_MEDIAN: outputs.median ? 1 : 0, OUT_NORMALS: N, OUT_DISTORTION: outputs.distortion ? 1 : 0, NORMAL_SLOTS: N ? 256 : 1, RECORDS: N ? 4 : 3 };
+    const optional = outputs.median || outputs.normals || outputs.distortion;
+    if (optional && options.backwardReduce === 'cas') throw new Error("the 'cas' backward has no optional outputs; use 'partials'");
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
-      get('project', 'project_forward'),
-      get('project', 'project_backward'),
+      get('project', 'project_forward', { WG, OUT_NORMALS: N }),
+      get('project', 'project_backward', { WG, OUT_NORMALS: N }),
       get('intersect', 'finish_count'),
       get('intersect', 'compact_visible'),
-      get('intersect', 'gather_sorted'),
+      get('intersect', 'gather_sorted', { WG, OUT_NORMALS: N }),
       get('intersect', 'emit'),
       get('intersect', 'resolve'),
-      get('rasterize', 'rasterize_forward', {}),
+      get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS }),
       variant === 'subgroup' && options.backwardReduce === 'cas'
         ? get('rasterize', 'rasterize_backward_cas', { BATCH_CAS: options.backwardBatch ?? 128 })
-        : get('rasterize', 'rasterize_backward', variant === 'subgroup' ? backward : { BATCH_B: options.backwardBatch ?? 64 }),
-      get('gather', 'gather_grads'),
+        : get('rasterize', 'rasterize_backward', { ...(variant === 'subgroup' ? backward : { BATCH_B: options.backwardBatch ?? 64 }), ...features }),
+      get('gather', 'gather_grads', { WG, OUT_NORMALS: N }),
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),
     ]);
     const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads };
-    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant);
+    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion) });
   }
 
   /** Kernel pipelines (for reports: workgroup memory per variant etc.). */
@@ -193,14 +224,21 @@ export class Rasterizer {
       grads0: own('grads0', M * 16),
       grads1: own('grads1', M * 16),
       grads2: own('grads2', M * 16),
-      v2d: own('v2d', N * 48),
+      v2d: own('v2d', N * 64),
+      // optional outputs (16-byte placeholders when off: the layouts still list them)
+      grads3: own('grads3', this.outputs.normals ? M * 16 : 16),
+      normal: own('normal', this.outputs.normals ? N * 16 : 16),
+      sortedNormal: own('sortedNormal', this.outputs.normals ? N * 16 : 16),
     };
     frame.internal = b;
+    const geometryOn = this.outputs.median || this.outputs.distortion;
+    frame.normals = own('normals', this.outputs.normals ? width * height * 16 : 16);
+    frame.geometry = own('geometry', geometryOn ? width * height * 16 : 16);
     // Byte accounting for reports: per splat, per intersection (sort scratch and histograms: ~9 B
     // a key of the sorts), per pixel.
     const perSplat = [b.xy, b.conicOpacity, b.colorDepth, b.tileCount, b.tileRect, b.visible, b.visibleOffset, b.depthKeys, b.depthVals, b.sortedXy, b.sortedConicOpacity, b.sortedColorDepth, b.sortedCount, b.sortedRect, b.rankOfSplat, b.isectOffset, b.v2d].reduce((sum, x) => sum + x.size, 0);
     const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.grads0, b.grads1, b.grads2].reduce((sum, x) => sum + x.size, 0);
-    frame.bytes = { perSplat: perSplat / N + 9, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.finalT.size + frame.last.size) / (width * height) };
+    frame.bytes = { perSplat: perSplat / N + 9, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.state.size) / (width * height) };
     const dispatchArgs = createStorage(device, 'raster.dispatchArgs', 32, GPUBufferUsage.INDIRECT);
     frame.buffers.push(dispatchArgs);
     frame.dispatchArgs = dispatchArgs;
@@ -227,31 +265,36 @@ export class Rasterizer {
     const cam = frame.camera;
     const s = splats;
     frame.groups = {
-      projectForward: bindGroup(device, p.projectForward.pipeline, { 0: cam, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh, 7: b.xy, 8: b.conicOpacity, 9: b.colorDepth, 10: b.tileCount, 11: b.tileRect, 12: b.visible }),
+      projectForward: bindGroup(device, p.projectForward.pipeline, { 0: cam, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh, 7: b.xy, 8: b.conicOpacity, 9: b.colorDepth, 10: b.tileCount, 11: b.tileRect, 12: b.visible, 22: b.normal }),
       visibleArgs: bindGroup(device, p.visibleArgs.pipeline, { 1: intersectParams, 2: frame.counts, 34: dispatchArgs }),
       finishCount: bindGroup(device, p.finishCount.pipeline, { 1: intersectParams, 2: frame.counts, 34: dispatchArgs }),
       compactVisible: bindGroup(device, p.compactVisible.pipeline, { 1: intersectParams, 2: frame.counts, 4: b.visible, 5: b.visibleOffset, 6: b.colorDepth, 7: b.depthKeys, 8: b.depthVals }),
-      gatherSorted: bindGroup(device, p.gatherSorted.pipeline, { 1: intersectParams, 2: frame.counts, 9: order, 10: b.xy, 11: b.conicOpacity, 12: b.tileCount, 13: b.tileRect, 14: b.sortedXy, 15: b.sortedConicOpacity, 16: b.sortedColorDepth, 17: b.sortedCount, 18: b.sortedRect, 33: b.rankOfSplat, 6: b.colorDepth }),
+      gatherSorted: bindGroup(device, p.gatherSorted.pipeline, { 1: intersectParams, 2: frame.counts, 9: order, 10: b.xy, 11: b.conicOpacity, 12: b.tileCount, 13: b.tileRect, 14: b.sortedXy, 15: b.sortedConicOpacity, 16: b.sortedColorDepth, 17: b.sortedCount, 18: b.sortedRect, 33: b.rankOfSplat, 6: b.colorDepth, 37: b.normal, 38: b.sortedNormal }),
       emit: bindGroup(device, p.emit.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 19: b.sortedXy, 20: b.sortedConicOpacity, 21: b.sortedRect, 22: b.isectOffset, 23: b.isectKeys, 24: b.isectVals, 25: b.isectRank, 26: b.sortedCount }),
       resolve: bindGroup(device, p.resolve.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 27: sortedKeys, 28: sortedVals, 29: b.isectRank, 30: b.sortedRank, 31: b.tileRanges, 32: b.grads0, 35: b.grads1, 36: b.grads2 }),
-      rasterForward: bindGroup(device, p.rasterForward.pipeline, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.finalT, 9: frame.last }),
+      rasterForward: bindGroup(device, p.rasterForward.pipeline, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.state, 18: b.sortedNormal, 19: frame.normals, 20: frame.geometry }),
       // set by bindBackward
       rasterBackward: undefined as unknown as GPUBindGroup,
-      gatherGrads: bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 5: b.v2d }),
+      gatherGrads: bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 8: b.grads3, 5: b.v2d }),
       projectBackward: undefined as unknown as GPUBindGroup,
     };
     return frame;
   }
 
-  /** Binds the backward's inputs (dL/d image as vec4 rgb+alpha, dL/d depth) and outputs. */
-  bindBackward(frame: RasterFrame, vImage: GPUBuffer, vDepth: GPUBuffer, grads: GpuSplatGrads): void {
+  /**
+   * Binds the backward's inputs and outputs: dL/d image (vec4 per pixel: rgb, alpha), dL/d the
+   * other outputs (vec4 per pixel: depth, median depth, distortion, 0) and, with normals, dL/d
+   * normals (vec4 per pixel). Missing ones read as zero.
+   */
+  bindBackward(frame: RasterFrame, vImage: GPUBuffer, vAux: GPUBuffer | undefined, grads: GpuSplatGrads, optional: { vNormals?: GPUBuffer } = {}): void {
     const { device } = this.ctx;
     const p = this.pipelines;
     const b = frame.internal;
     const s = frame.splats;
     frame.groups.rasterBackward = bindGroup(device, p.rasterBackward.pipeline, {
       0: frame.camera, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth,
-      10: frame.finalT, 11: frame.last, 12: vImage, 13: vDepth, 14: frame.sorts.tile.resultVals, 15: b.grads0, 16: b.grads1, 17: b.grads2,
+      10: frame.state, 12: vImage, 13: vAux ?? frame.zeroPixels(), 14: frame.sorts.tile.resultVals, 15: b.grads0, 16: b.grads1, 17: b.grads2,
+      18: b.sortedNormal, 21: frame.geometry, 23: optional.vNormals ?? frame.zeroPixels(), 24: b.grads3,
     });
     frame.groups.projectBackward = bindGroup(device, p.projectBackward.pipeline, {
       0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh,

@@ -115,7 +115,6 @@ export class Trainer {
   private model: Model;
   private frame!: RasterFrame;
   private lossFrame!: LossFrame;
-  private zeroDepthGrad!: GPUBuffer;
   private densifier: AdcDensifier | undefined;
   private mcmc: McmcDensifier | undefined;
   private order: number[] = [];
@@ -188,8 +187,7 @@ export class Trainer {
     this.isectCapacity = isectCapacity;
     this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isectCapacity);
     this.lossFrame = this.loss.createFrame(width, height);
-    this.zeroDepthGrad ??= createStorage(this.ctx.device, 'train.zeroDepthGrad', width * height * 4);
-    this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, this.zeroDepthGrad, this.model.grads);
+    this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, undefined, this.model.grads);
     this.mcmc?.destroy();
     this.densifier = undefined;
     this.mcmc = undefined;
@@ -515,7 +513,6 @@ export class Trainer {
     this.lossFrame?.destroy();
     this.densifier?.destroy();
     this.mcmc?.destroy();
-    this.zeroDepthGrad?.destroy();
     this.model.destroy();
     this.targets.destroy();
     for (const b of this.staging) b.destroy();
