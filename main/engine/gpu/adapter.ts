@@ -57,7 +57,9 @@ export async function chooseAdapter(options: ChooseAdapterOptions = {}): Promise
   const dawn = await loadDawn();
   const platform = options.platform ?? process.platform;
   const tried: string[] = [];
-  for (const backend of backendOrder(platform, options.backend ?? 'auto')) {
+  const order = backendOrder(platform, options.backend ?? 'auto');
+  let softwareFallback: AdapterChoice | undefined;
+  for (const backend of order) {
     if (isGlBackend(backend) && platform === 'linux' && !process.env.EGL_PLATFORM) process.env.EGL_PLATFORM = 'surfaceless';
     if (backend === 'vulkan' && platform === 'linux' && !hasVulkanLoader()) {
       tried.push('vulkan: no Vulkan loader (libvulkan.so.1) installed');
@@ -66,7 +68,7 @@ export async function chooseAdapter(options: ChooseAdapterOptions = {}): Promise
     const extra = typeof options.dawnFlags === 'function' ? options.dawnFlags(backend) : (options.dawnFlags ?? []);
     const flags = [`backend=${backend}`, ...extra];
     if (options.adapter) flags.push(`adapter=${options.adapter}`);
-    const featureLevel = isGlBackend(backend) ? 'compatibility' : 'core';
+    const featureLevel: 'core' | 'compatibility' = isGlBackend(backend) ? 'compatibility' : 'core';
     let adapter: GPUAdapter | null = null;
     let gpu: GPU;
     try {
@@ -85,8 +87,17 @@ export async function chooseAdapter(options: ChooseAdapterOptions = {}): Promise
       tried.push(`${backend}: adapter "${name}" does not match "${options.adapter}"`);
       continue;
     }
-    return { instance: gpu, adapter, backend, featureLevel, name, software: SOFTWARE_NAMES.test(name) };
+    const found: AdapterChoice = { instance: gpu, adapter, backend, featureLevel, name, software: SOFTWARE_NAMES.test(name) };
+    // A software Vulkan (lavapipe) when "auto" still has the OpenGL fallback to try: the tested
+    // CPU path is Dawn's OpenGL backend on llvmpipe; keep lavapipe only if nothing else works.
+    if (found.software && (options.backend ?? 'auto') === 'auto' && !options.adapter && backend !== order.at(-1)) {
+      softwareFallback ??= found;
+      tried.push(`${backend}: ${name} is a software adapter; trying the next backend`);
+      continue;
+    }
+    return found;
   }
+  if (softwareFallback) return softwareFallback;
   throw new ArgonautError('no_gpu', noGpuMessage(platform, tried), { tried });
 }
 
