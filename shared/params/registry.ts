@@ -99,6 +99,28 @@ export const PARAMS = [
     key: 'train.refineStop', flag: 'refine-stop', type: 'int', min: 0, max: 10_000_000, default: 15_000, unit: 'steps',
     group: 'Densification', label: 'Refine until', commands: ['train', 'bench'], advanced: true, help: 'Last step of densification (ADC uses the smaller of this and half the iterations).',
   },
+  // ---- geometry-aware training (2DGS-style regularizers; for meshes) ----
+  {
+    key: 'train.geometry', flag: 'geometry', type: 'bool', default: false,
+    group: 'Geometry', label: 'Geometry-aware', commands: ['train', 'bench', 'mesh'],
+    help: 'Depth-distortion and normal-consistency losses (2DGS style) so the splats form surfaces: better meshes, slightly slower training.',
+  },
+  {
+    key: 'train.distortionWeight', flag: 'distortion-weight', type: 'float', min: 0, max: 1e4, default: 1,
+    group: 'Geometry', label: 'Distortion weight', commands: ['train', 'bench', 'mesh'], advanced: true, help: 'Weight of the depth-distortion loss, depths measured in scene scales (with --geometry).',
+  },
+  {
+    key: 'train.distortionStart', flag: 'distortion-start', type: 'int', min: 0, max: 10_000_000, default: 3000, unit: 'steps',
+    group: 'Geometry', label: 'Distortion from', commands: ['train', 'bench', 'mesh'], advanced: true, help: 'First step of the depth-distortion loss (at most a quarter of the iterations).',
+  },
+  {
+    key: 'train.normalWeight', flag: 'normal-weight', type: 'float', min: 0, max: 1e4, default: 0.1,
+    group: 'Geometry', label: 'Normal weight', commands: ['train', 'bench', 'mesh'], advanced: true, help: 'Weight of the normal-consistency loss (with --geometry).',
+  },
+  {
+    key: 'train.normalStart', flag: 'normal-start', type: 'int', min: 0, max: 10_000_000, default: 7000, unit: 'steps',
+    group: 'Geometry', label: 'Normals from', commands: ['train', 'bench', 'mesh'], advanced: true, help: 'First step of the normal-consistency loss (at most a quarter of the iterations).',
+  },
 ] as const satisfies readonly ParamDef[];
 
 export type ParamKey = (typeof PARAMS)[number]['key'];

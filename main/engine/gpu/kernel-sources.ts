@@ -5,6 +5,7 @@
 import adam from '../../../kernels/adam.wgsl';
 import densify from '../../../kernels/densify.wgsl';
 import gather from '../../../kernels/gather.wgsl';
+import geometry from '../../../kernels/geometry.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
 import loss from '../../../kernels/loss.wgsl';
 import mcmc from '../../../kernels/mcmc.wgsl';
@@ -19,6 +20,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
   densify,
   gather,
+  geometry,
   intersect,
   loss,
   mcmc,

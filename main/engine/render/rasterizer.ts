@@ -147,7 +147,10 @@ export class Rasterizer {
   static async createTuned(ctx: GpuContext, options: RasterizerOptions = {}): Promise<Rasterizer> {
     const { loadTuning } = await import('./tuning.js');
     const tuned = (options.variant ?? ctx.info.variant) === ctx.info.variant ? await loadTuning(ctx.info) : undefined;
-    return Rasterizer.create(ctx, { ...tuned, ...options });
+    const o = options.outputs;
+    // the tuned 'cas' backward has no optional outputs: those take the partials backward
+    const reduce = o && (o.median || o.normals || o.distortion) && tuned?.backwardReduce === 'cas' ? { backwardReduce: 'partials' as const, backwardBatch: undefined } : {};
+    return Rasterizer.create(ctx, { ...tuned, ...reduce, ...options });
   }
 
   static async create(ctx: GpuContext, options: RasterizerOptions = {}): Promise<Rasterizer> {

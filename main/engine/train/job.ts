@@ -99,6 +99,14 @@ export function trainerConfigFromParams(p: Readonly<Record<string, ParamValue>>)
       growGrad2d: p['train.growGrad2d'] as number,
       absgrad: p['train.absgrad'] as boolean,
     },
+    geometry: p['train.geometry']
+      ? {
+          distortionWeight: p['train.distortionWeight'] as number,
+          distortionStart: Math.min(p['train.distortionStart'] as number, Math.floor(iterations / 4)),
+          normalWeight: p['train.normalWeight'] as number,
+          normalStart: Math.min(p['train.normalStart'] as number, Math.floor(iterations / 4)),
+        }
+      : undefined,
   });
 }
 

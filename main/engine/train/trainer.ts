@@ -14,6 +14,7 @@ import type { TrainingData } from './data.js';
 import { AdcDensifier, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { initialSplats } from './init.js';
 import { McmcDensifier, MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
+import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
 import { Random } from './random.js';
 import { activeShDegree, DEFAULT_LEARNING_RATES, meansLearningRate, type LearningRates } from './schedule.js';
@@ -34,6 +35,19 @@ export interface TrainerConfig {
   /** Read the loss back every N steps (asynchronously). */
   lossEvery: number;
   mcmc: McmcConfig;
+  /**
+   * Geometry-aware training (2DGS-style depth distortion and normal consistency, for meshing):
+   * the rasterizer renders median depth, normals and distortion, and each weight applies from its
+   * start step. Undefined: plain photometric training.
+   */
+  geometry?: GeometryConfig;
+}
+
+export interface GeometryConfig {
+  distortionWeight: number;
+  distortionStart: number;
+  normalWeight: number;
+  normalStart: number;
 }
 
 export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): TrainerConfig {
@@ -60,6 +74,9 @@ export interface StepLoss {
   ssim: number;
   l1: number;
   psnr: number;
+  /** With geometry: mean depth distortion and mean normal inconsistency (1 - N . S) of the view. */
+  distortion?: number;
+  normalError?: number;
 }
 
 export interface Evaluation {
@@ -115,6 +132,8 @@ export class Trainer {
   private model: Model;
   private frame!: RasterFrame;
   private lossFrame!: LossFrame;
+  private geometry: GeometryLoss | undefined;
+  private readonly geometryLate = new Map<number, { distortion: number; normalError: number }>();
   private densifier: AdcDensifier | undefined;
   private mcmc: McmcDensifier | undefined;
   private order: number[] = [];
@@ -144,7 +163,7 @@ export class Trainer {
 
   /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
   static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
-    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.createTuned(ctx, { absgrad: config.adc.absgrad }), TrainingLoss.create(ctx), Adam.create(ctx)]);
+    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.createTuned(ctx, { absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined }), TrainingLoss.create(ctx), Adam.create(ctx)]);
     const random = new Random(config.seed ^ 0x5eed);
     // MCMC starts from more opaque, smaller splats (gsplat: init_opa 0.5, init_scale 0.1)
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, config.strategy === 'mcmc' ? { opacity: 0.5, scale: 0.1 } : undefined);
@@ -183,11 +202,13 @@ export class Trainer {
     const height = Math.max(...this.data.views.map((v) => v.camera.height));
     this.frame?.destroy();
     this.lossFrame?.destroy();
+    this.geometry?.destroy();
     this.densifier?.destroy();
     this.isectCapacity = isectCapacity;
     this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isectCapacity);
     this.lossFrame = this.loss.createFrame(width, height);
-    this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, undefined, this.model.grads);
+    this.geometry = this.config.geometry ? await GeometryLoss.create(this.ctx, this.frame) : undefined;
+    this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, this.geometry?.vAux, this.model.grads, { vNormals: this.geometry?.vNormals });
     this.mcmc?.destroy();
     this.densifier = undefined;
     this.mcmc = undefined;
@@ -233,6 +254,11 @@ export class Trainer {
     const commands = this.ctx.commands(`step ${t}`);
     this.rasterizer.encodeForward(commands, this.frame, camera, this.settings(t));
     this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+    const geo = cfg.geometry;
+    if (this.geometry && geo) {
+      // distortion (sum of w w |z - z|) is in depth units: its weight is per scene scale
+      this.geometry.encode(commands, camera, { distortion: t >= geo.distortionStart ? geo.distortionWeight / this.data.sceneScale : 0, normal: t >= geo.normalStart ? geo.normalWeight : 0 });
+    }
     this.rasterizer.encodeBackward(commands, this.frame);
     const g = this.model.groups;
     const r = cfg.rates;
@@ -274,6 +300,7 @@ export class Trainer {
     const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;
     const lossStaging = readLoss ? this.copyToStaging(commands, this.lossFrame.sums, this.lossFrame.activeSumsBytes) : undefined;
     const countStaging = refined ? this.copyToStaging(commands, this.model.splats.countBuffer, 4) : undefined;
+    const geometryStaging = readLoss && this.geometry ? this.copyToStaging(commands, this.geometry.sums, this.geometry.activeSumsBytes) : undefined;
     const flagStaging = readLoss ? this.copyToStaging(commands, this.adam.flags, 32) : undefined;
     const frameCounts = this.copyToStaging(commands, this.frame.counts, 32);
     await commands.submit();
@@ -282,7 +309,18 @@ export class Trainer {
       const { width, height } = camera;
       this.track(lossStaging, (data) => {
         const v = LossFrame.value(new Float32Array(data), width, height);
-        this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr });
+        this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr, ...this.geometryLate.get(t) });
+        this.geometryLate.delete(t);
+      });
+    }
+    if (geometryStaging) {
+      const { width, height } = camera;
+      this.track(geometryStaging, (data) => {
+        const g = GeometryLoss.value(new Float32Array(data), width, height);
+        const entry = this.losses.findLast((l) => l.step === t);
+        const values = { distortion: g.distortion, normalError: g.normal };
+        if (entry) Object.assign(entry, values);
+        else this.geometryLate.set(t, values); // the loss's readback has not landed yet
       });
     }
     if (flagStaging) {
@@ -511,6 +549,7 @@ export class Trainer {
   destroy(): void {
     this.frame?.destroy();
     this.lossFrame?.destroy();
+    this.geometry?.destroy();
     this.densifier?.destroy();
     this.mcmc?.destroy();
     this.model.destroy();
