@@ -1,0 +1,35 @@
+/** Small projects for CLI, crash and service tests: a tiny COLMAP dataset trains in seconds on llvmpipe. */
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { makeColmapDataset, type SyntheticColmap } from './datasets.js';
+
+/** Six 32x24 views and five SfM points (five splats): steps take milliseconds. */
+export function tinyDataset(options: { count?: number; seed?: number } = {}): Promise<SyntheticColmap> {
+  return makeColmapDataset({ width: 32, height: 24, count: options.count ?? 6, seed: options.seed ?? 3 });
+}
+
+/** sha256 of every file under `dir` (relative path -> hash), for byte-for-byte comparisons. */
+export function hashTree(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string) => {
+    let names: string[];
+    try {
+      names = readdirSync(d);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const full = path.join(d, name);
+      const s = statSync(full);
+      if (s.isDirectory()) walk(full);
+      else out[path.relative(dir, full)] = createHash('sha256').update(readFileSync(full)).digest('hex');
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+export function hashFile(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
