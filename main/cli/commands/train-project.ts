@@ -27,6 +27,7 @@ export async function trainProjectCommand(context: CommandContext): Promise<numb
   const [input, ...extra] = context.positionals;
   if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   if (options.sample) throw new UsageError('--sample takes no project (a project knows what it trains on)');
+  if (options.init) throw new UsageError('--init starts a dataset run from a PLY; a project continues its own runs (train <dataset> --init, or import the PLY as a project)');
   const preset = options.preset as string | undefined;
   if (preset !== undefined && !['fast', 'balanced', 'quality'].includes(preset)) throw new UsageError(`--preset: expected fast, balanced or quality, got "${preset}"`);
   const project = await Project.open(path.resolve(context.cwd, input));
