@@ -2,6 +2,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
+import type { ProjectManifest } from '../../shared/project/manifest.js';
 import { makeColmapDataset, type SyntheticColmap } from './datasets.js';
 
 /** Six 32x24 views and five SfM points (five splats): steps take milliseconds. */
@@ -32,4 +33,24 @@ export function hashTree(dir: string): Record<string, string> {
 
 export function hashFile(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+/** A complete version-1 manifest (statue-like), for schema and file tests. */
+export function validManifest(overrides: Partial<ProjectManifest> = {}): ProjectManifest {
+  return {
+    format: 'argonaut-project',
+    version: 1,
+    id: 'p1',
+    name: 'statue',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    modifiedAt: '2026-01-01T00:00:00.000Z',
+    app: '0.1.0',
+    dataDir: 'statue.argo.data',
+    sources: [{ kind: 'dataset', path: '../data/statue', importedAt: '2026-01-01T00:00:00.000Z' }],
+    dataset: { kind: 'folder', path: '../data/statue', copied: false, format: 'colmap', views: 23, train: 20, test: 3, width: 389, height: 259, points: 1443 },
+    params: { 'train.iterations': 7000, 'train.downscale': 4 },
+    runs: [],
+    exports: [],
+    ...overrides,
+  };
 }

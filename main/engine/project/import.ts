@@ -119,6 +119,7 @@ export async function importDataset(datasetPath: string, projectFile: string, op
       dataset: datasetRef(relativeTo, dataset, trainPath, Boolean(options.copy)),
       sources: [{ kind: 'dataset', path: relativeTo.relative(path.resolve(datasetPath)), importedAt: new Date().toISOString() }],
       params,
+      adoptDataDir: Boolean(options.copy),
     });
     return { project, dataset };
   } catch (error) {

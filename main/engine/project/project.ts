@@ -24,6 +24,8 @@ export interface ProjectInit {
   sources: CaptureSource[];
   params?: ProjectParams;
   runs?: ProjectRun[];
+  /** The caller made the data folder a moment ago (a copied dataset is already inside). */
+  adoptDataDir?: boolean;
 }
 
 export class Project {
@@ -94,7 +96,7 @@ export class Project {
     checkProjectFileName(absolute);
     await refuseExisting(absolute, 'the project file already exists; open it, or choose another name');
     const dataDirName = defaultDataDirName(absolute);
-    await refuseExisting(path.join(path.dirname(absolute), dataDirName), 'a data folder of that name already exists; move it away, or choose another project name');
+    if (!init.adoptDataDir) await refuseExisting(path.join(path.dirname(absolute), dataDirName), 'a data folder of that name already exists; move it away, or choose another project name');
     const now = new Date().toISOString();
     const manifest: ProjectManifest = {
       format: PROJECT_FORMAT,
