@@ -96,6 +96,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
     const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([k]) => k.startsWith('train.')));
     const latest = project.latestRun();
     let run: ProjectRun;
+    let fresh = false;
     if (latest && latest.status !== 'finished' && !options.newRun) {
       run = latest;
       const conflicts = describeConflicts(run, overrides);
@@ -112,12 +113,15 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
         checkpointsDir: project.relative(path.join(project.runDir(id), 'checkpoints')), metrics: [], evaluations: [], outputs: {},
       };
       project.manifest.runs.push(run);
+      fresh = true;
     }
     const checkpointsDir = project.resolve(run.checkpointsDir);
     for (const dir of [checkpointsDir, project.dir]) {
       for (const name of await removeStaleTemps(dir)) options.onLog?.('info', `removed ${path.join(dir, name)} (a write interrupted by a crash)`);
     }
-    const from = run.step > 0 || run.resumes.length || run.latestCheckpoint ? await newestCompleteCheckpoint(checkpointsDir, warn) : undefined;
+    // The folder is the truth, not the manifest: a crash during the manifest's save leaves a
+    // checkpoint the manifest does not list yet.
+    const from = fresh ? undefined : await newestCompleteCheckpoint(checkpointsDir, warn);
     if (!from && run.step > 0) warn(`${run.id}: no complete checkpoint in ${checkpointsDir}; it starts over from step 0`);
     const resumedFrom = from?.step ?? 0;
     if (from) run.resumes.push(from.step);
