@@ -105,7 +105,7 @@ export class JobManager {
         }
       } else if (record.state === 'stopping') record.state = 'stopped';
     }
-    await this.saveJournal();
+    if (this.jobs.size) await this.saveJournal(); // a host that never trained writes nothing
   }
 
   private records(): JobRecord[] {
