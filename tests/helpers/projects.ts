@@ -11,7 +11,7 @@ export function tinyDataset(options: { count?: number; seed?: number } = {}): Pr
 }
 
 /** sha256 of every file under `dir` (relative path -> hash), for byte-for-byte comparisons. */
-export function hashTree(dir: string): Record<string, string> {
+export function hashTree(dir: string, skip: (name: string) => boolean = (name) => name === '.argonaut-cache'): Record<string, string> {
   const out: Record<string, string> = {};
   const walk = (d: string) => {
     let names: string[];
@@ -21,6 +21,7 @@ export function hashTree(dir: string): Record<string, string> {
       return;
     }
     for (const name of names) {
+      if (skip(name)) continue;
       const full = path.join(d, name);
       const s = statSync(full);
       if (s.isDirectory()) walk(full);

@@ -3,11 +3,11 @@
  * (the JSON result's `resumed_from` is the step it started from, 0 for a fresh run). Ctrl+C saves
  * a checkpoint and exits 130; `--out DIR` also writes splats.ply and metrics.json there.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
 import type { PresetName } from '../../../shared/params/index.js';
-import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { makeFolder } from '../../engine/formats/atomic-file.js';
 import { writePly } from '../../engine/formats/ply.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { Project } from '../../engine/project/project.js';
@@ -33,11 +33,7 @@ export async function trainProjectCommand(context: CommandContext): Promise<numb
   const project = await Project.open(path.resolve(context.cwd, input));
   const outDir = options.out ? path.resolve(context.cwd, options.out as string) : undefined;
   if (outDir) {
-    try {
-      await mkdir(outDir, { recursive: true });
-    } catch (error) {
-      throw new ArgonautError('bad_input', `${outDir}: cannot create the output folder (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-    }
+    await makeFolder(outDir);
   }
   const gpu = await openGpu(engineOptions);
   let result;

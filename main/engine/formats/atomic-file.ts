@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, readdir, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 
@@ -78,10 +78,28 @@ function slowWriteMs(path: string): number {
   return !match || new RegExp(match).test(basename(path)) ? ms : 0;
 }
 
-export function writeError(path: string, error: unknown): ArgonautError {
+/**
+ * `mkdir -p` whose failure says why: Node's recursive mkdir reports ENOENT on a read-only file
+ * system, so a failure is retried without recursion to get the real reason (EROFS, EACCES, ENOSPC).
+ */
+export async function makeFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    let real = error;
+    try {
+      await mkdir(dir);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'ENOENT') real = again;
+    }
+    throw writeError(dir, real, 'cannot create the folder');
+  }
+}
+
+export function writeError(path: string, error: unknown, what = 'cannot write'): ArgonautError {
   if (error instanceof ArgonautError) return error;
   const code = (error as NodeJS.ErrnoException)?.code ?? '';
-  return new ArgonautError('bad_input', `${path}: cannot write (${REASONS[code] ?? (code || (error as Error)?.message)})`, { file: path, errno: code || undefined });
+  return new ArgonautError('bad_input', `${path}: ${what} (${REASONS[code] ?? (code || (error as Error)?.message)})`, { file: path, errno: code || undefined });
 }
 
 /**

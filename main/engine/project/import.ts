@@ -8,7 +8,7 @@
  * relative to the project folder; `copy` puts a copy in the data folder instead, so the project
  * folder is self-contained.
  */
-import { cp, mkdir, rm, stat } from 'node:fs/promises';
+import { cp, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type ParamValue } from '../../../shared/params/index.js';
 import { projectParamDefs, type DatasetRef, type ProjectParams } from '../../../shared/project/manifest.js';
@@ -16,10 +16,11 @@ import { badInput } from '../../../shared/rpc/errors.js';
 import { loadDataset, type Dataset } from '../capture/dataset.js';
 import { mapLimit } from '../capture/source-view.js';
 import { loadViewImage } from '../capture/view-image.js';
-import { writeError } from '../formats/atomic-file.js';
+import { makeFolder, writeError } from '../formats/atomic-file.js';
 import { DecodePool } from '../formats/decode-pool.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import { readPly, writePly } from '../formats/ply.js';
+import { refuseVideoLikeFile } from '../formats/video-signature.js';
 import { backgroundColour, type BackgroundChoice } from '../train/dataset-data.js';
 import { checkProjectFileName, defaultDataDirName } from './paths.js';
 import { Project } from './project.js';
@@ -92,6 +93,7 @@ export async function importDataset(datasetPath: string, projectFile: string, op
   const file = path.resolve(projectFile);
   await checkTarget(file);
   const params = projectParamsOf(options.params);
+  if ((await stat(datasetPath).catch(() => undefined))?.isFile() && !datasetPath.toLowerCase().endsWith('.json')) await refuseVideoLikeFile(path.resolve(datasetPath));
   options.onProgress?.('load', 0, 1);
   const dataset = await loadDataset(datasetPath, { downscale: (params['train.downscale'] as number | undefined) ?? 1 });
   options.onProgress?.('load', 1, 1);
@@ -145,9 +147,7 @@ export async function createSplatProject(plyPath: string, projectFile: string): 
   const project = await Project.create(file, { sources: [{ kind: 'splat', path: path.relative(path.dirname(file), path.resolve(plyPath)).split(path.sep).join('/'), importedAt: now }] });
   try {
     const runDir = project.runDir('run-001');
-    await mkdir(runDir, { recursive: true }).catch((error: unknown) => {
-      throw writeError(runDir, error);
-    });
+    await makeFolder(runDir);
     const target = path.join(runDir, 'splats.ply');
     await writePly(target, splats);
     const defaults = Object.fromEntries(projectParamDefs().map((d) => [d.key, d.default]));

@@ -3,12 +3,12 @@
  * is gone (killed, crashed, another machine's reboot) is stale and taken over; a live one is
  * refused with `busy`, naming the process. Same-process jobs are the job manager's to serialize.
  */
-import { mkdir, readFile, unlink } from 'node:fs/promises';
+import { readFile, unlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
-import { processAlive, writeFileAtomic } from '../formats/atomic-file.js';
+import { makeFolder, processAlive, writeFileAtomic } from '../formats/atomic-file.js';
 import type { Project } from './project.js';
 
 const LockFile = z.object({ pid: z.number().int(), host: z.string(), startedAt: z.string() });
@@ -39,7 +39,7 @@ export async function acquireTrainingLock(project: Project): Promise<() => Promi
     throw new ArgonautError('busy', `${project.file}: already being trained by process ${holder.pid} on ${holder.host} (since ${holder.startedAt}); stop it first`, { file: project.file, pid: holder.pid });
   }
   const file = lockPath(project.dataDir);
-  await mkdir(project.dataDir, { recursive: true });
+  await makeFolder(project.dataDir);
   await writeFileAtomic(file, JSON.stringify({ pid: process.pid, host: os.hostname(), startedAt: new Date().toISOString() } satisfies Lock));
   return async () => {
     try {

@@ -7,13 +7,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { constants } from 'node:fs';
-import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
+import { copyFile, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectSummary } from '../../../shared/contract/projects.js';
 import { parseManifest, PROJECT_FORMAT, PROJECT_VERSION, ProjectManifestSchema, type CaptureSource, type DatasetRef, type ProjectManifest, type ProjectParams, type ProjectRun } from '../../../shared/project/manifest.js';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { APP_VERSION } from '../../../shared/version.js';
-import { writeError, writeFileAtomic } from '../formats/atomic-file.js';
+import { makeFolder, writeError, writeFileAtomic } from '../formats/atomic-file.js';
 import type { TrainingSource } from '../train/job.js';
 import { liveLockHolder } from './lock.js';
 import { checkProjectFileName, defaultDataDirName, fromManifestPath, toManifestPath } from './paths.js';
@@ -114,11 +114,7 @@ export class Project {
       exports: [],
     };
     const project = new Project(absolute, manifest);
-    try {
-      await mkdir(path.dirname(absolute), { recursive: true });
-    } catch (error) {
-      throw writeError(path.dirname(absolute), error);
-    }
+    await makeFolder(path.dirname(absolute));
     await project.save();
     return project;
   }
@@ -138,11 +134,7 @@ export class Project {
     this.manifest.app = APP_VERSION;
     const checked = ProjectManifestSchema.safeParse(this.manifest);
     if (!checked.success) throw new ArgonautError('internal', `${this.file}: refusing to write an invalid manifest (${checked.error.issues[0]?.path.join('.')}: ${checked.error.issues[0]?.message})`);
-    try {
-      await mkdir(this.dataDir, { recursive: true });
-    } catch (error) {
-      throw writeError(this.dataDir, error);
-    }
+    await makeFolder(this.dataDir);
     if (this.backupPending) {
       const backup = `${this.file}.v${this.migratedFrom}.bak`;
       try {

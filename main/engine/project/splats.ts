@@ -20,15 +20,21 @@ export interface ProjectSplats {
 }
 
 export async function projectSplats(project: Project, warn?: (m: string) => void): Promise<ProjectSplats> {
+  const problems: string[] = [];
+  const note = (m: string) => {
+    problems.push(m);
+    warn?.(m);
+  };
   for (const run of [...project.manifest.runs].reverse()) {
     if (run.outputs.splats) {
       const file = project.resolve(run.outputs.splats);
       const exists = await stat(file).then((s) => s.isFile(), () => false);
       if (exists) return { splats: await readPly(file), run, step: run.step, file };
-      warn?.(`${project.file}: ${run.id}'s splats ${file} are missing; looking for a checkpoint`);
+      note(`${run.id}'s splats ${file} are missing`);
     }
-    const newest = await newestCompleteCheckpoint(project.resolve(run.checkpointsDir), warn);
+    const newest = await newestCompleteCheckpoint(project.resolve(run.checkpointsDir), note);
     if (newest) return { splats: checkpointSplats(await readCheckpoint(newest.file), newest.file), run, step: newest.step, file: newest.file };
   }
+  if (problems.length) throw badInput(project.file, `no trained splats found (${problems.join('; ')})`);
   throw badInput(project.file, project.manifest.runs.length ? 'no trained splats found (no finished run and no checkpoint); train it first' : 'the project has no trained splats yet; train it first (argonaut --no-gui train <file.argo>)');
 }

@@ -8,12 +8,12 @@
  * or interrupted / stopped / paused / failed). A crash loses at most the steps since the newest
  * checkpoint and the metrics recorded since the last save.
  */
-import { mkdir, readdir } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveParams, type ParamValue, type PresetName } from '../../../shared/params/index.js';
 import { appendMetrics, projectParamDefs, type ProjectRun, type RunStatus } from '../../../shared/project/manifest.js';
 import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
-import { removeStaleTemps, writeError } from '../formats/atomic-file.js';
+import { makeFolder, removeStaleTemps } from '../formats/atomic-file.js';
 import { writePly } from '../formats/ply.js';
 import type { GpuContext } from '../gpu/context.js';
 import { checkpointProblem } from '../train/checkpoint.js';
@@ -186,9 +186,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
     if (result.cancelled) run.status = options.cancelStatus?.() ?? 'interrupted';
     else {
       splatsFile = path.join(project.runDir(run.id), 'splats.ply');
-      await mkdir(path.dirname(splatsFile), { recursive: true }).catch((error: unknown) => {
-        throw writeError(path.dirname(splatsFile!), error);
-      });
+      await makeFolder(path.dirname(splatsFile));
       await writePly(splatsFile, result.splats);
       run.outputs = { splats: project.relative(splatsFile), splatCount: result.splatCount };
       run.status = 'finished';

@@ -8,9 +8,9 @@ import type { SplatSet } from '../../../shared/scene/splats.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { TrainingData } from './data.js';
 import { trainingDataFromPath, type BackgroundChoice } from './dataset-data.js';
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { writeError } from '../formats/atomic-file.js';
+import { makeFolder } from '../formats/atomic-file.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { sampleScene } from './sample-scene.js';
 import { defaultTrainerConfig, Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
@@ -156,9 +156,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     const saveCheckpoint = async () => {
       if (!ck || !trainer) return;
       const state = await trainer.checkpointState();
-      await mkdir(ck.dir, { recursive: true }).catch((error: unknown) => {
-        throw writeError(ck.dir, error);
-      });
+      await makeFolder(ck.dir);
       const file = path.join(ck.dir, checkpointName(trainer.step));
       await writeCheckpoint(file, state.header, state.blobs);
       lastCheckpoint = file;
