@@ -2,63 +2,123 @@
  * Electron main: windows, protocol, IPC routing and engine-host supervision. The only code that
  * imports 'electron' (besides the preload). Compute runs in the engine host (plain Node), which
  * this process starts, watches and restarts.
+ *
+ * Launch modes: `--no-gui ...` runs the CLI with the bundled Node and no window (no-gui.ts);
+ * otherwise the studio, one instance per user: a second launch hands its .argo files to the
+ * first (second-instance) and quits; macOS delivers double-clicked files as `open-file`. Files
+ * wait in an OpenQueue until the window's renderer has subscribed (its first request), then go
+ * to it as the `openProject` event and into the OS's recent documents.
  */
 import { app, BrowserWindow, ipcMain, protocol, shell } from 'electron';
 import path from 'node:path';
 import { serveGateway } from '../supervisor/gateway.js';
 import { HostSupervisor } from '../supervisor/supervisor.js';
 import { ipcMainTransport } from './ipc-transport.js';
+import { runCliWithoutWindow } from './no-gui.js';
+import { isNoGui, OpenQueue, projectFilesFromArgs, userArgs, type OpenVia } from './open-files.js';
 import { appProtocolResponse } from './protocol.js';
 import { APP_ORIGIN, APP_SCHEME, isAllowedNavigation, isTrustedSender, secureWebPreferences } from './security.js';
 
 // out/main/index.cjs -> out/ (bundled); main/app/index.ts -> <root>/out (tests).
 const outDir = path.basename(__dirname) === 'main' && path.basename(path.dirname(__dirname)) === 'out' ? path.resolve(__dirname, '..') : path.resolve(__dirname, '../../out');
-// Plain Node runs the host: the packaged app ships one in resources/node (see electron-builder.yml).
+// Plain Node runs the host and the CLI: the packaged app ships one in resources/node (see electron-builder.yml).
 const nodePath = app.isPackaged ? path.join(process.resourcesPath, 'node', process.platform === 'win32' ? 'node.exe' : 'bin/node') : process.env.ARGONAUT_NODE ?? 'node';
-const hostScript = path.join(outDir.replace('app.asar', 'app.asar.unpacked'), 'host', 'index.mjs');
+// Plain Node cannot read inside app.asar: the host and CLI bundles are unpacked beside it.
+const unpackedOut = outDir.replace('app.asar', 'app.asar.unpacked');
+const hostScript = path.join(unpackedOut, 'host', 'index.mjs');
+const cliScript = path.join(unpackedOut, 'cli', 'index.mjs');
 
-protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+const args = userArgs(process.argv, app.isPackaged);
 
-const supervisor = new HostSupervisor({ hostScript, nodePath });
-
-function createWindow() {
-  const window = new BrowserWindow({
-    width: 1440,
-    height: 900,
-    minWidth: 960,
-    minHeight: 600,
-    title: 'Argonaut Studio',
-    backgroundColor: '#15171c',
-    show: false,
-    webPreferences: secureWebPreferences(path.join(outDir, 'preload', 'index.cjs')),
-  });
-  const transport = ipcMainTransport(ipcMain, window.webContents, isTrustedSender);
-  serveGateway(transport, supervisor, { caller: `window-${window.id}`, log: (line) => console.error(line) });
-  window.webContents.on('will-navigate', (event, url) => {
-    if (!isAllowedNavigation(url)) event.preventDefault();
-  });
-  window.webContents.setWindowOpenHandler(({ url }) => {
-    if (/^https:\/\//.test(url)) void shell.openExternal(url);
-    return { action: 'deny' };
-  });
-  window.once('ready-to-show', () => window.show());
-  void window.loadURL(`${APP_ORIGIN}/index.html`);
-  return window;
+if (isNoGui(args)) {
+  app.dock?.hide();
+  void app.whenReady().then(async () => app.exit(await runCliWithoutWindow({ nodePath, cliScript, args })));
+} else if (!app.requestSingleInstanceLock()) {
+  // Another studio runs: it received our files through 'second-instance'.
+  app.quit();
+} else {
+  startStudio();
 }
 
-app.whenReady().then(async () => {
-  protocol.handle(APP_SCHEME, (request) => appProtocolResponse(path.join(outDir, 'renderer'), request.url));
-  void supervisor.start().catch((error: unknown) => console.error(`engine host: ${String(error)}`));
-  createWindow();
-  app.on('activate', () => {
-    if (BrowserWindow.getAllWindows().length === 0) createWindow();
+function startStudio() {
+  protocol.registerSchemesAsPrivileged([{ scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } }]);
+  const supervisor = new HostSupervisor({ hostScript, nodePath });
+  const opens = new OpenQueue();
+  let mainWindow: BrowserWindow | undefined;
+
+  const focus = () => {
+    if (!mainWindow || mainWindow.isDestroyed()) return;
+    if (mainWindow.isMinimized()) mainWindow.restore();
+    mainWindow.focus();
+  };
+  for (const file of projectFilesFromArgs(args, process.cwd())) opens.push(file, 'argv');
+  // macOS sends open-file before 'ready' for a launch by double-click: registered at once.
+  app.on('open-file', (event, file) => {
+    event.preventDefault();
+    opens.push(path.resolve(file), 'open-file');
+    focus();
   });
-});
+  app.on('second-instance', (_event, argv, workingDirectory) => {
+    for (const file of projectFilesFromArgs(userArgs(argv, app.isPackaged), workingDirectory)) opens.push(file, 'second-instance');
+    focus();
+  });
 
-app.on('window-all-closed', () => {
-  if (process.platform !== 'darwin') app.quit();
-});
+  function createWindow() {
+    const window = new BrowserWindow({
+      width: 1440,
+      height: 900,
+      minWidth: 960,
+      minHeight: 600,
+      title: 'Argonaut Studio',
+      backgroundColor: '#15171c',
+      show: false,
+      webPreferences: secureWebPreferences(path.join(outDir, 'preload', 'index.cjs')),
+    });
+    mainWindow = window;
+    const transport = ipcMainTransport(ipcMain, window.webContents, isTrustedSender);
+    serveGateway(transport, supervisor, { caller: `window-${window.id}`, log: (line) => console.error(line) });
+    // The renderer subscribes to every event before its first call: deliver opens after that call.
+    const offFirst = transport.onMessage(() => {
+      offFirst();
+      opens.attach((file: string, via: OpenVia) => {
+        app.addRecentDocument(file);
+        try {
+          transport.send({ kind: 'evt', name: 'openProject', payload: { path: file, via } });
+        } catch {
+          // the window closed; the next window gets later opens
+        }
+      });
+    });
+    window.once('closed', () => {
+      if (mainWindow === window) mainWindow = undefined;
+      opens.detach();
+    });
+    window.webContents.on('will-navigate', (event, url) => {
+      if (!isAllowedNavigation(url)) event.preventDefault();
+    });
+    window.webContents.setWindowOpenHandler(({ url }) => {
+      if (/^https:\/\//.test(url)) void shell.openExternal(url);
+      return { action: 'deny' };
+    });
+    window.once('ready-to-show', () => window.show());
+    void window.loadURL(`${APP_ORIGIN}/index.html`);
+    return window;
+  }
 
-app.on('before-quit', () => {
-  void supervisor.stop();
-});
+  app.whenReady().then(async () => {
+    protocol.handle(APP_SCHEME, (request) => appProtocolResponse(path.join(outDir, 'renderer'), request.url));
+    void supervisor.start().catch((error: unknown) => console.error(`engine host: ${String(error)}`));
+    createWindow();
+    app.on('activate', () => {
+      if (BrowserWindow.getAllWindows().length === 0) createWindow();
+    });
+  });
+
+  app.on('window-all-closed', () => {
+    if (process.platform !== 'darwin') app.quit();
+  });
+
+  app.on('before-quit', () => {
+    void supervisor.stop();
+  });
+}

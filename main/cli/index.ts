@@ -9,6 +9,8 @@ import { engineOptionsFrom } from '../engine/options.js';
 import { parseArgs, UsageError } from './args.js';
 import type { CommandSpec } from './command.js';
 import { benchCommand } from './commands/bench.js';
+import { exportCommand } from './commands/export.js';
+import { importCommand } from './commands/import.js';
 import { infoCommand } from './commands/info.js';
 import { renderCommand } from './commands/render.js';
 import { trainCommand } from './commands/train.js';
@@ -17,7 +19,7 @@ import { commandHelp, globalHelp } from './help.js';
 import { Output, type Streams } from './output.js';
 import { runBrowserMode, runStudio } from './studio.js';
 
-export const COMMANDS: readonly CommandSpec[] = [infoCommand, trainCommand, renderCommand, benchCommand];
+export const COMMANDS: readonly CommandSpec[] = [infoCommand, importCommand, trainCommand, renderCommand, exportCommand, benchCommand];
 
 export interface RunOptions {
   streams?: Streams;

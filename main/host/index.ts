@@ -2,12 +2,15 @@
  * Engine host: a plain Node process started and supervised by Electron main or the browser-mode
  * server. It owns the GPU (Dawn) and serves the contract over the parent's IPC channel.
  * A GPU device loss ends the process with EXIT_DEVICE_LOST so the supervisor restarts it with a
- * fresh device; jobs resume from their last checkpoint.
+ * fresh device; the restarted host (ARGONAUT_HOST_RESTARTS > 0, set by the supervisor) continues
+ * the training jobs its journal says were running, from their newest checkpoints.
  */
 import { contract } from '../../shared/contract/index.js';
 import { serve } from '../../shared/rpc/runtime.js';
 import { Engine } from '../engine/engine.js';
+import { JobManager } from '../engine/jobs/manager.js';
 import { engineOptionsFrom } from '../engine/options.js';
+import { stateDir } from '../engine/project/state.js';
 import { parentTransport } from '../supervisor/child-transport.js';
 import { createServices } from './services.js';
 
@@ -15,7 +18,8 @@ export const EXIT_DEVICE_LOST = 75;
 
 const engine = new Engine(engineOptionsFrom());
 const transport = parentTransport();
-const server = serve(contract, createServices(engine), transport, {
+const jobs = new JobManager({ engine, stateDir: stateDir(), emit: (name, payload) => server.emit(name, payload as never) });
+const server = serve(contract, createServices(engine, jobs), transport, {
   caller: 'supervisor',
   onInternalError: (error, request) => engine.log('error', `${request.service}.${request.method}: ${(error as Error)?.stack ?? String(error)}`, 'host'),
 });
@@ -26,9 +30,14 @@ engine.deviceLost.add((info) => {
   setTimeout(() => process.exit(EXIT_DEVICE_LOST), 100);
 });
 
-transport.onClose(() => {
-  void engine.dispose().finally(() => process.exit(0));
-});
-process.on('SIGTERM', () => {
-  void engine.dispose().finally(() => process.exit(0));
-});
+void jobs.recover(Number(process.env.ARGONAUT_HOST_RESTARTS ?? 0) > 0).catch((error: unknown) => engine.log('error', `job recovery: ${String(error)}`, 'host'));
+
+/** Jobs stop with a checkpoint (resumable), then the GPU is released. */
+let exiting = false;
+function shutdown() {
+  if (exiting) return;
+  exiting = true;
+  void jobs.shutdown().finally(() => engine.dispose().finally(() => process.exit(0)));
+}
+transport.onClose(shutdown);
+process.on('SIGTERM', shutdown);

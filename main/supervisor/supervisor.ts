@@ -110,7 +110,8 @@ export class HostSupervisor {
     this.setState(this.restarts ? 'restarting' : 'starting');
     const child = fork(this.options.hostScript, this.options.args ?? [], {
       execPath: this.options.nodePath ?? process.execPath,
-      env: { ...process.env, ...this.options.env, ELECTRON_RUN_AS_NODE: '1' },
+      // ARGONAUT_HOST_RESTARTS > 0 tells a restarted host to continue the jobs that were running.
+      env: { ...process.env, ...this.options.env, ELECTRON_RUN_AS_NODE: '1', ARGONAUT_HOST_RESTARTS: String(this.restarts) },
       serialization: 'advanced',
       stdio: this.options.stdio === 'pipe' ? ['ignore', 'pipe', 'pipe', 'ipc'] : ['ignore', 'inherit', 'inherit', 'ipc'],
     });

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { ProfileReportSchema } from './profile.js';
+import { JobStateSchema } from './projects.js';
 
 /** Events that flow from the engine to every client. */
 export const LogEvent = z.object({
@@ -16,6 +18,11 @@ export const ProgressEvent = z.object({
   fraction: z.number().min(0).max(1).optional(),
   etaS: z.number().optional(),
   message: z.string().optional(),
+  /** Training: the newest step's loss and PSNR (dB), the splat count and the speed. */
+  loss: z.number().optional(),
+  psnr: z.number().optional(),
+  splats: z.number().int().optional(),
+  itPerS: z.number().optional(),
 });
 
 export const MetricsEvent = z.object({
@@ -37,6 +44,32 @@ export const ErrorEvent = z.object({
   code: z.string(),
   message: z.string(),
   details: z.unknown().optional(),
+});
+
+/** A training job changed state (started, paused, resumed after a host restart, finished ...). */
+export const JobEvent = z.object({
+  job: z.string(),
+  state: JobStateSchema,
+  /** The project the job trains and its run. */
+  project: z.string(),
+  run: z.string().optional(),
+  step: z.number().int(),
+  total: z.number().int(),
+  /** Why: the error of a failed job, "resumed after an engine restart", ... */
+  reason: z.string().optional(),
+});
+
+/** Per-kernel GPU profile of a job (when the engine profiles: --profile / ARGONAUT_PROFILE=1). */
+export const ProfileEvent = z.object({
+  job: z.string(),
+  step: z.number().int(),
+  report: ProfileReportSchema,
+});
+
+/** Electron main asks the renderer to open a project (a double-clicked .argo, a second launch, macOS open-file). */
+export const OpenProjectEvent = z.object({
+  path: z.string(),
+  via: z.enum(['argv', 'open-file', 'second-instance']),
 });
 
 /** State of the engine host process as seen by its supervisor. */

@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
-import { DeviceLostEvent, ErrorEvent, HostEvent, LogEvent, MetricsEvent, ProgressEvent, SnapshotEvent } from './events.js';
+import { DeviceLostEvent, ErrorEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
 import { GpuInfoSchema } from './gpu.js';
+import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 
 /**
  * The one typed contract between the renderer, Electron main, the browser-mode server, the
@@ -15,12 +16,32 @@ export const contract = defineContract({
       info: method(z.object({}).strict(), GpuInfoSchema, 'the GPU adapter, backend, features and limits the engine uses'),
       version: method(z.object({}).strict(), z.object({ app: z.string(), node: z.string(), platform: z.string() }), 'versions of the engine host'),
     },
+    projects: {
+      create: method(ProjectCreateArgs, ProjectSummarySchema, 'a new .argo project from a dataset folder, a splat PLY or the sample scene'),
+      open: method(z.object({ path: z.string().min(1).max(4096) }).strict(), ProjectSummarySchema, 'opens a .argo project (migrating older versions) and adds it to the recent list'),
+      recent: method(z.object({}).strict(), z.object({ projects: z.array(ProjectSummarySchema) }), 'recently opened projects that still exist, newest first'),
+      scene: method(z.object({ project: z.string().min(1).max(4096) }).strict(), ProjectSceneResult, "a project's cameras and SfM points (typed arrays, sent as raw bytes)"),
+      image: method(ProjectImageArgs, ProjectImageResult, "a training view's photo as training sees it (undistorted, downscaled), as PNG"),
+    },
+    train: {
+      start: method(TrainStartArgs, z.object({ job: z.string() }), 'starts (or continues) training on the sample scene, a dataset or a project'),
+      pause: method(JobRef, JobControlResult, 'pauses a job after saving a checkpoint'),
+      resume: method(JobRef, JobControlResult, 'resumes a paused, stopped or interrupted job from its newest checkpoint'),
+      stop: method(JobRef, JobControlResult, 'stops a job after saving a checkpoint (it can be resumed later)'),
+      status: method(z.object({}).strict(), z.object({ jobs: z.array(JobStatusSchema) }), 'every job this engine knows, newest first'),
+    },
+    export: {
+      splats: method(ExportSplatsArgs, ExportSplatsResult, "writes a project's or a job's newest splats as PLY, .splat or SPZ"),
+    },
   },
   events: {
     log: LogEvent,
     progress: ProgressEvent,
     metrics: MetricsEvent,
     snapshot: SnapshotEvent,
+    job: JobEvent,
+    profile: ProfileEvent,
+    openProject: OpenProjectEvent,
     error: ErrorEvent,
     host: HostEvent,
     deviceLost: DeviceLostEvent,
@@ -31,4 +52,5 @@ export type Contract = typeof contract;
 export type Services = Contract['services'];
 export type Events = Contract['events'];
 export { GpuInfoSchema } from './gpu.js';
+export type { JobState, JobStatus, ProjectSummary, TrainSource } from './projects.js';
 export type { GpuInfo, BackendChoice } from './gpu.js';

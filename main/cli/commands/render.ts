@@ -1,16 +1,20 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { PNG } from 'pngjs';
 import { z } from 'zod';
-import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
+import { badInput } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import type { SplatSet } from '../../../shared/scene/splats.js';
+import { writeFileAtomic } from '../../engine/formats/atomic-file.js';
 import { readPly } from '../../engine/formats/ply.js';
-import { readBuffer } from '../../engine/gpu/buffers.js';
+import { encodePngRgb } from '../../engine/formats/png-encode.js';
 import { openGpu } from '../../engine/gpu/context.js';
-import { GpuSplats } from '../../engine/render/gpu-splats.js';
-import { Rasterizer } from '../../engine/render/rasterizer.js';
+import { Project } from '../../engine/project/project.js';
+import { projectSplats } from '../../engine/project/splats.js';
+import { pickView, projectViews } from '../../engine/project/views.js';
+import { renderImage } from '../../engine/render/render-image.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
+import { isProjectFile } from './train-project.js';
 
 const finite = z.number().finite();
 const CameraFile = z.object({
@@ -40,67 +44,58 @@ export async function readCameraFile(file: string): Promise<PinholeCamera> {
   return { width: c.width, height: c.height, fx: c.fx, fy: c.fy, cx: c.cx, cy: c.cy, worldToCamera: m.flat() };
 }
 
-/** RGBA floats (vec4 per pixel) to an 8-bit RGB PNG (alpha dropped: the background is composited). */
-export function encodePng(rgba: Float32Array, width: number, height: number): Buffer {
-  const png = new PNG({ width, height, colorType: 2 });
-  for (let p = 0; p < width * height; p++) {
-    for (let c = 0; c < 3; c++) png.data[4 * p + c] = Math.round(Math.min(1, Math.max(0, rgba[4 * p + c])) * 255);
-    png.data[4 * p + 3] = 255;
-  }
-  return PNG.sync.write(png, { colorType: 2 });
-}
-
 export const renderCommand: CommandSpec = {
   name: 'render',
-  summary: 'render a splat PLY from a camera to a PNG',
-  usage: 'render <splats.ply> --camera cam.json --out image.png [--background black|white] [--antialiased] [--sh-degree N]',
+  summary: "render a splat PLY from a camera, or a project's newest splats from one of its views, to a PNG",
+  usage: 'render <splats.ply> --camera cam.json --out image.png | render <file.argo> --view K --out image.png  [--background black|white] [--antialiased] [--sh-degree N]',
   options: [
     JSON_OPTION,
     { flag: 'camera', type: 'string', help: 'camera file: {"width","height","fx","fy","cx","cy","world_to_camera": 4x4 row-major, OpenCV axes}', valueName: 'cam.json' },
+    { flag: 'view', type: 'int', help: "projects: view K of the project's dataset (0-based, dataset order; train and test views), at the run's resolution", valueName: 'K' },
     { flag: 'out', type: 'string', help: 'the PNG to write', valueName: 'image.png' },
-    { flag: 'background', type: 'string', help: 'black (default) or white', valueName: 'colour' },
-    { flag: 'antialiased', type: 'bool', help: "Mip-Splatting's 2D filter with opacity compensation" },
+    { flag: 'background', type: 'string', help: "black or white (default: black; projects: the run's background)", valueName: 'colour' },
+    { flag: 'antialiased', type: 'bool', help: "Mip-Splatting's 2D filter with opacity compensation (projects: the run's setting)" },
     { flag: 'sh-degree', type: 'int', help: 'SH degree to evaluate (default: the file\'s)' },
   ],
   async run({ positionals, options, out, engineOptions, cwd }) {
     const [input, ...extra] = positionals;
-    if (!input || extra.length) throw new UsageError('render needs exactly one splats.ply');
-    if (!options.camera) throw new UsageError('render needs --camera cam.json');
+    if (!input || extra.length) throw new UsageError('render needs exactly one splats.ply or file.argo');
     if (!options.out) throw new UsageError('render needs --out image.png');
-    const background = (options.background as string | undefined) ?? 'black';
-    if (background !== 'black' && background !== 'white') throw new UsageError(`--background: expected black or white, got "${background}"`);
-    const splats = await readPly(path.resolve(cwd, input));
-    const camera = await readCameraFile(path.resolve(cwd, options.camera as string));
+    const background = options.background as string | undefined;
+    if (background !== undefined && background !== 'black' && background !== 'white') throw new UsageError(`--background: expected black or white, got "${background}"`);
+    const project = isProjectFile(input) ? await Project.open(path.resolve(cwd, input)) : undefined;
+    if (options.view !== undefined && options.camera !== undefined) throw new UsageError('give --view or --camera, not both');
+    if (options.view !== undefined && !project) throw new UsageError('--view needs a project (file.argo); a PLY needs --camera cam.json');
+    if (options.view === undefined && !options.camera) throw new UsageError(project ? 'render needs --view K or --camera cam.json' : 'render needs --camera cam.json');
+    let splats: SplatSet;
+    let camera: PinholeCamera;
+    let rgb: [number, number, number] = background === 'white' ? [1, 1, 1] : [0, 0, 0];
+    let antialiased = Boolean(options.antialiased);
+    const described: Record<string, unknown> = {};
+    if (project) {
+      const found = await projectSplats(project, (m) => out.warn(m));
+      splats = found.splats;
+      Object.assign(described, { project: project.file, run: found.run.id, step: found.step, source: found.file });
+      antialiased ||= Boolean(found.run.params['train.antialiased']);
+      if (options.view !== undefined) {
+        const views = await projectViews(project);
+        const view = pickView(project, views, options.view as number);
+        camera = view.camera;
+        if (background === undefined) rgb = [...views.background];
+        Object.assign(described, { view: options.view, view_name: view.name, split: view.split });
+      } else camera = await readCameraFile(path.resolve(cwd, options.camera as string));
+    } else {
+      splats = await readPly(path.resolve(cwd, input));
+      camera = await readCameraFile(path.resolve(cwd, options.camera as string));
+    }
     const degree = (options['sh-degree'] as number | undefined) ?? splats.shDegree;
-    if (degree < 0 || degree > splats.shDegree) throw new UsageError(`--sh-degree: the file has degree ${splats.shDegree}`);
+    if (degree < 0 || degree > splats.shDegree) throw new UsageError(`--sh-degree: the splats have degree ${splats.shDegree}`);
     const outFile = path.resolve(cwd, options.out as string);
     const gpu = await openGpu(engineOptions);
     try {
-      const rasterizer = await Rasterizer.create(gpu);
-      const gpuSplats = GpuSplats.fromHost(gpu, splats);
-      let capacity = Math.max(1 << 16, splats.count * 4);
-      for (;;) {
-        const frame = await rasterizer.createFrame(gpuSplats, camera.width, camera.height, capacity);
-        const commands = gpu.commands('render');
-        rasterizer.encodeForward(commands, frame, camera, { background: background === 'white' ? [1, 1, 1] : [0, 0, 0], antialiased: Boolean(options.antialiased), shDegree: degree });
-        await commands.submit();
-        const counts = await rasterizer.readCounts(frame);
-        if (counts.overflow) {
-          frame.destroy();
-          capacity = Math.ceil(counts.intersections * 1.05);
-          continue;
-        }
-        const rgba = new Float32Array(await readBuffer(gpu.device, frame.image, camera.width * camera.height * 16));
-        try {
-          await writeFile(outFile, encodePng(rgba, camera.width, camera.height));
-        } catch (error) {
-          throw new ArgonautError('bad_input', `${outFile}: cannot write the image (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-        }
-        out.result({ out: outFile, width: camera.width, height: camera.height, splats: splats.count, visible: counts.visible, intersections: counts.intersections }, `rendered ${splats.count.toLocaleString()} splats (${counts.visible.toLocaleString()} visible) -> ${outFile}`);
-        frame.destroy();
-        break;
-      }
-      gpuSplats.destroy();
+      const image = await renderImage(gpu, splats, camera, { background: rgb, antialiased, shDegree: degree });
+      await writeFileAtomic(outFile, encodePngRgb(image.rgba, camera.width, camera.height)); // errors name the file and why
+      out.result({ out: outFile, width: camera.width, height: camera.height, splats: splats.count, visible: image.visible, intersections: image.intersections, ...described }, `rendered ${splats.count.toLocaleString()} splats (${image.visible.toLocaleString()} visible) -> ${outFile}`);
     } finally {
       gpu.destroy();
     }

@@ -6,11 +6,12 @@ import { readPly, writePly } from '../../engine/formats/ply.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
-import { runTrainingJob, type CheckpointOptions, type TrainingSource, type TrainJobResult } from '../../engine/train/job.js';
+import { runTrainingJob, type CheckpointOptions, type TrainingSource, type TrainJobOptions, type TrainJobResult } from '../../engine/train/job.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { benchStamp } from './bench.js';
+import { isProjectFile, trainProjectCommand } from './train-project.js';
 
 const PRESET_OPTION = { flag: 'preset', type: 'string' as const, help: 'parameter preset: fast, balanced or quality (explicit flags win)', valueName: 'name' };
 
@@ -39,7 +40,7 @@ export async function trainWithProgress(
   params: ReturnType<typeof resolveTrainParams>,
   extra: { viewFilter?: (v: { name: string; split: string }, i: number) => boolean; profileEvery?: number; checkpoints?: CheckpointOptions; initial?: SplatSet } = {},
 ) {
-  const { out, engineOptions } = context;
+  const { engineOptions } = context;
   const gpu = await openGpu({ ...engineOptions, profile: engineOptions.profile || (extra.profileEvery ?? 0) > 0 });
   try {
     if (!engineOptions.profile) gpu.profiler.setMode('off');
@@ -51,26 +52,33 @@ export async function trainWithProgress(
       initial: extra.initial,
       profileEvery: extra.profileEvery ?? (engineOptions.profile ? 1 : 0),
       signal: context.signal,
-      onProgress: (p) => {
-        const msg = p.stage === 'train'
-          ? [p.loss !== undefined ? `loss ${p.loss.toFixed(4)}` : '', p.psnr !== undefined ? `PSNR ${p.psnr.toFixed(2)}` : '', `${(p.splats ?? 0).toLocaleString()} splats`, p.itPerS ? `${p.itPerS.toFixed(1)} it/s` : '', p.etaS !== undefined ? `ETA ${formatDuration(p.etaS)}` : ''].filter(Boolean).join('  ')
-          : undefined;
-        out.progress({ ...p, message: msg }, p.stage !== 'train');
-      },
-      onEvaluation: (e) => {
-        out.event('metrics', { step: e.step, psnr: e.psnr, ssim: e.ssim });
-        if (!out.json) out.warn(`eval @ step ${e.step}: PSNR ${e.psnr.toFixed(2)} dB, SSIM ${e.ssim.toFixed(4)}`);
-      },
-      onLog: (level, message) => {
-        out.event('log', { level, message });
-        if (!out.json) out.warn(message);
-      },
+      ...progressReporter(context.out),
     });
     const profile = gpu.profiler.mode !== 'off' || (extra.profileEvery ?? 0) > 0 ? await gpu.profiler.report() : undefined;
     return { result, gpu: { info: gpu.info }, profile };
   } finally {
     gpu.destroy();
   }
+}
+
+/** Progress, evaluations and log lines of a training job on the terminal (or as JSON lines). */
+export function progressReporter(out: CommandContext['out']): Pick<TrainJobOptions, 'onProgress' | 'onEvaluation' | 'onLog'> {
+  return {
+    onProgress: (p) => {
+      const msg = p.stage === 'train'
+        ? [p.loss !== undefined ? `loss ${p.loss.toFixed(4)}` : '', p.psnr !== undefined ? `PSNR ${p.psnr.toFixed(2)}` : '', `${(p.splats ?? 0).toLocaleString()} splats`, p.itPerS ? `${p.itPerS.toFixed(1)} it/s` : '', p.etaS !== undefined ? `ETA ${formatDuration(p.etaS)}` : ''].filter(Boolean).join('  ')
+        : undefined;
+      out.progress({ ...p, message: msg }, p.stage !== 'train');
+    },
+    onEvaluation: (e) => {
+      out.event('metrics', { step: e.step, psnr: e.psnr, ssim: e.ssim });
+      if (!out.json) out.warn(`eval @ step ${e.step}: PSNR ${e.psnr.toFixed(2)} dB, SSIM ${e.ssim.toFixed(4)}`);
+    },
+    onLog: (level, message) => {
+      out.event('log', { level, message });
+      if (!out.json) out.warn(message);
+    },
+  };
 }
 
 export function formatDuration(seconds: number): string {
@@ -96,11 +104,12 @@ export function metricsOf(result: TrainJobResult) {
 
 export const trainCommand: CommandSpec = {
   name: 'train',
-  summary: 'train Gaussian splats on a dataset (COLMAP, transforms.json, NeRF-synthetic) or the built-in sample scene',
-  usage: 'train <dataset-dir|--sample> --out DIR [--iterations N] [--strategy adc] [--preset fast|balanced|quality] [--json] ...',
+  summary: 'train Gaussian splats on a project (resumes its newest run), a dataset (COLMAP, transforms.json, NeRF-synthetic) or the built-in sample scene',
+  usage: 'train <file.argo> [--out DIR] | train <dataset-dir|--sample> --out DIR  [--iterations N] [--checkpoint-every N] [--preset fast|balanced|quality] [--json] ...',
   options: [
     JSON_OPTION,
-    { flag: 'out', type: 'string', help: 'output folder: splats.ply (standard 3DGS PLY) and metrics.json', valueName: 'dir' },
+    { flag: 'out', type: 'string', help: 'output folder: splats.ply (standard 3DGS PLY) and metrics.json (a project keeps its own in its data folder too)', valueName: 'dir' },
+    { flag: 'new-run', type: 'bool', help: 'projects: start a new run even when the newest one can continue' },
     { flag: 'sample', type: 'bool', help: 'train on the built-in procedural sample scene (no data needed)' },
     { flag: 'resume', type: 'bool', help: 'continue from the newest checkpoint in DIR/checkpoints (Ctrl+C saves one)' },
     { flag: 'init', type: 'string', help: 'start from the splats of this PLY (e.g. an earlier run) instead of initializing', valueName: 'splats.ply' },
@@ -108,6 +117,8 @@ export const trainCommand: CommandSpec = {
   ],
   params: () => paramsForCommand('train').filter((p) => !p.commands.includes('*')),
   async run(context) {
+    if (isProjectFile(context.positionals[0])) return trainProjectCommand(context);
+    if (context.options['new-run']) throw new UsageError('--new-run applies to projects (train <file.argo>)');
     const outDir = context.options.out as string | undefined;
     if (!outDir) throw new UsageError('train needs --out DIR');
     const source = trainingSourceOf(context);

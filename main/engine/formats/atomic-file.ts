@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { open, rename, unlink } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 
@@ -19,6 +19,10 @@ const REASONS: Record<string, string> = {
  * even across a crash or power cut: a temporary file in the same folder, fsync, rename over the
  * target, fsync of the folder. The old file is untouched if anything fails. Chunks are written
  * one by one (checkpoints can be gigabytes). Failures are `bad_input` naming the file and why.
+ *
+ * Test hook: ARGONAUT_TEST_SLOW_WRITE_MS=N pauses N ms once half of the bytes are in the
+ * temporary file (before fsync and rename), so crash tests can kill a process mid-save for sure;
+ * ARGONAUT_TEST_SLOW_WRITE_MATCH=<regex> limits it to matching file names. Unset: no effect.
  */
 export async function writeFileAtomic(path: string, data: string | Uint8Array | readonly Uint8Array[]): Promise<void> {
   const dir = dirname(path);
@@ -31,11 +35,17 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
   }
   try {
     const chunks = typeof data === 'string' ? [Buffer.from(data)] : data instanceof Uint8Array ? [data] : data;
+    const slow = slowWriteMs(path);
+    const total = chunks.reduce((sum, c) => sum + c.length, 0);
+    let written = 0;
     for (const chunk of chunks) {
       let offset = 0;
       while (offset < chunk.length) {
-        const { bytesWritten } = await handle.write(chunk, offset, Math.min(chunk.length - offset, 1 << 30));
+        const half = slow > 0 && written < total / 2 ? Math.ceil(total / 2) - written : Infinity;
+        const { bytesWritten } = await handle.write(chunk, offset, Math.min(chunk.length - offset, 1 << 30, Math.max(1, half)));
         offset += bytesWritten;
+        written += bytesWritten;
+        if (slow > 0 && written >= total / 2 && written - bytesWritten < total / 2) await new Promise((resolve) => setTimeout(resolve, slow));
       }
     }
     await handle.sync();
@@ -61,8 +71,71 @@ export async function writeFileAtomic(path: string, data: string | Uint8Array | 
   }
 }
 
-export function writeError(path: string, error: unknown): ArgonautError {
+function slowWriteMs(path: string): number {
+  const ms = Number(process.env.ARGONAUT_TEST_SLOW_WRITE_MS ?? 0);
+  if (!(ms > 0)) return 0;
+  const match = process.env.ARGONAUT_TEST_SLOW_WRITE_MATCH;
+  return !match || new RegExp(match).test(basename(path)) ? ms : 0;
+}
+
+/**
+ * `mkdir -p` whose failure says why: Node's recursive mkdir reports ENOENT on a read-only file
+ * system, so a failure is retried without recursion to get the real reason (EROFS, EACCES, ENOSPC).
+ */
+export async function makeFolder(dir: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    let real = error;
+    try {
+      await mkdir(dir);
+    } catch (again) {
+      if ((again as NodeJS.ErrnoException).code !== 'ENOENT') real = again;
+    }
+    throw writeError(dir, real, 'cannot create the folder');
+  }
+}
+
+export function writeError(path: string, error: unknown, what = 'cannot write'): ArgonautError {
   if (error instanceof ArgonautError) return error;
   const code = (error as NodeJS.ErrnoException)?.code ?? '';
-  return new ArgonautError('bad_input', `${path}: cannot write (${REASONS[code] ?? (code || (error as Error)?.message)})`, { file: path, errno: code || undefined });
+  return new ArgonautError('bad_input', `${path}: ${what} (${REASONS[code] ?? (code || (error as Error)?.message)})`, { file: path, errno: code || undefined });
+}
+
+/**
+ * Removes temporary files that writeFileAtomic left behind in `dir` when its process was killed
+ * mid-write (`.<name>.<pid>.<random>.tmp` of a process that no longer runs). Never touches the
+ * targets themselves. Returns the names removed.
+ */
+export async function removeStaleTemps(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = /^\..+\.(\d+)\.[0-9a-f]{12}\.tmp$/.exec(name);
+    if (!m) continue;
+    const pid = Number(m[1]);
+    if (pid === process.pid || processAlive(pid)) continue;
+    try {
+      await unlink(join(dir, name));
+      removed.push(name);
+    } catch {
+      // someone else cleaned it
+    }
+  }
+  return removed;
+}
+
+/** Whether a process of this machine still runs (EPERM: it does, as another user). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }

@@ -4,8 +4,9 @@
  *   "ARGOCKPT" | u32 version | u32 header bytes | header JSON | blobs, each 16-byte aligned
  * The header lists the blobs (name, bytes) in order.
  */
-import { readFile } from 'node:fs/promises';
+import { open, readFile } from 'node:fs/promises';
 import { badInput } from '../../../shared/rpc/errors.js';
+import type { SplatSet } from '../../../shared/scene/splats.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
 
 export const CHECKPOINT_VERSION = 1;
@@ -79,4 +80,59 @@ export async function readCheckpoint(path: string): Promise<Checkpoint> {
     offset += align(b.bytes);
   }
   return { header, blobs };
+}
+
+/**
+ * The splats a checkpoint holds (the `*.param` blobs), for rendering and exporting a run that
+ * has not finished. Checks every size against the header.
+ */
+export function checkpointSplats(checkpoint: Checkpoint, file: string): SplatSet {
+  const { splatCount: n, shDegree } = checkpoint.header;
+  if (!Number.isSafeInteger(n) || n < 0 || !Number.isInteger(shDegree) || shDegree < 0 || shDegree > 3) throw badInput(file, `corrupt checkpoint header (splatCount ${n}, shDegree ${shDegree})`);
+  const K = (shDegree + 1) ** 2;
+  const floats = (name: string, count: number) => {
+    const b = checkpoint.blobs.get(name);
+    if (!b || b.byteLength !== count * 4) throw badInput(file, `blob ${name}: expected ${count * 4} bytes, found ${b?.byteLength ?? 'none'}`);
+    return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  };
+  return {
+    count: n,
+    shDegree,
+    means: floats('means.param', 3 * n),
+    logScales: floats('logScales.param', 3 * n),
+    quats: floats('quats.param', 4 * n),
+    opacityLogits: floats('opacityLogits.param', n),
+    sh: floats('sh.param', 3 * K * n),
+  };
+}
+
+/**
+ * Whether a checkpoint file is whole, from its header alone (checkpoints can be gigabytes):
+ * magic, version, header JSON, and a file size equal to what the header's blobs need. Returns
+ * the problem, or undefined for a complete file.
+ */
+export async function checkpointProblem(path: string): Promise<string | undefined> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    const { size } = await handle.stat();
+    const prefix = Buffer.alloc(16);
+    const { bytesRead } = await handle.read(prefix, 0, 16, 0);
+    if (bytesRead < 16 || prefix.toString('latin1', 0, 8) !== MAGIC) return 'not an Argonaut checkpoint (wrong magic)';
+    if (prefix.readUInt32LE(8) > CHECKPOINT_VERSION) return `checkpoint version ${prefix.readUInt32LE(8)} is newer than this build reads`;
+    const jsonBytes = prefix.readUInt32LE(12);
+    if (16 + jsonBytes > size) return `truncated: header of ${jsonBytes} bytes, file of ${size}`;
+    const json = Buffer.alloc(jsonBytes);
+    await handle.read(json, 0, jsonBytes, 16);
+    const header = JSON.parse(json.toString('utf8')) as CheckpointHeader;
+    if (header.format !== 'argonaut-checkpoint' || !Array.isArray(header.blobs)) return 'corrupt checkpoint header';
+    let expected = align(16 + jsonBytes);
+    for (const b of header.blobs) expected += align(b.bytes);
+    // The last blob's padding may be absent only if the writer skipped it; ours always pads.
+    return expected === size ? undefined : `size ${size} bytes, the header describes ${expected}`;
+  } catch (error) {
+    return `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`;
+  } finally {
+    await handle?.close();
+  }
 }

@@ -8,9 +8,9 @@ import type { SplatSet } from '../../../shared/scene/splats.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { TrainingData } from './data.js';
 import { trainingDataFromPath, type BackgroundChoice } from './dataset-data.js';
-import { mkdir, readdir, unlink } from 'node:fs/promises';
+import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
-import { writeError } from '../formats/atomic-file.js';
+import { makeFolder } from '../formats/atomic-file.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { sampleScene } from './sample-scene.js';
 import { defaultTrainerConfig, Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
@@ -28,6 +28,21 @@ export interface CheckpointOptions {
   keep?: number;
   /** Continue from the newest checkpoint in `dir` when there is one. */
   resume: boolean;
+  /** Continue from this checkpoint file (wins over `resume`); projects pick the newest readable one. */
+  from?: string;
+  /** Called after each checkpoint is written (and before training continues). */
+  onSaved?: (file: string, step: number) => void | Promise<void>;
+}
+
+/** What a `between` hook may do between two steps: look at the splats, save a checkpoint. */
+export interface StepControl {
+  /** Steps done so far. */
+  readonly step: number;
+  readonly total: number;
+  /** The current splats on the host (a GPU sync point). */
+  download(): Promise<SplatSet>;
+  /** Writes a checkpoint now (when checkpoints are configured); returns its file. */
+  checkpoint(): Promise<string | undefined>;
 }
 
 export interface TrainJobOptions {
@@ -42,6 +57,11 @@ export interface TrainJobOptions {
   /** Profile one step in this many (sampled per-kernel profile, ~free); 0: never. */
   profileEvery?: number;
   signal?: AbortSignal;
+  /**
+   * Awaited before every step (pause, live snapshots). Its time is not training time: it does
+   * not count in it/s or the ETA.
+   */
+  between?: (control: StepControl) => Promise<void>;
   onProgress?: (p: TrainProgress) => void;
   onEvaluation?: (e: Evaluation) => void;
   onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -124,7 +144,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
   let trainer: Trainer | undefined;
   try {
     const ck = options.checkpoints;
-    const latest = ck?.resume ? await latestCheckpoint(ck.dir) : undefined;
+    const latest = ck?.from ?? (ck?.resume ? await latestCheckpoint(ck.dir) : undefined);
     let resumedFrom: number | undefined;
     if (latest) {
       trainer = await Trainer.resume(ctx, data, config, await readCheckpoint(latest), latest);
@@ -144,15 +164,14 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     const saveCheckpoint = async () => {
       if (!ck || !trainer) return;
       const state = await trainer.checkpointState();
-      await mkdir(ck.dir, { recursive: true }).catch((error: unknown) => {
-        throw writeError(ck.dir, error);
-      });
-      const file = path.join(ck.dir, `step-${String(trainer.step).padStart(7, '0')}.ckpt`);
+      await makeFolder(ck.dir);
+      const file = path.join(ck.dir, checkpointName(trainer.step));
       await writeCheckpoint(file, state.header, state.blobs);
       lastCheckpoint = file;
       lastCheckpointAt = performance.now();
       await pruneCheckpoints(ck.dir, ck.keep ?? 3);
       options.onLog?.('info', `checkpoint at step ${trainer.step}: ${file}`);
+      await ck.onSaved?.(file, trainer.step);
     };
     const loadS = (performance.now() - started) / 1000;
     options.onLog?.('info', `training on ${data.views.filter((v) => v.split === 'train').length} views (${data.views.filter((v) => v.split === 'test').length} test), ${trainer.splatCount} initial splats, scene scale ${data.sceneScale.toFixed(3)}`);
@@ -167,10 +186,25 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     const profiler = ctx.profiler;
     const profiled = profiler.mode !== 'off';
     const startStep = trainer.step;
+    const control = (step: number): StepControl => ({
+      step,
+      total: config.iterations,
+      download: () => trainer!.download(),
+      checkpoint: async () => {
+        if (!ck) return undefined;
+        await saveCheckpoint();
+        return lastCheckpoint;
+      },
+    });
     for (let step = startStep; step < config.iterations; step++) {
+      if (options.between && !options.signal?.aborted) {
+        const t0 = performance.now();
+        await options.between(control(step));
+        evalS += (performance.now() - t0) / 1000; // paused or snapshotting: not training time
+      }
       if (options.signal?.aborted) {
         cancelled = true;
-        await saveCheckpoint();
+        if (lastCheckpoint === undefined || !lastCheckpoint.endsWith(checkpointName(step))) await saveCheckpoint();
         break;
       }
       if (ck && step > startStep && ((ck.every > 0 && step % ck.every === 0) || performance.now() - lastCheckpointAt > (ck.everyMs ?? 300_000))) {
@@ -243,6 +277,11 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
 }
 
 const CHECKPOINT_NAME = /^step-(\d{7,})\.ckpt$/;
+
+/** `step-NNNNNNN.ckpt`: the file name of the checkpoint at a step. */
+export function checkpointName(step: number): string {
+  return `step-${String(step).padStart(7, '0')}.ckpt`;
+}
 
 /** The newest `step-N.ckpt` in a folder (by step), or undefined. */
 export async function latestCheckpoint(dir: string): Promise<string | undefined> {

@@ -53,15 +53,25 @@ export function orbitCameras(count: number, width: number, height: number, radiu
   return cameras;
 }
 
+/** The sample scene's defaults: what a sample project trains on and shows. */
+export const SAMPLE_SCENE = { width: 128, height: 96, views: 40, splats: 3000, seed: 7, testEvery: 8 } as const;
+
+/** The sample scene's cameras and split, without rendering its images (projects.scene, render --view). */
+export function sampleViews(options: SampleSceneOptions = {}): TrainingView[] {
+  const cameras = orbitCameras(options.views ?? SAMPLE_SCENE.views, options.width ?? SAMPLE_SCENE.width, options.height ?? SAMPLE_SCENE.height);
+  return cameras.map((camera, i) => ({ name: `orbit_${String(i).padStart(3, '0')}`, camera, split: i % SAMPLE_SCENE.testEvery === 0 ? 'test' : 'train' }));
+}
+
 /**
  * The built-in sample scene: the torus knot rendered by our own forward pass from orbiting
  * views (every 8th a test view), on a black background. No files, no network.
  */
 export async function sampleScene(ctx: GpuContext, options: SampleSceneOptions = {}): Promise<TrainingData & { truth: SplatSet }> {
-  const width = options.width ?? 128;
-  const height = options.height ?? 96;
-  const truth = torusKnotSplats(options.splats ?? 3000, options.seed ?? 7);
-  const cameras = orbitCameras(options.views ?? 40, width, height);
+  const width = options.width ?? SAMPLE_SCENE.width;
+  const height = options.height ?? SAMPLE_SCENE.height;
+  const truth = torusKnotSplats(options.splats ?? SAMPLE_SCENE.splats, options.seed ?? SAMPLE_SCENE.seed);
+  const views = sampleViews(options);
+  const cameras = views.map((v) => v.camera);
   const rasterizer = await Rasterizer.create(ctx);
   const gpuSplats = GpuSplats.fromHost(ctx, truth);
   const frame = await rasterizer.createFrame(gpuSplats, width, height);
@@ -78,7 +88,6 @@ export async function sampleScene(ctx: GpuContext, options: SampleSceneOptions =
   }
   frame.destroy();
   gpuSplats.destroy();
-  const views: TrainingView[] = cameras.map((camera, i) => ({ name: `orbit_${String(i).padStart(3, '0')}`, camera, split: i % 8 === 0 ? 'test' : 'train' }));
   return {
     name: 'sample (torus knot)',
     views,

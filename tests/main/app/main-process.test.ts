@@ -1,4 +1,6 @@
 import { EventEmitter } from 'node:events';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Electron is stubbed at the module boundary only; everything behind it is the real code.
@@ -25,6 +27,14 @@ class FakeContents extends EventEmitter {
   }
 }
 
+// The app object: an EventEmitter so tests can send 'open-file' and 'second-instance' like the OS.
+const appEvents = new EventEmitter();
+const recentDocuments: string[] = [];
+const launchCwd = path.join(tmpdir(), 'argonaut-launch');
+const argvProject = path.join(launchCwd, 'projects', 'statue.argo');
+// As Electron starts it in development: [electron, main script, ...user args].
+process.argv = [process.execPath, 'out/main/index.cjs', '--enable-logging', path.relative(process.cwd(), argvProject), 'notes.txt'];
+
 vi.mock('electron', () => {
   class BrowserWindow extends EventEmitter {
     static all: BrowserWindow[] = [];
@@ -43,9 +53,28 @@ vi.mock('electron', () => {
       return Promise.resolve();
     }
     show() {}
+    focused = 0;
+    focus() {
+      this.focused += 1;
+    }
+    isDestroyed() {
+      return false;
+    }
+    isMinimized() {
+      return false;
+    }
+    restore() {}
   }
+  const app = Object.assign(appEvents, {
+    isPackaged: false,
+    whenReady: () => Promise.resolve(),
+    quit: vi.fn(),
+    exit: vi.fn(),
+    requestSingleInstanceLock: vi.fn(() => true),
+    addRecentDocument: (file: string) => recentDocuments.push(file),
+  });
   return {
-    app: { isPackaged: false, whenReady: () => Promise.resolve(), on: vi.fn(), quit: vi.fn() },
+    app,
     BrowserWindow,
     ipcMain,
     protocol: {
@@ -115,5 +144,33 @@ describe('Electron main (electron stubbed)', () => {
     contents.emit('will-navigate', event, 'https://evil.example/');
     expect(event.preventDefault).toHaveBeenCalled();
     expect(contents.windowOpenHandler?.({ url: 'https://example.com' })).toEqual({ action: 'deny' });
+  });
+
+  it('holds the single-instance lock', async () => {
+    const { app } = await import('electron');
+    expect(app.requestSingleInstanceLock).toHaveBeenCalledTimes(1);
+    expect(app.quit).not.toHaveBeenCalled();
+  });
+
+  it('delivers .argo files from argv once the renderer has subscribed (its first request), and records them as recent', async () => {
+    const contents = created[0].contents;
+    // The earlier tests' requests were the renderer's first: argv's file went out then, exactly once.
+    const opens = contents.sent.filter((m) => (m as { name?: string }).name === 'openProject');
+    expect(opens).toEqual([{ kind: 'evt', name: 'openProject', payload: { path: argvProject, via: 'argv' } }]);
+    expect(recentDocuments).toContain(argvProject);
+  });
+
+  it('opens files from macOS open-file events and from a second launch (relative to its working directory), focusing the window', async () => {
+    const contents = created[0].contents;
+    const event = { preventDefault: vi.fn() };
+    appEvents.emit('open-file', event, '/Users/me/Scenes/garden.argo');
+    expect(event.preventDefault).toHaveBeenCalled();
+    appEvents.emit('second-instance', {}, [process.execPath, 'out/main/index.cjs', '--flag', 'sub/room.argo', 'image.png'], '/home/me/work');
+    const opens = contents.sent.filter((m) => (m as { name?: string }).name === 'openProject').map((m) => (m as { payload: unknown }).payload);
+    expect(opens).toContainEqual({ path: path.resolve('/Users/me/Scenes/garden.argo'), via: 'open-file' });
+    expect(opens).toContainEqual({ path: path.resolve('/home/me/work', 'sub/room.argo'), via: 'second-instance' });
+    expect(opens.some((o) => String((o as { path: string }).path).endsWith('image.png'))).toBe(false);
+    const { BrowserWindow } = await import('electron');
+    expect((BrowserWindow.getAllWindows()[0] as unknown as { focused: number }).focused).toBeGreaterThanOrEqual(2);
   });
 });

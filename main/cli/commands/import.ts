@@ -1,0 +1,59 @@
+import path from 'node:path';
+import { projectParamDefs } from '../../../shared/project/manifest.js';
+import { createSampleProject, createSplatProject, importDataset } from '../../engine/project/import.js';
+import { sampleViews } from '../../engine/train/sample-scene.js';
+import { UsageError } from '../args.js';
+import { JSON_OPTION, type CommandSpec } from '../command.js';
+
+/**
+ * `import <dataset> --project p.argo`: a project from an existing dataset, validated first (every
+ * image decoded); also `import <splats.ply> --project p.argo` and `import --sample --project p.argo`.
+ * Training parameters given here become the project's own (e.g. --downscale 4 --iterations 7000).
+ */
+export const importCommand: CommandSpec = {
+  name: 'import',
+  summary: 'create a project (.argo) from a dataset folder (COLMAP, transforms.json, NeRF-synthetic), a splat PLY or the sample scene',
+  usage: 'import <dataset-dir|splats.ply|--sample> --project p.argo [--copy] [--downscale F] [--iterations N] [--json] ...',
+  options: [
+    JSON_OPTION,
+    { flag: 'project', type: 'string', help: 'the project file to create (must end in .argo; never overwritten)', valueName: 'p.argo' },
+    { flag: 'copy', type: 'bool', help: 'copy the dataset into the project\'s data folder (default: reference it by a relative path)' },
+    { flag: 'sample', type: 'bool', help: 'a project on the built-in procedural sample scene' },
+    { flag: 'verify-images', type: 'bool', help: 'decode every image now (default true; --verify-images=false skips; also fills the image cache)' },
+  ],
+  params: () => projectParamDefs(),
+  async run({ positionals, options, params, out, cwd }) {
+    const [input, ...extra] = positionals;
+    if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+    if (!options.project) throw new UsageError('import needs --project p.argo');
+    const file = path.resolve(cwd, options.project as string);
+    if (options.sample) {
+      if (input) throw new UsageError('--sample takes no dataset');
+      const project = await createSampleProject(file, params);
+      const views = sampleViews();
+      const train = views.filter((v) => v.split === 'train').length;
+      out.result({ project: project.file, name: project.manifest.name, format: 'sample', views: views.length, train, test: views.length - train }, `created ${project.file} on the sample scene`);
+      return;
+    }
+    if (!input) throw new UsageError('import needs a dataset folder, a splat PLY or --sample');
+    const source = path.resolve(cwd, input);
+    if (source.toLowerCase().endsWith('.ply')) {
+      const project = await createSplatProject(source, file);
+      out.result({ project: project.file, name: project.manifest.name, format: 'ply', splats: project.manifest.runs[0]?.outputs.splatCount ?? 0, views: 0, train: 0, test: 0 }, `created ${project.file} from ${source}`);
+      return;
+    }
+    const { project, dataset } = await importDataset(source, file, {
+      params,
+      copy: Boolean(options.copy),
+      verifyImages: options['verify-images'] !== false,
+      onProgress: (stage, done, total) => out.progress({ stage, step: done, total }, done === 0 || done === total),
+      warn: (m) => out.warn(m),
+    });
+    const ref = project.manifest.dataset;
+    if (!ref || ref.kind !== 'folder') throw new Error('import: the project has no dataset reference');
+    out.result(
+      { project: project.file, name: project.manifest.name, format: dataset.format, views: ref.views, train: ref.train, test: ref.test, width: ref.width, height: ref.height, points: ref.points, dataset: project.resolve(ref.path), copied: ref.copied },
+      `created ${project.file}: ${dataset.format} dataset, ${ref.views} views (${ref.train} train, ${ref.test} test) of ${ref.width}x${ref.height}, ${ref.points.toLocaleString()} SfM points${ref.copied ? ' (copied)' : ''}`,
+    );
+  },
+};

@@ -1,0 +1,87 @@
+/**
+ * `train <file.argo>`: trains a project, continuing its newest run from its newest checkpoint
+ * (the JSON result's `resumed_from` is the step it started from, 0 for a fresh run). Ctrl+C saves
+ * a checkpoint and exits 130; `--out DIR` also writes splats.ply and metrics.json there.
+ */
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { formatProfileTable } from '../../../shared/contract/profile.js';
+import type { PresetName } from '../../../shared/params/index.js';
+import { makeFolder } from '../../engine/formats/atomic-file.js';
+import { writePly } from '../../engine/formats/ply.js';
+import { openGpu } from '../../engine/gpu/context.js';
+import { Project } from '../../engine/project/project.js';
+import { trainProject } from '../../engine/project/train-run.js';
+import { UsageError } from '../args.js';
+import type { CommandContext } from '../command.js';
+import { EXIT } from '../exit-codes.js';
+import { benchStamp } from './bench.js';
+import { metricsOf, progressReporter } from './train.js';
+
+export function isProjectFile(input: string | undefined): input is string {
+  return typeof input === 'string' && input.toLowerCase().endsWith('.argo');
+}
+
+export async function trainProjectCommand(context: CommandContext): Promise<number | void> {
+  const { out, options, engineOptions } = context;
+  const [input, ...extra] = context.positionals;
+  if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
+  if (options.sample) throw new UsageError('--sample takes no project (a project knows what it trains on)');
+  if (options.init) throw new UsageError('--init starts a dataset run from a PLY; a project continues its own runs (train <dataset> --init, or import the PLY as a project)');
+  const preset = options.preset as string | undefined;
+  if (preset !== undefined && !['fast', 'balanced', 'quality'].includes(preset)) throw new UsageError(`--preset: expected fast, balanced or quality, got "${preset}"`);
+  const project = await Project.open(path.resolve(context.cwd, input));
+  const outDir = options.out ? path.resolve(context.cwd, options.out as string) : undefined;
+  if (outDir) {
+    await makeFolder(outDir);
+  }
+  const gpu = await openGpu(engineOptions);
+  let result;
+  let profile;
+  try {
+    if (!engineOptions.profile) gpu.profiler.setMode('off');
+    result = await trainProject(gpu, project, {
+      overrides: context.params,
+      preset: preset as PresetName | undefined,
+      newRun: Boolean(options['new-run']),
+      onParamConflict: 'refuse',
+      signal: context.signal,
+      profileEvery: engineOptions.profile ? 1 : 0,
+      ...progressReporter(out),
+      onRun: (run, from) => {
+        out.event('run', { project: project.file, run: run.id, resumed_from: from, total: run.total });
+        if (!out.json) out.warn(from > 0 ? `${project.manifest.name}: ${run.id} continues from step ${from} of ${run.total}` : `${project.manifest.name}: ${run.id} starts (${run.total} steps)`);
+      },
+    });
+    if (engineOptions.profile) profile = await gpu.profiler.report();
+  } finally {
+    gpu.destroy();
+  }
+  const latest = result.run.latestCheckpoint;
+  const metrics = {
+    ...metricsOf(result),
+    ...benchStamp({ info: gpu.info }),
+    dataset: result.data.name,
+    project: project.file,
+    run: result.run.id,
+    status: result.run.status,
+    resumed_from: result.resumedFrom,
+    cancelled: result.cancelled,
+    ...(latest ? { checkpoint: project.resolve(latest.file), checkpoint_step: latest.step } : {}),
+    ...(result.splatsFile ? { splats_ply: result.splatsFile } : {}),
+    evaluations: [result.evaluation],
+    ...(profile ? { profile } : {}),
+  };
+  if (outDir) {
+    await writePly(path.join(outDir, 'splats.ply'), result.splats);
+    await writeFile(path.join(outDir, 'metrics.json'), `${JSON.stringify(metrics, null, 2)}\n`);
+  }
+  if (profile && !out.json) out.text(formatProfileTable(profile));
+  out.result(
+    { ...metrics, ...(outDir ? { out: outDir } : {}) },
+    result.cancelled
+      ? `interrupted at step ${result.steps} of ${result.run.total}; checkpoint saved (${latest ? project.resolve(latest.file) : 'none'}). Run the same command to continue.`
+      : `trained ${project.manifest.name} ${result.run.id}: ${result.steps} steps (from ${result.resumedFrom}) in ${result.trainS.toFixed(1)} s: PSNR ${result.evaluation.psnr.toFixed(2)} dB, SSIM ${result.evaluation.ssim.toFixed(4)}, ${result.splatCount.toLocaleString()} splats -> ${result.splatsFile}`,
+  );
+  return result.cancelled ? EXIT.interrupted : EXIT.ok;
+}

@@ -1,0 +1,40 @@
+/**
+ * Recognizes video files by their container signature (video capture lands in a later version;
+ * until then a video given to import gets a clear answer instead of "not a dataset"): MP4 and
+ * QuickTime (`ftyp` box), Matroska/WebM (EBML header), AVI (RIFF....AVI ).
+ */
+import { open } from 'node:fs/promises';
+import path from 'node:path';
+import { badInput } from '../../../shared/rpc/errors.js';
+
+export const VIDEO_EXTENSIONS = ['.mp4', '.m4v', '.mov', '.mkv', '.webm', '.avi'];
+
+export function videoContainer(head: Uint8Array): 'mp4' | 'matroska' | 'avi' | undefined {
+  const ascii = (from: number, to: number) => String.fromCharCode(...head.subarray(from, to));
+  if (head.length >= 12 && ascii(4, 8) === 'ftyp') return 'mp4';
+  if (head.length >= 4 && head[0] === 0x1a && head[1] === 0x45 && head[2] === 0xdf && head[3] === 0xa3) return 'matroska';
+  if (head.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 12) === 'AVI ') return 'avi';
+  return undefined;
+}
+
+/**
+ * For a file given where a dataset is expected: refuses an empty file, a file named like a video
+ * that is not one, and a real video (not importable yet), each naming the file. Returns for
+ * anything else (the dataset loader then says what it expected).
+ */
+export async function refuseVideoLikeFile(file: string): Promise<void> {
+  const handle = await open(file, 'r').catch(() => undefined);
+  if (!handle) return;
+  try {
+    const { size } = await handle.stat();
+    if (size === 0) throw badInput(file, 'the file is empty (0 bytes)');
+    const head = new Uint8Array(16);
+    const { bytesRead } = await handle.read(head, 0, 16, 0);
+    const container = videoContainer(head.subarray(0, bytesRead));
+    const namedVideo = VIDEO_EXTENSIONS.includes(path.extname(file).toLowerCase());
+    if (namedVideo && !container) throw badInput(file, 'not a video: no MP4/QuickTime, Matroska/WebM or AVI signature (damaged, or renamed)');
+    if (container) throw badInput(file, `a ${container} video: video capture is not in this version yet; import a dataset folder (COLMAP, transforms.json, NeRF-synthetic)`);
+  } finally {
+    await handle.close();
+  }
+}

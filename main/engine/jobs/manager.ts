@@ -1,0 +1,369 @@
+/**
+ * Training jobs in the engine host: start, pause, resume, stop, status, and their events.
+ *
+ * Every job trains a project (main/engine/project/train-run.ts): the user's, or a scratch project
+ * in the state folder for the sample scene and bare datasets, so a job always has checkpoints, a
+ * manifest and a place for its result. The journal (journal.ts) records each state change; a host
+ * restarted by its supervisor (ARGONAUT_HOST_RESTARTS > 0) continues the jobs that were running
+ * from their newest checkpoints, under the same job ids. A fresh host marks them interrupted
+ * (resumable with train.resume).
+ *
+ * Events: `job` on each state change, `progress` and `metrics` (loss, PSNR, splats) from the
+ * trainer, `snapshot` (the splats in the 32-byte layout, binary) at most every 500 ms and at most
+ * 5 % of training time, `profile` every few seconds when the engine profiles.
+ */
+import { randomBytes } from 'node:crypto';
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { z } from 'zod';
+import type { Contract } from '../../../shared/contract/index.js';
+import type { JobState, JobStatus, TrainSource } from '../../../shared/contract/projects.js';
+import type { ParamValue } from '../../../shared/params/index.js';
+import { PROJECT_EXTENSION, type ExportFormat, type ProjectRun } from '../../../shared/project/manifest.js';
+import { ArgonautError, badInput, toErrorEnvelope } from '../../../shared/rpc/errors.js';
+import { encodeSplatSet } from '../../../shared/scene/splat-layout.js';
+import type { Engine } from '../engine.js';
+import { exportProject, type ExportResult } from '../project/export.js';
+import { createSampleProject, importDataset } from '../project/import.js';
+import { Project } from '../project/project.js';
+import { trainProject } from '../project/train-run.js';
+import { JobJournal, type JobRecord } from './journal.js';
+
+type Events = Contract['events'];
+export type EmitEvent = <N extends keyof Events & string>(name: N, payload: z.input<Events[N]>) => void;
+
+export interface JobManagerOptions {
+  engine: Engine;
+  /** Folder of the journal and of scratch projects. */
+  stateDir: string;
+  emit: EmitEvent;
+  /** Snapshots: never closer together than this (default 500 ms, i.e. at most 2 per second). */
+  snapshotMinIntervalMs?: number;
+  /** Snapshots: at most this share of training time (default 0.05). */
+  snapshotBudget?: number;
+  /** Profile reports: at most this often when profiling (default 5000 ms). */
+  profileIntervalMs?: number;
+  /** Automatic continuations without a new checkpoint before a job is failed (default 3). */
+  maxRecoveries?: number;
+}
+
+const ACTIVE: readonly JobState[] = ['starting', 'running', 'paused', 'stopping'];
+
+interface Job {
+  record: JobRecord;
+  /** The open project while the loop runs (exports of a training project go through it). */
+  project?: Project;
+  run?: ProjectRun;
+  controller?: AbortController;
+  loop?: Promise<void>;
+  pauseRequested: boolean;
+  stopRequested: boolean;
+  resumeWaiter?: () => void;
+}
+
+/** What the manager measured of its snapshots (tests check the budget). */
+export interface SnapshotStats {
+  count: number;
+  totalMs: number;
+  times: number[];
+}
+
+export class JobManager {
+  private readonly jobs = new Map<string, Job>();
+  private readonly journal: JobJournal;
+  private deviceLost = false;
+  readonly snapshotStats = new Map<string, SnapshotStats>();
+
+  constructor(private readonly options: JobManagerOptions) {
+    this.journal = new JobJournal(options.stateDir);
+    options.engine.deviceLost.add(() => {
+      this.deviceLost = true;
+    });
+  }
+
+  private log(level: 'info' | 'warn' | 'error', message: string, job?: string) {
+    this.options.engine.log(level, message, job ? `job ${job}` : 'jobs');
+  }
+
+  /**
+   * Reads the journal. `restarted`: this host replaces one that crashed, so running jobs continue
+   * by themselves; otherwise they are marked interrupted.
+   */
+  async recover(restarted: boolean): Promise<void> {
+    for (const record of await this.journal.read((m) => this.log('warn', m))) {
+      const job: Job = { record, pauseRequested: false, stopRequested: false };
+      this.jobs.set(record.job, job);
+      if (record.state === 'starting' || record.state === 'running') {
+        if (!restarted) record.state = 'interrupted';
+        else if (record.recoveries >= (this.options.maxRecoveries ?? 3)) {
+          record.state = 'failed';
+          record.error = { code: 'host_crashed', message: `the engine stopped ${record.recoveries + 1} times during this job without a new checkpoint; not continuing it automatically` };
+        } else {
+          record.recoveries += 1;
+          this.log('info', `continuing after an engine restart from the newest checkpoint of ${record.project}`, record.job);
+          this.launch(job, false, 'continues after an engine restart');
+        }
+      } else if (record.state === 'stopping') record.state = 'stopped';
+    }
+    if (this.jobs.size) await this.saveJournal(); // a host that never trained writes nothing
+  }
+
+  private records(): JobRecord[] {
+    return [...this.jobs.values()].map((j) => j.record).sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  private async saveJournal(): Promise<void> {
+    try {
+      await this.journal.write(this.records());
+    } catch (error) {
+      this.log('error', `could not write the job journal ${this.journal.file}: ${(error as Error).message}`);
+    }
+  }
+
+  private setState(job: Job, state: JobState, reason?: string): void {
+    job.record.state = state;
+    job.record.updatedAt = new Date().toISOString();
+    void this.saveJournal();
+    const r = job.record;
+    this.options.emit('job', { job: r.job, state, project: r.project, ...(r.run ? { run: r.run } : {}), step: r.step, total: r.total, ...(reason ? { reason } : {}) });
+  }
+
+  status(): JobStatus[] {
+    return this.records()
+      .reverse()
+      .map((r) => ({ job: r.job, state: r.state, source: r.source, project: r.project, run: r.run ?? '', step: r.step, total: r.total, ...(r.error ? { error: r.error } : {}) }));
+  }
+
+  private get(id: string): Job {
+    const job = this.jobs.get(id);
+    if (!job) throw new ArgonautError('not_found', `no training job "${id}" (train.status lists them)`);
+    return job;
+  }
+
+  /** The project a job trains, or undefined. Shared with exports so one object writes each manifest. */
+  openProjectOf(file: string): Project | undefined {
+    const absolute = path.resolve(file);
+    for (const job of this.jobs.values()) if (job.project && job.project.file === absolute && job.loop) return job.project;
+    return undefined;
+  }
+
+  /** Starts a job: validates the source now (errors go to the caller), then trains in the background. */
+  async start(source: TrainSource, params: Readonly<Record<string, ParamValue>>, newRun = false): Promise<{ job: string }> {
+    const id = `job-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+    const trainParams = Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith('train.')));
+    let projectFile: string;
+    if (source.kind === 'project') {
+      projectFile = await checkedProjectFile(source.path);
+      await Project.open(projectFile); // refuses bad files before a job exists
+      const busy = [...this.jobs.values()].find((j) => j.record.project === projectFile && ACTIVE.includes(j.record.state));
+      if (busy) throw new ArgonautError('busy', `${projectFile}: already being trained by ${busy.record.job}; stop it first`, { job: busy.record.job });
+    } else {
+      projectFile = path.join(this.options.stateDir, 'scratch', `${id}${PROJECT_EXTENSION}`);
+      if (source.kind === 'sample') await createSampleProject(projectFile, trainParams);
+      else await importDataset(await checkedDatasetPath(source.path), projectFile, { params: trainParams, verifyImages: false });
+    }
+    const now = new Date().toISOString();
+    const job: Job = {
+      record: { job: id, source, project: projectFile, state: 'starting', step: 0, total: (trainParams['train.iterations'] as number | undefined) ?? 0, params: trainParams, newRun, recoveries: 0, createdAt: now, updatedAt: now },
+      pauseRequested: false,
+      stopRequested: false,
+    };
+    this.jobs.set(id, job);
+    this.launch(job, newRun);
+    return { job: id };
+  }
+
+  pause(id: string): { job: string; state: JobState } {
+    const job = this.get(id);
+    if (job.record.state === 'running' || job.record.state === 'starting') job.pauseRequested = true;
+    else if (job.record.state !== 'paused') throw new ArgonautError('invalid_argument', `${id} is ${job.record.state}; only a running job can pause`);
+    return { job: id, state: job.record.state };
+  }
+
+  resume(id: string): { job: string; state: JobState } {
+    const job = this.get(id);
+    if (job.loop) {
+      job.pauseRequested = false;
+      job.resumeWaiter?.();
+      return { job: id, state: job.record.state };
+    }
+    if (job.record.state === 'finished') throw new ArgonautError('invalid_argument', `${id} has finished; start a new job to train more`);
+    if (ACTIVE.includes(job.record.state) && job.record.state !== 'paused') return { job: id, state: job.record.state };
+    job.record.recoveries = 0;
+    this.launch(job, false);
+    return { job: id, state: job.record.state };
+  }
+
+  stop(id: string): { job: string; state: JobState } {
+    const job = this.get(id);
+    if (!job.loop) {
+      if (ACTIVE.includes(job.record.state)) this.setState(job, 'stopped');
+      return { job: id, state: job.record.state };
+    }
+    job.stopRequested = true;
+    job.controller?.abort();
+    job.resumeWaiter?.();
+    if (job.record.state !== 'stopping') this.setState(job, 'stopping');
+    return { job: id, state: job.record.state };
+  }
+
+  /** A job's newest splats (its project's), written as `format`. */
+  async exportJob(id: string, format: ExportFormat, file: string): Promise<ExportResult> {
+    const job = this.get(id);
+    const project = this.openProjectOf(job.record.project) ?? (await Project.open(job.record.project));
+    return exportProject(project, format, file, (m) => this.log('warn', m, id));
+  }
+
+  /** Stops every running job with a checkpoint (host shutdown); they stay resumable. */
+  async shutdown(): Promise<void> {
+    const loops: Promise<void>[] = [];
+    for (const job of this.jobs.values()) {
+      if (!job.loop) continue;
+      job.controller?.abort();
+      job.resumeWaiter?.();
+      loops.push(job.loop);
+    }
+    await Promise.allSettled(loops);
+    await this.saveJournal();
+  }
+
+  private launch(job: Job, newRun: boolean, reason?: string): void {
+    const loop = this.runLoop(job, newRun, reason).finally(() => {
+      if (job.loop === loop) {
+        job.loop = undefined;
+        job.project = undefined;
+        job.run = undefined;
+      }
+    });
+    job.loop = loop;
+  }
+
+  private async runLoop(job: Job, newRun: boolean, reason?: string): Promise<void> {
+    const id = job.record.job;
+    const controller = new AbortController();
+    job.controller = controller;
+    job.stopRequested = false;
+    job.pauseRequested = false;
+    this.setState(job, 'starting', reason);
+    const budget = this.options.snapshotBudget ?? 0.05;
+    const minInterval = this.options.snapshotMinIntervalMs ?? 500;
+    const stats: SnapshotStats = this.snapshotStats.get(id) ?? { count: 0, totalMs: 0, times: [] };
+    this.snapshotStats.set(id, stats);
+    let nextSnapshotAt = 0;
+    let lastProfileAt = performance.now();
+    try {
+      const project = await Project.open(job.record.project);
+      job.project = project;
+      const gpu = await this.options.engine.gpu();
+      const profiling = this.options.engine.options.profile;
+      if (profiling) gpu.profiler.reset();
+      const result = await trainProject(gpu, project, {
+        overrides: job.record.params,
+        newRun,
+        onParamConflict: 'ignore',
+        signal: controller.signal,
+        cancelStatus: () => (job.stopRequested ? 'stopped' : 'interrupted'),
+        profileEvery: profiling ? 10 : 0,
+        onRun: (run, from) => {
+          job.run = run;
+          job.record.run = run.id;
+          job.record.step = from;
+          job.record.total = run.total;
+          this.setState(job, 'running', from > 0 ? `continues ${run.id} from step ${from}` : undefined);
+        },
+        onCheckpoint: (_file, step) => {
+          job.record.step = step;
+          job.record.recoveries = 0;
+          void this.saveJournal();
+        },
+        between: async (control) => {
+          if (job.pauseRequested && !controller.signal.aborted) {
+            await control.checkpoint();
+            if (job.run) job.run.status = 'paused';
+            await project.save();
+            this.setState(job, 'paused');
+            await new Promise<void>((resolve) => {
+              job.resumeWaiter = resolve;
+              if (!job.pauseRequested || controller.signal.aborted) resolve();
+            });
+            job.resumeWaiter = undefined;
+            job.pauseRequested = false;
+            if (controller.signal.aborted) return;
+            if (job.run) job.run.status = 'running';
+            await project.save();
+            this.setState(job, 'running');
+          }
+          const now = performance.now();
+          if (now >= nextSnapshotAt) {
+            const splats = await control.download();
+            const data = encodeSplatSet(splats);
+            const costMs = performance.now() - now;
+            this.options.emit('snapshot', { job: id, step: control.step, count: splats.count, data });
+            stats.count += 1;
+            stats.totalMs += costMs;
+            stats.times.push(Date.now());
+            // Spaced so snapshots take at most `budget` of the time, and never closer than minInterval.
+            nextSnapshotAt = performance.now() + Math.max(minInterval, costMs / budget);
+          }
+          if (profiling && now - lastProfileAt > (this.options.profileIntervalMs ?? 5000)) {
+            lastProfileAt = now;
+            this.options.emit('profile', { job: id, step: control.step, report: await gpu.profiler.report() });
+          }
+        },
+        onProgress: (p) => {
+          if (p.stage === 'train') job.record.step = p.step;
+          this.options.emit('progress', {
+            job: id, stage: p.stage, step: p.step, total: p.total, ...(p.total > 0 ? { fraction: Math.min(1, p.step / p.total) } : {}),
+            ...(p.etaS !== undefined && Number.isFinite(p.etaS) ? { etaS: p.etaS } : {}),
+            ...(p.loss !== undefined ? { loss: p.loss } : {}), ...(p.psnr !== undefined ? { psnr: p.psnr } : {}),
+            ...(p.splats !== undefined ? { splats: p.splats } : {}), ...(p.itPerS !== undefined ? { itPerS: p.itPerS } : {}),
+          });
+          if (p.stage === 'train') {
+            const values: Record<string, number> = {};
+            if (p.loss !== undefined) values.loss = p.loss;
+            if (p.psnr !== undefined) values.psnr = p.psnr;
+            if (p.splats !== undefined) values.splats = p.splats;
+            if (p.itPerS !== undefined) values.itPerS = p.itPerS;
+            this.options.emit('metrics', { job: id, step: p.step, values });
+          }
+        },
+        onEvaluation: (e) => this.options.emit('metrics', { job: id, step: e.step, values: { testPsnr: e.psnr, testSsim: e.ssim } }),
+        onLog: (level, message) => this.log(level, message, id),
+      });
+      job.record.step = result.steps;
+      if (profiling) this.options.emit('profile', { job: id, step: result.steps, report: await gpu.profiler.report() });
+      if (result.cancelled) this.setState(job, job.stopRequested ? 'stopped' : 'interrupted');
+      else {
+        this.options.emit('progress', { job: id, stage: 'done', step: result.steps, total: result.steps, fraction: 1, ...(result.splatCount ? { splats: result.splatCount } : {}) });
+        this.setState(job, 'finished');
+      }
+    } catch (error) {
+      // A lost device ends this process; the journal keeps the job running for the next host.
+      if (this.deviceLost) return;
+      const envelope = toErrorEnvelope(error);
+      job.record.error = { code: envelope.code, message: envelope.message };
+      this.log('error', envelope.message, id);
+      this.options.emit('error', { job: id, code: envelope.code, message: envelope.message, ...(envelope.details !== undefined ? { details: envelope.details } : {}) });
+      this.setState(job, 'failed', envelope.message);
+    }
+  }
+}
+
+/** A renderer-given project path: absolute, an existing file, ending in .argo. */
+export async function checkedProjectFile(file: string): Promise<string> {
+  if (!path.isAbsolute(file)) throw badInput(file, 'expected an absolute path to a .argo project file');
+  if (path.extname(file).toLowerCase() !== PROJECT_EXTENSION) throw badInput(file, `not a project file (expected a name ending in ${PROJECT_EXTENSION})`);
+  const s = await stat(file).catch(() => undefined);
+  if (!s) throw new ArgonautError('not_found', `${file}: project file not found`, { file });
+  if (!s.isFile()) throw badInput(file, 'is a folder, not a .argo project file');
+  return path.resolve(file);
+}
+
+/** A renderer-given dataset path: absolute, an existing folder (or a transforms .json file). */
+export async function checkedDatasetPath(target: string): Promise<string> {
+  if (!path.isAbsolute(target)) throw badInput(target, 'expected an absolute path to a dataset folder');
+  const s = await stat(target).catch(() => undefined);
+  if (!s) throw new ArgonautError('not_found', `${target}: dataset folder not found`, { file: target });
+  if (!s.isDirectory() && !(s.isFile() && target.toLowerCase().endsWith('.json'))) throw badInput(target, 'is a file; expected a dataset folder (COLMAP, transforms.json, NeRF-synthetic)');
+  return path.resolve(target);
+}

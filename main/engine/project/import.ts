@@ -1,0 +1,167 @@
+/**
+ * New projects from what the user has: an existing dataset (COLMAP, transforms.json,
+ * NeRF-synthetic), the built-in sample scene, or a trained splat file. A dataset is loaded and
+ * every image decoded before the project file is written (a project never points at a dataset
+ * that cannot train); the decodes fill the image cache, so the first training starts at once.
+ *
+ * Datasets are referenced by default (they are large and usually kept elsewhere), by a path
+ * relative to the project folder; `copy` puts a copy in the data folder instead, so the project
+ * folder is self-contained.
+ */
+import { cp, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { type ParamValue } from '../../../shared/params/index.js';
+import { projectParamDefs, type DatasetRef, type ProjectParams } from '../../../shared/project/manifest.js';
+import { badInput } from '../../../shared/rpc/errors.js';
+import { loadDataset, type Dataset } from '../capture/dataset.js';
+import { mapLimit } from '../capture/source-view.js';
+import { loadViewImage } from '../capture/view-image.js';
+import { makeFolder, writeError } from '../formats/atomic-file.js';
+import { DecodePool } from '../formats/decode-pool.js';
+import { resolveCacheDir } from '../formats/image-cache.js';
+import { readPly, writePly } from '../formats/ply.js';
+import { refuseVideoLikeFile } from '../formats/video-signature.js';
+import { backgroundColour, type BackgroundChoice } from '../train/dataset-data.js';
+import { checkProjectFileName, defaultDataDirName } from './paths.js';
+import { Project } from './project.js';
+
+export interface ImportDatasetOptions {
+  /** Project parameters given at import (only train.* keys are kept). */
+  params?: Readonly<Record<string, ParamValue>>;
+  /** Copy the dataset into the data folder. */
+  copy?: boolean;
+  /** Decode every image now (default true). */
+  verifyImages?: boolean;
+  onProgress?: (stage: 'load' | 'verify' | 'copy', done: number, total: number) => void;
+  warn?: (message: string) => void;
+}
+
+/** Keeps the project's own parameters (train.*) from a mixed map. */
+export function projectParamsOf(params: Readonly<Record<string, ParamValue>> = {}): ProjectParams {
+  const keys = new Set(projectParamDefs().map((d) => d.key));
+  return Object.fromEntries(Object.entries(params).filter(([k]) => keys.has(k)));
+}
+
+/** Refuses a target whose project file or data folder exists, before any slow work. */
+async function checkTarget(projectFile: string): Promise<void> {
+  checkProjectFileName(projectFile);
+  for (const [target, problem] of [
+    [projectFile, 'the project file already exists; open it, or choose another name'],
+    [path.join(path.dirname(projectFile), defaultDataDirName(projectFile)), 'a data folder of that name already exists; move it away, or choose another project name'],
+  ] as const) {
+    const exists = await stat(target).then(() => true, () => false);
+    if (exists) throw badInput(target, problem);
+  }
+}
+
+/** Decodes every view's image as training will (downscale, background), naming the first bad file. */
+export async function verifyDatasetImages(dataset: Dataset, params: ProjectParams, onProgress?: (done: number, total: number) => void, warn?: (m: string) => void): Promise<void> {
+  const downscale = (params['train.downscale'] as number | undefined) ?? 1;
+  const background = backgroundColour((params['train.background'] as BackgroundChoice | undefined) ?? 'auto', dataset.background);
+  const cacheDir = await resolveCacheDir(dataset.root);
+  const pool = new DecodePool({ warn });
+  let done = 0;
+  try {
+    await mapLimit(dataset.views, 2 * Math.max(1, pool.size), async (view) => {
+      await loadViewImage(view, { downscale, background, cacheDir, decoder: pool, warn });
+      onProgress?.(++done, dataset.views.length);
+    });
+  } finally {
+    await pool.close();
+  }
+}
+
+function datasetRef(project: { relative(p: string): string }, dataset: Dataset, trainPath: string, copied: boolean): DatasetRef {
+  const train = dataset.views.filter((v) => v.split === 'train').length;
+  return {
+    kind: 'folder',
+    path: project.relative(trainPath),
+    ...(copied ? {} : { absolutePath: trainPath }),
+    copied,
+    format: dataset.format,
+    views: dataset.views.length,
+    train,
+    test: dataset.views.length - train,
+    width: Math.max(...dataset.views.map((v) => v.camera.width)),
+    height: Math.max(...dataset.views.map((v) => v.camera.height)),
+    points: dataset.points ? dataset.points.positions.length / 3 : 0,
+  };
+}
+
+/** `import <dataset> --project p.argo`: validates the dataset, then writes the project. */
+export async function importDataset(datasetPath: string, projectFile: string, options: ImportDatasetOptions = {}): Promise<{ project: Project; dataset: Dataset }> {
+  const file = path.resolve(projectFile);
+  await checkTarget(file);
+  const params = projectParamsOf(options.params);
+  if ((await stat(datasetPath).catch(() => undefined))?.isFile() && !datasetPath.toLowerCase().endsWith('.json')) await refuseVideoLikeFile(path.resolve(datasetPath));
+  options.onProgress?.('load', 0, 1);
+  const dataset = await loadDataset(datasetPath, { downscale: (params['train.downscale'] as number | undefined) ?? 1 });
+  options.onProgress?.('load', 1, 1);
+  if (options.verifyImages !== false) await verifyDatasetImages(dataset, params, (d, t) => options.onProgress?.('verify', d, t), options.warn);
+  // What training opens: the folder, or the transforms JSON file the user named.
+  let trainPath = path.resolve(datasetPath);
+  const dataDir = path.join(path.dirname(file), defaultDataDirName(file));
+  if (options.copy) {
+    const isFile = (await stat(trainPath)).isFile();
+    const from = isFile ? path.dirname(trainPath) : trainPath;
+    const to = path.join(dataDir, 'dataset');
+    options.onProgress?.('copy', 0, 1);
+    try {
+      await cp(from, to, { recursive: true, errorOnExist: true, force: false, filter: (src) => path.basename(src) !== '.argonaut-cache' });
+    } catch (error) {
+      await rm(dataDir, { recursive: true, force: true }); // ours: checkTarget proved it did not exist
+      throw writeError(to, error);
+    }
+    options.onProgress?.('copy', 1, 1);
+    trainPath = isFile ? path.join(to, path.basename(trainPath)) : to;
+  }
+  const relativeTo = { relative: (p: string) => path.relative(path.dirname(file), p).split(path.sep).join('/') || '.' };
+  try {
+    const project = await Project.create(file, {
+      dataset: datasetRef(relativeTo, dataset, trainPath, Boolean(options.copy)),
+      sources: [{ kind: 'dataset', path: relativeTo.relative(path.resolve(datasetPath)), importedAt: new Date().toISOString() }],
+      params,
+      adoptDataDir: Boolean(options.copy),
+    });
+    return { project, dataset };
+  } catch (error) {
+    if (options.copy) await rm(dataDir, { recursive: true, force: true }).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** A project on the built-in sample scene. */
+export async function createSampleProject(projectFile: string, params?: Readonly<Record<string, ParamValue>>): Promise<Project> {
+  return Project.create(projectFile, { dataset: { kind: 'sample' }, sources: [{ kind: 'sample', importedAt: new Date().toISOString() }], params: projectParamsOf(params) });
+}
+
+/**
+ * A project holding a trained splat file (PLY), copied into the data folder as a finished run,
+ * so it can be viewed, rendered from a camera file and exported.
+ */
+export async function createSplatProject(plyPath: string, projectFile: string): Promise<Project> {
+  const file = path.resolve(projectFile);
+  await checkTarget(file);
+  const splats = await readPly(path.resolve(plyPath));
+  const now = new Date().toISOString();
+  const project = await Project.create(file, { sources: [{ kind: 'splat', path: path.relative(path.dirname(file), path.resolve(plyPath)).split(path.sep).join('/'), importedAt: now }] });
+  try {
+    const runDir = project.runDir('run-001');
+    await makeFolder(runDir);
+    const target = path.join(runDir, 'splats.ply');
+    await writePly(target, splats);
+    const defaults = Object.fromEntries(projectParamDefs().map((d) => [d.key, d.default]));
+    project.manifest.runs.push({
+      id: 'run-001', createdAt: now, updatedAt: now, params: defaults, status: 'finished', step: 0, total: 0, resumes: [],
+      checkpointsDir: project.relative(path.join(runDir, 'checkpoints')), metrics: [], evaluations: [],
+      outputs: { splats: project.relative(target), splatCount: splats.count },
+    });
+    await project.save();
+    return project;
+  } catch (error) {
+    // Both were created by this call a moment ago (checkTarget proved neither existed).
+    await rm(project.dataDir, { recursive: true, force: true }).catch(() => undefined);
+    await rm(file, { force: true }).catch(() => undefined);
+    throw error;
+  }
+}

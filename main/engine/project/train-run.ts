@@ -1,0 +1,201 @@
+/**
+ * Training a project: the CLI's `train p.argo` and the engine host's jobs both come here.
+ *
+ * The newest run continues when it can (not finished, or `newRun`), from its newest complete
+ * checkpoint and with its own parameters, so the result is the one an uninterrupted run gives
+ * (exact resume). Every state change is saved before training goes on: the run's status when it
+ * starts, each checkpoint (file and step), each evaluation, and the end (finished with its PLY,
+ * or interrupted / stopped / paused / failed). A crash loses at most the steps since the newest
+ * checkpoint and the metrics recorded since the last save.
+ */
+import { readdir } from 'node:fs/promises';
+import path from 'node:path';
+import { resolveParams, type ParamValue, type PresetName } from '../../../shared/params/index.js';
+import { appendMetrics, projectParamDefs, type ProjectRun, type RunStatus } from '../../../shared/project/manifest.js';
+import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
+import { makeFolder, removeStaleTemps } from '../formats/atomic-file.js';
+import { writePly } from '../formats/ply.js';
+import type { GpuContext } from '../gpu/context.js';
+import { checkpointProblem } from '../train/checkpoint.js';
+import { runTrainingJob, type TrainJobOptions, type TrainJobResult } from '../train/job.js';
+import type { Evaluation } from '../train/trainer.js';
+import { acquireTrainingLock } from './lock.js';
+import type { Project } from './project.js';
+
+/** Parameters that may differ when a run continues: they do not change what is computed. */
+const RESUME_SAFE = new Set(['train.checkpointEvery', 'train.evalEvery']);
+
+export interface ProjectTrainOptions {
+  /** Explicit parameters (CLI flags, the GUI's panel); they win over the project's own. */
+  overrides?: Readonly<Record<string, ParamValue>>;
+  preset?: PresetName;
+  env?: NodeJS.ProcessEnv;
+  /** Start a new run even when the newest can continue. */
+  newRun?: boolean;
+  /** When overrides differ from a continuing run's parameters: refuse (CLI) or ignore them (GUI, which always sends all). */
+  onParamConflict?: 'refuse' | 'ignore';
+  /** Checkpoints kept per run (oldest removed first). Default 3. */
+  keep?: number;
+  signal?: AbortSignal;
+  /** What a cancelled run becomes (asked when it stops): 'interrupted' by default. */
+  cancelStatus?: () => RunStatus;
+  between?: TrainJobOptions['between'];
+  profileEvery?: number;
+  onRun?: (run: ProjectRun, resumedFrom: number) => void;
+  onProgress?: TrainJobOptions['onProgress'];
+  onEvaluation?: (e: Evaluation) => void;
+  onCheckpoint?: (file: string, step: number) => void;
+  onLog?: TrainJobOptions['onLog'];
+}
+
+export interface ProjectTrainResult extends TrainJobResult {
+  run: ProjectRun;
+  /** The step training started from (0 for a fresh run). */
+  resumedFrom: number;
+  /** The run's PLY when it finished. */
+  splatsFile?: string;
+}
+
+/** The newest checkpoint in `dir` whose file is whole (skipping, with a warning, any that is not). */
+export async function newestCompleteCheckpoint(dir: string, warn?: (m: string) => void): Promise<{ file: string; step: number } | undefined> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return undefined;
+  }
+  const candidates = names.flatMap((n) => {
+    const m = /^step-(\d{7,})\.ckpt$/.exec(n);
+    return m ? [{ file: path.join(dir, n), step: Number(m[1]) }] : [];
+  });
+  candidates.sort((a, b) => b.step - a.step);
+  for (const c of candidates) {
+    const problem = await checkpointProblem(c.file);
+    if (!problem) return c;
+    warn?.(`${c.file}: skipped (${problem}); trying an older checkpoint`);
+  }
+  return undefined;
+}
+
+function describeConflicts(run: ProjectRun, wanted: Record<string, ParamValue>): string[] {
+  return Object.entries(wanted)
+    .filter(([k, v]) => !RESUME_SAFE.has(k) && run.params[k] !== undefined && run.params[k] !== v)
+    .map(([k, v]) => `${k} ${String(run.params[k])} (asked ${String(v)})`);
+}
+
+/** A parameter map without absent (undefined) entries. */
+export function definedParams(params: Readonly<Record<string, ParamValue | undefined>>): Record<string, ParamValue> {
+  return Object.fromEntries(Object.entries(params).filter((e): e is [string, ParamValue] => e[1] !== undefined));
+}
+
+export async function trainProject(ctx: GpuContext, project: Project, options: ProjectTrainOptions = {}): Promise<ProjectTrainResult> {
+  const warn = (m: string) => options.onLog?.('warn', m);
+  const release = await acquireTrainingLock(project);
+  try {
+    const source = await project.trainingSource();
+    const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([k]) => k.startsWith('train.')));
+    const latest = project.latestRun();
+    let run: ProjectRun;
+    let fresh = false;
+    if (latest && latest.status !== 'finished' && !options.newRun) {
+      run = latest;
+      const conflicts = describeConflicts(run, overrides);
+      if (conflicts.length && options.onParamConflict !== 'ignore') {
+        throw new ArgonautError('invalid_argument', `${project.file}: ${run.id} continues with its own parameters (${conflicts.join(', ')}); start a new run (--new-run) to change them`);
+      }
+      for (const key of RESUME_SAFE) if (overrides[key] !== undefined) run.params[key] = overrides[key];
+    } else {
+      const params = resolveParams(projectParamDefs(), definedParams({ ...project.manifest.params, ...overrides }), { env: options.env ?? process.env, preset: options.preset });
+      const id = project.nextRunId();
+      const now = new Date().toISOString();
+      run = {
+        id, createdAt: now, updatedAt: now, params, status: 'running', step: 0, total: params['train.iterations'] as number, resumes: [],
+        checkpointsDir: project.relative(path.join(project.runDir(id), 'checkpoints')), metrics: [], evaluations: [], outputs: {},
+      };
+      project.manifest.runs.push(run);
+      fresh = true;
+    }
+    const checkpointsDir = project.resolve(run.checkpointsDir);
+    for (const dir of [checkpointsDir, project.dir]) {
+      for (const name of await removeStaleTemps(dir)) options.onLog?.('info', `removed ${path.join(dir, name)} (a write interrupted by a crash)`);
+    }
+    // The folder is the truth, not the manifest: a crash during the manifest's save leaves a
+    // checkpoint the manifest does not list yet.
+    const from = fresh ? undefined : await newestCompleteCheckpoint(checkpointsDir, warn);
+    if (!from && run.step > 0) warn(`${run.id}: no complete checkpoint in ${checkpointsDir}; it starts over from step 0`);
+    const resumedFrom = from?.step ?? 0;
+    if (from) run.resumes.push(from.step);
+    run.step = resumedFrom;
+    run.status = 'running';
+    delete run.error;
+    run.updatedAt = new Date().toISOString();
+    await project.save();
+    options.onRun?.(run, resumedFrom);
+
+    const touch = () => {
+      run.updatedAt = new Date().toISOString();
+    };
+    let result: TrainJobResult;
+    try {
+      result = await runTrainingJob(ctx, {
+        source,
+        params: definedParams(run.params),
+        profileEvery: options.profileEvery,
+        signal: options.signal,
+        between: options.between,
+        checkpoints: {
+          dir: checkpointsDir,
+          every: run.params['train.checkpointEvery'] as number,
+          keep: options.keep,
+          resume: false,
+          from: from?.file,
+          onSaved: async (file, step) => {
+            run.latestCheckpoint = { file: project.relative(file), step, savedAt: new Date().toISOString() };
+            run.step = step;
+            touch();
+            await project.save();
+            options.onCheckpoint?.(file, step);
+          },
+        },
+        onProgress: (p) => {
+          if (p.stage === 'train') {
+            run.step = p.step;
+            appendMetrics(run.metrics, { step: p.step, ...(p.loss !== undefined ? { loss: p.loss } : {}), ...(p.psnr !== undefined ? { psnr: p.psnr } : {}), ...(p.splats !== undefined ? { splats: p.splats } : {}), ...(p.itPerS !== undefined ? { itPerS: p.itPerS } : {}) });
+          }
+          options.onProgress?.(p);
+        },
+        onEvaluation: (e) => {
+          run.evaluations.push({ step: e.step, psnr: e.psnr, ssim: e.ssim });
+          touch();
+          void project.save().catch((error: unknown) => warn(`could not save ${project.file}: ${(error as Error).message}`));
+          options.onEvaluation?.(e);
+        },
+        onLog: options.onLog,
+      });
+    } catch (error) {
+      const envelope = toErrorEnvelope(error);
+      // A lost device is the host's to restart from the newest checkpoint: not the run's failure.
+      run.status = envelope.code === 'device_lost' ? 'interrupted' : 'failed';
+      if (run.status === 'failed') run.error = { code: envelope.code, message: envelope.message };
+      touch();
+      await project.save().catch(() => undefined);
+      throw error;
+    }
+    run.step = result.steps;
+    let splatsFile: string | undefined;
+    if (result.cancelled) run.status = options.cancelStatus?.() ?? 'interrupted';
+    else {
+      splatsFile = path.join(project.runDir(run.id), 'splats.ply');
+      await makeFolder(path.dirname(splatsFile));
+      await writePly(splatsFile, result.splats);
+      run.outputs = { splats: project.relative(splatsFile), splatCount: result.splatCount };
+      run.status = 'finished';
+    }
+    if (!run.evaluations.some((e) => e.step === result.evaluation.step)) run.evaluations.push({ step: result.evaluation.step, psnr: result.evaluation.psnr, ssim: result.evaluation.ssim });
+    touch();
+    await project.save();
+    return { ...result, run, resumedFrom, splatsFile };
+  } finally {
+    await release();
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * The `.argo` project manifest: one versioned JSON document beside a data folder. This module is
+ * the schema (zod, shared so the renderer can read a manifest too) and the migrations from older
+ * versions; reading and writing files is the engine's (main/engine/project/).
+ *
+ * Every relative path in a manifest is relative to the folder that holds the .argo file, with
+ * forward slashes, so a project folder can move (or change OS) in one piece. docs/projects.md
+ * shows a complete example.
+ */
+import { z } from 'zod';
+import { allParams, getParamByFlag, paramsSchema, paramValueSchema, type ParamDef, type ParamValue } from '../params/index.js';
+import { badInput } from '../rpc/errors.js';
+
+export const PROJECT_FORMAT = 'argonaut-project';
+export const PROJECT_VERSION = 1;
+export const PROJECT_EXTENSION = '.argo';
+
+/** The parameters a project stores: every `train.*` parameter (system ones belong to the machine). */
+export function projectParamDefs(): ParamDef[] {
+  return allParams().filter((p) => p.key.startsWith('train.'));
+}
+
+const isoTime = z.string().refine((s) => Number.isFinite(Date.parse(s)), 'expected an ISO 8601 time');
+const relativeOrAbsolutePath = z.string().min(1).refine((s) => !s.includes('\0'), 'a path cannot contain NUL');
+const count = z.number().int().min(0);
+
+export const ProjectParamsSchema = paramsSchema(projectParamDefs());
+export type ProjectParams = z.infer<typeof ProjectParamsSchema>;
+
+export const DatasetFormatSchema = z.enum(['colmap', 'transforms', 'nerf-synthetic']);
+
+export const DatasetRefSchema = z.discriminatedUnion('kind', [
+  /** The built-in procedural scene (no files). */
+  z.object({ kind: z.literal('sample') }).strict(),
+  z.object({
+    kind: z.literal('folder'),
+    /** The dataset folder (or transforms JSON), relative to the .argo folder where possible. */
+    path: relativeOrAbsolutePath,
+    /** Where it was at import: tried when `path` no longer resolves (the project moved without its dataset). */
+    absolutePath: relativeOrAbsolutePath.optional(),
+    /** True when import copied the dataset into the data folder. */
+    copied: z.boolean(),
+    format: DatasetFormatSchema,
+    views: count,
+    train: count,
+    test: count,
+    /** Largest view at the project's downscale, in pixels. */
+    width: count,
+    height: count,
+    /** SfM points (0: none; training starts from random points). */
+    points: count,
+  }).strict(),
+]);
+export type DatasetRef = z.infer<typeof DatasetRefSchema>;
+
+export const CaptureSourceSchema = z.object({
+  kind: z.enum(['dataset', 'sample', 'splat']),
+  path: relativeOrAbsolutePath.optional(),
+  importedAt: isoTime,
+}).strict();
+export type CaptureSource = z.infer<typeof CaptureSourceSchema>;
+
+export const MetricsPointSchema = z.object({
+  step: count,
+  loss: z.number().optional(),
+  psnr: z.number().optional(),
+  splats: count.optional(),
+  itPerS: z.number().optional(),
+}).strict();
+export type MetricsPoint = z.infer<typeof MetricsPointSchema>;
+
+export const RUN_STATUSES = ['running', 'paused', 'interrupted', 'stopped', 'finished', 'failed'] as const;
+export const RunStatusSchema = z.enum(RUN_STATUSES);
+export type RunStatus = z.infer<typeof RunStatusSchema>;
+
+export const RunSchema = z.object({
+  id: z.string().regex(/^run-\d{3,}$/, 'expected run-NNN'),
+  createdAt: isoTime,
+  updatedAt: isoTime,
+  /** Every train.* value the run uses (resolved: presets and defaults applied). */
+  params: ProjectParamsSchema,
+  status: RunStatusSchema,
+  /** Steps done (the newest checkpoint's step after a crash, until training continues). */
+  step: count,
+  total: count,
+  /** Steps a run continued from, in order (one per resume). */
+  resumes: z.array(count),
+  checkpointsDir: relativeOrAbsolutePath,
+  latestCheckpoint: z.object({ file: relativeOrAbsolutePath, step: count, savedAt: isoTime }).strict().optional(),
+  /** Loss, PSNR, splat count over time (decimated to at most METRICS_LIMIT points). */
+  metrics: z.array(MetricsPointSchema),
+  evaluations: z.array(z.object({ step: count, psnr: z.number(), ssim: z.number() }).strict()),
+  outputs: z.object({ splats: relativeOrAbsolutePath.optional(), splatCount: count.optional() }).strict(),
+  error: z.object({ code: z.string(), message: z.string() }).strict().optional(),
+}).strict();
+export type ProjectRun = z.infer<typeof RunSchema>;
+
+export const EXPORT_FORMATS = ['ply', 'splat', 'spz'] as const;
+export const ExportFormatSchema = z.enum(EXPORT_FORMATS);
+export type ExportFormat = z.infer<typeof ExportFormatSchema>;
+
+export const ExportRecordSchema = z.object({
+  format: ExportFormatSchema,
+  path: relativeOrAbsolutePath,
+  run: z.string().optional(),
+  step: count.optional(),
+  splats: count,
+  bytes: count,
+  createdAt: isoTime,
+}).strict();
+export type ExportRecord = z.infer<typeof ExportRecordSchema>;
+
+export const ProjectManifestSchema = z.object({
+  format: z.literal(PROJECT_FORMAT),
+  version: z.literal(PROJECT_VERSION),
+  id: z.string().min(1),
+  name: z.string().min(1),
+  createdAt: isoTime,
+  modifiedAt: isoTime,
+  /** Argonaut version that last wrote the file. */
+  app: z.string(),
+  /** The data folder (checkpoints, run outputs, a copied dataset), relative to the .argo folder. */
+  dataDir: relativeOrAbsolutePath,
+  sources: z.array(CaptureSourceSchema),
+  /** What training reads; absent for a project made from a splat file alone. */
+  dataset: DatasetRefSchema.optional(),
+  /** Parameters for new runs (only those set; the registry's defaults fill the rest). */
+  params: ProjectParamsSchema,
+  runs: z.array(RunSchema),
+  exports: z.array(ExportRecordSchema),
+  /** Set when the file was migrated from an older version, with what the migration changed. */
+  migration: z.object({ from: z.number().int(), at: isoTime, notes: z.array(z.string()) }).strict().optional(),
+}).strict();
+export type ProjectManifest = z.infer<typeof ProjectManifestSchema>;
+
+/** The most metric points a run keeps; older points are thinned (every other one) past it. */
+export const METRICS_LIMIT = 2000;
+
+/** Appends a point, thinning the oldest half when the history is full (bounded manifest size). */
+export function appendMetrics(history: MetricsPoint[], point: MetricsPoint): void {
+  history.push(point);
+  if (history.length > METRICS_LIMIT) {
+    const half = Math.floor(history.length / 2);
+    const thinned = history.slice(0, half).filter((_, i) => i % 2 === 0);
+    history.splice(0, half, ...thinned);
+  }
+}
+
+// ---- migrations ----
+
+/**
+ * Version 0: the prototype's project file (before the data folder existed). Settings were CLI
+ * flags, trainings kept a checkpoint folder and a PLY beside the project file:
+ *   { "argonaut_project": 0, "name", "created", "dataset": path, "dataset_format",
+ *     "settings": { "iterations": 7000, "sh-degree": 3, ... },
+ *     "trainings": [{ "started", "iterations", "last_step", "checkpoint_dir", "splats", "psnr" }] }
+ */
+const V0Schema = z.object({
+  argonaut_project: z.literal(0),
+  name: z.string().min(1),
+  created: isoTime,
+  dataset: z.string().min(1).nullable().optional(),
+  dataset_format: DatasetFormatSchema.optional(),
+  settings: z.record(z.string(), z.union([z.number(), z.string(), z.boolean()])).default({}),
+  trainings: z.array(z.object({
+    started: isoTime,
+    iterations: z.number().int().min(1),
+    last_step: z.number().int().min(0),
+    checkpoint_dir: z.string().min(1),
+    splats: z.string().min(1).nullable().optional(),
+    psnr: z.number().nullable().optional(),
+  })).default([]),
+});
+
+function migrateV0(raw: unknown, file: string, dataDir: string, now: string): ProjectManifest {
+  const parsed = V0Schema.safeParse(raw);
+  if (!parsed.success) throw badInput(file, `version 0 project: ${describe(parsed.error.issues)}`);
+  const v0 = parsed.data;
+  const notes: string[] = [];
+  const params: Record<string, ParamValue> = {};
+  for (const [flag, value] of Object.entries(v0.settings)) {
+    const def = getParamByFlag(flag);
+    if (!def || !def.key.startsWith('train.')) {
+      notes.push(`dropped setting "${flag}" (no such training parameter)`);
+      continue;
+    }
+    const ok = paramValueSchema(def).safeParse(value);
+    if (!ok.success) notes.push(`dropped setting "${flag}": ${JSON.stringify(value)} is not valid (${ok.error.issues[0]?.message})`);
+    else params[def.key] = ok.data;
+  }
+  const defaults = Object.fromEntries(projectParamDefs().map((d) => [d.key, d.default]));
+  const runs: ProjectRun[] = v0.trainings.map((t, i) => {
+    const finished = t.last_step >= t.iterations;
+    return {
+      id: `run-${String(i + 1).padStart(3, '0')}`,
+      createdAt: t.started,
+      updatedAt: t.started,
+      params: { ...defaults, ...params, 'train.iterations': t.iterations },
+      status: finished ? 'finished' : 'interrupted',
+      step: t.last_step,
+      total: t.iterations,
+      resumes: [],
+      checkpointsDir: t.checkpoint_dir,
+      metrics: [],
+      evaluations: [],
+      outputs: t.splats ? { splats: t.splats } : {},
+    };
+  });
+  if (runs.length) notes.push(`${runs.length} training run(s) kept; their checkpoints stay in their old folders`);
+  const dataset: DatasetRef | undefined = v0.dataset
+    ? { kind: 'folder', path: v0.dataset, copied: false, format: v0.dataset_format ?? 'colmap', views: 0, train: 0, test: 0, width: 0, height: 0, points: 0 }
+    : undefined;
+  if (dataset) notes.push('dataset statistics are filled in the next time the project is imported or trained');
+  return {
+    format: PROJECT_FORMAT,
+    version: PROJECT_VERSION,
+    id: `migrated-${v0.created.replace(/[^0-9]/g, '')}`,
+    name: v0.name,
+    createdAt: v0.created,
+    modifiedAt: now,
+    app: 'migrated',
+    dataDir,
+    sources: v0.dataset ? [{ kind: 'dataset', path: v0.dataset, importedAt: v0.created }] : [],
+    ...(dataset ? { dataset } : {}),
+    params,
+    runs,
+    exports: [],
+    migration: { from: 0, at: now, notes },
+  };
+}
+
+function describe(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join('.') : '(root)'}: ${i.message}`)
+    .join('; ');
+}
+
+/**
+ * A manifest of any version this build knows, brought to the current one. `file` names the file
+ * in every error; `dataDir` is the data folder a migrated (older) project gets. Refuses newer
+ * versions and anything that is not a project, naming the file and the problem.
+ */
+export function parseManifest(raw: unknown, file: string, options: { dataDir: string; now?: string }): { manifest: ProjectManifest; migratedFrom?: number } {
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw badInput(file, 'not an Argonaut project (expected a JSON object)');
+  const o = raw as Record<string, unknown>;
+  const now = options.now ?? new Date().toISOString();
+  if ('argonaut_project' in o) {
+    if (o.argonaut_project !== 0) throw badInput(file, `unknown project version ${JSON.stringify(o.argonaut_project)}`);
+    return { manifest: migrateV0(raw, file, options.dataDir, now), migratedFrom: 0 };
+  }
+  if (o.format !== PROJECT_FORMAT) throw badInput(file, `not an Argonaut project (format is ${JSON.stringify(o.format ?? null)}, expected "${PROJECT_FORMAT}")`);
+  if (typeof o.version !== 'number' || !Number.isInteger(o.version) || o.version < 1) throw badInput(file, `invalid project version ${JSON.stringify(o.version ?? null)}`);
+  if (o.version > PROJECT_VERSION) {
+    throw badInput(file, `project version ${o.version} is newer than this build of Argonaut Studio reads (version ${PROJECT_VERSION}); update Argonaut Studio to open it`, { version: o.version });
+  }
+  const parsed = ProjectManifestSchema.safeParse(raw);
+  if (!parsed.success) throw badInput(file, `invalid project file: ${describe(parsed.error.issues)}`, { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
+  return { manifest: parsed.data };
+}

@@ -1,0 +1,136 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { Engine } from '../../../../main/engine/engine.js';
+import { JobManager } from '../../../../main/engine/jobs/manager.js';
+import { importDataset } from '../../../../main/engine/project/import.js';
+import { parsePly } from '../../../../main/engine/formats/ply.js';
+import { engineOptionsFrom } from '../../../../main/engine/options.js';
+import { tempDir } from '../../../helpers/datasets.js';
+import { tinyDataset } from '../../../helpers/projects.js';
+
+const engine = new Engine(engineOptionsFrom({}));
+afterAll(() => engine.dispose());
+
+interface Event {
+  name: string;
+  payload: Record<string, unknown>;
+  at: number;
+}
+
+async function manager() {
+  const dir = await tempDir('jobs');
+  const events: Event[] = [];
+  const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: (name, payload) => events.push({ name, payload: payload as Record<string, unknown>, at: Date.now() }) });
+  await jobs.recover(false);
+  const waitFor = (match: (e: Event) => boolean, timeoutMs = 120_000) =>
+    new Promise<Event>((resolve, reject) => {
+      const deadline = Date.now() + timeoutMs;
+      const check = () => {
+        const found = events.find(match);
+        if (found) resolve(found);
+        else if (Date.now() > deadline) reject(new Error(`no such event; last: ${JSON.stringify(events.slice(-3).map((e) => [e.name, e.payload.state ?? e.payload.stage]))}`));
+        else setTimeout(check, 20);
+      };
+      check();
+    });
+  const stateOf = (job: string, state: string) => (e: Event) => e.name === 'job' && e.payload.job === job && e.payload.state === state;
+  return { dir, jobs, events, waitFor, stateOf };
+}
+
+async function project(dir: string, params: Record<string, number>) {
+  const ds = await tinyDataset();
+  return (await importDataset(ds.root, path.join(dir, 'p.argo'), { params })).project.file;
+}
+
+describe('the engine host job manager', () => {
+  it('runs a project job to the end with job, progress, metrics and binary snapshot events within their budget', async () => {
+    const { dir, jobs, events, waitFor, stateOf } = await manager();
+    const file = await project(dir, { 'train.iterations': 150, 'train.checkpointEvery': 50 });
+    const { job } = await jobs.start({ kind: 'project', path: file }, { 'train.iterations': 150, 'system.backend': 'auto' });
+    const started = Date.now();
+    await waitFor(stateOf(job, 'finished'));
+    const elapsedMs = Date.now() - started;
+    const states = events.filter((e) => e.name === 'job' && e.payload.job === job).map((e) => e.payload.state);
+    expect(states).toEqual(['starting', 'running', 'finished']);
+    const progress = events.filter((e) => e.name === 'progress' && e.payload.stage === 'train');
+    expect(progress.length).toBeGreaterThan(0);
+    expect(progress.at(-1)!.payload).toMatchObject({ job, step: 150, total: 150, splats: 5, loss: expect.any(Number), psnr: expect.any(Number), itPerS: expect.any(Number), etaS: expect.any(Number) });
+    expect(events.find((e) => e.name === 'metrics' && e.payload.job === job)!.payload.values).toMatchObject({ loss: expect.any(Number), psnr: expect.any(Number), splats: 5 });
+    expect(events.find((e) => e.name === 'progress' && e.payload.stage === 'done')!.payload).toMatchObject({ job, step: 150, fraction: 1 });
+    const snapshots = events.filter((e) => e.name === 'snapshot');
+    expect(snapshots.length).toBeGreaterThan(0);
+    for (const s of snapshots) {
+      expect(s.payload.data).toBeInstanceOf(ArrayBuffer); // binary, never JSON
+      expect((s.payload.data as ArrayBuffer).byteLength).toBe((s.payload.count as number) * 32);
+    }
+    const stats = jobs.snapshotStats.get(job)!;
+    for (let i = 1; i < stats.times.length; i++) expect(stats.times[i] - stats.times[i - 1]).toBeGreaterThanOrEqual(450); // at most ~2 per second
+    expect(stats.totalMs).toBeLessThanOrEqual(0.05 * elapsedMs + stats.totalMs / stats.count); // 5 % of the time (plus the first)
+    expect(jobs.status()[0]).toMatchObject({ job, state: 'finished', step: 150, total: 150, run: 'run-001', project: file, source: { kind: 'project', path: file } });
+    const manifest = JSON.parse(readFileSync(file, 'utf8'));
+    expect(manifest.runs[0]).toMatchObject({ status: 'finished', step: 150 });
+    // Exports of a job's result go through its project and are recorded there.
+    const out = path.join(dir, 'job.ply');
+    expect(await jobs.exportJob(job, 'ply', out)).toMatchObject({ path: out, splats: 5, format: 'ply' });
+    expect(parsePly(readFileSync(out), out).count).toBe(5);
+    expect(JSON.parse(readFileSync(file, 'utf8')).exports).toHaveLength(1);
+  }, 180_000);
+
+  it('pauses with a checkpoint, resumes, stops with a checkpoint, and continues a stopped job from it', async () => {
+    const { dir, jobs, events, waitFor, stateOf } = await manager();
+    const file = await project(dir, { 'train.iterations': 2000, 'train.checkpointEvery': 0 });
+    const { job } = await jobs.start({ kind: 'project', path: file }, {});
+    await waitFor((e) => e.name === 'progress' && e.payload.job === job && (e.payload.step as number) >= 20);
+    expect(jobs.pause(job)).toMatchObject({ job });
+    const paused = await waitFor(stateOf(job, 'paused'));
+    const pausedAt = paused.payload.step as number;
+    const checkpoints = path.join(dir, 'p.argo.data', 'runs', 'run-001', 'checkpoints');
+    const pauseCheckpoint = path.join(checkpoints, `step-${String(pausedAt).padStart(7, '0')}.ckpt`);
+    await expect.poll(() => existsSync(pauseCheckpoint)).toBe(true);
+    expect(JSON.parse(readFileSync(file, 'utf8')).runs[0].status).toBe('paused');
+    const before = events.length;
+    await new Promise((r) => setTimeout(r, 600));
+    expect(events.slice(before).filter((e) => e.name === 'progress' && e.payload.stage === 'train')).toEqual([]); // nothing trains while paused
+    jobs.resume(job);
+    await waitFor((e) => e.name === 'progress' && e.payload.job === job && (e.payload.step as number) > pausedAt + 10);
+    expect(jobs.stop(job)).toMatchObject({ job, state: 'stopping' });
+    const stopped = await waitFor(stateOf(job, 'stopped'));
+    const stoppedAt = stopped.payload.step as number;
+    expect(existsSync(path.join(checkpoints, `step-${String(stoppedAt).padStart(7, '0')}.ckpt`))).toBe(true);
+    expect(JSON.parse(readFileSync(file, 'utf8')).runs[0]).toMatchObject({ status: 'stopped', step: stoppedAt });
+    // Another job may not train the project while one is active; a stopped job is not active.
+    jobs.resume(job);
+    const running = await waitFor((e) => stateOf(job, 'running')(e) && e.payload.reason === `continues run-001 from step ${stoppedAt}`);
+    expect(running.payload.step).toBe(stoppedAt);
+    await expect(jobs.start({ kind: 'project', path: file }, {})).rejects.toMatchObject({ code: 'busy' });
+    jobs.stop(job);
+    await waitFor((e) => stateOf(job, 'stopped')(e) && e !== stopped);
+  }, 180_000);
+
+  it('trains the sample scene and bare datasets in scratch projects of the state folder', async () => {
+    const { dir, jobs, waitFor, stateOf } = await manager();
+    const ds = await tinyDataset();
+    const a = await jobs.start({ kind: 'dataset', path: ds.root }, { 'train.iterations': 10 });
+    const b = await jobs.start({ kind: 'sample' }, { 'train.iterations': 3, 'train.initPoints': 300 });
+    await waitFor(stateOf(a.job, 'finished'));
+    await waitFor(stateOf(b.job, 'finished'), 180_000);
+    const status = jobs.status();
+    for (const { job } of [a, b]) {
+      const s = status.find((j) => j.job === job)!;
+      expect(s.project).toBe(path.join(dir, 'state', 'scratch', `${job}.argo`));
+      expect(s.state).toBe('finished');
+    }
+    expect(status.find((j) => j.job === b.job)).toMatchObject({ step: 3, total: 3, source: { kind: 'sample' } });
+  }, 240_000);
+
+  it('refuses bad sources before a job exists, naming the path', async () => {
+    const { dir, jobs } = await manager();
+    await expect(jobs.start({ kind: 'project', path: 'relative.argo' }, {})).rejects.toMatchObject({ code: 'bad_input', message: expect.stringContaining('expected an absolute path') });
+    await expect(jobs.start({ kind: 'project', path: path.join(dir, 'none.argo') }, {})).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('none.argo: project file not found') });
+    await expect(jobs.start({ kind: 'project', path: dir }, {})).rejects.toMatchObject({ code: 'bad_input', message: expect.stringContaining('expected a name ending in .argo') });
+    await expect(jobs.start({ kind: 'dataset', path: path.join(dir, 'nothing') }, {})).rejects.toMatchObject({ code: 'not_found' });
+    expect(() => jobs.pause('job-nope')).toThrow(expect.objectContaining({ code: 'not_found' }));
+    expect(jobs.status()).toEqual([]);
+  });
+});

@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { appendMetrics, METRICS_LIMIT, parseManifest, PROJECT_VERSION, ProjectManifestSchema, type MetricsPoint } from '../../../shared/project/manifest.js';
+import { validManifest } from '../../helpers/projects.js';
+
+const file = '/projects/statue.argo';
+const options = { dataDir: 'statue.argo.data', now: '2026-02-01T00:00:00.000Z' };
+
+describe('the .argo manifest', () => {
+  it('accepts a version-1 manifest as written', () => {
+    const m = validManifest();
+    expect(parseManifest(JSON.parse(JSON.stringify(m)), file, options)).toEqual({ manifest: m });
+  });
+
+  it('validates parameters with the registry: unknown keys, system keys and out-of-range values are refused, naming the field', () => {
+    for (const [params, field] of [
+      [{ 'train.iterations': 0 }, 'params.train.iterations'],
+      [{ 'train.strategy': 'random' }, 'params.train.strategy'],
+      [{ 'train.frobnicate': 1 }, 'params'],
+      [{ 'system.backend': 'vulkan' }, 'params'],
+    ] as const) {
+      expect(() => parseManifest({ ...validManifest(), params }, file, options)).toThrow(expect.objectContaining({ code: 'bad_input', message: expect.stringContaining(field) }));
+    }
+  });
+
+  it('refuses a newer version, naming the file and saying to update', () => {
+    const newer = { ...validManifest(), version: PROJECT_VERSION + 1, somethingNew: true };
+    expect(() => parseManifest(newer, file, options)).toThrow(expect.objectContaining({
+      code: 'bad_input',
+      message: `${file}: project version 2 is newer than this build of Argonaut Studio reads (version 1); update Argonaut Studio to open it`,
+    }));
+  });
+
+  it('refuses what is not a project: other JSON, wrong format, a bad version', () => {
+    expect(() => parseManifest([1, 2], file, options)).toThrow(/statue\.argo: not an Argonaut project \(expected a JSON object\)/);
+    expect(() => parseManifest({ format: 'blender' }, file, options)).toThrow(/not an Argonaut project \(format is "blender"/);
+    expect(() => parseManifest({ format: 'argonaut-project', version: 'one' }, file, options)).toThrow(/invalid project version "one"/);
+    expect(() => parseManifest({ argonaut_project: 7 }, file, options)).toThrow(/unknown project version 7/);
+  });
+
+  it('migrates version 0 (the prototype: CLI-flag settings, trainings beside the file) to version 1', () => {
+    const v0 = {
+      argonaut_project: 0,
+      name: 'garden',
+      created: '2025-11-02T09:30:00Z',
+      dataset: '../captures/garden',
+      dataset_format: 'colmap',
+      settings: { iterations: 7000, 'sh-degree': 2, downscale: 4, backend: 'vulkan', 'max-splats': 'lots', colour: 'blue' },
+      trainings: [
+        { started: '2025-11-02T10:00:00Z', iterations: 7000, last_step: 7000, checkpoint_dir: 'garden_checkpoints/1', splats: 'garden.ply', psnr: 24.1 },
+        { started: '2025-11-03T10:00:00Z', iterations: 30000, last_step: 12000, checkpoint_dir: 'garden_checkpoints/2' },
+      ],
+    };
+    const { manifest, migratedFrom } = parseManifest(v0, file, options);
+    expect(migratedFrom).toBe(0);
+    expect(ProjectManifestSchema.parse(manifest)).toEqual(manifest); // a valid current manifest
+    expect(manifest).toMatchObject({
+      version: 1,
+      name: 'garden',
+      createdAt: '2025-11-02T09:30:00Z',
+      dataDir: 'statue.argo.data',
+      dataset: { kind: 'folder', path: '../captures/garden', format: 'colmap', copied: false },
+      sources: [{ kind: 'dataset', path: '../captures/garden' }],
+      params: { 'train.iterations': 7000, 'train.shDegree': 2, 'train.downscale': 4 },
+    });
+    expect(manifest.runs.map((r) => [r.id, r.status, r.step, r.total, r.checkpointsDir, r.outputs.splats])).toEqual([
+      ['run-001', 'finished', 7000, 7000, 'garden_checkpoints/1', 'garden.ply'],
+      ['run-002', 'interrupted', 12000, 30000, 'garden_checkpoints/2', undefined],
+    ]);
+    expect(manifest.runs[1].params).toMatchObject({ 'train.iterations': 30000, 'train.shDegree': 2, 'train.strategy': 'adc' });
+    const notes = manifest.migration!.notes.join('\n');
+    expect(manifest.migration).toMatchObject({ from: 0, at: options.now });
+    expect(notes).toMatch(/dropped setting "backend" \(no such training parameter\)/);
+    expect(notes).toMatch(/dropped setting "colour"/);
+    expect(notes).toMatch(/dropped setting "max-splats": "lots" is not valid/);
+  });
+
+  it('refuses a damaged version-0 file with the field named', () => {
+    expect(() => parseManifest({ argonaut_project: 0, name: 'x', created: 'yesterday' }, file, options)).toThrow(/statue\.argo: version 0 project: created: expected an ISO 8601 time/);
+  });
+
+  it('keeps the metrics history bounded, thinning the oldest half and keeping the newest points', () => {
+    const history: MetricsPoint[] = [];
+    for (let step = 1; step <= 10_000; step++) appendMetrics(history, { step, loss: 1 / step });
+    expect(history.length).toBeLessThanOrEqual(METRICS_LIMIT);
+    expect(history.at(-1)!.step).toBe(10_000);
+    expect(history[0].step).toBe(1);
+    for (let i = 1; i < history.length; i++) expect(history[i].step).toBeGreaterThan(history[i - 1].step);
+  });
+});
