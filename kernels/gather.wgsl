@@ -52,3 +52,26 @@ fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   v2d[4u * k + 2u] = g2;
   v2d[4u * k + 3u] = g3;
 }
+
+// gather_weights (OUT_WEIGHTS): per visible splat, the sum and the max over its intersections of
+// the per-tile (sum of w, max w) records rasterize_forward wrote; out: splat_weights[s] for the
+// splat s = order[k] of depth rank k. Splats not visible keep the zero the host cleared.
+@group(0) @binding(9) var<storage, read> order: array<u32>;
+@group(0) @binding(10) var<storage, read> isect_weights: array<vec2f>;
+@group(0) @binding(11) var<storage, read_write> splat_weights: array<vec2f>;
+
+@compute @workgroup_size(WG)
+fn gather_weights(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let k = gid.x + gid.y * nwg.x * WG;
+  if (k >= counts[gp.visible_index]) {
+    return;
+  }
+  let start = isect_offset[k];
+  let end = min(start + rank_count[k], gp.isect_capacity);
+  var total = vec2f(0.0);
+  for (var e = start; e < end; e++) {
+    let r = isect_weights[e];
+    total = vec2f(total.x + r.x, max(total.y, r.y));
+  }
+  splat_weights[order[k]] = total;
+}

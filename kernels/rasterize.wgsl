@@ -23,6 +23,12 @@
 //   OUT_NORMALS    sum of w n over the composited splats (n: the splat's camera-space normal,
 //                  the axis of its smallest scale facing the camera; from project.wgsl)
 //   OUT_DISTORTION 2DGS depth distortion sum_{i,j} w_i w_j |z_i - z_j| (ordered pairs)
+//   OUT_WEIGHTS    per intersection: (sum over the tile's pixels of w, max w), for
+//                  densification statistics; gather.wgsl's gather_weights makes them per splat.
+//                  Summed in workgroup memory (a compare-and-swap loop on the float's bits; the
+//                  max is an atomicMax on them, which orders non-negative floats). Not
+//                  differentiated. Intersections a finished tile never reached keep the zero the
+//                  host cleared them to.
 // Override constants: BATCH_B (intersections per backward batch), MAX_SUBGROUPS (workgroup size /
 //   the device's smallest subgroup size; sizes the partials), the three above, NORMAL_SLOTS
 //   (WG when OUT_NORMALS, else 1) and RECORDS (gradient vec4s per intersection: 3, 4 with normals).
@@ -67,6 +73,10 @@ override OUT_NORMALS: bool = false;
 override OUT_DISTORTION: bool = false;
 override NORMAL_SLOTS: u32 = 1u;
 override RECORDS: u32 = 3u;
+override OUT_WEIGHTS: bool = false;
+override WEIGHT_SLOTS: u32 = 1u; // WG with OUT_WEIGHTS
+// per emit index: (sum of w, max w) over the tile's pixels (OUT_WEIGHTS)
+@group(0) @binding(25) var<storage, read_write> out_weights: array<vec2f>;
 
 // Per-intersection gradient records, one vec4 of each in three buffers (each stays under the
 // 2 GiB binding limit up to 134M intersections); a fourth (v_normal) when OUT_NORMALS.
@@ -90,6 +100,8 @@ var<workgroup> s_xy: array<vec2f, WG>;
 var<workgroup> s_conic_opacity: array<vec4f, WG>;
 var<workgroup> s_color_depth: array<vec4f, WG>;
 var<workgroup> s_normal: array<vec4f, NORMAL_SLOTS>;
+var<workgroup> s_weight_sum: array<atomic<u32>, WEIGHT_SLOTS>;
+var<workgroup> s_weight_max: array<atomic<u32>, WEIGHT_SLOTS>;
 var<workgroup> done_count: atomic<u32>;
 var<workgroup> done_snapshot: u32;
 var<workgroup> max_last: atomic<u32>;
@@ -106,6 +118,19 @@ fn load_rank(slot: u32, i: u32) {
   s_color_depth[slot] = rank_color_depth[k];
   if (OUT_NORMALS) {
     s_normal[slot] = rank_normal[k];
+  }
+}
+
+// s_weight_sum[j] += w (float bits, compare-and-swap) and s_weight_max[j] = max(.., w)
+fn add_weight(j: u32, w: f32) {
+  atomicMax(&s_weight_max[j], bitcast<u32>(w));
+  var old = atomicLoad(&s_weight_sum[j]);
+  loop {
+    let r = atomicCompareExchangeWeak(&s_weight_sum[j], old, bitcast<u32>(bitcast<f32>(old) + w));
+    if (r.exchanged) {
+      break;
+    }
+    old = r.old_value;
   }
 }
 
@@ -151,6 +176,10 @@ fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
     if (start + li < range.y) {
       load_rank(li, start + li);
     }
+    if (OUT_WEIGHTS) {
+      atomicStore(&s_weight_sum[li], 0u);
+      atomicStore(&s_weight_max[li], 0u);
+    }
     workgroupBarrier();
     let batch = min(WG, range.y - start);
     for (var j = 0u; j < batch && !done; j++) {
@@ -170,6 +199,9 @@ fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
         break;
       }
       let w = alpha * t;
+      if (OUT_WEIGHTS) {
+        add_weight(j, w);
+      }
       let cd = s_color_depth[j];
       color += w * cd.xyz;
       depth += w * cd.w;
@@ -187,6 +219,12 @@ fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
       }
       t = next_t;
       last_index = start + j + 1u;
+    }
+    if (OUT_WEIGHTS) {
+      workgroupBarrier();
+      if (li < batch) {
+        out_weights[emit_index[start + li]] = vec2f(bitcast<f32>(atomicLoad(&s_weight_sum[li])), bitcast<f32>(atomicLoad(&s_weight_max[li])));
+      }
     }
   }
   if (inside) {

@@ -19,14 +19,14 @@ export interface RasterCase {
   antialiased: boolean;
   kinds?: readonly SplatKind[];
   /** Optional outputs to render and differentiate too. */
-  outputs?: { median?: boolean; normals?: boolean; distortion?: boolean };
+  outputs?: { median?: boolean; normals?: boolean; distortion?: boolean; weights?: boolean };
 }
 
 /** Forward and backward of the GPU rasterizer against the float64 reference on one random scene. */
 export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase, backwardReduce: 'partials' | 'cas' = 'partials'): Promise<ParityResult[]> {
   const random = rng(seed);
   const out = c.outputs ?? {};
-  const refOptions = { antialiased: c.antialiased, medianDepth: Boolean(out.median), normals: Boolean(out.normals), distortion: Boolean(out.distortion) };
+  const refOptions = { antialiased: c.antialiased, medianDepth: Boolean(out.median), normals: Boolean(out.normals), distortion: Boolean(out.distortion), splatWeights: Boolean(out.weights) };
   const scene = randomScene(random, { count: c.count, width: c.width, height: c.height, setDegree: c.setDegree, shDegree: c.shDegree, options: refOptions, kinds: c.kinds });
   // The GPU works in float32: give the reference the same (rounded) parameters.
   const f32: SplatSet = {
@@ -129,6 +129,12 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     const normals = new Float32Array(await readBuffer(device, frame.normals, P * 16));
     extra.push({ what: 'forward normals', got: Float64Array.from({ length: 3 * P }, (_, i) => (ambiguous[Math.floor(i / 3)] ? 0 : normals[4 * Math.floor(i / 3) + (i % 3)])), want: Float64Array.from({ length: 3 * P }, (_, i) => (ambiguous[Math.floor(i / 3)] ? 0 : ref.normals![i])) });
   }
+  if (out.weights) {
+    // per splat (sum of w, max w) over every pixel (discontinuity pixels included: their w is tiny)
+    const w = new Float32Array(await readBuffer(device, frame.splatWeights, c.count * 8));
+    extra.push({ what: 'forward splat weight sum', got: Float64Array.from({ length: c.count }, (_, i) => w[2 * i]), want: Float64Array.from(ref.splatWeightSum!) });
+    extra.push({ what: 'forward splat weight max', got: Float64Array.from({ length: c.count }, (_, i) => w[2 * i + 1]), want: Float64Array.from(ref.splatWeightMax!) });
+  }
   vNormalsBuf.destroy();
   splats.destroy();
   grads.destroy();
@@ -167,4 +173,6 @@ export const RASTER_CASES: readonly RasterCase[] = [
   { count: 60, width: 40, height: 32, setDegree: 0, antialiased: true, outputs: { distortion: true } },
   { count: 60, width: 40, height: 32, setDegree: 0, antialiased: false, outputs: { median: true } },
   { count: 60, width: 40, height: 32, setDegree: 2, antialiased: false, outputs: { normals: true } },
+  { count: 300, width: 64, height: 48, setDegree: 1, antialiased: false, kinds: ['ordinary', 'tiny', 'huge', 'transparent', 'behind', 'opaque'], outputs: { weights: true } },
+  { count: 150, width: 48, height: 40, setDegree: 0, antialiased: true, outputs: { distortion: true, weights: true } },
 ];

@@ -32,6 +32,8 @@ export interface RasterOutputs {
   median?: boolean;
   normals?: boolean;
   distortion?: boolean;
+  /** Per splat (sum over pixels of its blending weight w, max w): `RasterFrame.splatWeights`. Not differentiated. */
+  weights?: boolean;
 }
 
 /** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
@@ -49,6 +51,7 @@ interface Pipelines {
   rasterForward: CompiledPipeline;
   rasterBackward: CompiledPipeline;
   gatherGrads: CompiledPipeline;
+  gatherWeights?: CompiledPipeline;
 }
 
 /**
@@ -71,13 +74,15 @@ export class RasterFrame {
   readonly counts: GPUBuffer;
   readonly buffers: GPUBuffer[] = [];
   readonly camera: GPUBuffer;
-  groups!: Record<keyof Pipelines, GPUBindGroup>;
+  groups!: Record<Exclude<keyof Pipelines, 'gatherWeights'>, GPUBindGroup> & { gatherWeights?: GPUBindGroup };
   scans!: { visible: ScanPlan; isect: ScanPlan };
   sorts!: { depth: SortPlan; tile: SortPlan };
   /** Rendered normals (vec4 per pixel) with outputs.normals; a placeholder otherwise. */
   normals!: GPUBuffer;
-  /** (median depth, distortion, median slot, 0) per pixel with outputs.median/distortion. */
+  /** (median depth, distortion, median slot, depth) per pixel with outputs.median/distortion. */
   geometry!: GPUBuffer;
+  /** vec2 per splat (capacity): (sum over pixels of w, max w) with outputs.weights; 0 for splats not visible. */
+  splatWeights!: GPUBuffer;
   private zeros?: GPUBuffer;
 
   /** A zero vec4 per pixel (optional gradients nobody supplies). */
@@ -165,7 +170,8 @@ export class Rasterizer {
     const features = { OUT_MEDIAN: outputs.median ? 1 : 0, OUT_NORMALS: N, OUT_DISTORTION: outputs.distortion ? 1 : 0, NORMAL_SLOTS: N ? 256 : 1, RECORDS: N ? 4 : 3 };
     const optional = outputs.median || outputs.normals || outputs.distortion;
     if (optional && options.backwardReduce === 'cas') throw new Error("the 'cas' backward has no optional outputs; use 'partials'");
-    const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, scan, sort] = await Promise.all([
+    const weights: Record<string, number> = outputs.weights ? { OUT_WEIGHTS: 1, WEIGHT_SLOTS: 256 } : {};
+    const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
       get('project', 'project_forward', { WG, OUT_NORMALS: N }),
       get('project', 'project_backward', { WG, OUT_NORMALS: N }),
@@ -174,16 +180,17 @@ export class Rasterizer {
       get('intersect', 'gather_sorted', { WG, OUT_NORMALS: N }),
       get('intersect', 'emit'),
       get('intersect', 'resolve'),
-      get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS }),
+      get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS, ...weights }),
       variant === 'subgroup' && options.backwardReduce === 'cas'
         ? get('rasterize', 'rasterize_backward_cas', { BATCH_CAS: options.backwardBatch ?? 128 })
         : get('rasterize', 'rasterize_backward', { ...(variant === 'subgroup' ? backward : { BATCH_B: options.backwardBatch ?? 64 }), ...features }),
       get('gather', 'gather_grads', { WG, OUT_NORMALS: N }),
+      outputs.weights ? get('gather', 'gather_weights') : undefined,
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),
     ]);
-    const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads };
-    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion) });
+    const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights };
+    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) });
   }
 
   /** Kernel pipelines (for reports: workgroup memory per variant etc.). */
@@ -232,11 +239,13 @@ export class Rasterizer {
       grads3: own('grads3', this.outputs.normals ? M * 16 : 16),
       normal: own('normal', this.outputs.normals ? N * 16 : 16),
       sortedNormal: own('sortedNormal', this.outputs.normals ? N * 16 : 16),
+      isectWeights: own('isectWeights', this.outputs.weights ? M * 8 : 16),
     };
     frame.internal = b;
     const geometryOn = this.outputs.median || this.outputs.distortion;
     frame.normals = own('normals', this.outputs.normals ? width * height * 16 : 16);
     frame.geometry = own('geometry', geometryOn ? width * height * 16 : 16);
+    frame.splatWeights = own('splatWeights', this.outputs.weights ? N * 8 : 16);
     // Byte accounting for reports: per splat, per intersection (sort scratch and histograms: ~9 B
     // a key of the sorts), per pixel.
     const perSplat = [b.xy, b.conicOpacity, b.colorDepth, b.tileCount, b.tileRect, b.visible, b.visibleOffset, b.depthKeys, b.depthVals, b.sortedXy, b.sortedConicOpacity, b.sortedColorDepth, b.sortedCount, b.sortedRect, b.rankOfSplat, b.isectOffset, b.v2d].reduce((sum, x) => sum + x.size, 0);
@@ -275,12 +284,13 @@ export class Rasterizer {
       gatherSorted: bindGroup(device, p.gatherSorted.pipeline, { 1: intersectParams, 2: frame.counts, 9: order, 10: b.xy, 11: b.conicOpacity, 12: b.tileCount, 13: b.tileRect, 14: b.sortedXy, 15: b.sortedConicOpacity, 16: b.sortedColorDepth, 17: b.sortedCount, 18: b.sortedRect, 33: b.rankOfSplat, 6: b.colorDepth, 37: b.normal, 38: b.sortedNormal }),
       emit: bindGroup(device, p.emit.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 19: b.sortedXy, 20: b.sortedConicOpacity, 21: b.sortedRect, 22: b.isectOffset, 23: b.isectKeys, 24: b.isectVals, 25: b.isectRank, 26: b.sortedCount }),
       resolve: bindGroup(device, p.resolve.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 27: sortedKeys, 28: sortedVals, 29: b.isectRank, 30: b.sortedRank, 31: b.tileRanges, 32: b.grads0, 35: b.grads1, 36: b.grads2 }),
-      rasterForward: bindGroup(device, p.rasterForward.pipeline, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.state, 18: b.sortedNormal, 19: frame.normals, 20: frame.geometry }),
+      rasterForward: bindGroup(device, p.rasterForward.pipeline, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.state, 18: b.sortedNormal, 19: frame.normals, 20: frame.geometry, 14: sortedVals, 25: b.isectWeights }),
       // set by bindBackward
       rasterBackward: undefined as unknown as GPUBindGroup,
       gatherGrads: bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 8: b.grads3, 5: b.v2d }),
       projectBackward: undefined as unknown as GPUBindGroup,
     };
+    if (p.gatherWeights) frame.groups.gatherWeights = bindGroup(device, p.gatherWeights.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 9: order, 10: b.isectWeights, 11: frame.splatWeights });
     return frame;
   }
 
@@ -337,7 +347,12 @@ export class Rasterizer {
     commands.dispatchIndirect(p.resolve, [g.resolve], frame.dispatchArgs, 16);
     const tiles = tileCounts(camera);
     frame.activeTiles = tiles;
+    if (p.gatherWeights) commands.clearBuffer(frame.internal.isectWeights);
     commands.dispatch(p.rasterForward, [g.rasterForward], tiles.x, tiles.y);
+    if (p.gatherWeights && g.gatherWeights) {
+      commands.clearBuffer(frame.splatWeights);
+      commands.dispatchIndirect(p.gatherWeights, [g.gatherWeights], frame.dispatchArgs, 0);
+    }
   }
 
   /** Records the backward (after encodeForward of the same frame; bindBackward first). */
