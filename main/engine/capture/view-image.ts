@@ -55,6 +55,11 @@ function toViewImage(image: Image): ViewImage {
 }
 
 export async function loadViewImage(view: DatasetView, options: ViewImageOptions = {}): Promise<ViewImage> {
+  return toViewImage(await loadViewImageRgb8(view, options));
+}
+
+/** As loadViewImage, the final 8-bit RGB (what the cache holds; no conversion to floats). */
+export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOptions = {}): Promise<Image> {
   const downscale = options.downscale ?? 1;
   if (!Number.isFinite(downscale) || downscale < 1) throw new ArgonautError('invalid_argument', `downscale must be a finite number >= 1, got ${downscale}`);
   const background = options.background ?? BLACK;
@@ -73,7 +78,7 @@ export async function loadViewImage(view: DatasetView, options: ViewImageOptions
   const expected = `${view.camera.width}x${view.camera.height}`;
   if (cacheDir) {
     const hit = await readCachedImage(cacheDir, key);
-    if (hit && hit.channels === 3 && `${hit.width}x${hit.height}` === expected) return toViewImage(hit);
+    if (hit && hit.channels === 3 && `${hit.width}x${hit.height}` === expected) return hit;
   }
   const decoded = await (options.decoder ?? mainThreadDecoder).decode(await readImageBytes(file), file);
   const target = downscaledSize(decoded.width, decoded.height, downscale);
@@ -91,7 +96,7 @@ export async function loadViewImage(view: DatasetView, options: ViewImageOptions
       warn(`${file}: could not write the image cache in ${cacheDir}: ${(error as Error).message}`);
     }
   }
-  return toViewImage(processed);
+  return processed;
 }
 
 export interface LoadViewImagesOptions extends ViewImageOptions {

@@ -40,7 +40,9 @@ export interface DecodePoolOptions {
 }
 
 export function defaultPoolSize(): number {
-  return Math.max(1, Math.min(4, os.availableParallelism()));
+  // leave a core to the main thread where there are many; two workers on a 2-core machine
+  const cores = os.availableParallelism();
+  return Math.max(1, Math.min(8, cores, Math.max(2, cores - 1)));
 }
 
 export class DecodePool implements ImageDecoder {

@@ -22,6 +22,8 @@ export interface TrainingData {
   /** Box for random initialization when there are no points: [min xyz, max xyz]. */
   initBox?: [number, number, number, number, number, number];
   loadImage(index: number): Promise<Float32Array>;
+  /** The same pixels as 8-bit RGB (H*W*3 bytes) where the source has them: no float round trip. */
+  loadImageRgb8?(index: number): Promise<Uint8Array>;
 }
 
 /** 3DGS's getNerfppNorm: 1.1 x max distance of camera centres from their centroid. */

@@ -1,5 +1,5 @@
 import { loadDataset, type Dataset } from '../capture/dataset.js';
-import { loadViewImage } from '../capture/view-image.js';
+import { loadViewImage, loadViewImageRgb8 } from '../capture/view-image.js';
 import { DecodePool } from '../formats/decode-pool.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import type { TrainingData } from './data.js';
@@ -44,6 +44,7 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)
     ...(dataset.format === 'nerf-synthetic' ? { initBox: [-1.3, -1.3, -1.3, 1.3, 1.3, 1.3] as [number, number, number, number, number, number] } : {}),
     loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, decoder: pool, warn: options.warn })).rgb,
+    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, decoder: pool, warn: options.warn })).data,
     dispose: () => void pool.close(),
   };
 }

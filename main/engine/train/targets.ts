@@ -30,13 +30,13 @@ export class GpuTargets {
     targets.location.length = data.views.length;
     let done = 0;
     // Decode ahead (the loader decodes in worker threads) while uploading in order.
-    const ahead = 6;
+    const ahead = 16;
     const queue = plan.map((p) => p.view);
-    const loading = new Map<number, Promise<Float32Array>>();
+    const loading = new Map<number, Promise<Float32Array | Uint8Array>>();
     const startNext = () => {
       const next = queue.shift();
       if (next === undefined) return;
-      const image = data.loadImage(next);
+      const image = data.loadImageRgb8 ? data.loadImageRgb8(next) : data.loadImage(next);
       image.catch(() => undefined); // reported when awaited, in order
       loading.set(next, image);
     };
@@ -51,7 +51,7 @@ export class GpuTargets {
         startNext();
         const cam = data.views[view].camera;
         if (rgb.length !== pixels * 3) throw new Error(`view ${data.views[view].name}: image has ${rgb.length / 3} pixels, camera says ${cam.width}x${cam.height}`);
-        ctx.device.queue.writeBuffer(buffer, offset * 4, packRgba8(rgb, pixels));
+        ctx.device.queue.writeBuffer(buffer, offset * 4, rgb instanceof Uint8Array ? packRgb8(rgb, pixels) : packRgba8(rgb, pixels));
         targets.location[view] = { buffer: c, offset, width: cam.width, height: cam.height };
         offset += pixels;
         onProgress?.(++done, views.length);
@@ -73,4 +73,11 @@ export class GpuTargets {
   destroy(): void {
     for (const b of this.buffers) b.destroy();
   }
+}
+
+/** 8-bit RGB (H*W*3 bytes) as the targets' RGBA8 words (alpha 255). */
+export function packRgb8(rgb: Uint8Array, pixels: number): Uint32Array {
+  const out = new Uint32Array(pixels);
+  for (let i = 0, j = 0; i < pixels; i++, j += 3) out[i] = (rgb[j] | (rgb[j + 1] << 8) | (rgb[j + 2] << 16) | 0xff000000) >>> 0;
+  return out;
 }

@@ -8,7 +8,7 @@ import type { SplatSet } from '../../../shared/scene/splats.js';
 import { createStorage, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { GpuSplatGrads, GpuSplats, shAosToPlanar, shPlanarToAos } from '../render/gpu-splats.js';
-import { Rasterizer, type RasterFrame } from '../render/rasterizer.js';
+import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
 import { Adam, type AdamGroup } from './adam.js';
 import type { TrainingData } from './data.js';
 import { AdcDensifier, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
@@ -218,13 +218,20 @@ export class Trainer {
 
   /** Renders every training view once and sizes the intersection buffers to 1.5x the largest count. */
   private async sizeIntersections() {
-    let most = 0;
-    for (const view of this.trainViews.slice(0, 64)) {
+    // One submit per view (each writes the camera), one readback for all: the queue keeps order.
+    const views = this.trainViews.slice(0, 64);
+    const staging = this.ctx.device.createBuffer({ label: 'train.sizeCounts', size: views.length * 32, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+    for (const [i, view] of views.entries()) {
       const commands = this.ctx.commands('size');
       this.rasterizer.encodeForward(commands, this.frame, this.data.views[view].camera, this.settings(0));
+      commands.copyBuffer(this.frame.counts, 0, staging, i * 32, 32);
       await commands.submit();
-      most = Math.max(most, (await this.rasterizer.readCounts(this.frame)).intersections);
     }
+    await staging.mapAsync(GPUMapMode.READ);
+    const counts = new Uint32Array(staging.getMappedRange().slice(0));
+    staging.destroy();
+    let most = 0;
+    for (let i = 0; i < views.length; i++) most = Math.max(most, counts[i * 8 + COUNT.intersections]);
     const wanted = Math.ceil(most * 1.5) + 1024;
     if (wanted > this.isectCapacity) await this.buildFrames(wanted);
     this.ctx.assertNoErrors('the training set-up');

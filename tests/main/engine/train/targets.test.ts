@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { readBuffer } from '../../../../main/engine/gpu/buffers.js';
+import type { TrainingData } from '../../../../main/engine/train/data.js';
+import { packRgba8 } from '../../../../main/engine/train/loss.js';
+import { GpuTargets, packRgb8 } from '../../../../main/engine/train/targets.js';
+import { testGpu } from '../../../helpers/gpu.js';
+import { freshSeed, rng } from '../../../helpers/random.js';
+
+function camera(width: number, height: number) {
+  return { width, height, fx: 10, fy: 10, cx: width / 2, cy: height / 2, worldToCamera: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1] };
+}
+
+describe('training targets on the GPU', () => {
+  it('packs 8-bit RGB exactly as the float path packs the same pixels', () => {
+    const seed = freshSeed();
+    const r = rng(seed);
+    const bytes = Uint8Array.from({ length: 3 * 1000 }, () => Math.floor(r() * 256));
+    expect(Array.from(packRgb8(bytes, 1000)), `seed ${seed}`).toEqual(Array.from(packRgba8(Float32Array.from(bytes, (b) => b / 255), 1000)));
+  });
+
+  it('uploads views of different sizes from 8-bit and float sources to the same words, in order', async () => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const r = rng(seed);
+    const sizes = [[7, 5], [16, 9], [3, 11]];
+    const images = sizes.map(([w, h]) => Uint8Array.from({ length: w * h * 3 }, () => Math.floor(r() * 256)));
+    const base = { name: 't', background: [0, 0, 0] as [number, number, number], sceneScale: 1, views: sizes.map(([w, h], i) => ({ name: `v${i}`, camera: camera(w, h), split: 'train' as const })) };
+    const floats: TrainingData = { ...base, loadImage: async (i) => Float32Array.from(images[i], (b) => b / 255) };
+    const bytes: TrainingData = { ...floats, loadImageRgb8: async (i) => images[i] };
+    const read = async (data: TrainingData) => {
+      const t = await GpuTargets.upload(ctx, data, [2, 0, 1]);
+      const out: number[][] = [];
+      for (const [v, [w, h]] of sizes.entries()) {
+        const words = new Uint32Array(await readBuffer(ctx.device, t.buffer(v), t.buffer(v).size));
+        out.push(Array.from(words.subarray(t.location[v].offset, t.location[v].offset + w * h)));
+      }
+      t.destroy();
+      return out;
+    };
+    const a = await read(floats);
+    const b = await read(bytes);
+    expect(b, `seed ${seed}`).toEqual(a);
+    for (const [v, img] of images.entries()) expect(b[v], `view ${v}`).toEqual(Array.from(packRgb8(img, img.length / 3)));
+  });
+});
