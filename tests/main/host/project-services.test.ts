@@ -29,9 +29,10 @@ beforeAll(async () => {
   process.env.ARGONAUT_STATE_DIR = path.join(dir, 'state');
   dataset = (await tinyDataset()).root;
   const [hostSide, clientSide] = createMemoryTransportPair();
-  let server: ReturnType<typeof serve> | undefined;
-  const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: (name, payload) => server?.emit(name, payload as never) });
-  server = serve(contract, createServices(engine, jobs), hostSide, { caller: 'test' });
+  // The manager emits through the server, which needs the manager's services: bound late.
+  const emit: { to?: ReturnType<typeof serve> } = {};
+  const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: (name, payload) => emit.to?.emit(name, payload as never) });
+  emit.to = serve(contract, createServices(engine, jobs), hostSide, { caller: 'test' });
   client = createClient(contract, clientSide);
   client.on('job', (p) => events.push({ name: 'job', payload: p }));
 });
