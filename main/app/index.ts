@@ -17,14 +17,14 @@ import { ipcMainTransport } from './ipc-transport.js';
 import { runCliWithoutWindow } from './no-gui.js';
 import { isNoGui, OpenQueue, projectFilesFromArgs, userArgs, type OpenVia } from './open-files.js';
 import { appProtocolResponse } from './protocol.js';
+import { bundledNodePath, unpackedOutDir } from './runtime-paths.js';
 import { APP_ORIGIN, APP_SCHEME, isAllowedNavigation, isTrustedSender, secureWebPreferences } from './security.js';
 
 // out/main/index.cjs -> out/ (bundled); main/app/index.ts -> <root>/out (tests).
 const outDir = path.basename(__dirname) === 'main' && path.basename(path.dirname(__dirname)) === 'out' ? path.resolve(__dirname, '..') : path.resolve(__dirname, '../../out');
 // Plain Node runs the host and the CLI: the packaged app ships one in resources/node (see electron-builder.yml).
-const nodePath = app.isPackaged ? path.join(process.resourcesPath, 'node', process.platform === 'win32' ? 'node.exe' : 'bin/node') : process.env.ARGONAUT_NODE ?? 'node';
-// Plain Node cannot read inside app.asar: the host and CLI bundles are unpacked beside it.
-const unpackedOut = outDir.replace('app.asar', 'app.asar.unpacked');
+const nodePath = app.isPackaged ? bundledNodePath(process.resourcesPath) : process.env.ARGONAUT_NODE ?? 'node';
+const unpackedOut = unpackedOutDir(outDir);
 const hostScript = path.join(unpackedOut, 'host', 'index.mjs');
 const cliScript = path.join(unpackedOut, 'cli', 'index.mjs');
 

@@ -1,4 +1,4 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
 const TYPES: Record<string, string> = {
@@ -39,9 +39,12 @@ export async function readStatic(root: string, urlPath: string): Promise<{ body:
   const file = resolveInside(root, urlPath);
   if (!file) return undefined;
   try {
-    const s = await stat(file);
+    // A symbolic link inside the folder must not lead out of it either.
+    const [realFile, realRoot] = await Promise.all([realpath(file), realpath(root)]);
+    if (realFile !== realRoot && !realFile.startsWith(realRoot + path.sep)) return undefined;
+    const s = await stat(realFile);
     if (!s.isFile()) return undefined;
-    return { body: await readFile(file), type: TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' };
+    return { body: await readFile(realFile), type: TYPES[path.extname(file).toLowerCase()] ?? 'application/octet-stream' };
   } catch {
     return undefined;
   }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import { ArgonautError, toErrorEnvelope } from './errors.js';
 import type { CallContext, ClientOf, ContractDef, EventDefs, EventPayload, MethodDef, ServiceDefs, ServiceImpl } from './define.js';
-import type { RequestMessage, RpcMessage } from './messages.js';
+import { isRpcMessage, type RequestMessage, type RpcMessage } from './messages.js';
 import type { Transport } from './transport.js';
 
 /** Finds a method's definition, or undefined for names the contract does not declare. */
@@ -79,7 +79,8 @@ export function serve<S extends ServiceDefs, E extends EventDefs>(
   };
 
   const off = transport.onMessage((message) => {
-    if (message.kind === 'req') void handle(message);
+    // Transports check shapes too; the server does not rely on it (a malformed message is dropped).
+    if (isRpcMessage(message) && message.kind === 'req') void handle(message);
   });
   const offClose = transport.onClose(() => abort.abort());
 

@@ -135,7 +135,9 @@ describe.skipIf(skip)('studio in Chromium against browser mode and a real engine
     for (const def of paramsForCommand('train')) await expect.poll(() => page.locator(`[data-view="train"] [data-param="${def.key}"]`).count()).toBe(1);
     const count = await page.locator('[data-view="train"] [data-param]').count();
     expect(count).toBe(paramsForCommand('train').length);
-    expect(await page.locator('[data-view="train"] [data-pending="train"]').textContent()).toMatch(/training service/);
+    // The engine serves training now: no pending note, and Start is ready for the chosen sample scene.
+    expect(await page.locator('[data-view="train"] [data-pending="train"]').count()).toBe(0);
+    expect(await page.locator('[data-view="train"] [data-action="start"]').isEnabled()).toBe(true);
     expect(await page.locator('[data-test="train-source"]').textContent()).toContain('Sample scene');
     await page.screenshot({ path: path.join(screenshots, 'train-sample.png') });
     expect(allParams().length).toBeGreaterThan(0);

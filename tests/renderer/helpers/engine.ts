@@ -24,7 +24,8 @@ export const FAKE_GPU: GpuInfo = {
 
 export function fakeEngine(overrides: Partial<ServiceImpl<Services>['system']> = {}) {
   const [clientSide, serverSide] = createMemoryTransportPair();
-  const impl: ServiceImpl<Services> = {
+  // Only `system` is faked; the other services answer "declared but not served here".
+  const impl: Pick<ServiceImpl<Services>, 'system'> = {
     system: {
       ping: async () => ({ pong: true as const, pid: 1, uptimeS: 1 }),
       info: async () => FAKE_GPU,
@@ -32,7 +33,7 @@ export function fakeEngine(overrides: Partial<ServiceImpl<Services>['system']> =
       ...overrides,
     },
   };
-  const server = serve(contract, impl, serverSide, { caller: 'test' });
+  const server = serve(contract, impl as ServiceImpl<Services>, serverSide, { caller: 'test' });
   const client = createClient(contract, clientSide);
   const connection: Connection = { client, onClose: (handler) => clientSide.onClose(handler) };
   return {

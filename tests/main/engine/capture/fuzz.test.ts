@@ -13,61 +13,10 @@ import { decodeImage } from '../../../../main/engine/formats/images.js';
 import { camerasBin, colmapImage, imagesBin } from '../../../helpers/colmap-writer.js';
 import { makeColmapDataset } from '../../../helpers/datasets.js';
 import { encodePng } from '../../../helpers/images.js';
+import { fuzz, mutate } from '../../../helpers/fuzz.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 
-const ITERATIONS = 400;
 const BUDGET_MS = 4000;
-
-function mutate(bytes: Uint8Array, random: () => number): Uint8Array {
-  const out = bytes.slice();
-  const pick = (n: number): number => Math.floor(random() * n);
-  switch (pick(5)) {
-    case 0: // truncate
-      return out.subarray(0, pick(out.length));
-    case 1: // flip a few random bytes
-      for (let i = 0, n = 1 + pick(8); i < n; i++) out[pick(out.length)] = pick(256);
-      return out;
-    case 2: {
-      // overwrite 8 aligned bytes with an extreme value (counts, sizes, doubles)
-      const at = pick(Math.max(1, out.length - 8));
-      const extremes = [0xff, 0x7f, 0x00, 0x80];
-      out.fill(extremes[pick(extremes.length)], at, Math.min(out.length, at + 8));
-      return out;
-    }
-    case 3: {
-      // delete a span
-      const at = pick(out.length);
-      return Uint8Array.from([...out.subarray(0, at), ...out.subarray(at + 1 + pick(16))]);
-    }
-    default: {
-      // insert random bytes
-      const at = pick(out.length);
-      return Uint8Array.from([...out.subarray(0, at), ...Array.from({ length: 1 + pick(16) }, () => pick(256)), ...out.subarray(at)]);
-    }
-  }
-}
-
-/** Runs `target` on mutations; returns how many were accepted, rejected, and iterations run. */
-function fuzz(seed: number, valid: Uint8Array, target: (bytes: Uint8Array) => void): { ok: number; rejected: number; runs: number } {
-  const random = rng(seed);
-  const start = performance.now();
-  let ok = 0;
-  let rejected = 0;
-  let runs = 0;
-  for (; runs < ITERATIONS && performance.now() - start < BUDGET_MS; runs++) {
-    const input = mutate(valid, random);
-    try {
-      target(input);
-      ok++;
-    } catch (error) {
-      if (!(error instanceof ArgonautError) || error.code !== 'bad_input') {
-        throw new Error(`seed ${seed}, iteration ${runs}: ${error instanceof Error ? error.stack : String(error)}`);
-      }
-      rejected++;
-    }
-  }
-  return { ok, rejected, runs };
-}
 
 const cameras = [
   { id: 1, model: 'PINHOLE', width: 640, height: 480, params: [500, 510, 320, 240], source: '' },
@@ -83,11 +32,11 @@ const images = [1, 2, 3, 4].map((i) => {
 const cameraMap = new Map(cameras.map((c) => [c.id, c]));
 
 describe('fuzzing the parsers (bounded)', () => {
-  it('cameras.bin: every mutation parses or is bad_input', () => {
+  it('cameras.bin: every mutation parses or is bad_input', async () => {
     const seed = freshSeed();
     const valid = camerasBin(cameras);
     expect(parseCamerasBin(valid, 'cameras.bin').size).toBe(3);
-    const result = fuzz(seed, valid, (bytes) => {
+    const result = await fuzz(seed, valid, (bytes) => {
       for (const c of parseCamerasBin(bytes, 'cameras.bin').values()) {
         expect(c.params.every(Number.isFinite), `seed ${seed}`).toBe(true);
         expect(c.width >= 1 && c.height >= 1, `seed ${seed}`).toBe(true);
@@ -97,11 +46,11 @@ describe('fuzzing the parsers (bounded)', () => {
     expect(result.rejected).toBeGreaterThan(0);
   });
 
-  it('images.bin: every mutation parses or is bad_input', () => {
+  it('images.bin: every mutation parses or is bad_input', async () => {
     const seed = freshSeed();
     const valid = imagesBin(images);
     expect(parseImagesBin(valid, 'images.bin', cameraMap)).toHaveLength(4);
-    const result = fuzz(seed, valid, (bytes) => {
+    const result = await fuzz(seed, valid, (bytes) => {
       for (const im of parseImagesBin(bytes, 'images.bin', cameraMap)) {
         expect([...im.qvec, ...im.tvec].every(Number.isFinite), `seed ${seed}`).toBe(true);
         expect(cameraMap.has(im.cameraId), `seed ${seed}`).toBe(true);
@@ -111,11 +60,11 @@ describe('fuzzing the parsers (bounded)', () => {
     expect(result.rejected).toBeGreaterThan(0);
   });
 
-  it('PNG: every mutation decodes or is bad_input', () => {
+  it('PNG: every mutation decodes or is bad_input', async () => {
     const seed = freshSeed();
     const random = rng(seed ^ 0x9e3779b9);
     const valid = encodePng({ width: 12, height: 9, colorType: 6, depth: 8, samples: Array.from({ length: 12 * 9 * 4 }, () => Math.floor(random() * 256)) });
-    const result = fuzz(seed, valid, (bytes) => {
+    const result = await fuzz(seed, valid, (bytes) => {
       const image = decodeImage(bytes, 'fuzz.png');
       expect(image.data.length, `seed ${seed}`).toBe(image.width * image.height * image.channels);
     });
