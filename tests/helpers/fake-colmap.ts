@@ -6,6 +6,9 @@
  *   FAKE_COLMAP_VERSION  "3.8" (SiftExtraction.* names) or "3.13.0" (FeatureExtraction.*)
  *   FAKE_COLMAP_CALLS    file that receives one JSON line per call: the argv
  *   FAKE_COLMAP_MODELS   model folders separated by the path delimiter: the mapper writes them as sparse/0, sparse/1, ...
+ *                        Unset: the mapper "registers" every image the extractor saw (their names are kept in the
+ *                        fake database file) except those matching FAKE_COLMAP_UNREGISTERED (a regular expression),
+ *                        as a binary model with one camera, identity rotations and no points.
  *   FAKE_COLMAP_HANG     a command that prints one progress line, then waits forever (ignoring SIGTERM)
  *   FAKE_COLMAP_FAIL     a command that prints an ERROR line and exits 1
  */
@@ -49,7 +52,7 @@ if (env.FAKE_COLMAP_HANG === command) process.on('SIGTERM', () => {}); // only S
 const hang = () => setInterval(() => {}, 1000);
 if (command === 'feature_extractor') {
   const list = fs.readFileSync(arg('image_list_path'), 'utf8').split('\n').filter(Boolean);
-  fs.appendFileSync(arg('database_path'), '');
+  fs.appendFileSync(arg('database_path'), list.map((n) => n + '\n').join(''));
   list.forEach((name, i) => {
     out('Processed file [' + (i + 1) + '/' + list.length + ']');
     out('  Name:            ' + name);
@@ -61,6 +64,22 @@ if (command === 'feature_extractor') {
     out(command === 'sequential_matcher' ? 'Matching image [' + i + '/4] in 0.1s' : 'Matching block [' + Math.ceil(i / 2) + '/2, ' + (((i - 1) % 2) + 1) + '/2] in 0.1s');
     if (i === 1 && env.FAKE_COLMAP_HANG === command) return hang();
   }
+} else if (command === 'mapper' && env.FAKE_COLMAP_MODELS === undefined) {
+  const skip = env.FAKE_COLMAP_UNREGISTERED ? new RegExp(env.FAKE_COLMAP_UNREGISTERED) : null;
+  const names = [...new Set(fs.readFileSync(arg('database_path'), 'utf8').split('\n').filter(Boolean))].filter((n) => !skip || !skip.test(n));
+  if (names.length < 2) {
+    out('No good initial image pair found.');
+    process.exit(0);
+  }
+  const dest = path.join(arg('output_path'), '0');
+  fs.mkdirSync(dest, { recursive: true });
+  const u32 = (v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); return b; };
+  const u64 = (v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); return b; };
+  const f64 = (...vs) => Buffer.concat(vs.map((v) => { const b = Buffer.alloc(8); b.writeDoubleLE(v); return b; }));
+  fs.writeFileSync(path.join(dest, 'cameras.bin'), Buffer.concat([u64(1), u32(1), u32(2), u64(100), u64(100), f64(100, 50, 50, 0)]));
+  fs.writeFileSync(path.join(dest, 'images.bin'), Buffer.concat([u64(names.length), ...names.map((n, i) => Buffer.concat([u32(i + 1), f64(1, 0, 0, 0, 0.1 * i, 0, 0), u32(1), Buffer.from(n + '\0'), u64(0)]))]));
+  fs.writeFileSync(path.join(dest, 'points3D.bin'), u64(0));
+  names.forEach((n, i) => out('Registering image #' + (i + 1) + ' (' + (i + 1) + ')'));
 } else if (command === 'mapper') {
   const models = (env.FAKE_COLMAP_MODELS || '').split(path.delimiter).filter(Boolean);
   models.forEach((dir, k) => {
