@@ -11,6 +11,7 @@ import path from 'node:path';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
 import { selectFrames, type DroppedFrame, type ScoredFrame, type Selection, type SelectionOptions } from './frame-selection.js';
+import { PHOTO_EXTENSIONS } from './photos.js';
 import { isFile } from './source-view.js';
 import { extractFrames, probeVideo, scanVideo, SCAN_WIDTH, type FfmpegTools, type VideoInfo } from './video.js';
 
@@ -36,6 +37,9 @@ export async function resolveInputs(paths: readonly string[]): Promise<CaptureIn
       throw badInput(resolved, 'not found (expected a video file or a folder of photos)');
     }
     const kind = info.isDirectory() ? 'photos' : 'video';
+    if (kind === 'video' && PHOTO_EXTENSIONS.has(path.extname(resolved).toLowerCase())) {
+      throw badInput(resolved, 'is a single photo: give the folder that holds the photos (structure from motion needs many overlapping views)');
+    }
     if (kind === 'photos' && ((await isFile(path.join(resolved, 'sparse', '0', 'cameras.bin'))) || (await isFile(path.join(resolved, 'transforms.json'))))) {
       throw badInput(resolved, 'is already a posed dataset (it has camera poses): train on it directly, or import it, instead of capturing it again');
     }

@@ -36,7 +36,7 @@ export interface PhotoImportResult {
   records: Record<string, PhotoRecord>;
 }
 
-const PHOTO_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png']);
+export const PHOTO_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png']);
 export const JPEG_QUALITY = 95;
 
 /** The photos of a folder (not recursive), sorted by name. */

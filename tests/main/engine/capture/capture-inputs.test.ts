@@ -40,6 +40,8 @@ describe('capture inputs', () => {
     await writeFile(path.join(dir, 'transforms.json'), '{}');
     await expect(resolveInputs([dir])).rejects.toThrow(/is already a posed dataset/);
     await expect(resolveInputs([])).rejects.toThrow(/give at least one video file or photo folder/);
+    await writeFile(path.join(dir, 'IMG_1.JPG'), '');
+    await expect(resolveInputs([path.join(dir, 'IMG_1.JPG')])).rejects.toThrow(/IMG_1\.JPG: is a single photo: give the folder/);
   });
 
   it('shares the frame budget by duration, at least 2 per clip', () => {
