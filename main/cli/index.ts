@@ -9,6 +9,7 @@ import { engineOptionsFrom } from '../engine/options.js';
 import { parseArgs, UsageError } from './args.js';
 import type { CommandSpec } from './command.js';
 import { benchCommand } from './commands/bench.js';
+import { captureCommand } from './commands/capture.js';
 import { exportCommand } from './commands/export.js';
 import { importCommand } from './commands/import.js';
 import { infoCommand } from './commands/info.js';
@@ -19,7 +20,7 @@ import { commandHelp, globalHelp } from './help.js';
 import { Output, type Streams } from './output.js';
 import { runBrowserMode, runStudio } from './studio.js';
 
-export const COMMANDS: readonly CommandSpec[] = [infoCommand, importCommand, trainCommand, renderCommand, exportCommand, benchCommand];
+export const COMMANDS: readonly CommandSpec[] = [infoCommand, captureCommand, importCommand, trainCommand, renderCommand, exportCommand, benchCommand];
 
 export interface RunOptions {
   streams?: Streams;

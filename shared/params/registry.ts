@@ -121,6 +121,42 @@ export const PARAMS = [
     key: 'train.normalStart', flag: 'normal-start', type: 'int', min: 0, max: 10_000_000, default: 7000, unit: 'steps',
     group: 'Geometry', label: 'Normals from', commands: ['train', 'bench', 'mesh'], advanced: true, help: 'First step of the normal-consistency loss (at most a quarter of the iterations).',
   },
+  // ---- capture (video and photos -> posed dataset) ----
+  {
+    key: 'capture.frames', flag: 'frames', type: 'int', min: 2, max: 100_000, default: 150, unit: 'frames',
+    group: 'Capture', label: 'Frames', commands: ['capture', 'import'],
+    help: 'Frames taken from the video clips (all clips together, shared by duration): the sharpest of each equal time segment; blurry and duplicate picks are dropped.',
+  },
+  {
+    key: 'capture.maxSize', flag: 'max-size', type: 'int', min: 64, max: 16_384, default: 1600, unit: 'px',
+    group: 'Capture', label: 'Max image size', commands: ['capture', 'import'],
+    help: 'Long side of the captured images (frames and photos are downscaled to it, never upscaled). Smaller is faster for structure from motion.',
+  },
+  {
+    key: 'capture.matcher', flag: 'matcher', type: 'enum', choices: ['auto', 'sequential', 'exhaustive'], default: 'auto',
+    group: 'Capture', label: 'Matching', commands: ['capture', 'import'],
+    help: "Which image pairs COLMAP matches: 'sequential' neighbours in time (video), 'exhaustive' every pair (small photo sets, several clips). 'auto' picks sequential for one clip or more than 100 images.",
+  },
+  {
+    key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',
+    group: 'Capture', label: 'Camera model', commands: ['capture', 'import'], advanced: true,
+    help: 'COLMAP camera model: SIMPLE_RADIAL (one focal length, one distortion term) suits most phones; OPENCV for wide or strongly distorted lenses.',
+  },
+  {
+    key: 'capture.maxFeatures', flag: 'max-features', type: 'int', min: 256, max: 65_536, default: 8192,
+    group: 'Capture', label: 'SIFT features', commands: ['capture', 'import'], advanced: true,
+    help: 'Most SIFT features per image. Fewer match faster on the CPU (matching time grows with the square) but register fewer images.',
+  },
+  {
+    key: 'capture.bundleAdjust', flag: 'bundle-adjust', type: 'bool', default: false,
+    group: 'Capture', label: 'Final bundle adjustment', commands: ['capture', 'import'], advanced: true,
+    help: "Run COLMAP's bundle_adjuster on the kept model after mapping (the mapper already adjusts globally; this polishes).",
+  },
+  {
+    key: 'capture.blurRatio', flag: 'blur-ratio', type: 'float', min: 0, max: 1, default: 0.35,
+    group: 'Capture', label: 'Blur threshold', commands: ['capture', 'import'], advanced: true,
+    help: "A video frame is dropped as blurry when its sharpness (variance of the Laplacian) is below this fraction of the clip's median; 0 keeps every pick.",
+  },
 ] as const satisfies readonly ParamDef[];
 
 export type ParamKey = (typeof PARAMS)[number]['key'];

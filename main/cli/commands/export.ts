@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { EXPORT_FORMATS, type ExportFormat } from '../../../shared/project/manifest.js';
+import { exportDataset } from '../../engine/capture/export.js';
 import { readPly } from '../../engine/formats/ply.js';
 import { exportProject, exportSplats } from '../../engine/project/export.js';
 import { Project } from '../../engine/project/project.js';
@@ -7,24 +8,53 @@ import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
 import { isProjectFile } from './train-project.js';
 
-/** `export <file.argo|splats.ply> --format ply|splat|spz --out PATH`. */
+const DATASET_FORMATS = ['transforms', 'colmap'] as const;
+const ALL_FORMATS = [...EXPORT_FORMATS, ...DATASET_FORMATS];
+
+/**
+ * `export <file.argo|splats.ply> --format ply|splat|spz --out PATH` writes splats;
+ * `export <file.argo|dataset> --format transforms|colmap --out PATH` writes a posed dataset's cameras.
+ */
 export const exportCommand: CommandSpec = {
   name: 'export',
-  summary: "write a project's newest splats (or a splat PLY) as a standard 3DGS PLY, an antimatter15 .splat or a Niantic SPZ (v2)",
-  usage: 'export <file.argo|splats.ply> --format ply|splat|spz --out PATH [--json]',
+  summary: "write a project's newest splats (or a splat PLY) as PLY, .splat or SPZ, or a posed dataset's cameras as nerfstudio transforms.json or a COLMAP text model",
+  usage: 'export <file.argo|splats.ply|dataset> --format ply|splat|spz|transforms|colmap --out PATH [--images copy|reference] [--json]',
   options: [
     JSON_OPTION,
-    { flag: 'format', type: 'string', help: 'ply (standard 3DGS PLY), splat (32-byte records, sorted by importance) or spz (Niantic SPZ v2, gzip)', valueName: 'ply|splat|spz' },
-    { flag: 'out', type: 'string', help: 'the file to write (atomically; its folder must exist)', valueName: 'path' },
+    {
+      flag: 'format', type: 'string', valueName: ALL_FORMATS.join('|'),
+      help: 'splats: ply (standard 3DGS PLY), splat (32-byte records, sorted by importance) or spz (Niantic SPZ v2, gzip); cameras: transforms (transforms.json, camera-to-world, OpenGL axes) or colmap (sparse/0/*.txt)',
+    },
+    { flag: 'out', type: 'string', help: 'splats: the file to write (atomically; its folder must exist); transforms: a folder (transforms.json inside) or a .json file; colmap: a folder (sparse/0 and images/ inside)', valueName: 'path' },
+    { flag: 'images', type: 'string', help: "cameras only: copy (default) puts the images beside the export; reference makes transforms.json point at the dataset's own images", valueName: 'copy|reference' },
   ],
   async run({ positionals, options, out, cwd }) {
     const [input, ...extra] = positionals;
-    if (!input || extra.length) throw new UsageError('export needs exactly one file.argo or splats.ply');
+    if (!input || extra.length) throw new UsageError('export needs exactly one file.argo, splats.ply or dataset folder');
     const format = options.format as string | undefined;
-    if (!format || !(EXPORT_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format: expected ${EXPORT_FORMATS.join(', ')}${format ? `, got "${format}"` : ''}`);
+    if (!format || !(ALL_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format: expected ${ALL_FORMATS.join(', ')}${format ? `, got "${format}"` : ''}`);
     if (!options.out) throw new UsageError('export needs --out PATH');
     const target = path.resolve(cwd, options.out as string);
     const source = path.resolve(cwd, input);
+
+    if ((DATASET_FORMATS as readonly string[]).includes(format)) {
+      const images = (options.images as string | undefined) ?? 'copy';
+      if (images !== 'copy' && images !== 'reference') throw new UsageError(`--images: expected copy or reference, got "${images}"`);
+      let datasetPath = source;
+      if (isProjectFile(input)) {
+        const project = await Project.open(source);
+        const found = await project.datasetPath();
+        if (!found) throw new UsageError(`${source}: the project has no dataset folder to export cameras from (it was made from a splat file or the sample scene)`);
+        datasetPath = found;
+      }
+      const result = await exportDataset(datasetPath, target, { format: format as (typeof DATASET_FORMATS)[number], images });
+      out.result(
+        { out: result.out, format: result.format, views: result.views, points: result.points, images_copied: result.imagesCopied, source },
+        `exported ${result.views} views${result.points ? ` and ${result.points.toLocaleString()} points` : ''} as ${result.format} -> ${result.out}`,
+      );
+      return;
+    }
+    if (options.images !== undefined) throw new UsageError('--images applies to --format transforms or colmap only');
     const result = isProjectFile(input)
       ? await exportProject(await Project.open(source), format as ExportFormat, target, (m) => out.warn(m))
       : await exportSplats(await readPly(source), format as ExportFormat, target);

@@ -50,3 +50,28 @@ export function requireRotation(file: string, where: string, field: string, m: r
     throw badInput(file, `${where}: ${field} is not a rigid pose (rotation part off orthonormal by ${worst.toPrecision(3)}, det ${det.toPrecision(3)})`);
   }
 }
+
+/**
+ * The rotation part of a row-major 4x4 as COLMAP's (qw, qx, qy, qz), qw >= 0: Shepperd's method
+ * (branch on the largest of the trace and the diagonal, so no square root of a small number).
+ */
+export function quaternionFromRotation(m: readonly number[]): [number, number, number, number] {
+  const [r00, r01, r02, r10, r11, r12, r20, r21, r22] = [m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]];
+  const trace = r00 + r11 + r22;
+  let q: [number, number, number, number];
+  if (trace > r00 && trace > r11 && trace > r22) {
+    const s = 2 * Math.sqrt(1 + trace);
+    q = [s / 4, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s];
+  } else if (r00 > r11 && r00 > r22) {
+    const s = 2 * Math.sqrt(1 + r00 - r11 - r22);
+    q = [(r21 - r12) / s, s / 4, (r01 + r10) / s, (r02 + r20) / s];
+  } else if (r11 > r22) {
+    const s = 2 * Math.sqrt(1 + r11 - r00 - r22);
+    q = [(r02 - r20) / s, (r01 + r10) / s, s / 4, (r12 + r21) / s];
+  } else {
+    const s = 2 * Math.sqrt(1 + r22 - r00 - r11);
+    q = [(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, s / 4];
+  }
+  const n = Math.hypot(...q) * (q[0] < 0 ? -1 : 1);
+  return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
+}

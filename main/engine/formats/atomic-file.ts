@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 
@@ -137,5 +137,17 @@ export function processAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Copies a file so that `dest` is either absent/old or the whole copy (temporary file, then rename). */
+export async function copyFileAtomic(source: string, dest: string): Promise<void> {
+  const temp = join(dirname(dest), `.${basename(dest)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    await copyFile(source, temp);
+    await rename(temp, dest);
+  } catch (error) {
+    await unlink(temp).catch(() => undefined);
+    throw writeError(dest, error);
   }
 }

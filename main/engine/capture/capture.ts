@@ -1,0 +1,296 @@
+/**
+ * Video clips and photo folders -> a posed dataset that loadDataset reads:
+ *
+ *   <out>/images/<input>/...        the selected frames and normalized photos (what COLMAP and the trainer read)
+ *   <out>/sparse/0/*.bin            the largest COLMAP model (distortion kept: the loaders undistort)
+ *   <out>/capture/report.json       the report: registered / total, reprojection error, points, diagnostics
+ *   <out>/capture/<input>/          per-input work: scan.json, selection.json, photos.json, ffmpeg.log
+ *   <out>/capture/colmap/           database.db, sparse/, logs/, state.json
+ *
+ * Every step is resumable (see capture-inputs.ts, photos.ts, sfm.ts): run the same command again
+ * after a cancel or a crash and finished work is skipped. The `import` command calls this.
+ */
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { copyFileAtomic, writeFileAtomic } from '../formats/atomic-file.js';
+import { processVideo, resolveInputs, framesPerClip, type CaptureInput, type VideoOutcome } from './capture-inputs.js';
+import { openColmap } from './colmap-cli.js';
+import { DEFAULT_BLUR_RATIO, DEFAULT_DUPLICATE_THRESHOLD } from './frame-selection.js';
+import { importPhotos, type PhotoRecord } from './photos.js';
+import { runSfm, type Matcher, type SfmGroup, type SfmStage } from './sfm.js';
+import { diagnose, modelStats, type Diagnostic, type InputSummary } from './sfm-report.js';
+import { runTool } from './tool-process.js';
+import { findTool, parseFfmpegVersion } from './tools.js';
+import { probeVideo, type FfmpegTools } from './video.js';
+
+export type CaptureStage = 'probe' | 'scan' | 'extract' | 'photos' | SfmStage;
+
+export interface CaptureProgress {
+  stage: CaptureStage;
+  /** 0..100 within the stage. */
+  percent: number;
+  /** The input being processed (its name under images/), for per-input stages. */
+  input?: string;
+  message?: string;
+  /** Reused from an earlier run: nothing was recomputed. */
+  skipped?: boolean;
+}
+
+export interface CaptureOptions {
+  /** Frames taken from all video clips together (shared by duration). Default 150. */
+  frames?: number;
+  /** Long side of the images, in pixels (never upscaled). Default 1600. */
+  maxSize?: number;
+  /** 'auto': sequential for a single clip or large sets, exhaustive for up to 100 images from several inputs or photos. */
+  matcher?: 'auto' | Matcher;
+  /** COLMAP camera model. Default SIMPLE_RADIAL. */
+  cameraModel?: string;
+  /** SIFT features per image. Default 8192 (COLMAP's). */
+  maxFeatures?: number;
+  bundleAdjust?: boolean;
+  blurRatio?: number;
+  duplicateThreshold?: number;
+  /** COLMAP threads (-1: all cores). */
+  threads?: number;
+  /** Where to find the tools (PATH, ARGONAUT_FFMPEG, ARGONAUT_COLMAP). Default process.env. */
+  env?: NodeJS.ProcessEnv;
+  signal?: AbortSignal;
+  onProgress?: (p: CaptureProgress) => void;
+  onLog?: (level: 'info' | 'warn', message: string) => void;
+}
+
+export interface InputReport {
+  name: string;
+  kind: 'video' | 'photos';
+  path: string;
+  images: number;
+  registered: number;
+  unregistered: string[];
+  video?: { durationS: number; fps: number; width: number; height: number; framesDecoded: number; segments: number; droppedBlurry: number; droppedDuplicate: number; medianSharpness: number };
+  photos?: { copied: number; reencoded: number };
+}
+
+export interface CaptureReport {
+  datasetDir: string;
+  registered: number;
+  total: number;
+  points: number;
+  observations: number;
+  meanReprojectionErrorPx: number;
+  meanTrackLength: number;
+  /** Registered images and points of every model COLMAP built, largest (the one kept) first. */
+  models: { registered: number; points: number }[];
+  inputs: InputReport[];
+  matcher: Matcher;
+  cameraModel: string;
+  maxSize: number;
+  tools: { colmap: { path: string; version: string }; ffmpeg?: { path: string; version: string } };
+  timingsS: Record<string, number>;
+  /** Stages whose results were reused from an earlier run. */
+  resumed: string[];
+  diagnostics: Diagnostic[];
+}
+
+export const CAPTURE_DEFAULTS = { frames: 150, maxSize: 1600, cameraModel: 'SIMPLE_RADIAL', maxFeatures: 8192 } as const;
+const EXHAUSTIVE_LIMIT = 100;
+
+function checkOptions(o: CaptureOptions): void {
+  const int = (name: string, v: number | undefined, min: number) => {
+    if (v !== undefined && (!Number.isInteger(v) || v < min)) throw new ArgonautError('invalid_argument', `${name} must be a whole number >= ${min}, got ${v}`);
+  };
+  int('frames', o.frames, 2);
+  int('maxSize', o.maxSize, 64);
+  int('maxFeatures', o.maxFeatures, 64);
+}
+
+/** Refuses to write into a non-empty folder that is not an earlier capture (its files could be removed). */
+async function prepareOutDir(outDir: string): Promise<void> {
+  let entries: string[] = [];
+  try {
+    entries = await readdir(outDir);
+  } catch {
+    // absent: created below
+  }
+  if (entries.length > 0 && !entries.includes('capture')) {
+    throw new ArgonautError('bad_input', `${outDir}: the folder exists and is not an earlier capture (no capture/ inside); choose a new or empty folder`, { file: outDir });
+  }
+  await mkdir(path.join(outDir, 'images'), { recursive: true });
+  await mkdir(path.join(outDir, 'capture', 'colmap'), { recursive: true });
+}
+
+async function ffmpegTools(env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<FfmpegTools & { version: string }> {
+  const ffmpeg = findTool('ffmpeg', env);
+  const ffprobe = findTool('ffprobe', env);
+  let banner = '';
+  await runTool({ file: ffmpeg.path, args: ['-hide_banner', '-version'], signal, onLine: (l) => (banner ||= l) });
+  const version = parseFfmpegVersion(banner) ?? 'unknown';
+  const major = /^n?(\d+)\./.exec(version)?.[1];
+  return { ffmpeg: ffmpeg.path, ffprobe: ffprobe.path, version, ...(major ? { major: Number(major) } : {}) };
+}
+
+export async function captureToDataset(inputPaths: readonly string[], outDir: string, options: CaptureOptions = {}): Promise<{ datasetDir: string; report: CaptureReport }> {
+  checkOptions(options);
+  const env = options.env ?? process.env;
+  const signal = options.signal;
+  const log = options.onLog ?? (() => undefined);
+  const progress = options.onProgress ?? (() => undefined);
+  const frames = options.frames ?? CAPTURE_DEFAULTS.frames;
+  const maxSize = options.maxSize ?? CAPTURE_DEFAULTS.maxSize;
+  const cameraModel = options.cameraModel ?? CAPTURE_DEFAULTS.cameraModel;
+  const datasetDir = path.resolve(outDir);
+  const imagesDir = path.join(datasetDir, 'images');
+  const workDir = path.join(datasetDir, 'capture');
+
+  // Everything that can fail fast does, before any long step: inputs, tools, the output folder.
+  const inputs = await resolveInputs(inputPaths);
+  const colmap = await openColmap(findTool('colmap', env), env, signal);
+  const videos = inputs.filter((i) => i.kind === 'video');
+  const tools = videos.length > 0 ? await ffmpegTools(env, signal) : undefined;
+  await prepareOutDir(datasetDir);
+  log('info', `${colmap.versionText}${colmap.cuda ? ' (CUDA: SIFT on the GPU)' : ' (SIFT on the CPU)'}${tools ? `; ffmpeg ${tools.version}` : ''}`);
+
+  const timingsS: Record<string, number> = {};
+  const resumed: string[] = [];
+  const time = async <T>(stage: string, body: () => Promise<T>): Promise<T> => {
+    const started = performance.now();
+    try {
+      return await body();
+    } finally {
+      timingsS[stage] = (timingsS[stage] ?? 0) + (performance.now() - started) / 1000;
+    }
+  };
+
+  // ---- inputs -> images ----
+  const outcomes = new Map<CaptureInput, VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }>();
+  if (tools) {
+    const infos = await time('probe', () => Promise.all(videos.map((v) => probeVideo(tools, v.path, signal))));
+    const budget = framesPerClip(frames, infos.map((i) => i.durationS));
+    for (let k = 0; k < videos.length; k++) {
+      const input = videos[k];
+      const outcome = await time('video', () =>
+        processVideo(tools, input, { imagesDir, workDir }, {
+          info: infos[k],
+          frames: budget[k],
+          maxSize,
+          selection: { blurRatio: options.blurRatio ?? DEFAULT_BLUR_RATIO, duplicateThreshold: options.duplicateThreshold ?? DEFAULT_DUPLICATE_THRESHOLD },
+          signal,
+          onLog: log,
+          onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, input: input.name, message: p.message, skipped: p.skipped }),
+        }),
+      );
+      for (const step of outcome.resumed) resumed.push(`${step}:${input.name}`);
+      outcomes.set(input, outcome);
+    }
+  }
+  for (const input of inputs.filter((i) => i.kind === 'photos')) {
+    const dest = path.join(imagesDir, input.name);
+    const manifest = path.join(workDir, input.name, 'photos.json');
+    await mkdir(path.dirname(manifest), { recursive: true });
+    await mkdir(dest, { recursive: true });
+    const previous = await readFile(manifest, 'utf8').then((t) => JSON.parse(t) as Record<string, PhotoRecord>).catch(() => undefined);
+    const imported = await time('photos', () =>
+      importPhotos(input.path, dest, { maxSize, previous, signal, onLog: log, onProgress: (done, total, name) => progress({ stage: 'photos', percent: (100 * done) / total, input: input.name, message: name }) }),
+    );
+    await writeFileAtomic(manifest, `${JSON.stringify(imported.records, null, 1)}\n`);
+    if (imported.skipped.length === imported.names.length) resumed.push(`photos:${input.name}`);
+    outcomes.set(input, { photos: imported.names, records: imported.records });
+  }
+
+  // ---- structure from motion ----
+  const groups: SfmGroup[] = inputs.map((input) => {
+    const outcome = outcomes.get(input)!;
+    const images = 'photos' in outcome ? outcome.photos.map((n) => `${input.name}/${n}`) : outcome.images.map((im) => im.name);
+    return { name: input.name, kind: input.kind, images };
+  });
+  const total = groups.reduce((s, g) => s + g.images.length, 0);
+  if (total < 2) throw new ArgonautError('bad_input', `${datasetDir}: only ${total} image(s) after frame selection; structure from motion needs many overlapping views (raise --frames)`, { file: datasetDir });
+  const requested = options.matcher ?? 'auto';
+  const matcher: Matcher = requested !== 'auto' ? requested : inputs.length === 1 && inputs[0].kind === 'video' ? 'sequential' : total <= EXHAUSTIVE_LIMIT ? 'exhaustive' : 'sequential';
+  log('info', `structure from motion on ${total} images (${matcher} matching, ${cameraModel})`);
+  const sfm = await runSfm(colmap, { imagesDir, workDir: path.join(workDir, 'colmap') }, groups, {
+    matcher,
+    cameraModel,
+    maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
+    maxImageSize: maxSize,
+    bundleAdjust: options.bundleAdjust ?? false,
+    threads: options.threads,
+    signal,
+    onLog: log,
+    onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, message: p.message, skipped: p.skipped }),
+  });
+  for (const [stage, seconds] of Object.entries(sfm.timingsS)) timingsS[stage] = seconds;
+  resumed.push(...sfm.resumed);
+
+  // ---- the dataset and its report ----
+  const finalDir = path.join(datasetDir, 'sparse', '0');
+  if (sfm.model && sfm.modelDir) {
+    await mkdir(finalDir, { recursive: true });
+    for (const file of ['cameras.bin', 'images.bin', 'points3D.bin']) await copyFileAtomic(path.join(sfm.modelDir, file), path.join(finalDir, file));
+  } else {
+    await rm(path.join(datasetDir, 'sparse'), { recursive: true, force: true });
+  }
+  const stats = sfm.model ? modelStats(sfm.model) : undefined;
+  const registered = new Set(sfm.model?.images.map((im) => im.name) ?? []);
+  const summaries: InputSummary[] = inputs.map((input, k) => {
+    const outcome = outcomes.get(input)!;
+    return { name: input.name, kind: input.kind, images: 'photos' in outcome ? groups[k].images.map((name) => ({ name })) : outcome.images.map((im) => ({ name: im.name, timeS: im.timeS })) };
+  });
+  const diagnostics = diagnose({
+    inputs: summaries,
+    registered,
+    modelSizes: sfm.models.map((m) => m.registered),
+    meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
+    features: sfm.features,
+    matcher,
+    cameraModel,
+    noInitialPair: sfm.noInitialPair,
+  });
+  const report: CaptureReport = {
+    datasetDir,
+    registered: registered.size,
+    total,
+    points: stats?.points ?? 0,
+    observations: stats?.observations ?? 0,
+    meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
+    meanTrackLength: stats?.meanTrackLength ?? 0,
+    models: sfm.models.map((m) => ({ registered: m.registered, points: m.points })),
+    inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
+    matcher,
+    cameraModel,
+    maxSize,
+    tools: { colmap: { path: colmap.path, version: colmap.versionString }, ...(tools ? { ffmpeg: { path: tools.ffmpeg, version: tools.version } } : {}) },
+    timingsS,
+    resumed,
+    diagnostics,
+  };
+  await writeFileAtomic(path.join(workDir, 'report.json'), `${JSON.stringify(report, null, 1)}\n`);
+  for (const d of diagnostics) log(d.level, d.message);
+  if (!sfm.model) {
+    throw new ArgonautError('bad_input', `${datasetDir}: structure from motion failed: ${diagnostics.map((d) => d.message).join(' ')} (report: ${path.join(workDir, 'report.json')})`, { file: datasetDir, report });
+  }
+  return { datasetDir, report };
+}
+
+function inputReport(input: CaptureInput, outcome: VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }, images: string[], registered: ReadonlySet<string>): InputReport {
+  const base = { name: input.name, kind: input.kind, path: input.path, images: images.length, registered: images.filter((n) => registered.has(n)).length, unregistered: images.filter((n) => !registered.has(n)) };
+  if ('photos' in outcome) {
+    const records = Object.values(outcome.records);
+    return { ...base, photos: { copied: records.filter((r) => r.action === 'copied').length, reencoded: records.filter((r) => r.action === 'reencoded').length } };
+  }
+  const { info, selection } = outcome;
+  return {
+    ...base,
+    video: {
+      durationS: info.durationS,
+      fps: info.fps,
+      width: info.width,
+      height: info.height,
+      framesDecoded: outcome.framesDecoded,
+      segments: selection.segments,
+      droppedBlurry: selection.dropped.filter((d) => d.reason === 'blurry').length,
+      droppedDuplicate: selection.dropped.filter((d) => d.reason === 'duplicate').length,
+      medianSharpness: selection.medianSharpness,
+    },
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * What a capture produced, measured from the model itself (never from COLMAP's printed summary,
+ * whose wording changes between versions): registered images, points, reprojection error, and the
+ * diagnostics that say which images or clips failed and what to try.
+ *
+ * Mean reprojection error follows COLMAP's definition (model_analyzer, Reconstruction::
+ * ComputeMeanReprojectionError): each point's error is the mean over its observations, and the
+ * figure is the mean over points. We recompute every observation's error by projecting through the
+ * camera (with its distortion), so the number is checked rather than copied.
+ */
+import type { ColmapCamera, ColmapModel } from './colmap-model.js';
+import { distortNormalized, lensOf, type Lens } from './distortion.js';
+import { worldToCameraFromQuaternion } from './pose.js';
+
+export interface ModelStats {
+  registered: number;
+  points: number;
+  observations: number;
+  /** COLMAP's figure: mean over points of the mean error over each point's observations. */
+  meanReprojectionErrorPx: number;
+  /** Mean over all observations. */
+  meanObservationErrorPx: number;
+  meanTrackLength: number;
+  /** Mean observation error per registered image. */
+  imageErrorPx: Record<string, number>;
+  /** 3D points seen per registered image. */
+  imagePoints: Record<string, number>;
+}
+
+function lensOfCamera(camera: ColmapCamera): Lens | null {
+  const p = camera.params;
+  switch (camera.model) {
+    case 'SIMPLE_PINHOLE':
+      return { fx: p[0], fy: p[0], cx: p[1], cy: p[2], k1: 0, k2: 0, p1: 0, p2: 0 };
+    case 'PINHOLE':
+      return { fx: p[0], fy: p[1], cx: p[2], cy: p[3], k1: 0, k2: 0, p1: 0, p2: 0 };
+    case 'SIMPLE_RADIAL':
+    case 'RADIAL':
+    case 'OPENCV':
+      return lensOf({ model: camera.model, params: p });
+    default:
+      return null; // other models are not projected (their error is left out)
+  }
+}
+
+export function modelStats(model: ColmapModel): ModelStats {
+  const pointIndex = new Map<number, number>();
+  for (let i = 0; i < model.points.ids.length; i++) pointIndex.set(model.points.ids[i], i);
+  const errorSum = new Float64Array(model.points.ids.length);
+  const errorCount = new Uint32Array(model.points.ids.length);
+  const imageErrorPx: Record<string, number> = {};
+  const imagePoints: Record<string, number> = {};
+  let observationSum = 0;
+  let observations = 0;
+  const positions = model.points.positions;
+  for (const image of model.images) {
+    const lens = lensOfCamera(model.cameras.get(image.cameraId)!);
+    const m = worldToCameraFromQuaternion(image.qvec, image.tvec);
+    let sum = 0;
+    let count = 0;
+    for (let k = 0; k < image.point3DIds.length; k++) {
+      const id = image.point3DIds[k];
+      if (id < 0) continue;
+      const p = pointIndex.get(id);
+      if (p === undefined) continue;
+      count++;
+      if (!lens) continue;
+      const [X, Y, Z] = [positions[3 * p], positions[3 * p + 1], positions[3 * p + 2]];
+      const xc = m[0] * X + m[1] * Y + m[2] * Z + m[3];
+      const yc = m[4] * X + m[5] * Y + m[6] * Z + m[7];
+      const zc = m[8] * X + m[9] * Y + m[10] * Z + m[11];
+      const [xd, yd] = distortNormalized(lens, xc / zc, yc / zc);
+      const error = Math.hypot(lens.fx * xd + lens.cx - image.xy[2 * k], lens.fy * yd + lens.cy - image.xy[2 * k + 1]);
+      errorSum[p] += error;
+      errorCount[p]++;
+      sum += error;
+    }
+    imagePoints[image.name] = count;
+    if (lens && count > 0) imageErrorPx[image.name] = sum / count;
+    observationSum += sum;
+    observations += count;
+  }
+  let pointErrorSum = 0;
+  let pointsWithError = 0;
+  for (let p = 0; p < errorSum.length; p++) {
+    if (errorCount[p] === 0) continue;
+    pointErrorSum += errorSum[p] / errorCount[p];
+    pointsWithError++;
+  }
+  return {
+    registered: model.images.length,
+    points: model.points.ids.length,
+    observations,
+    meanReprojectionErrorPx: pointsWithError ? pointErrorSum / pointsWithError : NaN,
+    meanObservationErrorPx: observations ? observationSum / observations : NaN,
+    meanTrackLength: model.points.ids.length ? observations / model.points.ids.length : 0,
+    imageErrorPx,
+    imagePoints,
+  };
+}
+
+// ---- diagnostics ----
+
+export interface Diagnostic {
+  level: 'info' | 'warn';
+  message: string;
+}
+
+export interface InputSummary {
+  name: string;
+  kind: 'video' | 'photos';
+  /** Image names (as in the model: "<input>/<file>") in capture order, with their video time if any. */
+  images: { name: string; timeS?: number }[];
+}
+
+export interface DiagnoseInput {
+  inputs: InputSummary[];
+  registered: ReadonlySet<string>;
+  /** Registered image count of every model COLMAP produced, largest first. */
+  modelSizes: number[];
+  meanReprojectionErrorPx: number;
+  /** SIFT features per image name, where known. */
+  features: Readonly<Record<string, number>>;
+  matcher: 'sequential' | 'exhaustive';
+  cameraModel: string;
+  /** The mapper reported that it found no initial pair. */
+  noInitialPair?: boolean;
+}
+
+const FEW_FEATURES = 500;
+const HIGH_ERROR_PX = 1.5;
+
+function runsOf<T>(items: readonly T[], member: (item: T) => boolean): T[][] {
+  const runs: T[][] = [];
+  let current: T[] = [];
+  for (const item of items) {
+    if (member(item)) current.push(item);
+    else if (current.length) {
+      runs.push(current);
+      current = [];
+    }
+  }
+  if (current.length) runs.push(current);
+  return runs;
+}
+
+function listNames(names: readonly string[], limit = 8): string {
+  return names.length <= limit ? names.join(', ') : `${names.slice(0, limit).join(', ')} and ${names.length - limit} more`;
+}
+
+/** Which images or inputs failed to register, and what to try; empty when everything registered cleanly. */
+export function diagnose(d: DiagnoseInput): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const total = d.inputs.reduce((s, i) => s + i.images.length, 0);
+  const registered = d.inputs.reduce((s, i) => s + i.images.filter((im) => d.registered.has(im.name)).length, 0);
+  if (d.modelSizes.length === 0) {
+    out.push({
+      level: 'warn',
+      message: `COLMAP could not build any model from the ${total} images${d.noInitialPair ? ' (no initial image pair with enough matches and parallax)' : ''}. Try: more overlap between consecutive views (move slower, or raise --frames), less blur (more light, a steadier hand), a textured scene (plain or shiny surfaces have no features), moving around the object rather than turning on the spot (parallax), and --matcher exhaustive.`,
+    });
+  }
+  for (const input of d.inputs) {
+    const missing = input.images.filter((im) => !d.registered.has(im.name));
+    if (missing.length === 0 || d.modelSizes.length === 0) continue; // no model at all: said once above
+    const what = input.kind === 'video' ? `clip "${input.name}"` : `photo folder "${input.name}"`;
+    if (missing.length === input.images.length) {
+      out.push({ level: 'warn', message: `${what}: none of its ${input.images.length} images registered: it shares too few features with the rest of the capture. Film or photograph views that overlap the other inputs (the same object from nearby angles), or capture it separately.` });
+      continue;
+    }
+    if (input.kind === 'video') {
+      for (const run of runsOf(input.images, (im) => !d.registered.has(im.name))) {
+        const from = run[0];
+        const to = run[run.length - 1];
+        const times = from.timeS !== undefined && to.timeS !== undefined ? ` (${from.timeS.toFixed(1)}-${to.timeS.toFixed(1)} s)` : '';
+        out.push({ level: 'warn', message: `${what}: ${run.length === 1 ? `frame ${from.name}` : `${run.length} frames ${from.name} .. ${to.name}`}${times} did not register: the camera moved too fast or the frames were blurry there. Move slower, add light (shorter exposure), or raise --frames so neighbouring frames overlap more.` });
+      }
+    } else {
+      out.push({ level: 'warn', message: `${what}: ${missing.length} of ${input.images.length} photos did not register (${listNames(missing.map((m) => m.name))}). Each photo should share most of its view with another one: take more photos between these viewpoints.` });
+    }
+    const weak = missing.filter((m) => d.features[m.name] !== undefined && d.features[m.name] < FEW_FEATURES);
+    if (weak.length) out.push({ level: 'warn', message: `${weak.length} unregistered images have fewer than ${FEW_FEATURES} SIFT features (${listNames(weak.map((m) => `${m.name}: ${d.features[m.name]}`), 4)}): they are blurry, dark or show plain surfaces. Add texture or light, or hold the camera steadier.` });
+  }
+  if (d.modelSizes.length > 1 && d.modelSizes[1] >= 3) {
+    out.push({ level: 'warn', message: `COLMAP split the capture into ${d.modelSizes.length} separate models (${d.modelSizes.join(', ')} images); only the largest is kept. The views between them overlap too little: capture the transitions more densely (more --frames, a slower move)${d.matcher === 'sequential' ? ', or try --matcher exhaustive' : ''}.` });
+  }
+  if (Number.isFinite(d.meanReprojectionErrorPx) && d.meanReprojectionErrorPx > HIGH_ERROR_PX) {
+    out.push({ level: 'warn', message: `Mean reprojection error is ${d.meanReprojectionErrorPx.toFixed(2)} px (usually below 1): motion blur, rolling shutter or a lens the ${d.cameraModel} model cannot describe.${d.cameraModel === 'OPENCV' ? '' : ' Try --camera-model OPENCV;'} steadier, sharper footage helps most.` });
+  }
+  if (d.matcher === 'sequential' && d.inputs.length > 1) {
+    out.push({ level: 'info', message: 'Sequential matching links inputs only where they meet in name order; with several clips or folders, --matcher exhaustive matches every pair (slower).' });
+  }
+  if (total > 0 && registered < total && registered / total < 0.9 && d.modelSizes.length > 0) {
+    out.push({ level: 'warn', message: `Only ${registered} of ${total} images registered (${((100 * registered) / total).toFixed(0)}%).` });
+  }
+  return out;
+}

@@ -1,0 +1,296 @@
+/**
+ * Structure from motion through COLMAP's command line: feature extraction (one run per input, so
+ * a video clip gets one shared camera and photos one camera each), matching (sequential for video,
+ * exhaustive for small sets), incremental mapping, optional bundle adjustment. The largest model
+ * wins when COLMAP returns several.
+ *
+ * Resumable stage by stage from its outputs, recorded in <work>/state.json:
+ *   features  per input, once its feature_extractor run exited 0 (a cancelled run is simply run
+ *             again: COLMAP skips images whose features are already in database.db);
+ *   matching  once the matcher exited 0 (a rerun skips pairs already matched in the database);
+ *   mapping   once the mapper finished (a cancelled mapper starts over: sparse/ is cleared);
+ *   bundle    once bundle_adjuster finished.
+ * The state is keyed by the image set and every option that changes the results; a different key
+ * (other frames, another camera model) starts from an empty database.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { writeFileAtomic } from '../formats/atomic-file.js';
+import { readColmapModel } from './colmap.js';
+import { parseFeatureField, parseMapperLine, parseMatchingProgress, parseProcessedFile, parseSolverIteration, type Colmap, type ColmapCommand, type LogicalOption } from './colmap-cli.js';
+import type { ColmapModel } from './colmap-model.js';
+import { isFile } from './source-view.js';
+import { runTool } from './tool-process.js';
+
+export type SfmStage = 'features' | 'matching' | 'mapping' | 'bundle';
+export type Matcher = 'sequential' | 'exhaustive';
+
+export interface SfmGroup {
+  name: string;
+  kind: 'video' | 'photos';
+  /** Image names relative to the images folder ("<group>/<file>"), in capture order. */
+  images: string[];
+}
+
+export interface SfmProgress {
+  stage: SfmStage;
+  /** 0..1 within the stage. */
+  fraction: number;
+  message?: string;
+  /** The stage's outputs were already there: nothing ran. */
+  skipped?: boolean;
+}
+
+export interface SfmOptions {
+  matcher: Matcher;
+  cameraModel: string;
+  maxFeatures: number;
+  /** Images are already at most this size; passed on so COLMAP never downsizes behind our back. */
+  maxImageSize: number;
+  bundleAdjust: boolean;
+  /** CPU threads for COLMAP (-1: all). */
+  threads?: number;
+  signal?: AbortSignal;
+  onProgress?: (p: SfmProgress) => void;
+  onLog?: (level: 'info' | 'warn', message: string) => void;
+}
+
+export interface SfmModel {
+  dir: string;
+  registered: number;
+  points: number;
+}
+
+export interface SfmResult {
+  /** The model kept (largest, bundle-adjusted when asked), or null when COLMAP built none. */
+  model: ColmapModel | null;
+  modelDir: string | null;
+  /** Every model the mapper wrote, largest first. */
+  models: SfmModel[];
+  /** SIFT features per image name, from the extractor's output. */
+  features: Record<string, number>;
+  noInitialPair: boolean;
+  timingsS: Partial<Record<SfmStage, number>>;
+  /** Stages whose outputs were reused. */
+  resumed: SfmStage[];
+}
+
+interface SfmState {
+  key: string;
+  features: Record<string, boolean>;
+  featureCounts: Record<string, number>;
+  matching?: Matcher;
+  mapping?: { noInitialPair: boolean };
+  bundle?: boolean;
+}
+
+export interface SfmPaths {
+  imagesDir: string;
+  /** COLMAP's workspace: database.db, sparse/, bundled/, lists/, logs/, state.json. */
+  workDir: string;
+}
+
+async function stateKey(colmap: Colmap, paths: SfmPaths, groups: readonly SfmGroup[], options: SfmOptions): Promise<string> {
+  const files = [];
+  for (const group of groups) {
+    for (const name of group.images) {
+      const info = await stat(path.join(paths.imagesDir, name));
+      files.push([name, info.size]);
+    }
+  }
+  const material = { colmap: colmap.versionString, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: groups.map((g) => [g.name, g.kind]), files };
+  return createHash('sha256').update(JSON.stringify(material)).digest('hex');
+}
+
+async function readState(file: string): Promise<SfmState | null> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as SfmState;
+  } catch {
+    return null;
+  }
+}
+
+/** Sub-folders of sparse/ that hold a model, largest first. */
+export async function listModels(sparseDir: string): Promise<(SfmModel & { model: ColmapModel })[]> {
+  let entries: string[];
+  try {
+    entries = await readdir(sparseDir);
+  } catch {
+    return [];
+  }
+  const models = [];
+  for (const entry of entries.filter((e) => /^\d+$/.test(e))) {
+    const dir = path.join(sparseDir, entry);
+    if (!(await isFile(path.join(dir, 'images.bin'))) && !(await isFile(path.join(dir, 'images.txt')))) continue;
+    const model = await readColmapModel(dir);
+    models.push({ dir, registered: model.images.length, points: model.points.ids.length, model });
+  }
+  return models.sort((a, b) => b.registered - a.registered || b.points - a.points);
+}
+
+export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly SfmGroup[], options: SfmOptions): Promise<SfmResult> {
+  const { workDir, imagesDir } = paths;
+  const signal = options.signal;
+  const log = options.onLog ?? (() => undefined);
+  const database = path.join(workDir, 'database.db');
+  const sparseDir = path.join(workDir, 'sparse');
+  const bundledDir = path.join(workDir, 'bundled');
+  const logsDir = path.join(workDir, 'logs');
+  const stateFile = path.join(workDir, 'state.json');
+  await mkdir(logsDir, { recursive: true });
+  await mkdir(path.join(workDir, 'lists'), { recursive: true });
+
+  const key = await stateKey(colmap, paths, groups, options);
+  let state = await readState(stateFile);
+  if (!state || state.key !== key || !(await isFile(database))) {
+    if (state) log('info', 'the images or SfM options changed since the last run: starting COLMAP from an empty database');
+    await rm(database, { force: true });
+    await rm(sparseDir, { recursive: true, force: true });
+    await rm(bundledDir, { recursive: true, force: true });
+    state = { key, features: {}, featureCounts: {} };
+  }
+  const save = (): Promise<void> => writeFileAtomic(stateFile, `${JSON.stringify(state, null, 1)}\n`);
+  await save();
+
+  const result: SfmResult = { model: null, modelDir: null, models: [], features: state.featureCounts, noInitialPair: false, timingsS: {}, resumed: [] };
+  const threads = options.threads ?? -1;
+
+  const run = async (stage: SfmStage, command: ColmapCommand, args: string[], logical: Partial<Record<LogicalOption, string | number>>, onLine: (line: string) => void): Promise<void> => {
+    const extra = await colmap.args(command, { ...logical, logToStderr: 1 }, signal);
+    for (const option of extra.missing.filter((o) => o === 'extractUseGpu' || o === 'matchUseGpu')) {
+      log('warn', `this COLMAP (${colmap.versionText}) has no ${option === 'extractUseGpu' ? 'use_gpu option for feature extraction' : 'use_gpu option for matching'}: it uses its own default`);
+    }
+    const logFile = path.join(logsDir, `${stage}.log`);
+    const outcome = await runTool({
+      file: colmap.path,
+      args: [command, ...args, ...extra.args],
+      env: colmap.env,
+      signal,
+      logFile,
+      onStart: (pid) => log('info', `running colmap ${command} (pid ${pid}); log: ${logFile}`),
+      onLine,
+    });
+    const errorLine = outcome.tail.find((l) => /^(ERROR|E\d{4})/.test(l.trim()));
+    if (outcome.code !== 0) {
+      throw new ArgonautError('internal', `colmap ${command} failed (exit ${outcome.code}): ${(errorLine ?? outcome.tail.slice(-4).join(' | ')).trim()} (full log: ${logFile})`, { stage, log: logFile });
+    }
+    if (errorLine) log('warn', `colmap ${command}: ${errorLine.trim()} (see ${logFile})`);
+  };
+  const timed = async (stage: SfmStage, body: () => Promise<void>): Promise<void> => {
+    const started = performance.now();
+    await body();
+    result.timingsS[stage] = (result.timingsS[stage] ?? 0) + (performance.now() - started) / 1000;
+  };
+
+  // ---- features, one run per input ----
+  const total = groups.reduce((s, g) => s + g.images.length, 0);
+  let before = 0;
+  const gpu = colmap.cuda ? 1 : 0;
+  for (const group of groups) {
+    if (state.features[group.name]) {
+      before += group.images.length;
+      options.onProgress?.({ stage: 'features', fraction: before / total, skipped: true, message: `${group.name}: features already extracted` });
+      continue;
+    }
+    const list = path.join(workDir, 'lists', `${group.name}.txt`);
+    await writeFile(list, `${group.images.join('\n')}\n`);
+    let name = '';
+    await timed('features', () =>
+      run('features', 'feature_extractor', [
+        '--database_path', database, '--image_path', imagesDir, '--image_list_path', list,
+        '--ImageReader.camera_model', options.cameraModel,
+        '--ImageReader.single_camera', group.kind === 'video' ? '1' : '0',
+      ], { extractUseGpu: gpu, extractThreads: threads, extractMaxImageSize: options.maxImageSize, extractMaxFeatures: options.maxFeatures }, (line) => {
+        const processed = parseProcessedFile(line);
+        if (processed) options.onProgress?.({ stage: 'features', fraction: (before + processed.done) / total, message: `${group.name}: ${processed.done}/${processed.total}` });
+        const field = parseFeatureField(line);
+        if (field?.field === 'name') name = field.value;
+        else if (field?.field === 'features' && name) state!.featureCounts[name] = field.value;
+      }),
+    );
+    before += group.images.length;
+    state.features[group.name] = true;
+    delete state.matching;
+    delete state.mapping;
+    delete state.bundle;
+    await save();
+  }
+  if (groups.every((g) => state!.features[g.name]) && result.timingsS.features === undefined) result.resumed.push('features');
+
+  // ---- matching ----
+  if (state.matching === options.matcher) {
+    result.resumed.push('matching');
+    options.onProgress?.({ stage: 'matching', fraction: 1, skipped: true, message: 'images already matched' });
+  } else {
+    const command = options.matcher === 'sequential' ? 'sequential_matcher' : 'exhaustive_matcher';
+    await timed('matching', () =>
+      run('matching', command, ['--database_path', database], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
+        const fraction = parseMatchingProgress(line);
+        if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction });
+      }),
+    );
+    state.matching = options.matcher;
+    delete state.mapping;
+    delete state.bundle;
+    await save();
+  }
+
+  // ---- mapping ----
+  let models = state.mapping ? await listModels(sparseDir) : [];
+  if (state.mapping && models.length > 0) {
+    result.resumed.push('mapping');
+    result.noInitialPair = state.mapping.noInitialPair;
+    options.onProgress?.({ stage: 'mapping', fraction: 1, skipped: true, message: 'models already built' });
+  } else {
+    await rm(sparseDir, { recursive: true, force: true });
+    await rm(bundledDir, { recursive: true, force: true });
+    await mkdir(sparseDir, { recursive: true });
+    let most = 0;
+    let noInitialPair = false;
+    await timed('mapping', () =>
+      run('mapping', 'mapper', ['--database_path', database, '--image_path', imagesDir, '--output_path', sparseDir], { mapperThreads: threads }, (line) => {
+        const event = parseMapperLine(line);
+        if (!event) return;
+        if (event.kind === 'no-initial-pair') noInitialPair = true;
+        if (event.kind === 'init') options.onProgress?.({ stage: 'mapping', fraction: Math.max(most, 2) / total, message: `initial pair: images #${event.imageIds[0]} and #${event.imageIds[1]}` });
+        if (event.kind === 'registered') {
+          most = Math.max(most, event.count);
+          options.onProgress?.({ stage: 'mapping', fraction: most / total, message: `${event.count} images registered` });
+        }
+      }),
+    );
+    result.noInitialPair = noInitialPair;
+    state.mapping = { noInitialPair };
+    delete state.bundle;
+    await save();
+    models = await listModels(sparseDir);
+  }
+  result.models = models.map(({ dir, registered, points }) => ({ dir, registered, points }));
+  if (models.length === 0) return result;
+  let chosen: { dir: string; model: ColmapModel } = models[0];
+
+  // ---- bundle adjustment (optional) ----
+  if (options.bundleAdjust) {
+    if (state.bundle && (await isFile(path.join(bundledDir, 'images.bin')))) {
+      result.resumed.push('bundle');
+      options.onProgress?.({ stage: 'bundle', fraction: 1, skipped: true, message: 'already bundle-adjusted' });
+    } else {
+      await rm(bundledDir, { recursive: true, force: true });
+      await mkdir(bundledDir, { recursive: true });
+      await timed('bundle', () =>
+        run('bundle', 'bundle_adjuster', ['--input_path', chosen.dir, '--output_path', bundledDir], {}, (line) => {
+          const iteration = parseSolverIteration(line);
+          if (iteration !== null) options.onProgress?.({ stage: 'bundle', fraction: Math.min(1, iteration / 100), message: `iteration ${iteration}` });
+        }),
+      );
+      state.bundle = true;
+      await save();
+    }
+    chosen = { dir: bundledDir, model: await readColmapModel(bundledDir) };
+  }
+  result.model = chosen.model;
+  result.modelDir = chosen.dir;
+  return result;
+}

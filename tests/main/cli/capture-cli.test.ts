@@ -1,0 +1,120 @@
+/**
+ * `argonaut --no-gui capture` and `export` as a user runs them: the built CLI in a child process
+ * (PATH emptied to prove the missing-tool messages), and a small photo capture through COLMAP.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runCli } from '../../../main/cli/index.js';
+import { decodeImage } from '../../../main/engine/formats/images.js';
+import { applyOrientation } from '../../../main/engine/formats/image-ops.js';
+import { builtFile } from '../../helpers/build.js';
+import { installedTool } from '../../helpers/capture.js';
+import { makeColmapDataset, tempDir } from '../../helpers/datasets.js';
+import { encodeJpeg, withExifOrientation } from '../../helpers/images.js';
+import { sharedDataset } from '../../helpers/shared-data.js';
+import { captureStreams } from '../../helpers/streams.js';
+
+const ffmpeg = installedTool('ffmpeg');
+const colmap = installedTool('colmap');
+const apple = sharedDataset('video_apple');
+const temps: string[] = [];
+afterAll(async () => Promise.all(temps.map((t) => rm(t, { recursive: true, force: true }))));
+
+/** Runs the built CLI with the given environment; resolves with its exit code and output. */
+function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [builtFile('cli/index.mjs'), '--no-gui', ...args], { env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c));
+    child.stderr.on('data', (c: Buffer) => (stderr += c));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+  });
+}
+
+describe.skipIf(process.platform === 'win32')('argonaut --no-gui capture: missing tools', () => {
+  it('with PATH emptied, names COLMAP, how to install it, and exits 1 (a JSON error event too)', async () => {
+    const dir = await tempDir('nocolmap');
+    temps.push(dir);
+    await writeFile(path.join(dir, 'clip.mp4'), ''); // never read: the tools are checked first
+    const { code, stdout, stderr } = await cli(['capture', path.join(dir, 'clip.mp4'), '--out', path.join(dir, 'o'), '--json'], { PATH: '' });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/argonaut: colmap was not found on PATH \(nor in ARGONAUT_COLMAP\); it is needed for structure from motion .*Install it \(/);
+    const event = JSON.parse(stdout.trim().split('\n').at(-1)!);
+    expect(event).toMatchObject({ type: 'error', code: 'unavailable', details: { tool: 'colmap' } });
+  });
+
+  it.runIf(colmap.available && apple.available)('with COLMAP given but PATH emptied, a video names ffmpeg', async () => {
+    const { code, stderr } = await cli(['capture', path.join(apple.dir, 'apple.mp4'), '--out', path.join(await tempDir('noffmpeg'), 'o')], { PATH: '', ARGONAUT_COLMAP: colmap.path });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/ffmpeg was not found on PATH \(nor in ARGONAUT_FFMPEG\); it is needed for reading video files/);
+  });
+});
+
+describe('argonaut --no-gui capture and export: arguments', () => {
+  it('capture lists its registry parameters and refuses missing inputs or --out', async () => {
+    const help = captureStreams();
+    expect(await runCli(['--no-gui', 'capture', '--help'], { streams: help })).toBe(0);
+    expect(help.out()).toMatch(/--frames <int>.*\(default: 150 frames\)/);
+    expect(help.out()).toMatch(/--matcher <auto\|sequential\|exhaustive>/);
+    const none = captureStreams();
+    expect(await runCli(['--no-gui', 'capture', '--out', 'x'], { streams: none })).toBe(2);
+    expect(none.err()).toMatch(/capture needs at least one video file or photo folder/);
+    expect(await runCli(['--no-gui', 'capture', 'a.mp4'], { streams: captureStreams() })).toBe(2);
+    expect(await runCli(['--no-gui', 'capture', 'a.mp4', '--out', 'x', '--frames', '1'], { streams: captureStreams() })).toBe(2);
+  });
+
+  it('export writes transforms.json and reports it as JSON; a bad format is a usage error', async () => {
+    const source = await makeColmapDataset({ count: 3 });
+    temps.push(source.root);
+    const out = await tempDir('export-cli');
+    temps.push(out);
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'export', source.root, '--format', 'transforms', '--out', out, '--json'], { streams: s })).toBe(0);
+    expect(s.jsonLines().at(-1)).toMatchObject({ type: 'result', format: 'transforms', views: 3, points: 5, images_copied: 3, out: path.join(out, 'transforms.json') });
+    const bad = captureStreams();
+    expect(await runCli(['--no-gui', 'export', source.root, '--format', 'ply', '--out', out], { streams: bad })).toBe(2);
+    expect(bad.err()).toMatch(/--format: expected transforms or colmap, got "ply"/);
+  });
+});
+
+describe.runIf(ffmpeg.available && colmap.available && apple.available)('argonaut --no-gui capture: a photo folder', () => {
+  it('8 photos of mixed sizes and EXIF orientations register through exhaustive matching; --json gives registered and total', async () => {
+    const dir = await tempDir('photos-cli');
+    temps.push(dir);
+    const frames = path.join(dir, 'frames');
+    const photos = path.join(dir, 'photos');
+    await mkdir(frames);
+    await mkdir(photos);
+    // 8 frames of the apple's arc, 6 apart, at 480 px.
+    const made = spawnSync(ffmpeg.path, ['-nostdin', '-loglevel', 'error', '-i', path.join(apple.dir, 'apple.mp4'), '-vf', "select='not(mod(n\\,6))',scale=480:-2", '-fps_mode', 'passthrough', '-frames:v', '8', '-q:v', '2', path.join(frames, 'f%02d.jpg')]);
+    expect(made.status).toBe(0);
+    for (let i = 1; i <= 8; i++) {
+      const name = `f${String(i).padStart(2, '0')}.jpg`;
+      const bytes = new Uint8Array(await readFile(path.join(frames, name)));
+      if (i % 3 === 0) {
+        // Stored turned 90 degrees counter-clockwise with EXIF 6 ("rotate 90 clockwise to display"): a phone held upright.
+        const image = applyOrientation(decodeImage(bytes, name), 8);
+        const rgba = new Uint8Array(image.width * image.height * 4);
+        for (let p = 0; p < image.width * image.height; p++) rgba.set([...image.data.subarray(p * 3, p * 3 + 3), 255], p * 4);
+        await writeFile(path.join(photos, name), withExifOrientation(encodeJpeg(image.width, image.height, rgba, 95), 6));
+      } else if (i === 4) {
+        // Another camera resolution.
+        expect(spawnSync(ffmpeg.path, ['-nostdin', '-loglevel', 'error', '-i', path.join(frames, name), '-vf', 'scale=360:-2', '-q:v', '2', path.join(photos, name)]).status).toBe(0);
+      } else await writeFile(path.join(photos, name), bytes);
+    }
+    const out = path.join(dir, 'dataset');
+    const s = captureStreams();
+    const code = await runCli(['--no-gui', 'capture', photos, '--out', out, '--max-features', '2048', '--json'], { streams: s });
+    const lines = s.jsonLines();
+    const result = lines.at(-1)!;
+    expect(code, s.err()).toBe(0);
+    console.log(`photo capture: ${result.registered}/${result.total} registered, ${result.points} points, ${JSON.stringify(result.timings_s)}`);
+    expect(result).toMatchObject({ type: 'result', total: 8, matcher: 'exhaustive', dataset: out });
+    expect(result.registered as number).toBeGreaterThanOrEqual(7);
+    expect(lines.some((l) => l.type === 'progress' && l.stage === 'photos')).toBe(true);
+    expect(lines.some((l) => l.type === 'progress' && l.stage === 'mapping')).toBe(true);
+  }, 600_000);
+});
