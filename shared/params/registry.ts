@@ -121,6 +121,27 @@ export const PARAMS = [
     key: 'train.normalStart', flag: 'normal-start', type: 'int', min: 0, max: 10_000_000, default: 7000, unit: 'steps',
     group: 'Geometry', label: 'Normals from', commands: ['train', 'bench', 'mesh'], advanced: true, help: 'First step of the normal-consistency loss (at most a quarter of the iterations).',
   },
+  // ---- mesh extraction (main/engine/mesh, docs/mesh.md) ----
+  {
+    key: 'mesh.resolution', flag: 'resolution', type: 'int', min: 16, max: 1024, default: 256, unit: 'voxels',
+    group: 'Mesh', label: 'Resolution', commands: ['mesh', 'bench'],
+    help: 'Voxels of the TSDF grid along the longest side of the scene bounds; GPU memory grows with the cube (12 B a voxel: 256 -> 0.2 GB, 512 -> 1.6 GB).',
+  },
+  {
+    key: 'mesh.truncation', flag: 'truncation', type: 'float', min: 0.5, max: 32, default: 4, unit: 'voxels',
+    group: 'Mesh', label: 'Truncation', commands: ['mesh', 'bench'], advanced: true,
+    help: 'How far behind and in front of the rendered surface a view updates the signed distance, in voxels: larger closes holes and smooths noise, smaller keeps thin parts apart.',
+  },
+  {
+    key: 'mesh.targetTriangles', flag: 'target-triangles', type: 'int', min: 0, max: 100_000_000, default: 0, unit: 'triangles',
+    group: 'Mesh', label: 'Target triangles', commands: ['mesh', 'bench'],
+    help: 'Simplify the mesh to about this many triangles (meshoptimizer, colour-aware); 0 keeps every triangle marching cubes makes.',
+  },
+  {
+    key: 'mesh.minComponent', flag: 'min-component', type: 'float', min: 0, max: 1, default: 0.05,
+    group: 'Mesh', label: 'Smallest piece', commands: ['mesh', 'bench'], advanced: true,
+    help: 'Remove disconnected pieces with fewer triangles than this fraction of the largest piece (floaters); 0 keeps all, 1 only the largest.',
+  },
 ] as const satisfies readonly ParamDef[];
 
 export type ParamKey = (typeof PARAMS)[number]['key'];

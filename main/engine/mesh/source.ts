@@ -1,0 +1,58 @@
+/**
+ * Where extraction's input comes from: trained splats (a PLY, or a `train --out` folder holding
+ * splats.ply and metrics.json) and the dataset whose training cameras the views are rendered
+ * from. Everything ends as a MeshInput (splats + cameras), so a project file can hand over the
+ * same two things later without touching extraction.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
+import { loadDataset } from '../capture/dataset.js';
+import { readPly } from '../formats/ply.js';
+import type { MeshInput } from './extract.js';
+
+export interface MeshSourceFiles {
+  splatsFile: string;
+  datasetDir: string;
+}
+
+async function kindOf(p: string): Promise<'file' | 'dir' | undefined> {
+  try {
+    const s = await stat(p);
+    return s.isDirectory() ? 'dir' : s.isFile() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves `input` (a splats PLY, or a training output folder) and the dataset folder: `data`
+ * when given, else the `dataset` a training run recorded in the folder's metrics.json.
+ */
+export async function resolveMeshSource(input: string, data?: string): Promise<MeshSourceFiles> {
+  if (input.toLowerCase().endsWith('.argo')) throw new ArgonautError('invalid_argument', `${input}: project files are not supported by mesh yet; pass the training output folder (or its splats.ply) and --data <dataset>`);
+  const kind = await kindOf(input);
+  if (!kind) throw badInput(input, 'not found (expected a splats .ply or a training output folder)');
+  const splatsFile = kind === 'dir' ? path.join(input, 'splats.ply') : input;
+  if ((await kindOf(splatsFile)) !== 'file') throw badInput(splatsFile, 'not found: the folder has no splats.ply (is it a `train --out` folder?)');
+  let datasetDir = data;
+  if (!datasetDir && kind === 'dir') {
+    try {
+      const metrics = JSON.parse(await readFile(path.join(input, 'metrics.json'), 'utf8')) as { dataset?: unknown };
+      if (typeof metrics.dataset === 'string') datasetDir = metrics.dataset;
+    } catch {
+      // no record: --data is required below
+    }
+  }
+  if (!datasetDir) throw new ArgonautError('invalid_argument', `mesh needs --data <dataset folder> (the cameras to render from): ${input} does not record its dataset`);
+  if ((await kindOf(datasetDir)) !== 'dir') throw badInput(datasetDir, 'dataset folder not found');
+  return { splatsFile, datasetDir };
+}
+
+/** Reads the splats and the dataset's training cameras (no images are decoded). */
+export async function loadMeshInput(source: MeshSourceFiles): Promise<MeshInput & { datasetName: string }> {
+  const [splats, dataset] = await Promise.all([readPly(source.splatsFile), loadDataset(source.datasetDir)]);
+  const train = dataset.views.filter((v) => v.split === 'train');
+  const views = train.length ? train : dataset.views;
+  return { splats, cameras: views.map((v) => v.camera), datasetName: path.basename(path.resolve(source.datasetDir)) };
+}
