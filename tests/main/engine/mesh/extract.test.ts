@@ -1,43 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { extractMesh } from '../../../../main/engine/mesh/extract.js';
 import { triangleComponents } from '../../../../main/engine/mesh/cleanup.js';
-import { lookAt, type PinholeCamera } from '../../../../shared/scene/camera.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { freshSeed } from '../../../helpers/random.js';
+import { sphereCameras, uvSphere } from '../../../helpers/mesh-scenes.js';
 import { splatsOnMesh } from '../../../helpers/surface-splats.js';
-
-/** A UV sphere (positions, triangle indices). */
-function uvSphere(radius: number, rings = 24, segments = 48) {
-  const positions: number[] = [];
-  const triangles: number[] = [];
-  for (let r = 0; r <= rings; r++) {
-    const theta = (Math.PI * r) / rings;
-    for (let s = 0; s < segments; s++) {
-      const phi = (2 * Math.PI * s) / segments;
-      positions.push(radius * Math.sin(theta) * Math.cos(phi), radius * Math.cos(theta), radius * Math.sin(theta) * Math.sin(phi));
-    }
-  }
-  for (let r = 0; r < rings; r++) {
-    for (let s = 0; s < segments; s++) {
-      const a = r * segments + s;
-      const b = r * segments + ((s + 1) % segments);
-      triangles.push(a, a + segments, b, b, a + segments, b + segments);
-    }
-  }
-  return { positions, triangles };
-}
-
-/** Cameras on a Fibonacci sphere of radius 3 looking at the origin (the render-views.mjs layout). */
-function ringCameras(count: number, size: number): PinholeCamera[] {
-  const f = (0.5 * size) / Math.tan(0.35);
-  return Array.from({ length: count }, (_, i) => {
-    const y = 1 - (2 * (i + 0.5)) / count;
-    const r = Math.sqrt(1 - y * y);
-    const phi = i * 2.399963229728653;
-    const eye = [3 * r * Math.cos(phi), 3 * y, 3 * r * Math.sin(phi)];
-    return { width: size, height: size, fx: f, fy: f, cx: size / 2, cy: size / 2, worldToCamera: lookAt(eye, [0, 0, 0], Math.abs(y) > 0.95 ? [1, 0, 0] : [0, 1, 0]) };
-  });
-}
 
 describe('mesh extraction end to end (GPU)', () => {
   it('recovers a sphere of splats: one closed piece, on the surface within a pixel footprint, coloured like the splats', async () => {
@@ -46,7 +13,7 @@ describe('mesh extraction end to end (GPU)', () => {
     const sphere = uvSphere(0.7);
     // red above the equator, blue below
     const splats = splatsOnMesh(sphere.positions, sphere.triangles, 3000, seed, (p) => (p[1] > 0 ? [0.9, 0.1, 0.1] : [0.1, 0.1, 0.9]));
-    const cameras = ringCameras(16, 64);
+    const cameras = sphereCameras(16, 64);
     const { mesh, stats } = await extractMesh(ctx, { splats, cameras }, { resolution: 40, truncationVoxels: 3, targetTriangles: 0, minComponentFraction: 0.05 });
     expect(stats.triangles, `seed ${seed}`).toBeGreaterThan(1000);
     expect(triangleComponents(mesh).sizes.length, `seed ${seed}`).toBe(1);
