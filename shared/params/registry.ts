@@ -138,7 +138,7 @@ export const PARAMS = [
     help: 'Simplify the mesh to about this many triangles (meshoptimizer, colour-aware); 0 keeps every triangle marching cubes makes.',
   },
   {
-    key: 'mesh.minComponent', flag: 'min-component', type: 'float', min: 0, max: 1, default: 0.05,
+    key: 'mesh.minComponent', flag: 'min-component', type: 'float', min: 0, max: 1, default: 0.3,
     group: 'Mesh', label: 'Smallest piece', commands: ['mesh', 'bench'], advanced: true,
     help: 'Remove disconnected pieces with fewer triangles than this fraction of the largest piece (floaters); 0 keeps all, 1 only the largest.',
   },
