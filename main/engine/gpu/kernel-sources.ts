@@ -10,6 +10,7 @@ import intersect from '../../../kernels/intersect.wgsl';
 import loss from '../../../kernels/loss.wgsl';
 import marchingCubes from '../../../kernels/marching-cubes.wgsl';
 import mcmc from '../../../kernels/mcmc.wgsl';
+import meshDepth from '../../../kernels/mesh-depth.wgsl';
 import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
@@ -27,6 +28,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   loss,
   'marching-cubes': marchingCubes,
   mcmc,
+  'mesh-depth': meshDepth,
   project,
   'radix-sort': radixSort,
   rasterize,

@@ -8,12 +8,14 @@
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
+import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { Rasterizer, type RasterFrame } from '../render/rasterizer.js';
 import { removeOutsideCameras, removeSmallComponents } from './cleanup.js';
 import { gridForBounds, splatBounds, type Bounds, type VoxelGrid } from './grid.js';
 import { MarchingCubes } from './marching-cubes.js';
+import { RayDepth } from './ray-depth.js';
 import { computeNormals, triangleCount, vertexCount, weldSoup, type TriangleMesh } from './mesh.js';
 import { simplifyMesh } from './simplify.js';
 import { TsdfVolume, type DepthMode } from './tsdf.js';
@@ -25,11 +27,13 @@ export interface MeshInput {
 }
 
 /**
- * Which depth each view contributes: 'expected' (the rasterizer's sum of w z over alpha, always
- * there) or 'median' (the depth where transmittance crosses 0.5: sharper surfaces; needs a
- * rasterizer frame with a `medianDepth` buffer, which geometry-aware training brings).
+ * Which depth each view contributes: 'ray' (default: per splat the depth of its highest density
+ * along the pixel's ray, composited with the image's weights: ray-depth.ts), 'expected' (the
+ * rasterizer's sum of w z over alpha: splat centres, in front of slanted surfaces by a fraction
+ * of a footprint) or 'median' (a frame's `medianDepth` buffer, which geometry-aware training
+ * brings; refused until a frame has one).
  */
-export type DepthSource = 'expected' | 'median';
+export type DepthSource = 'ray' | 'expected' | 'median';
 
 export interface MeshOptions {
   /** Voxels along the bounds' longest axis. */
@@ -75,10 +79,22 @@ export interface MeshResult {
   stats: MeshStats;
 }
 
-function depthBufferOf(frame: RasterFrame, source: DepthSource): { buffer: GPUBuffer; mode: DepthMode } {
+interface ViewDepth {
+  buffer: GPUBuffer;
+  mode: DepthMode;
+  /** Extra work after the frame's forward (the ray depth pass). */
+  encode?: (commands: GpuCommands) => void;
+  destroy?: () => void;
+}
+
+function viewDepthOf(frame: RasterFrame, source: DepthSource, rayDepth: RayDepth | undefined): ViewDepth {
   if (source === 'expected') return { buffer: frame.depth, mode: 'expected' };
+  if (source === 'ray') {
+    const target = rayDepth!.bind(frame);
+    return { buffer: target.depth, mode: 'direct', encode: (commands) => rayDepth!.encode(commands, target), destroy: () => target.destroy() };
+  }
   const median = (frame as RasterFrame & { medianDepth?: GPUBuffer }).medianDepth;
-  if (!median) throw new ArgonautError('invalid_argument', 'median depth needs the geometry-aware rasterizer (a frame with a medianDepth buffer); this build renders the expected depth only');
+  if (!median) throw new ArgonautError('invalid_argument', 'median depth needs the geometry-aware rasterizer (a frame with a medianDepth buffer); use the ray or expected depth');
   return { buffer: median, mode: 'direct' };
 }
 
@@ -96,20 +112,23 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
   const height = Math.max(...cameras.map((c) => c.height));
   const rasterizer = await Rasterizer.createTuned(ctx);
   const gpuSplats = GpuSplats.fromHost(ctx, splats);
+  const source = options.depth ?? 'ray';
+  const rayDepth = source === 'ray' ? await RayDepth.create(ctx) : undefined;
   const volume = await TsdfVolume.create(ctx, grid, {
-    depthMode: options.depth === 'median' ? 'direct' : 'expected',
+    depthMode: source === 'expected' ? 'expected' : 'direct',
     alphaMin: options.alphaMin,
     carve: options.carve,
     maxPointsPerDispatch: options.maxPerDispatch,
   });
   let frame: RasterFrame | undefined;
+  let depth: ViewDepth | undefined;
   let soup;
   let fusedAt: number;
   let marchedAt: number;
   try {
     let capacity = Math.max(1 << 16, splats.count * 4);
     frame = await rasterizer.createFrame(gpuSplats, width, height, capacity);
-    let depth = depthBufferOf(frame, options.depth ?? 'expected');
+    depth = viewDepthOf(frame, source, rayDepth);
     let binding = volume.bindView(depth.buffer, frame.image, width, height);
     const settings = { background: [0, 0, 0] as const, antialiased: options.antialiased ?? false, shDegree: splats.shDegree };
     for (let v = 0; v < cameras.length; v++) {
@@ -117,13 +136,15 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
       for (;;) {
         const render = ctx.commands('mesh.render');
         rasterizer.encodeForward(render, frame, cameras[v], settings);
+        depth.encode?.(render);
         await render.submit();
         const counts = await rasterizer.readCounts(frame);
         if (!counts.overflow) break;
         frame.destroy();
+        depth.destroy?.();
         capacity = Math.ceil(counts.intersections * 1.1);
         frame = await rasterizer.createFrame(gpuSplats, width, height, capacity);
-        depth = depthBufferOf(frame, options.depth ?? 'expected');
+        depth = viewDepthOf(frame, source, rayDepth);
         binding = volume.bindView(depth.buffer, frame.image, width, height);
       }
       const fuse = ctx.commands('mesh.fuse');
@@ -139,6 +160,7 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
     soup = await mc.extract(volume, { onSlab: (done, total) => progress('march', done, total) });
     marchedAt = performance.now();
   } finally {
+    depth?.destroy?.();
     frame?.destroy();
     volume.destroy();
     gpuSplats.destroy();
