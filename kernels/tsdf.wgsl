@@ -10,18 +10,20 @@
 //          (observations), colors (rgba8: running mean colour, a = colour observations, <= 255).
 // Per point: project the point; outside the image or behind the near plane: untouched. Where
 //   alpha >= alpha_min the surface depth d is depth / alpha (DEPTH_MODE 0: the expected depth;
-//   1: the buffer holds a depth to use as is, e.g. a median depth) and sdf = d - z (z = camera
+//   1: the buffer holds a depth to use as is: the ray depth of mesh-depth.wgsl, or the median
+//   depth of a rasterizer frame's `geometry`, read with DEPTH_STRIDE 4) and sdf = d - z (z = camera
 //   depth of the point); points more than `truncation` behind the surface are occluded:
 //   untouched. Where alpha < alpha_min the ray sees nothing: with CARVE the point is free space
 //   (sdf = +truncation), else untouched. Colour is averaged where |sdf| < truncation.
 // Workgroup: WG threads, 1D over the slab's points (2D dispatch past 65535 workgroups).
-// Override constants: WG, DEPTH_MODE, CARVE.
+// Override constants: WG, DEPTH_MODE, DEPTH_STRIDE (f32 values per pixel of `depth`), CARVE.
 // Invariant: a point is written by one thread per dispatch, and dispatches of one submit run in
 //   order, so the running means need no atomics and are deterministic.
 
 override WG: u32 = 64u;
 override DEPTH_MODE: u32 = 0u;
 override CARVE: bool = true;
+override DEPTH_STRIDE: u32 = 1u;
 
 struct TsdfView {
   r0: vec4f, // world -> camera, rows of [R | t]
@@ -84,7 +86,7 @@ fn tsdf_integrate(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
   var sdf: f32;
   var observed = false;
   if (rgba.w >= view.alpha_min) {
-    var d = depth[pixel];
+    var d = depth[pixel * DEPTH_STRIDE];
     if (DEPTH_MODE == 0u) {
       d = d / rgba.w;
     }

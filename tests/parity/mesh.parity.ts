@@ -146,7 +146,7 @@ function renderView(random: () => number, camera: PinholeCamera, shapes: readonl
  * it (weight exactly, value within 1e-5, colour within one step), and every point it leaves alone
  * must keep its bits. Points at a float32 decision boundary are left out and counted.
  */
-export async function tsdfParity(ctx: GpuContext, seed: number, c: MeshCase, options: { views?: number; depthMode?: 'expected' | 'direct'; carve?: boolean } = {}): Promise<ParityResult> {
+export async function tsdfParity(ctx: GpuContext, seed: number, c: MeshCase, options: { views?: number; depthMode?: 'expected' | 'direct'; carve?: boolean; depthStride?: number } = {}): Promise<ParityResult> {
   const random = rng(seed);
   const grid = unitGrid(c.dims);
   const shapes = randomShapes(random, c.shapes);
@@ -165,7 +165,8 @@ export async function tsdfParity(ctx: GpuContext, seed: number, c: MeshCase, opt
   state.values.set(values32);
   state.weights.set(weights32);
   const initialColors = state.colors.slice();
-  const volume = await TsdfVolume.create(ctx, grid, { depthMode: depthMode === 'direct' ? 'direct' : 'expected', carve, maxPointsPerDispatch: c.perDispatch });
+  const stride = options.depthStride ?? 1;
+  const volume = await TsdfVolume.create(ctx, grid, { depthMode: depthMode === 'direct' ? 'direct' : 'expected', depthStride: stride, carve, maxPointsPerDispatch: c.perDispatch });
   const { device } = ctx;
   device.queue.writeBuffer(volume.values, 0, values32);
   device.queue.writeBuffer(volume.weights, 0, weights32);
@@ -181,7 +182,9 @@ export async function tsdfParity(ctx: GpuContext, seed: number, c: MeshCase, opt
     const before = state.weights.slice();
     integrateReference(grid, state, { camera, depth, image }, { alphaMin: 0.5, carve, depthMode, near: 0.01 }, ambiguous);
     for (let p = 0; p < points; p++) if (state.weights[p] !== before[p]) touched.add(p);
-    const depthBuffer = uploadStorage(device, 'tsdf.test.depth', depth);
+    // strided depth (a frame's geometry buffer: median first, then other values the volume must skip)
+    const strided = new Float32Array(depth.length * stride).map((_, i) => (i % stride === 0 ? depth[i / stride] : -1e6));
+    const depthBuffer = uploadStorage(device, 'tsdf.test.depth', strided);
     const imageBuffer = uploadStorage(device, 'tsdf.test.image', image);
     const binding = volume.bindView(depthBuffer, imageBuffer, width, height);
     const commands = ctx.commands('tsdf.test');
@@ -217,7 +220,7 @@ export async function tsdfParity(ctx: GpuContext, seed: number, c: MeshCase, opt
   }
   const ok = worst <= 1e-5 && weightMismatches === 0 && colorWorst <= 1 && untouchedChanged === 0 && touched.size > points / 10;
   return {
-    name: `tsdf ${c.dims.join('x')} (${viewCount} views, ${depthMode} depth, carve ${carve}, ${c.perDispatch} points a dispatch): ${touched.size} points updated, ${ambiguous.size} at a float32 boundary left out`,
+    name: `tsdf ${c.dims.join('x')} (${viewCount} views, ${depthMode} depth, stride ${stride}, carve ${carve}, ${c.perDispatch} points a dispatch): ${touched.size} points updated, ${ambiguous.size} at a float32 boundary left out`,
     variant: ctx.info.variant,
     seed,
     ok,

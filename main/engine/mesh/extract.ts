@@ -18,7 +18,7 @@ import { MarchingCubes } from './marching-cubes.js';
 import { RayDepth } from './ray-depth.js';
 import { computeNormals, triangleCount, vertexCount, weldSoup, type TriangleMesh } from './mesh.js';
 import { simplifyMesh } from './simplify.js';
-import { TsdfVolume, type DepthMode } from './tsdf.js';
+import { TsdfVolume } from './tsdf.js';
 
 export interface MeshInput {
   splats: SplatSet;
@@ -30,8 +30,8 @@ export interface MeshInput {
  * Which depth each view contributes: 'ray' (default: per splat the depth of its highest density
  * along the pixel's ray, composited with the image's weights: ray-depth.ts), 'expected' (the
  * rasterizer's sum of w z over alpha: splat centres, in front of slanted surfaces by a fraction
- * of a footprint) or 'median' (a frame's `medianDepth` buffer, which geometry-aware training
- * brings; refused until a frame has one).
+ * of a footprint) or 'median' (the rasterizer's median depth output: the centre depth of the
+ * splat where transmittance crosses 0.5, for models trained with --geometry).
  */
 export type DepthSource = 'ray' | 'expected' | 'median';
 
@@ -81,21 +81,16 @@ export interface MeshResult {
 
 interface ViewDepth {
   buffer: GPUBuffer;
-  mode: DepthMode;
   /** Extra work after the frame's forward (the ray depth pass). */
   encode?: (commands: GpuCommands) => void;
   destroy?: () => void;
 }
 
 function viewDepthOf(frame: RasterFrame, source: DepthSource, rayDepth: RayDepth | undefined): ViewDepth {
-  if (source === 'expected') return { buffer: frame.depth, mode: 'expected' };
-  if (source === 'ray') {
-    const target = rayDepth!.bind(frame);
-    return { buffer: target.depth, mode: 'direct', encode: (commands) => rayDepth!.encode(commands, target), destroy: () => target.destroy() };
-  }
-  const median = (frame as RasterFrame & { medianDepth?: GPUBuffer }).medianDepth;
-  if (!median) throw new ArgonautError('invalid_argument', 'median depth needs the geometry-aware rasterizer (a frame with a medianDepth buffer); use the ray or expected depth');
-  return { buffer: median, mode: 'direct' };
+  if (source === 'expected') return { buffer: frame.depth };
+  if (source === 'median') return { buffer: frame.geometry }; // (median, distortion, slot, depth) per pixel
+  const target = rayDepth!.bind(frame);
+  return { buffer: target.depth, encode: (commands) => rayDepth!.encode(commands, target), destroy: () => target.destroy() };
 }
 
 export async function extractMesh(ctx: GpuContext, input: MeshInput, options: MeshOptions): Promise<MeshResult> {
@@ -110,12 +105,13 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
   const grid = gridForBounds(options.bounds ?? splatBounds(splats), options.resolution, options.truncationVoxels);
   const width = Math.max(...cameras.map((c) => c.width));
   const height = Math.max(...cameras.map((c) => c.height));
-  const rasterizer = await Rasterizer.createTuned(ctx);
-  const gpuSplats = GpuSplats.fromHost(ctx, splats);
   const source = options.depth ?? 'ray';
+  const rasterizer = await Rasterizer.createTuned(ctx, source === 'median' ? { outputs: { median: true } } : {});
+  const gpuSplats = GpuSplats.fromHost(ctx, splats);
   const rayDepth = source === 'ray' ? await RayDepth.create(ctx) : undefined;
   const volume = await TsdfVolume.create(ctx, grid, {
     depthMode: source === 'expected' ? 'expected' : 'direct',
+    depthStride: source === 'median' ? 4 : 1,
     alphaMin: options.alphaMin,
     carve: options.carve,
     maxPointsPerDispatch: options.maxPerDispatch,

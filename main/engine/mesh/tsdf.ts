@@ -15,6 +15,8 @@ export type DepthMode = 'expected' | 'direct';
 
 export interface TsdfOptions {
   depthMode?: DepthMode;
+  /** f32 values per pixel in the depth buffer (4: a frame's `geometry`, median depth first). Default 1. */
+  depthStride?: number;
   /** Pixels with alpha below this see no surface (default 0.5). */
   alphaMin?: number;
   /** Points projecting onto such pixels are free space (space carving). Default true. */
@@ -100,7 +102,7 @@ export class TsdfVolume {
     const pipeline = await ctx.kernels.get({
       kernel: 'tsdf',
       entryPoint: 'tsdf_integrate',
-      constants: { WG, DEPTH_MODE: options.depthMode === 'direct' ? 1 : 0, CARVE: options.carve === false ? 0 : 1 },
+      constants: { WG, DEPTH_MODE: options.depthMode === 'direct' ? 1 : 0, DEPTH_STRIDE: options.depthStride ?? 1, CARVE: options.carve === false ? 0 : 1 },
       variant: options.variant,
     });
     const volume = new TsdfVolume(ctx, grid, pipeline, {

@@ -31,4 +31,24 @@ describe('mesh extraction end to end (GPU)', () => {
     expect(wrongColour / n, `seed ${seed}: vertices with the other hemisphere's colour`).toBeLessThan(0.02);
     expect(stats.timings.total_s).toBeGreaterThan(0);
   }, 180_000);
+
+  it('takes each depth source: ray (default) lands closest, expected and median in front of the surface', async () => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const sphere = uvSphere(0.7);
+    const splats = splatsOnMesh(sphere.positions, sphere.triangles, 3000, seed);
+    const cameras = sphereCameras(16, 64);
+    const bias: Record<string, number> = {};
+    for (const depth of ['ray', 'expected', 'median'] as const) {
+      const { mesh } = await extractMesh(ctx, { splats, cameras }, { resolution: 40, truncationVoxels: 3, targetTriangles: 0, minComponentFraction: 0.3, depth });
+      let sum = 0;
+      const n = mesh.positions.length / 3;
+      for (let v = 0; v < n; v++) sum += Math.hypot(mesh.positions[3 * v], mesh.positions[3 * v + 1], mesh.positions[3 * v + 2]) - 0.7;
+      bias[depth] = sum / n;
+    }
+    const footprint = (3 - 0.7) / cameras[0].fx;
+    expect(Math.abs(bias.ray), `seed ${seed}: ${JSON.stringify(bias)}`).toBeLessThan(0.4 * footprint);
+    expect(bias.expected, `seed ${seed}: ${JSON.stringify(bias)}`).toBeGreaterThan(2 * Math.abs(bias.ray));
+    expect(bias.median, `seed ${seed}: ${JSON.stringify(bias)}`).toBeGreaterThan(2 * Math.abs(bias.ray));
+  }, 300_000);
 });
