@@ -142,6 +142,11 @@ export const PARAMS = [
     group: 'Mesh', label: 'Smallest piece', commands: ['mesh', 'bench'], advanced: true,
     help: 'Remove disconnected pieces with fewer triangles than this fraction of the largest piece (floaters); 0 keeps all, 1 only the largest.',
   },
+  {
+    key: 'mesh.depth', flag: 'mesh-depth', type: 'enum', choices: ['ray', 'expected', 'median'], default: 'ray',
+    group: 'Mesh', label: 'Depth', commands: ['mesh', 'bench'], advanced: true,
+    help: "Depth fused per view: 'ray' (each splat's densest point on the pixel's ray: lands on the surface), 'expected' (splat centres, weighted: in front of slanted surfaces) or 'median' (for models trained with --geometry).",
+  },
 ] as const satisfies readonly ParamDef[];
 
 export type ParamKey = (typeof PARAMS)[number]['key'];

@@ -2,12 +2,13 @@ import path from 'node:path';
 import { allParams, paramsForCommand, resolveParams, type ParamValue } from '../../../shared/params/index.js';
 import { writeMesh, meshFormatOf } from '../../engine/formats/mesh-file.js';
 import { openGpu } from '../../engine/gpu/context.js';
-import { extractMesh, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
-import { loadMeshInput, resolveMeshSource } from '../../engine/mesh/source.js';
+import { extractMesh, type DepthSource, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
+import { loadMeshInput, loadProjectMeshInput, resolveMeshSource } from '../../engine/mesh/source.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { benchStamp } from './bench.js';
+import { isProjectFile } from './train-project.js';
 
 /** The registry's `mesh.*` values, resolved (explicit > environment > default). */
 export function resolveMeshParams(context: Pick<CommandContext, 'params'>): Record<string, ParamValue> {
@@ -20,6 +21,7 @@ export function meshOptionsFromParams(p: Readonly<Record<string, ParamValue>>): 
     truncationVoxels: p['mesh.truncation'] as number,
     targetTriangles: p['mesh.targetTriangles'] as number,
     minComponentFraction: p['mesh.minComponent'] as number,
+    depth: p['mesh.depth'] as DepthSource,
   };
 }
 
@@ -59,7 +61,7 @@ export function meshSummary(result: MeshResult) {
 export const meshCommand: CommandSpec = {
   name: 'mesh',
   summary: 'extract a coloured triangle mesh from trained splats (TSDF fusion and marching cubes on the GPU) to GLB, PLY or OBJ',
-  usage: 'mesh <train-output-dir|splats.ply> [--data <dataset-dir>] --out mesh.glb|mesh.ply|mesh.obj [--resolution N] [--target-triangles N] [--json]',
+  usage: 'mesh <file.argo|train-output-dir|splats.ply> [--data <dataset-dir>] --out mesh.glb|mesh.ply|mesh.obj [--resolution N] [--target-triangles N] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'data', type: 'string', help: 'the dataset the splats were trained on (its training cameras are the views fused); default: the one a training folder recorded in metrics.json', valueName: 'dir' },
@@ -69,7 +71,7 @@ export const meshCommand: CommandSpec = {
   async run(context) {
     const { positionals, options, cwd, out } = context;
     const [input, ...extra] = positionals;
-    if (!input || extra.length) throw new UsageError('mesh needs exactly one input: a training output folder or a splats .ply');
+    if (!input || extra.length) throw new UsageError('mesh needs exactly one input: a project (.argo), a training output folder or a splats .ply');
     if (!options.out) throw new UsageError('mesh needs --out mesh.glb|mesh.ply|mesh.obj');
     const outFile = path.resolve(cwd, options.out as string);
     try {
@@ -77,13 +79,26 @@ export const meshCommand: CommandSpec = {
     } catch (error) {
       throw new UsageError(`--out: ${(error as ArgonautError).message}`);
     }
-    const source = await resolveMeshSource(path.resolve(cwd, input), options.data ? path.resolve(cwd, options.data as string) : undefined);
-    out.progress({ stage: 'load', message: `${source.splatsFile}, cameras of ${source.datasetDir}` }, true);
-    const meshInput = await loadMeshInput(source);
+    let meshInput: MeshInput;
+    let described: Record<string, unknown>;
+    let antialiased = false;
+    if (isProjectFile(input)) {
+      if (options.data) throw new UsageError('--data does not apply to a project (it knows its dataset)');
+      const loaded = await loadProjectMeshInput(path.resolve(cwd, input), (m) => out.warn(m));
+      meshInput = loaded;
+      antialiased = loaded.antialiased;
+      described = loaded.described;
+    } else {
+      const source = await resolveMeshSource(path.resolve(cwd, input), options.data ? path.resolve(cwd, options.data as string) : undefined);
+      out.progress({ stage: 'load', message: `${source.splatsFile}, cameras of ${source.datasetDir}` }, true);
+      meshInput = await loadMeshInput(source);
+      described = { dataset: source.datasetDir, source: source.splatsFile };
+    }
     const params = resolveMeshParams(context);
-    const { result, gpu } = await extractWithProgress(context, meshInput, meshOptionsFromParams(params));
+    const { result, gpu } = await extractWithProgress(context, meshInput, { ...meshOptionsFromParams(params), antialiased });
+    if (result.stats.triangles === 0) out.warn(`mesh: no surface found (no pixel of any view reached alpha 0.5 inside the grid, or every piece was removed); writing an empty mesh. Is the model trained, and are these its cameras?`);
     const format = await writeMesh(outFile, result.mesh);
-    const summary = { out: outFile, format, splats: meshInput.splats.count, dataset: source.datasetDir, ...meshSummary(result), ...benchStamp(gpu) };
+    const summary = { out: outFile, format, splats: meshInput.splats.count, ...described, ...meshSummary(result), ...benchStamp(gpu) };
     const t = result.stats.timings;
     out.result(
       summary,

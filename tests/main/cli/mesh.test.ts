@@ -37,10 +37,34 @@ describe('argonaut --no-gui mesh', () => {
     };
     expect(await run(dir)).toMatchObject({ code: 2, err: expect.stringMatching(/needs --out/) });
     expect(await run(dir, '--out', 'x.stl')).toMatchObject({ code: 2, err: expect.stringMatching(/unknown mesh format ".stl"/) });
-    expect(await run(path.join(dir, 'p.argo'), '--out', 'x.glb')).toMatchObject({ code: 2, err: expect.stringMatching(/project files are not supported by mesh yet/) });
+    expect(await run(path.join(dir, 'missing.argo'), '--out', 'x.glb')).toMatchObject({ code: 3 });
     expect(await run(dir, '--out', path.join(dir, 'x.glb'))).toMatchObject({ code: 3, err: expect.stringMatching(/has no splats.ply/) });
     await writePly(path.join(dir, 'splats.ply'), splatsOnMesh([0, 0, 0, 1, 0, 0, 0, 1, 0], [0, 1, 2], 10, 1));
     expect(await run(dir, '--out', path.join(dir, 'x.glb'))).toMatchObject({ code: 2, err: expect.stringMatching(/needs --data/) });
     expect(existsSync(path.join(dir, 'x.glb'))).toBe(false);
   });
+});
+
+describe('argonaut --no-gui mesh <file.argo>', () => {
+  it("meshes a project's newest splats from its dataset's training cameras", async () => {
+    const dir = await tempDir('mesh-project');
+    const data = await writeNerfSyntheticCameras(sphereCameras(8, 32));
+    const project = path.join(dir, 'p.argo');
+    const cli = async (...args: string[]) => {
+      const s = captureStreams();
+      const code = await runCli(['--no-gui', ...args], { streams: s });
+      expect(code, `${args.join(' ')}: ${s.err()}`).toBe(0);
+      return s.jsonLines().at(-1)!;
+    };
+    await cli('import', data, '--project', project, '--json');
+    await cli('train', project, '--iterations', '2', '--init-points', '400', '--sh-degree', '0', '--json');
+    const out = path.join(dir, 'p.ply');
+    const result = await cli('mesh', project, '--out', out, '--resolution', '24', '--json');
+    expect(result).toMatchObject({ type: 'result', format: 'ply', out, project, views: 8, splats: 400 });
+    expect(result.run).toEqual(expect.any(String));
+    expect(existsSync(out)).toBe(true);
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'mesh', project, '--data', data, '--out', out], { streams: s })).toBe(2);
+    expect(s.err()).toMatch(/--data does not apply to a project/);
+  }, 180_000);
 });
