@@ -3,7 +3,9 @@
 #   out/      the bundles (CLI, engine, GPU parity runner; no source maps)
 #   .gpu/     Node, the Vulkan loader and webgpu's dawn.node (../shared/gpu/stage.sh)
 #   .gpu-data the data the run reads, chosen by the sets named on the command line:
-#             raster (the fixed load's npz), statue, mic (100 train + test r_0, r_4, ..., r_196)
+#             raster (the fixed load's npz), statue, mic (100 train + test r_0, r_4, ..., r_196),
+#             bunny (render-views.mjs: the Stanford bunny, 100 + 20 views at 400 px, gt_mesh.ply, and
+#             the mesh-metrics tool that scores it)
 # The device tool's carry list is then: .gpu out .gpu-data (64 MiB in all, checked here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,7 +26,11 @@ for set in "$@"; do
         --banner:js="import { createRequire as __c } from 'node:module'; const require = __c(import.meta.url);" --outfile=/tmp/argonaut-precomposite.mjs
       cp out/cli/decode-worker.mjs /tmp/ 2>/dev/null || true
       node /tmp/argonaut-precomposite.mjs "$data/nerf_synthetic_mic" .gpu-data/nerf_synthetic_mic 1 4 ;;
-    *) echo "gpu-prepare: unknown data set $set (raster, statue, mic)" >&2; exit 2 ;;
+    bunny)
+      # ~12 MB: the views are deterministic, rendered here (10-60 s) rather than on the device's time
+      node ../shared/tools/render-views.mjs "$data/meshes/stanford_bunny/stanford-bunny.obj" --out .gpu-data/bunny --quiet
+      mkdir -p .gpu-data/tools && cp -r ../shared/tools/mesh-metrics.mjs ../shared/tools/lib .gpu-data/tools/ ;;
+    *) echo "gpu-prepare: unknown data set $set (raster, statue, mic, bunny)" >&2; exit 2 ;;
   esac
 done
 for d in .gpu out .gpu-data; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >> .git/info/exclude; done

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster sweep raster10m statue mic7k mic30k; `step:seconds` overrides its limit
+# steps: info parity raster sweep raster10m statue mic7k mic30k bunny7k; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -31,6 +31,8 @@ for arg in "$@"; do
     statue) run statue ${limit:-420} $cli bench train .gpu-data/colmap_statue --steps 7000 --out "$OUT/train-statue-7k.json" ;;
     mic7k) run mic7k ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --out "$OUT/train-mic-7k-$(date +%s).json" ;;
     mic30k) run mic30k ${limit:-580} $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;
+    bunny7k) run bunny7k ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 \
+      --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh.glb" --out "$OUT/mesh-bunny-7k-$(date +%s).json" ;;
     *) echo "gpu-run: unknown step $step" | tee -a "$log" ;;
   esac
 done

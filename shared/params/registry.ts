@@ -157,6 +157,32 @@ export const PARAMS = [
     group: 'Capture', label: 'Blur threshold', commands: ['capture', 'import'], advanced: true,
     help: "A video frame is dropped as blurry when its sharpness (variance of the Laplacian) is below this fraction of the clip's median; 0 keeps every pick.",
   },
+  // ---- mesh extraction (main/engine/mesh, docs/mesh.md) ----
+  {
+    key: 'mesh.resolution', flag: 'resolution', type: 'int', min: 16, max: 1024, default: 256, unit: 'voxels',
+    group: 'Mesh', label: 'Resolution', commands: ['mesh', 'bench'],
+    help: 'Voxels of the TSDF grid along the longest side of the scene bounds; GPU memory grows with the cube (12 B a voxel: 256 -> 0.2 GB, 512 -> 1.6 GB).',
+  },
+  {
+    key: 'mesh.truncation', flag: 'truncation', type: 'float', min: 0.5, max: 32, default: 4, unit: 'voxels',
+    group: 'Mesh', label: 'Truncation', commands: ['mesh', 'bench'], advanced: true,
+    help: 'How far behind and in front of the rendered surface a view updates the signed distance, in voxels: larger closes holes and smooths noise, smaller keeps thin parts apart.',
+  },
+  {
+    key: 'mesh.targetTriangles', flag: 'target-triangles', type: 'int', min: 0, max: 100_000_000, default: 0, unit: 'triangles',
+    group: 'Mesh', label: 'Target triangles', commands: ['mesh', 'bench'],
+    help: 'Simplify the mesh to about this many triangles (meshoptimizer, colour-aware); 0 keeps every triangle marching cubes makes.',
+  },
+  {
+    key: 'mesh.minComponent', flag: 'min-component', type: 'float', min: 0, max: 1, default: 0.3,
+    group: 'Mesh', label: 'Smallest piece', commands: ['mesh', 'bench'], advanced: true,
+    help: 'Remove disconnected pieces with fewer triangles than this fraction of the largest piece (floaters); 0 keeps all, 1 only the largest.',
+  },
+  {
+    key: 'mesh.depth', flag: 'mesh-depth', type: 'enum', choices: ['ray', 'expected', 'median'], default: 'ray',
+    group: 'Mesh', label: 'Depth', commands: ['mesh', 'bench'], advanced: true,
+    help: "Depth fused per view: 'ray' (each splat's densest point on the pixel's ray: lands on the surface), 'expected' (splat centres, weighted: in front of slanted surfaces) or 'median' (for models trained with --geometry).",
+  },
 ] as const satisfies readonly ParamDef[];
 
 export type ParamKey = (typeof PARAMS)[number]['key'];

@@ -2,12 +2,14 @@
  * The parity suite outside vitest, for a GPU machine without npm (docs/gpu-machine.md): the same
  * cases as the vitest files (tests/parity/*.parity.ts), for every capability variant the device
  * has, with fresh seeds. Prints a table; writes JSON with --out FILE. Exit code 1 on any failure.
- *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,raster,profiler]
+ *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,raster,profiler,mesh]
  */
 import { writeFileSync } from 'node:fs';
 import { openGpu } from '../../main/engine/gpu/context.js';
 import { freshSeed } from '../helpers/random.js';
 import { lossParity } from '../parity/loss.parity.js';
+import { rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
+import { MESH_CASES, marchingCubesParity, tsdfParity } from '../parity/mesh.parity.js';
 import { profileScans } from '../parity/profiler.parity.js';
 import { RASTER_CASES, rasterParity } from '../parity/rasterize.parity.js';
 import { SORT_CASES, radixSortParity } from '../parity/radix-sort.parity.js';
@@ -44,6 +46,14 @@ for (const variant of variants) {
   if (want('sort')) for (const c of SORT_CASES) await run(() => radixSortParity(ctx, variant, freshSeed(), c));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c));
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES.filter((x) => !x.outputs)) await run(() => rasterParity(ctx, variant, freshSeed(), c, 'cas'));
+}
+// Mesh kernels have one (portable) variant.
+if (want('mesh')) {
+  for (const c of MESH_CASES) await run(() => marchingCubesParity(ctx, freshSeed(), c));
+  for (const c of MESH_CASES) await run(() => tsdfParity(ctx, freshSeed(), c));
+  await run(() => tsdfParity(ctx, freshSeed(), MESH_CASES[1], { depthMode: 'direct', carve: false, depthStride: 4 }));
+  await run(() => rayDepthLoopParity(ctx, freshSeed(), 20_000));
+  await run(() => rayDepthPlaneParity(ctx, freshSeed()));
 }
 if (want('loss')) for (const [w, h] of [[16, 16], [37, 29], [200, 150]]) await run(() => lossParity(ctx, freshSeed(), w, h));
 if (want('profiler')) {

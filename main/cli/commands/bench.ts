@@ -10,6 +10,7 @@ import { benchRaster, type RasterBenchResult } from '../../engine/render/bench-r
 import { loadTuning, saveTuning, tuningFile } from '../../engine/render/tuning.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
+import { benchMesh } from './bench-mesh.js';
 import { benchTrain } from './bench-train.js';
 
 /** Common fields of every benchmark result (bench/results/*.json). */
@@ -86,8 +87,8 @@ async function raster(context: CommandContext) {
 
 export const benchCommand: CommandSpec = {
   name: 'bench',
-  summary: 'benchmarks: `bench raster` (the fixed raster load) and `bench train <dataset>` (the training protocol)',
-  usage: 'bench raster [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue] [--out FILE] [--json]',
+  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench train <dataset>` (the training protocol) and `bench mesh <dataset>` (train, extract, score against gt_mesh.ply)',
+  usage: 'bench raster [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the fixed load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
@@ -97,6 +98,9 @@ export const benchCommand: CommandSpec = {
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
     { flag: 'protocol', type: 'string', help: 'train: the anchors.json protocol to follow (mic | statue; default from the dataset)', valueName: 'name' },
+    { flag: 'metrics', type: 'string', help: 'mesh: the mesh-metrics.mjs to score with (default ../shared/tools/mesh-metrics.mjs)', valueName: 'file' },
+    { flag: 'gt', type: 'string', help: 'mesh: ground-truth mesh (default <dataset>/gt_mesh.ply)', valueName: 'file' },
+    { flag: 'mesh-out', type: 'string', help: 'mesh: also keep the extracted mesh here (.glb, .ply or .obj)', valueName: 'file' },
   ],
   params: () => paramsForCommand('bench').filter((p) => !p.commands.includes('*')),
   async run(context) {
@@ -105,6 +109,7 @@ export const benchCommand: CommandSpec = {
       if (rest.length) throw new UsageError(`bench raster takes no positional arguments (got ${rest.join(' ')})`);
       await raster(context);
     } else if (kind === 'train') await benchTrain({ ...context, positionals: rest });
-    else throw new UsageError(`bench: expected "raster" or "train", got ${kind ? `"${kind}"` : 'nothing'}`);
+    else if (kind === 'mesh') await benchMesh({ ...context, positionals: rest });
+    else throw new UsageError(`bench: expected "raster", "train" or "mesh", got ${kind ? `"${kind}"` : 'nothing'}`);
   },
 };

@@ -8,12 +8,15 @@ import gather from '../../../kernels/gather.wgsl';
 import geometry from '../../../kernels/geometry.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
 import loss from '../../../kernels/loss.wgsl';
+import marchingCubes from '../../../kernels/marching-cubes.wgsl';
 import mcmc from '../../../kernels/mcmc.wgsl';
+import meshDepth from '../../../kernels/mesh-depth.wgsl';
 import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
 import scan from '../../../kernels/scan.wgsl';
 import splatCommon from '../../../kernels/splat-common.wgsl';
+import tsdf from '../../../kernels/tsdf.wgsl';
 import wgScan from '../../../kernels/wg-scan.wgsl';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
@@ -23,11 +26,14 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   geometry,
   intersect,
   loss,
+  'marching-cubes': marchingCubes,
   mcmc,
+  'mesh-depth': meshDepth,
   project,
   'radix-sort': radixSort,
   rasterize,
   scan,
   'splat-common': splatCommon,
+  tsdf,
   'wg-scan': wgScan,
 };

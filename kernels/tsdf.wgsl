@@ -1,0 +1,117 @@
+// tsdf: fuses one rendered view (depth + colour) into a truncated signed distance volume.
+//
+// tsdf_integrate: one thread per grid point of a slab of z-layers [slab.z0, slab.z0 + slab.layers)
+//   (the host splits the grid into slabs so that no dispatch runs long: a GPU watchdog).
+//   Grid point (i, j, k) sits at origin + (i, j, k) * voxel; index i + nx (j + ny k).
+// Inputs:  view (world -> camera rows in OpenCV axes, pinhole, image size), the view's per-pixel
+//          `depth` and `image` (vec4: rgb over a black background, alpha) as the rasterizer
+//          writes them (stride = the view's width).
+// Outputs: values (running mean of the truncated SDF in [-1, 1], in truncation units), weights
+//          (observations), colors (rgba8: running mean colour, a = colour observations, <= 255).
+// Per point: project the point; outside the image or behind the near plane: untouched. Where
+//   alpha >= alpha_min the surface depth d is depth / alpha (DEPTH_MODE 0: the expected depth;
+//   1: the buffer holds a depth to use as is: the ray depth of mesh-depth.wgsl, or the median
+//   depth of a rasterizer frame's `geometry`, read with DEPTH_STRIDE 4) and sdf = d - z (z = camera
+//   depth of the point); points more than `truncation` behind the surface are occluded:
+//   untouched. Where alpha < alpha_min the ray sees nothing: with CARVE the point is free space
+//   (sdf = +truncation), else untouched. Colour is averaged where |sdf| < truncation.
+// Workgroup: WG threads, 1D over the slab's points (2D dispatch past 65535 workgroups).
+// Override constants: WG, DEPTH_MODE, DEPTH_STRIDE (f32 values per pixel of `depth`), CARVE.
+// Invariant: a point is written by one thread per dispatch, and dispatches of one submit run in
+//   order, so the running means need no atomics and are deterministic.
+
+override WG: u32 = 64u;
+override DEPTH_MODE: u32 = 0u;
+override CARVE: bool = true;
+override DEPTH_STRIDE: u32 = 1u;
+
+struct TsdfView {
+  r0: vec4f, // world -> camera, rows of [R | t]
+  r1: vec4f,
+  r2: vec4f,
+  focal: vec2f,
+  principal: vec2f,
+  size: vec2u, // width, height
+  near: f32,
+  alpha_min: f32,
+}
+
+struct TsdfGrid {
+  origin: vec3f,
+  voxel: f32,
+  dims: vec3u,
+  truncation: f32,
+}
+
+struct Slab {
+  z0: u32,
+  layers: u32,
+  _pad0: u32,
+  _pad1: u32,
+}
+
+@group(0) @binding(0) var<uniform> view: TsdfView;
+@group(0) @binding(1) var<uniform> grid: TsdfGrid;
+@group(0) @binding(2) var<uniform> slab: Slab;
+@group(0) @binding(3) var<storage, read> depth: array<f32>;
+@group(0) @binding(4) var<storage, read> image: array<vec4f>;
+@group(0) @binding(5) var<storage, read_write> values: array<f32>;
+@group(0) @binding(6) var<storage, read_write> weights: array<f32>;
+@group(0) @binding(7) var<storage, read_write> colors: array<u32>;
+
+@compute @workgroup_size(WG)
+fn tsdf_integrate(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let local = gid.x + gid.y * nwg.x * WG;
+  let nx = grid.dims.x;
+  let ny = grid.dims.y;
+  if (local >= nx * ny * slab.layers) {
+    return;
+  }
+  let i = local % nx;
+  let j = (local / nx) % ny;
+  let k = slab.z0 + local / (nx * ny);
+  let index = i + nx * (j + ny * k);
+  let p = grid.origin + vec3f(f32(i), f32(j), f32(k)) * grid.voxel;
+  let pc = vec3f(dot(view.r0.xyz, p) + view.r0.w, dot(view.r1.xyz, p) + view.r1.w, dot(view.r2.xyz, p) + view.r2.w);
+  if (pc.z <= view.near) {
+    return;
+  }
+  let u = view.focal.x * pc.x / pc.z + view.principal.x;
+  let v = view.focal.y * pc.y / pc.z + view.principal.y;
+  if (!(u >= 0.0 && v >= 0.0 && u < f32(view.size.x) && v < f32(view.size.y))) {
+    return;
+  }
+  let pixel = u32(v) * view.size.x + u32(u);
+  let rgba = image[pixel];
+  var sdf: f32;
+  var observed = false;
+  if (rgba.w >= view.alpha_min) {
+    var d = depth[pixel * DEPTH_STRIDE];
+    if (DEPTH_MODE == 0u) {
+      d = d / rgba.w;
+    }
+    sdf = d - pc.z;
+    if (sdf < -grid.truncation) {
+      return;
+    }
+    observed = true;
+  } else {
+    if (!CARVE) {
+      return;
+    }
+    sdf = grid.truncation;
+  }
+  let tsdf = min(1.0, sdf / grid.truncation);
+  let w = weights[index];
+  values[index] = (values[index] * w + tsdf) / (w + 1.0);
+  weights[index] = w + 1.0;
+  if (observed && tsdf < 1.0) {
+    let old = colors[index];
+    let n = f32(old >> 24u);
+    let c = clamp(rgba.xyz / rgba.w, vec3f(0.0), vec3f(1.0)) * 255.0;
+    let prev = vec3f(f32(old & 255u), f32((old >> 8u) & 255u), f32((old >> 16u) & 255u));
+    let mean = round((prev * n + c) / (n + 1.0));
+    let count = min(n + 1.0, 255.0);
+    colors[index] = u32(mean.x) | (u32(mean.y) << 8u) | (u32(mean.z) << 16u) | (u32(count) << 24u);
+  }
+}

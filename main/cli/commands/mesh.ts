@@ -1,0 +1,109 @@
+import path from 'node:path';
+import { allParams, paramsForCommand, resolveParams, type ParamValue } from '../../../shared/params/index.js';
+import { writeMesh, meshFormatOf } from '../../engine/formats/mesh-file.js';
+import { openGpu } from '../../engine/gpu/context.js';
+import { extractMesh, type DepthSource, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
+import { loadMeshInput, loadProjectMeshInput, resolveMeshSource } from '../../engine/mesh/source.js';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { UsageError } from '../args.js';
+import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
+import { benchStamp } from './bench.js';
+import { isProjectFile } from './train-project.js';
+
+/** The registry's `mesh.*` values, resolved (explicit > environment > default). */
+export function resolveMeshParams(context: Pick<CommandContext, 'params'>): Record<string, ParamValue> {
+  return resolveParams(allParams().filter((p) => p.key.startsWith('mesh.')), context.params, { env: process.env });
+}
+
+export function meshOptionsFromParams(p: Readonly<Record<string, ParamValue>>): MeshOptions {
+  return {
+    resolution: p['mesh.resolution'] as number,
+    truncationVoxels: p['mesh.truncation'] as number,
+    targetTriangles: p['mesh.targetTriangles'] as number,
+    minComponentFraction: p['mesh.minComponent'] as number,
+    depth: p['mesh.depth'] as DepthSource,
+  };
+}
+
+/** Extracts with progress on the terminal (shared by `mesh` and `bench mesh`); the GPU is opened and closed here. */
+export async function extractWithProgress(context: CommandContext, input: MeshInput, options: MeshOptions): Promise<{ result: MeshResult; gpu: { info: Awaited<ReturnType<typeof openGpu>>['info'] } }> {
+  const gpu = await openGpu(context.engineOptions);
+  try {
+    const result = await extractMesh(gpu, input, {
+      ...options,
+      signal: context.signal,
+      onProgress: (stage, step, total) => context.out.progress({ stage: `mesh.${stage}`, step, total }, step === total),
+    });
+    return { result, gpu: { info: gpu.info } };
+  } finally {
+    gpu.destroy();
+  }
+}
+
+export function meshSummary(result: MeshResult) {
+  const s = result.stats;
+  return {
+    triangles: s.triangles,
+    vertices: s.vertices,
+    raw_triangles: s.rawTriangles,
+    grid: s.grid.dims,
+    voxel_size: s.grid.voxelSize,
+    truncation: s.grid.truncation,
+    views: s.views,
+    components_removed: s.componentsRemoved,
+    outside_cameras_removed: s.outsideCamerasRemoved,
+    simplify_error: s.simplifyError,
+    mesh_s: s.timings.total_s,
+    timings: s.timings,
+  };
+}
+
+export const meshCommand: CommandSpec = {
+  name: 'mesh',
+  summary: 'extract a coloured triangle mesh from trained splats (TSDF fusion and marching cubes on the GPU) to GLB, PLY or OBJ',
+  usage: 'mesh <file.argo|train-output-dir|splats.ply> [--data <dataset-dir>] --out mesh.glb|mesh.ply|mesh.obj [--resolution N] [--target-triangles N] [--json]',
+  options: [
+    JSON_OPTION,
+    { flag: 'data', type: 'string', help: 'the dataset the splats were trained on (its training cameras are the views fused); default: the one a training folder recorded in metrics.json', valueName: 'dir' },
+    { flag: 'out', type: 'string', help: 'the mesh to write; the extension picks the format: .glb (glTF binary), .ply (binary) or .obj', valueName: 'file' },
+  ],
+  params: () => paramsForCommand('mesh').filter((p) => !p.commands.includes('*')),
+  async run(context) {
+    const { positionals, options, cwd, out } = context;
+    const [input, ...extra] = positionals;
+    if (!input || extra.length) throw new UsageError('mesh needs exactly one input: a project (.argo), a training output folder or a splats .ply');
+    if (!options.out) throw new UsageError('mesh needs --out mesh.glb|mesh.ply|mesh.obj');
+    const outFile = path.resolve(cwd, options.out as string);
+    try {
+      meshFormatOf(outFile);
+    } catch (error) {
+      throw new UsageError(`--out: ${(error as ArgonautError).message}`);
+    }
+    let meshInput: MeshInput;
+    let described: Record<string, unknown>;
+    let antialiased = false;
+    if (isProjectFile(input)) {
+      if (options.data) throw new UsageError('--data does not apply to a project (it knows its dataset)');
+      const loaded = await loadProjectMeshInput(path.resolve(cwd, input), (m) => out.warn(m));
+      meshInput = loaded;
+      antialiased = loaded.antialiased;
+      described = loaded.described;
+    } else {
+      const source = await resolveMeshSource(path.resolve(cwd, input), options.data ? path.resolve(cwd, options.data as string) : undefined);
+      out.progress({ stage: 'load', message: `${source.splatsFile}, cameras of ${source.datasetDir}` }, true);
+      meshInput = await loadMeshInput(source);
+      described = { dataset: source.datasetDir, source: source.splatsFile };
+    }
+    const params = resolveMeshParams(context);
+    const { result, gpu } = await extractWithProgress(context, meshInput, { ...meshOptionsFromParams(params), antialiased });
+    if (result.stats.triangles === 0) out.warn(`mesh: no surface found (no pixel of any view reached alpha 0.5 inside the grid, or every piece was removed); writing an empty mesh. Is the model trained, and are these its cameras?`);
+    const format = await writeMesh(outFile, result.mesh);
+    const summary = { out: outFile, format, splats: meshInput.splats.count, ...described, ...meshSummary(result), ...benchStamp(gpu) };
+    const t = result.stats.timings;
+    out.result(
+      summary,
+      `${result.stats.triangles.toLocaleString()} triangles, ${result.stats.vertices.toLocaleString()} vertices (grid ${result.stats.grid.dims.join('x')}, ${result.stats.views} views) -> ${outFile}\n` +
+        `fuse ${t.fuse_s.toFixed(2)} s, marching cubes ${t.march_s.toFixed(2)} s, clean-up ${t.clean_s.toFixed(2)} s, simplify ${t.simplify_s.toFixed(2)} s`,
+    );
+  },
+};

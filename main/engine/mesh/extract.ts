@@ -1,0 +1,193 @@
+/**
+ * Mesh extraction from trained splats: render depth and colour from every given view with the
+ * training rasterizer, fuse them into a TSDF on the GPU, marching cubes on the GPU, then on the
+ * host: weld, drop what no camera sees and small disconnected pieces, simplify to a triangle
+ * budget, vertex normals. Input is splats + cameras only (MeshInput), so a CLI run, a project
+ * file or the engine host can all hand them over.
+ */
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import type { SplatSet } from '../../../shared/scene/splats.js';
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import { GpuSplats } from '../render/gpu-splats.js';
+import { Rasterizer, type RasterFrame } from '../render/rasterizer.js';
+import { removeOutsideCameras, removeSmallComponents } from './cleanup.js';
+import { gridForBounds, splatBounds, type Bounds, type VoxelGrid } from './grid.js';
+import { MarchingCubes } from './marching-cubes.js';
+import { RayDepth } from './ray-depth.js';
+import { computeNormals, triangleCount, vertexCount, weldSoup, type TriangleMesh } from './mesh.js';
+import { simplifyMesh } from './simplify.js';
+import { TsdfVolume } from './tsdf.js';
+
+export interface MeshInput {
+  splats: SplatSet;
+  /** The views to fuse (usually the training views): their cameras only, no images. */
+  cameras: readonly PinholeCamera[];
+}
+
+/**
+ * Which depth each view contributes: 'ray' (default: per splat the depth of its highest density
+ * along the pixel's ray, composited with the image's weights: ray-depth.ts), 'expected' (the
+ * rasterizer's sum of w z over alpha: splat centres, in front of slanted surfaces by a fraction
+ * of a footprint) or 'median' (the rasterizer's median depth output: the centre depth of the
+ * splat where transmittance crosses 0.5, for models trained with --geometry).
+ */
+export type DepthSource = 'ray' | 'expected' | 'median';
+
+export interface MeshOptions {
+  /** Voxels along the bounds' longest axis. */
+  resolution: number;
+  /** Truncation of the signed distance, in voxels. */
+  truncationVoxels: number;
+  /** Simplify to this many triangles (0: keep all). */
+  targetTriangles: number;
+  /** Keep components with at least this fraction of the largest one's triangles. */
+  minComponentFraction: number;
+  depth?: DepthSource;
+  /** Pixels with alpha below this see no surface (default 0.5). */
+  alphaMin?: number;
+  /** Background pixels mark the voxels on their rays as free space (default true). */
+  carve?: boolean;
+  /** Default: the splats' robust bounds (splatBounds). */
+  bounds?: Bounds;
+  /** Most grid points / cells one dispatch handles (default 2^22). */
+  maxPerDispatch?: number;
+  antialiased?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (stage: 'fuse' | 'march' | 'clean' | 'simplify', done: number, total: number) => void;
+}
+
+export interface MeshStats {
+  grid: { dims: [number, number, number]; voxelSize: number; truncation: number; origin: [number, number, number] };
+  views: number;
+  rawTriangles: number;
+  weldedVertices: number;
+  outsideCamerasRemoved: number;
+  componentsRemoved: number;
+  componentsKept: number;
+  simplifyError: number;
+  triangles: number;
+  vertices: number;
+  /** Seconds per stage. */
+  timings: { fuse_s: number; march_s: number; clean_s: number; simplify_s: number; total_s: number };
+}
+
+export interface MeshResult {
+  mesh: TriangleMesh;
+  grid: VoxelGrid;
+  stats: MeshStats;
+}
+
+interface ViewDepth {
+  buffer: GPUBuffer;
+  /** Extra work after the frame's forward (the ray depth pass). */
+  encode?: (commands: GpuCommands) => void;
+  destroy?: () => void;
+}
+
+function viewDepthOf(frame: RasterFrame, source: DepthSource, rayDepth: RayDepth | undefined): ViewDepth {
+  if (source === 'expected') return { buffer: frame.depth };
+  if (source === 'median') return { buffer: frame.geometry }; // (median, distortion, slot, depth) per pixel
+  const target = rayDepth!.bind(frame);
+  return { buffer: target.depth, encode: (commands) => rayDepth!.encode(commands, target), destroy: () => target.destroy() };
+}
+
+export async function extractMesh(ctx: GpuContext, input: MeshInput, options: MeshOptions): Promise<MeshResult> {
+  const started = performance.now();
+  const { splats, cameras } = input;
+  if (!cameras.length) throw new ArgonautError('invalid_argument', 'mesh extraction needs at least one camera view');
+  if (!splats.count) throw new ArgonautError('invalid_argument', 'mesh extraction needs splats (the set is empty)');
+  const progress = options.onProgress ?? (() => undefined);
+  const checkCancel = () => {
+    if (options.signal?.aborted) throw new ArgonautError('cancelled', 'mesh extraction cancelled');
+  };
+  const grid = gridForBounds(options.bounds ?? splatBounds(splats), options.resolution, options.truncationVoxels);
+  const width = Math.max(...cameras.map((c) => c.width));
+  const height = Math.max(...cameras.map((c) => c.height));
+  const source = options.depth ?? 'ray';
+  const rasterizer = await Rasterizer.createTuned(ctx, source === 'median' ? { outputs: { median: true } } : {});
+  const gpuSplats = GpuSplats.fromHost(ctx, splats);
+  const rayDepth = source === 'ray' ? await RayDepth.create(ctx) : undefined;
+  const volume = await TsdfVolume.create(ctx, grid, {
+    depthMode: source === 'expected' ? 'expected' : 'direct',
+    depthStride: source === 'median' ? 4 : 1,
+    alphaMin: options.alphaMin,
+    carve: options.carve,
+    maxPointsPerDispatch: options.maxPerDispatch,
+  });
+  let frame: RasterFrame | undefined;
+  let depth: ViewDepth | undefined;
+  let soup;
+  let fusedAt: number;
+  let marchedAt: number;
+  try {
+    let capacity = Math.max(1 << 16, splats.count * 4);
+    frame = await rasterizer.createFrame(gpuSplats, width, height, capacity);
+    depth = viewDepthOf(frame, source, rayDepth);
+    let binding = volume.bindView(depth.buffer, frame.image, width, height);
+    const settings = { background: [0, 0, 0] as const, antialiased: options.antialiased ?? false, shDegree: splats.shDegree };
+    for (let v = 0; v < cameras.length; v++) {
+      checkCancel();
+      for (;;) {
+        const render = ctx.commands('mesh.render');
+        rasterizer.encodeForward(render, frame, cameras[v], settings);
+        depth.encode?.(render);
+        await render.submit();
+        const counts = await rasterizer.readCounts(frame);
+        if (!counts.overflow) break;
+        frame.destroy();
+        depth.destroy?.();
+        capacity = Math.ceil(counts.intersections * 1.1);
+        frame = await rasterizer.createFrame(gpuSplats, width, height, capacity);
+        depth = viewDepthOf(frame, source, rayDepth);
+        binding = volume.bindView(depth.buffer, frame.image, width, height);
+      }
+      const fuse = ctx.commands('mesh.fuse');
+      volume.encodeIntegrate(fuse, binding, cameras[v]);
+      await fuse.submit();
+      progress('fuse', v + 1, cameras.length);
+    }
+    await ctx.device.queue.onSubmittedWorkDone();
+    ctx.assertNoErrors('TSDF fusion');
+    fusedAt = performance.now();
+    checkCancel();
+    const mc = await MarchingCubes.create(ctx, { maxCellsPerDispatch: options.maxPerDispatch });
+    soup = await mc.extract(volume, { onSlab: (done, total) => progress('march', done, total) });
+    marchedAt = performance.now();
+  } finally {
+    depth?.destroy?.();
+    frame?.destroy();
+    volume.destroy();
+    gpuSplats.destroy();
+  }
+  progress('clean', 0, 1);
+  let mesh = weldSoup(soup);
+  const weldedVertices = vertexCount(mesh);
+  const outside = removeOutsideCameras(mesh, cameras);
+  const components = removeSmallComponents(outside.mesh, options.minComponentFraction);
+  mesh = components.mesh;
+  const cleanedAt = performance.now();
+  progress('simplify', 0, 1);
+  const simplified = await simplifyMesh(mesh, options.targetTriangles);
+  mesh = computeNormals(simplified.mesh);
+  const done = performance.now();
+  const s = (a: number, b: number) => (b - a) / 1000;
+  return {
+    mesh,
+    grid,
+    stats: {
+      grid: { dims: grid.dims, voxelSize: grid.voxelSize, truncation: grid.truncation, origin: grid.origin },
+      views: cameras.length,
+      rawTriangles: soup.triangles,
+      weldedVertices,
+      outsideCamerasRemoved: outside.removedTriangles,
+      componentsRemoved: components.removedComponents,
+      componentsKept: components.keptComponents,
+      simplifyError: simplified.error,
+      triangles: triangleCount(mesh),
+      vertices: vertexCount(mesh),
+      timings: { fuse_s: s(started, fusedAt), march_s: s(fusedAt, marchedAt), clean_s: s(marchedAt, cleanedAt), simplify_s: s(cleanedAt, done), total_s: s(started, done) },
+    },
+  };
+}

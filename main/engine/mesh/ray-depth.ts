@@ -1,0 +1,72 @@
+/**
+ * Ray depth (kernels/mesh-depth.wgsl): per pixel, the composited depth of each splat's highest
+ * density along the pixel's ray, computed from a rasterizer frame right after its forward (its
+ * sorted lists and weights), so extraction sees the surface instead of the splat centres. Reads
+ * the frame's internal buffers; forward-only, nothing of training changes.
+ */
+import { bindGroup, createStorage } from '../gpu/buffers.js';
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { CompiledPipeline } from '../gpu/kernels.js';
+import type { RasterFrame } from '../render/rasterizer.js';
+
+export interface RayDepthTarget {
+  /** f32 per pixel (stride = the camera's width): sum(w t*) / sum(w), 0 where nothing is composited. */
+  depth: GPUBuffer;
+  planes: GPUBuffer;
+  planesGroup: GPUBindGroup;
+  forwardGroup: GPUBindGroup;
+  frame: RasterFrame;
+  destroy(): void;
+}
+
+export class RayDepth {
+  private constructor(
+    private readonly ctx: GpuContext,
+    private readonly planes: CompiledPipeline,
+    private readonly forward: CompiledPipeline,
+    private readonly workgroupSize: number,
+  ) {}
+
+  /** `centreDepth`: composite the splat centres' depths instead (the rasterizer's own depth; tests). */
+  static async create(ctx: GpuContext, options: { centreDepth?: boolean } = {}): Promise<RayDepth> {
+    const WG = 256;
+    const [planes, forward] = await Promise.all([
+      ctx.kernels.get({ kernel: 'mesh-depth', entryPoint: 'depth_planes', constants: { WG } }),
+      ctx.kernels.get({ kernel: 'mesh-depth', entryPoint: 'depth_forward', constants: { CENTRE_DEPTH: options.centreDepth ? 1 : 0 } }),
+    ]);
+    return new RayDepth(ctx, planes, forward, WG);
+  }
+
+  /** Buffers and bind groups for one frame (remade when the frame is). */
+  bind(frame: RasterFrame): RayDepthTarget {
+    const { device } = this.ctx;
+    const b = frame.internal;
+    const s = frame.splats;
+    const depth = createStorage(device, 'mesh.rayDepth', frame.width * frame.height * 4);
+    const planes = createStorage(device, 'mesh.depthPlanes', frame.capacity * 48);
+    const planesGroup = bindGroup(device, this.planes.pipeline, { 0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: b.visible, 6: b.rankOfSplat, 7: planes });
+    const forwardGroup = bindGroup(device, this.forward.pipeline, { 0: frame.camera, 8: b.tileRanges, 9: b.sortedRank, 10: b.sortedXy, 11: b.sortedConicOpacity, 12: planes, 13: depth });
+    return {
+      depth,
+      planes,
+      planesGroup,
+      forwardGroup,
+      frame,
+      destroy: () => {
+        depth.destroy();
+        planes.destroy();
+      },
+    };
+  }
+
+  /** Records the ray depth of the view the frame's forward was just encoded for (same submit or later, before the next forward). */
+  encode(commands: GpuCommands, target: RayDepthTarget): void {
+    const frame = target.frame;
+    const groups = Math.ceil(frame.capacity / this.workgroupSize);
+    const limit = this.ctx.device.limits.maxComputeWorkgroupsPerDimension;
+    const x = Math.min(groups, limit);
+    commands.dispatch(this.planes, [target.planesGroup], x, Math.ceil(groups / x));
+    commands.dispatch(this.forward, [target.forwardGroup], frame.activeTiles.x, frame.activeTiles.y);
+  }
+}

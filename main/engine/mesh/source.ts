@@ -1,0 +1,78 @@
+/**
+ * Where extraction's input comes from: trained splats (a PLY, or a `train --out` folder holding
+ * splats.ply and metrics.json) and the dataset whose training cameras the views are rendered
+ * from, or a project (.argo: its newest splats and its dataset's training cameras). Everything
+ * ends as a MeshInput (splats + cameras), so extraction knows nothing of where they came from.
+ */
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
+import { loadDataset } from '../capture/dataset.js';
+import { readPly } from '../formats/ply.js';
+import { Project } from '../project/project.js';
+import { projectSplats } from '../project/splats.js';
+import { projectViews } from '../project/views.js';
+import type { MeshInput } from './extract.js';
+
+export interface MeshSourceFiles {
+  splatsFile: string;
+  datasetDir: string;
+}
+
+async function kindOf(p: string): Promise<'file' | 'dir' | undefined> {
+  try {
+    const s = await stat(p);
+    return s.isDirectory() ? 'dir' : s.isFile() ? 'file' : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Resolves `input` (a splats PLY, or a training output folder) and the dataset folder: `data`
+ * when given, else the `dataset` a training run recorded in the folder's metrics.json.
+ */
+export async function resolveMeshSource(input: string, data?: string): Promise<MeshSourceFiles> {
+  const kind = await kindOf(input);
+  if (!kind) throw badInput(input, 'not found (expected a splats .ply or a training output folder)');
+  const splatsFile = kind === 'dir' ? path.join(input, 'splats.ply') : input;
+  if ((await kindOf(splatsFile)) !== 'file') throw badInput(splatsFile, 'not found: the folder has no splats.ply (is it a `train --out` folder?)');
+  let datasetDir = data;
+  if (!datasetDir && kind === 'dir') {
+    try {
+      const metrics = JSON.parse(await readFile(path.join(input, 'metrics.json'), 'utf8')) as { dataset?: unknown };
+      if (typeof metrics.dataset === 'string') datasetDir = metrics.dataset;
+    } catch {
+      // no record: --data is required below
+    }
+  }
+  if (!datasetDir) throw new ArgonautError('invalid_argument', `mesh needs --data <dataset folder> (the cameras to render from): ${input} does not record its dataset`);
+  if ((await kindOf(datasetDir)) !== 'dir') throw badInput(datasetDir, 'dataset folder not found');
+  return { splatsFile, datasetDir };
+}
+
+/** Reads the splats and the dataset's training cameras (no images are decoded). */
+export async function loadMeshInput(source: MeshSourceFiles): Promise<MeshInput & { datasetName: string }> {
+  const [splats, dataset] = await Promise.all([readPly(source.splatsFile), loadDataset(source.datasetDir)]);
+  const train = dataset.views.filter((v) => v.split === 'train');
+  const views = train.length ? train : dataset.views;
+  return { splats, cameras: views.map((v) => v.camera), datasetName: path.basename(path.resolve(source.datasetDir)) };
+}
+
+/**
+ * A project's newest splats (finished run, else its newest complete checkpoint) and the training
+ * cameras of its dataset at the run's downscale; `antialiased` is the run's setting.
+ */
+export async function loadProjectMeshInput(file: string, warn?: (m: string) => void): Promise<MeshInput & { datasetName: string; antialiased: boolean; described: Record<string, unknown> }> {
+  const project = await Project.open(file);
+  const found = await projectSplats(project, warn);
+  const views = await projectViews(project);
+  const train = views.views.filter((v) => v.split === 'train');
+  return {
+    splats: found.splats,
+    cameras: (train.length ? train : views.views).map((v) => v.camera),
+    datasetName: path.basename(path.resolve(views.dataset?.root ?? file)),
+    antialiased: Boolean(found.run.params['train.antialiased']),
+    described: { project: project.file, run: found.run.id, step: found.step, source: found.file },
+  };
+}

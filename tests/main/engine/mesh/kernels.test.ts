@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { testGpu } from '../../../helpers/gpu.js';
+import { freshSeed } from '../../../helpers/random.js';
+import { MESH_CASES, marchingCubesParity, tsdfParity } from '../../../parity/mesh.parity.js';
+
+describe('marching-cubes kernels match the float64 reference on random SDFs', async () => {
+  const ctx = await testGpu();
+  for (const c of MESH_CASES) {
+    it(`${c.dims.join('x')}, ${c.shapes} shapes, ${c.perDispatch} cells a dispatch`, async () => {
+      const seed = freshSeed();
+      const result = await marchingCubesParity(ctx, seed, c);
+      expect(result.ok, `seed ${seed}: ${result.name}: error ${result.error} ${result.detail ?? ''}`).toBe(true);
+    });
+  }
+});
+
+describe('tsdf kernel matches the float64 reference on random views', async () => {
+  const ctx = await testGpu();
+  for (const c of MESH_CASES) {
+    it(`${c.dims.join('x')}, ${c.perDispatch} points a dispatch, expected depth, carving`, async () => {
+      const seed = freshSeed();
+      const result = await tsdfParity(ctx, seed, c);
+      expect(result.ok, `seed ${seed}: ${result.name}: error ${result.error} ${result.detail ?? ''}`).toBe(true);
+    });
+  }
+  it('direct depth read with a stride of 4 (a frame\'s median depth), without carving', async () => {
+    const seed = freshSeed();
+    const result = await tsdfParity(ctx, seed, MESH_CASES[1], { depthMode: 'direct', carve: false, depthStride: 4 });
+    expect(result.ok, `seed ${seed}: ${result.name}: error ${result.error} ${result.detail ?? ''}`).toBe(true);
+  });
+});

@@ -1,0 +1,82 @@
+/**
+ * Float64 CPU reference of TSDF fusion (kernels/tsdf.wgsl): the same per-point rule, written for
+ * clarity. Points whose outcome hinges on a float32 rounding (a projection within a hair of a
+ * pixel edge or the image border, a signed distance at the truncation boundary, the near plane)
+ * are reported as ambiguous so a parity test can leave them out and count them.
+ */
+import type { PinholeCamera } from '../../shared/scene/camera.js';
+import type { VoxelGrid } from '../../main/engine/mesh/grid.js';
+
+export interface TsdfState {
+  values: Float64Array;
+  weights: Float64Array;
+  /** rgba8 words: rgb running mean, a = colour observations. */
+  colors: Uint32Array;
+}
+
+export interface TsdfReferenceView {
+  camera: PinholeCamera;
+  /** Per pixel (stride = camera.width): sum of w z, or the depth itself for depthMode 'direct'. */
+  depth: Float32Array;
+  /** vec4 per pixel: rgb over black, alpha. */
+  image: Float32Array;
+}
+
+export interface TsdfReferenceOptions {
+  alphaMin: number;
+  carve: boolean;
+  depthMode: 'expected' | 'direct';
+  near: number;
+}
+
+const EDGE = 1e-3; // pixels
+const BOUNDARY = 1e-4; // truncation units
+
+/** Fuses one view into `state` (in place); adds ambiguous point indices to `ambiguous`. */
+export function integrateReference(grid: VoxelGrid, state: TsdfState, view: TsdfReferenceView, options: TsdfReferenceOptions, ambiguous: Set<number>): void {
+  const [nx, ny, nz] = grid.dims;
+  const m = view.camera.worldToCamera;
+  const { width, height, fx, fy, cx, cy } = view.camera;
+  for (let k = 0; k < nz; k++) {
+    for (let j = 0; j < ny; j++) {
+      for (let i = 0; i < nx; i++) {
+        const index = i + nx * (j + ny * k);
+        const p = [grid.origin[0] + i * grid.voxelSize, grid.origin[1] + j * grid.voxelSize, grid.origin[2] + k * grid.voxelSize];
+        const pc = [0, 1, 2].map((r) => m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3]);
+        if (Math.abs(pc[2] - options.near) < 1e-5) ambiguous.add(index);
+        if (pc[2] <= options.near) continue;
+        const u = (fx * pc[0]) / pc[2] + cx;
+        const v = (fy * pc[1]) / pc[2] + cy;
+        const nearEdge = (x: number) => Math.abs(x - Math.round(x)) < EDGE;
+        if (nearEdge(u) || nearEdge(v)) ambiguous.add(index);
+        if (!(u >= 0 && v >= 0 && u < width && v < height)) continue;
+        const pixel = Math.floor(v) * width + Math.floor(u);
+        const alpha = view.image[4 * pixel + 3];
+        let sdf: number;
+        let observed = false;
+        if (alpha >= options.alphaMin) {
+          const d = options.depthMode === 'expected' ? view.depth[pixel] / alpha : view.depth[pixel];
+          sdf = d - pc[2];
+          if (Math.abs(sdf + grid.truncation) < BOUNDARY * grid.truncation) ambiguous.add(index);
+          if (sdf < -grid.truncation) continue;
+          observed = true;
+        } else {
+          if (!options.carve) continue;
+          sdf = grid.truncation;
+        }
+        const tsdf = Math.min(1, sdf / grid.truncation);
+        if (observed && Math.abs(sdf / grid.truncation - 1) < BOUNDARY) ambiguous.add(index); // colour or not
+        const w = state.weights[index];
+        state.values[index] = (state.values[index] * w + tsdf) / (w + 1);
+        state.weights[index] = w + 1;
+        if (observed && tsdf < 1) {
+          const old = state.colors[index];
+          const n = old >>> 24;
+          const prev = [old & 255, (old >>> 8) & 255, (old >>> 16) & 255];
+          const mean = [0, 1, 2].map((c) => Math.round((prev[c] * n + Math.min(1, Math.max(0, view.image[4 * pixel + c] / alpha)) * 255) / (n + 1)));
+          state.colors[index] = (mean[0] | (mean[1] << 8) | (mean[2] << 16) | (Math.min(n + 1, 255) << 24)) >>> 0;
+        }
+      }
+    }
+  }
+}
