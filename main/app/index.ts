@@ -8,17 +8,25 @@
  * first (second-instance) and quits; macOS delivers double-clicked files as `open-file`. Files
  * wait in an OpenQueue until the window's renderer has subscribed (its first request), then go
  * to it as the `openProject` event and into the OS's recent documents.
+ *
+ * The window keeps its size and position across launches (window-state.ts); the application menu
+ * (menu.ts) sends its commands to the renderer as `appCommand` events; native file dialogs are the
+ * contract's `dialog.*`, served here (dialogs.ts) after the gateway validated the request.
  */
-import { app, BrowserWindow, ipcMain, protocol, shell } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Menu, protocol, screen, shell } from 'electron';
 import path from 'node:path';
+import type { AppCommandId } from '../../shared/contract/shell.js';
 import { serveGateway } from '../supervisor/gateway.js';
 import { HostSupervisor } from '../supervisor/supervisor.js';
+import { dialogService, type DialogLike } from './dialogs.js';
 import { ipcMainTransport } from './ipc-transport.js';
+import { menuTemplate } from './menu.js';
 import { runCliWithoutWindow } from './no-gui.js';
 import { isNoGui, OpenQueue, projectFilesFromArgs, userArgs, type OpenVia } from './open-files.js';
 import { appProtocolResponse } from './protocol.js';
 import { bundledNodePath, unpackedOutDir } from './runtime-paths.js';
 import { APP_ORIGIN, APP_SCHEME, isAllowedNavigation, isTrustedSender, secureWebPreferences } from './security.js';
+import { initialBounds, loadWindowState, saveWindowState, windowStateFile, type WindowState } from './window-state.js';
 
 // out/main/index.cjs -> out/ (bundled); main/app/index.ts -> <root>/out (tests).
 const outDir = path.basename(__dirname) === 'main' && path.basename(path.dirname(__dirname)) === 'out' ? path.resolve(__dirname, '..') : path.resolve(__dirname, '../../out');
@@ -45,6 +53,8 @@ function startStudio() {
   const supervisor = new HostSupervisor({ hostScript, nodePath });
   const opens = new OpenQueue();
   let mainWindow: BrowserWindow | undefined;
+  /** Sends a menu command to the window's renderer (set once its renderer subscribed). */
+  let sendCommand: ((command: AppCommandId) => void) | undefined;
 
   const focus = () => {
     if (!mainWindow || mainWindow.isDestroyed()) return;
@@ -63,10 +73,10 @@ function startStudio() {
     focus();
   });
 
-  function createWindow() {
+  function createWindow(saved: WindowState | undefined) {
+    const bounds = initialBounds(saved, screen.getAllDisplays().map((d) => d.workArea));
     const window = new BrowserWindow({
-      width: 1440,
-      height: 900,
+      ...bounds,
       minWidth: 960,
       minHeight: 600,
       title: 'Argonaut Studio',
@@ -76,10 +86,17 @@ function startStudio() {
     });
     mainWindow = window;
     const transport = ipcMainTransport(ipcMain, window.webContents, isTrustedSender);
-    serveGateway(transport, supervisor, { caller: `window-${window.id}`, log: (line) => console.error(line) });
+    serveGateway(transport, supervisor, { caller: `window-${window.id}`, log: (line) => console.error(line), local: { dialog: dialogService(dialog as unknown as DialogLike, window) } });
     // The renderer subscribes to every event before its first call: deliver opens after that call.
     const offFirst = transport.onMessage(() => {
       offFirst();
+      sendCommand = (command) => {
+        try {
+          transport.send({ kind: 'evt', name: 'appCommand', payload: { command } });
+        } catch {
+          // the window closed
+        }
+      };
       opens.attach((file: string, via: OpenVia) => {
         app.addRecentDocument(file);
         try {
@@ -89,8 +106,16 @@ function startStudio() {
         }
       });
     });
+    if (saved?.maximized) window.maximize();
+    // Saved on close (not on every move): the normal bounds, so a maximized window restores right.
+    window.on('close', () => {
+      void saveWindowState(windowStateFile(app.getPath('userData')), window.getNormalBounds(), window.isMaximized()).catch((error: unknown) => console.error(`window state: ${String(error)}`));
+    });
     window.once('closed', () => {
-      if (mainWindow === window) mainWindow = undefined;
+      if (mainWindow === window) {
+        mainWindow = undefined;
+        sendCommand = undefined;
+      }
       opens.detach();
     });
     window.webContents.on('will-navigate', (event, url) => {
@@ -108,9 +133,11 @@ function startStudio() {
   app.whenReady().then(async () => {
     protocol.handle(APP_SCHEME, (request) => appProtocolResponse(path.join(outDir, 'renderer'), request.url));
     void supervisor.start().catch((error: unknown) => console.error(`engine host: ${String(error)}`));
-    createWindow();
+    Menu.setApplicationMenu(Menu.buildFromTemplate(menuTemplate({ isMac: process.platform === 'darwin', dev: !app.isPackaged, send: (command) => sendCommand?.(command) })));
+    const stateFile = windowStateFile(app.getPath('userData'));
+    createWindow(await loadWindowState(stateFile));
     app.on('activate', () => {
-      if (BrowserWindow.getAllWindows().length === 0) createWindow();
+      if (BrowserWindow.getAllWindows().length === 0) void loadWindowState(stateFile).then(createWindow);
     });
   });
 

@@ -10,6 +10,7 @@ import type { Services } from '../../shared/contract/index.js';
 import type { ProjectSummary } from '../../shared/contract/projects.js';
 import { PROJECT_EXTENSION } from '../../shared/project/manifest.js';
 import { ArgonautError, badInput } from '../../shared/rpc/errors.js';
+import { encodeSplatSet } from '../../shared/scene/splat-layout.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
 import type { Rgb } from '../engine/capture/dataset.js';
 import { loadViewImage } from '../engine/capture/view-image.js';
@@ -19,6 +20,7 @@ import { resolveCacheDir } from '../engine/formats/image-cache.js';
 import { encodePngRgb } from '../engine/formats/png-encode.js';
 import { checkedDatasetPath, checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
 import { exportProject } from '../engine/project/export.js';
+import { projectSplats } from '../engine/project/splats.js';
 import { createSampleProject, createSplatProject, importDataset } from '../engine/project/import.js';
 import { Project } from '../engine/project/project.js';
 import { addRecent, readRecent, removeRecent, stateDir } from '../engine/project/state.js';
@@ -146,6 +148,11 @@ export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Im
         if (factor > 1) ({ width, height, data: rgb } = downscaleArea({ width, height, channels: 3, data: rgb }, factor));
         const png = encodePngRgb(rgb, width, height, 3);
         return { mime: 'image/png' as const, width, height, data: png.buffer.slice(png.byteOffset, png.byteOffset + png.byteLength) as ArrayBuffer };
+      },
+      async splats({ project: file }) {
+        const project = await openProject(file);
+        const found = await projectSplats(project, (m) => engine.log('warn', m, 'projects'));
+        return { count: found.splats.count, run: found.run.id, step: found.step, data: encodeSplatSet(found.splats) };
       },
     },
     train: {

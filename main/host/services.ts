@@ -1,14 +1,29 @@
 import type { Services } from '../../shared/contract/index.js';
+import type { ParamValue } from '../../shared/params/index.js';
+import { ArgonautError } from '../../shared/rpc/errors.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
 import { APP_VERSION } from '../../shared/version.js';
 import type { Engine } from '../engine/engine.js';
 import type { JobManager } from '../engine/jobs/manager.js';
 import { createProjectServices } from './project-services.js';
+import { describeSettings, writeSavedSettings } from './settings.js';
 
 const startedAt = Date.now();
 
+export interface HostContext {
+  /** Folder of the saved settings (and the journal, the recent list). */
+  stateDir: string;
+  /** The GPU settings this host was started with (settings.json). */
+  saved: Readonly<Record<string, ParamValue>>;
+  env: NodeJS.ProcessEnv;
+  /** Ends this host so its supervisor starts a fresh one (after the current reply is sent). */
+  requestRestart: (reason: string) => void;
+}
+
+const ACTIVE_JOB_STATES = new Set(['starting', 'running', 'paused', 'stopping']);
+
 /** The engine host's implementation of the contract. Arguments arrive already validated. */
-export function createServices(engine: Engine, jobs: JobManager): ServiceImpl<Services> {
+export function createServices(engine: Engine, jobs: JobManager, host: HostContext): ServiceImpl<Services> {
   return {
     ...createProjectServices(engine, jobs),
     system: {
@@ -20,6 +35,30 @@ export function createServices(engine: Engine, jobs: JobManager): ServiceImpl<Se
       },
       async version() {
         return { app: APP_VERSION, node: process.version, platform: `${process.platform}-${process.arch}` };
+      },
+    },
+    settings: {
+      async get() {
+        return describeSettings(host.saved, host.env, host.stateDir);
+      },
+      async apply({ params }) {
+        const active = jobs.status().filter((j) => ACTIVE_JOB_STATES.has(j.state));
+        if (active.length) {
+          throw new ArgonautError('busy', `cannot change GPU settings while ${active.map((j) => j.job).join(', ')} ${active.length === 1 ? 'trains' : 'train'}: pause or stop it first (the engine restarts to apply them)`, { jobs: active.map((j) => j.job) });
+        }
+        await writeSavedSettings(host.stateDir, params);
+        engine.log('info', `GPU settings saved to ${describeSettings({}, host.env, host.stateDir).file}; restarting the engine to apply them`, 'settings');
+        host.requestRestart('new GPU settings');
+        return { restarting: true as const };
+      },
+    },
+    dialog: {
+      // Native dialogs are the desktop shell's: Electron main serves these before they reach a host.
+      async open() {
+        throw new ArgonautError('unavailable', 'file dialogs are part of the desktop app; in browser mode type the path on the machine that runs the engine');
+      },
+      async save() {
+        throw new ArgonautError('unavailable', 'file dialogs are part of the desktop app; in browser mode type the path on the machine that runs the engine');
       },
     },
   };

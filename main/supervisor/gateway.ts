@@ -1,4 +1,5 @@
-import { contract } from '../../shared/contract/index.js';
+import { contract, type Services } from '../../shared/contract/index.js';
+import type { ServiceImpl } from '../../shared/rpc/define.js';
 import type { RequestMessage } from '../../shared/rpc/messages.js';
 import { forwardingImpl, serve } from '../../shared/rpc/runtime.js';
 import type { Transport } from '../../shared/rpc/transport.js';
@@ -17,6 +18,11 @@ export interface GatewayOptions {
   /** Throws ArgonautError('unauthorized') to refuse a request before validation. */
   authorize?: (request: RequestMessage) => void;
   log?: (message: string) => void;
+  /**
+   * Services this side serves itself instead of forwarding them to the host (Electron main's
+   * native dialogs). Requests are validated against the contract first, like every other.
+   */
+  local?: Partial<ServiceImpl<Services>>;
 }
 
 /**
@@ -25,7 +31,8 @@ export interface GatewayOptions {
  * host; relays the host's events and the host's own state to the renderer.
  */
 export function serveGateway(transport: Transport, supervisor: HostLink, options: GatewayOptions): () => void {
-  const server = serve(contract, forwardingImpl(contract, () => supervisor), transport, {
+  const impl = { ...forwardingImpl(contract, () => supervisor), ...options.local } as ServiceImpl<Services>;
+  const server = serve(contract, impl, transport, {
     caller: options.caller,
     authorize: options.authorize,
     onInternalError: (error, request) => options.log?.(`gateway: ${request.service}.${request.method} failed: ${String(error)}`),

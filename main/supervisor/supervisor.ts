@@ -7,6 +7,9 @@ import { childProcessTransport } from './child-transport.js';
 
 export type HostState = 'starting' | 'ready' | 'crashed' | 'restarting' | 'stopped';
 
+/** The host's exit code when it asks to be replaced by a fresh one (new GPU settings): not a crash. */
+export const EXIT_RESTART_REQUESTED = 76;
+
 export interface SupervisorOptions {
   /** The engine host's entry (out/host/index.mjs). */
   hostScript: string;
@@ -29,6 +32,7 @@ type Events = Contract['events'];
  * Starts the engine host (plain Node: Dawn's mapped buffers are external ArrayBuffers that
  * Electron's V8 memory cage refuses), watches it, restarts it after a crash or a GPU device
  * loss, and tells every client. Calls in flight when the host dies fail with `host_crashed`.
+ * A host that exits with EXIT_RESTART_REQUESTED is replaced at once, without counting a crash.
  * Used by Electron main and by the browser-mode server alike.
  */
 export class HostSupervisor {
@@ -106,8 +110,9 @@ export class HostSupervisor {
     this.stateHandlers.emit(state, reason);
   }
 
-  private spawn() {
-    this.setState(this.restarts ? 'restarting' : 'starting');
+  /** Starts a host process; a requested restart (not a crash) passes its own state and reason. */
+  private spawn(state: HostState = this.restarts ? 'restarting' : 'starting', reason?: string) {
+    this.setState(state, reason);
     const child = fork(this.options.hostScript, this.options.args ?? [], {
       execPath: this.options.nodePath ?? process.execPath,
       // ARGONAUT_HOST_RESTARTS > 0 tells a restarted host to continue the jobs that were running.
@@ -128,7 +133,8 @@ export class HostSupervisor {
       this.child = undefined;
       this.client = undefined;
       if (this.stopping) return;
-      this.onCrash(signal ? `killed by ${signal}` : `exited with code ${code}`);
+      if (code === EXIT_RESTART_REQUESTED) this.spawn('restarting', 'restarting with new GPU settings');
+      else this.onCrash(signal ? `killed by ${signal}` : `exited with code ${code}`);
     });
     child.once('error', (error) => {
       if (this.child === child && !this.stopping) this.setState('crashed', `could not start the engine host: ${error.message}`);

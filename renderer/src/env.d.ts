@@ -8,6 +8,8 @@ declare module '*.vue' {
 interface ArgonautIpc {
   send(message: unknown): void;
   onMessage(listener: (message: unknown) => void): () => void;
+  /** The path of a dropped file or folder ('' when it has none). */
+  pathForFile(file: File): string;
 }
 
 interface Window {

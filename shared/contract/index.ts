@@ -2,7 +2,9 @@ import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
 import { DeviceLostEvent, ErrorEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
 import { GpuInfoSchema } from './gpu.js';
-import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
+import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
+import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
+import { AppCommandEvent, DialogOpenArgs, DialogResult, DialogSaveArgs } from './shell.js';
 
 /**
  * The one typed contract between the renderer, Electron main, the browser-mode server, the
@@ -22,6 +24,7 @@ export const contract = defineContract({
       recent: method(z.object({}).strict(), z.object({ projects: z.array(ProjectSummarySchema) }), 'recently opened projects that still exist, newest first'),
       scene: method(z.object({ project: z.string().min(1).max(4096) }).strict(), ProjectSceneResult, "a project's cameras and SfM points (typed arrays, sent as raw bytes)"),
       image: method(ProjectImageArgs, ProjectImageResult, "a training view's photo as training sees it (undistorted, downscaled), as PNG"),
+      splats: method(z.object({ project: z.string().min(1).max(4096) }).strict(), ProjectSplatsResult, "a project's newest splats in the viewer's 32-byte layout (binary, never JSON)"),
     },
     train: {
       start: method(TrainStartArgs, z.object({ job: z.string() }), 'starts (or continues) training on the sample scene, a dataset or a project'),
@@ -33,6 +36,14 @@ export const contract = defineContract({
     export: {
       splats: method(ExportSplatsArgs, ExportSplatsResult, "writes a project's or a job's newest splats as PLY, .splat or SPZ"),
     },
+    settings: {
+      get: method(z.object({}).strict(), SettingsResult, 'the GPU settings the engine host runs with, and where each value came from'),
+      apply: method(SettingsApplyArgs, SettingsApplyResult, 'saves GPU settings and restarts the engine host with them (refused while a job trains)'),
+    },
+    dialog: {
+      open: method(DialogOpenArgs, DialogResult, 'a native picker for a dataset folder, splat PLY, project or folder (desktop app only)'),
+      save: method(DialogSaveArgs, DialogResult, 'a native save dialog for an export (desktop app only)'),
+    },
   },
   events: {
     log: LogEvent,
@@ -42,6 +53,7 @@ export const contract = defineContract({
     job: JobEvent,
     profile: ProfileEvent,
     openProject: OpenProjectEvent,
+    appCommand: AppCommandEvent,
     error: ErrorEvent,
     host: HostEvent,
     deviceLost: DeviceLostEvent,
@@ -54,3 +66,5 @@ export type Events = Contract['events'];
 export { GpuInfoSchema } from './gpu.js';
 export type { JobState, JobStatus, ProjectSummary, TrainSource } from './projects.js';
 export type { GpuInfo, BackendChoice } from './gpu.js';
+export type { Settings, SettingSource } from './settings.js';
+export type { AppCommandId } from './shell.js';

@@ -122,3 +122,12 @@ export const ExportSplatsArgs = z.object({
 }).strict().refine((a) => (a.project === undefined) !== (a.job === undefined), { message: 'give exactly one of project and job', path: ['project'] });
 
 export const ExportSplatsResult = z.object({ path: z.string(), bytes: z.number().int(), splats: z.number().int(), format: z.enum(EXPORT_FORMATS) });
+
+/** A project's newest splats for the viewer: the 32-byte layout (shared/scene/splat-layout.ts), binary. */
+export const ProjectSplatsResult = z.object({
+  count: z.number().int(),
+  /** The run they belong to and its step (a finished run's last step, or its newest checkpoint's). */
+  run: z.string(),
+  step: z.number().int(),
+  data: z.instanceof(ArrayBuffer),
+});

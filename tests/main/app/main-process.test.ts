@@ -1,13 +1,17 @@
 import { EventEmitter } from 'node:events';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { rmSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 // Electron is stubbed at the module boundary only; everything behind it is the real code.
 const created: { options: Record<string, unknown>; contents: FakeContents }[] = [];
 const ipcMain = new EventEmitter();
 const protocolHandlers = new Map<string, (req: { url: string }) => Promise<Response>>();
 const privileged: unknown[] = [];
+const menus: { template: { label?: string; role?: string; submenu?: { id?: string; accelerator?: string; click?: () => void }[] }[] }[] = [];
+const dialogCalls: { kind: string; options: Record<string, unknown> }[] = [];
+const userData = path.join(tmpdir(), `argonaut-userdata-${process.pid}`);
 
 class FakeContents extends EventEmitter {
   static next = 1;
@@ -53,6 +57,16 @@ vi.mock('electron', () => {
       return Promise.resolve();
     }
     show() {}
+    maximized = false;
+    maximize() {
+      this.maximized = true;
+    }
+    isMaximized() {
+      return this.maximized;
+    }
+    getNormalBounds() {
+      return { x: 120, y: 80, width: 1300, height: 820 };
+    }
     focused = 0;
     focus() {
       this.focused += 1;
@@ -72,6 +86,7 @@ vi.mock('electron', () => {
     exit: vi.fn(),
     requestSingleInstanceLock: vi.fn(() => true),
     addRecentDocument: (file: string) => recentDocuments.push(file),
+    getPath: (name: string) => (name === 'userData' ? userData : tmpdir()),
   });
   return {
     app,
@@ -82,6 +97,21 @@ vi.mock('electron', () => {
       handle: (scheme: string, handler: (req: { url: string }) => Promise<Response>) => protocolHandlers.set(scheme, handler),
     },
     shell: { openExternal: vi.fn() },
+    screen: { getAllDisplays: () => [{ workArea: { x: 0, y: 0, width: 1920, height: 1080 } }] },
+    Menu: {
+      buildFromTemplate: (template: (typeof menus)[number]['template']) => ({ template }),
+      setApplicationMenu: (menu: (typeof menus)[number]) => menus.push(menu),
+    },
+    dialog: {
+      showOpenDialog: async (_window: unknown, options: Record<string, unknown>) => {
+        dialogCalls.push({ kind: 'open', options });
+        return { canceled: false, filePaths: ['/data/statue'] };
+      },
+      showSaveDialog: async (_window: unknown, options: Record<string, unknown>) => {
+        dialogCalls.push({ kind: 'save', options });
+        return { canceled: true };
+      },
+    },
   };
 });
 
@@ -96,6 +126,8 @@ vi.mock('../../../main/supervisor/supervisor.js', () => ({
     onState = () => () => {};
   },
 }));
+
+afterAll(() => rmSync(userData, { recursive: true, force: true }));
 
 beforeAll(async () => {
   await import('../../../main/app/index.js');
@@ -172,5 +204,43 @@ describe('Electron main (electron stubbed)', () => {
     expect(opens.some((o) => String((o as { path: string }).path).endsWith('image.png'))).toBe(false);
     const { BrowserWindow } = await import('electron');
     expect((BrowserWindow.getAllWindows()[0] as unknown as { focused: number }).focused).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('Electron shell: menu, dialogs, window state (electron stubbed)', () => {
+  it('sets an application menu whose commands reach the renderer as appCommand events', () => {
+    expect(menus).toHaveLength(1);
+    const items = menus[0].template.flatMap((m) => m.submenu ?? []);
+    const open = items.find((i) => i.id === 'open-project');
+    expect(open?.accelerator).toBe('CmdOrCtrl+O');
+    const contents = created[0].contents;
+    open!.click!();
+    items.find((i) => i.id === 'view-train')!.click!();
+    const commands = contents.sent.filter((m) => (m as { name?: string }).name === 'appCommand').map((m) => (m as { payload: unknown }).payload);
+    expect(commands).toEqual([{ command: 'open-project' }, { command: 'view-train' }]);
+  });
+
+  it('serves dialog.open and dialog.save in main (validated first, never forwarded to the host)', async () => {
+    const contents = created[0].contents;
+    hostRequest.mockClear();
+    sendFromRenderer(contents, { kind: 'req', id: 50, service: 'dialog', method: 'open', args: { purpose: 'dataset' } });
+    sendFromRenderer(contents, { kind: 'req', id: 51, service: 'dialog', method: 'save', args: { format: 'ply', defaultPath: '/data/statue.ply' } });
+    sendFromRenderer(contents, { kind: 'req', id: 52, service: 'dialog', method: 'open', args: { purpose: 'anything', filters: ['*'] } });
+    await vi.waitFor(() => expect(contents.sent.filter((m) => [50, 51, 52].includes((m as { id?: number }).id ?? 0))).toHaveLength(3));
+    const byId = new Map(contents.sent.map((m) => [(m as { id: number }).id, m]));
+    expect(byId.get(50)).toMatchObject({ ok: true, result: { path: '/data/statue' } });
+    expect(byId.get(51)).toMatchObject({ ok: true, result: { path: null } });
+    expect(byId.get(52)).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    expect(dialogCalls).toHaveLength(2);
+    expect(dialogCalls[0].options).toMatchObject({ properties: ['openDirectory'] });
+    expect(dialogCalls[1].options).toMatchObject({ defaultPath: '/data/statue.ply', filters: [{ extensions: ['ply'] }] });
+    expect(hostRequest).not.toHaveBeenCalled();
+  });
+
+  it('saves the window bounds on close, for the next launch', async () => {
+    const { BrowserWindow } = await import('electron');
+    (BrowserWindow.getAllWindows()[0] as unknown as EventEmitter).emit('close');
+    const { loadWindowState, windowStateFile } = await import('../../../main/app/window-state.js');
+    await vi.waitFor(async () => expect(await loadWindowState(windowStateFile(userData))).toEqual({ version: 1, bounds: { x: 120, y: 80, width: 1300, height: 820 }, maximized: false }));
   });
 });

@@ -67,3 +67,19 @@ describe('gateway (renderer -> main -> host)', () => {
     expect(hostStates).toEqual([{ state: 'crashed', restarts: 3, reason: 'killed by SIGKILL' }]);
   });
 });
+
+describe('gateway local services', () => {
+  it('serves local services (Electron\'s dialogs) after validation, without the host', async () => {
+    const { host, request } = fakeHost();
+    const [rendererSide, mainSide] = createMemoryTransportPair();
+    const open = vi.fn(async () => ({ path: '/picked' }));
+    serveGateway(mainSide, host, { caller: 'w', local: { dialog: { open, save: async () => ({ path: null }) } } });
+    const client = createClient(contract, rendererSide);
+    await expect(client.api.dialog.open({ purpose: 'splat' })).resolves.toEqual({ path: '/picked' });
+    await expect(client.request('dialog', 'open', { purpose: 'splat', properties: ['multiSelections'] })).rejects.toMatchObject({ code: 'invalid_argument' });
+    expect(open).toHaveBeenCalledTimes(1);
+    expect(request).not.toHaveBeenCalled();
+    await expect(client.api.system.ping({})).resolves.toMatchObject({ pong: true });
+    expect(request).toHaveBeenCalledTimes(1);
+  });
+});

@@ -1,0 +1,58 @@
+/**
+ * Native file dialogs for the renderer (the contract's `dialog.*`, served by Electron main: the
+ * gateway validates each request before it gets here). The renderer names a purpose, never
+ * filters or properties: what a dialog may pick is decided here.
+ */
+import type { OpenDialogOptions, SaveDialogOptions } from 'electron';
+import type { z } from 'zod';
+import type { DialogOpenArgs, DialogSaveArgs } from '../../shared/contract/shell.js';
+
+type OpenArgs = z.output<typeof DialogOpenArgs>;
+type SaveArgs = z.output<typeof DialogSaveArgs>;
+
+export function openDialogOptions({ purpose, defaultPath }: OpenArgs): OpenDialogOptions {
+  const base = defaultPath ? { defaultPath } : {};
+  switch (purpose) {
+    case 'dataset':
+      // A folder (COLMAP, transforms.json, NeRF-synthetic); a transforms JSON file also works.
+      return { ...base, title: 'Choose a dataset folder', buttonLabel: 'Use dataset', properties: ['openDirectory'] };
+    case 'splat':
+      return { ...base, title: 'Choose a Gaussian-splat PLY', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: '3DGS PLY', extensions: ['ply'] }] };
+    case 'project':
+      return { ...base, title: 'Open a project', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: 'Argonaut project', extensions: ['argo'] }] };
+    case 'folder':
+      return { ...base, title: 'Choose a folder for the project', buttonLabel: 'Choose', properties: ['openDirectory', 'createDirectory'] };
+  }
+}
+
+const FORMAT_NAMES = { ply: '3DGS PLY', splat: 'Compact splat', spz: 'Niantic SPZ' } as const;
+
+export function saveDialogOptions({ format, defaultPath }: SaveArgs): SaveDialogOptions {
+  return {
+    ...(defaultPath ? { defaultPath } : {}),
+    title: `Export as ${FORMAT_NAMES[format]}`,
+    buttonLabel: 'Export',
+    filters: [{ name: FORMAT_NAMES[format], extensions: [format] }],
+    properties: ['createDirectory', 'showOverwriteConfirmation'],
+  };
+}
+
+/** The slice of Electron's dialog module used here (stubbed in tests). */
+export interface DialogLike {
+  showOpenDialog(window: never, options: OpenDialogOptions): Promise<{ canceled: boolean; filePaths: string[] }>;
+  showSaveDialog(window: never, options: SaveDialogOptions): Promise<{ canceled: boolean; filePath?: string }>;
+}
+
+/** The `dialog` service for one window (modal to it). */
+export function dialogService(dialog: DialogLike, window: unknown) {
+  return {
+    async open(args: OpenArgs) {
+      const result = await dialog.showOpenDialog(window as never, openDialogOptions(args));
+      return { path: result.canceled ? null : (result.filePaths[0] ?? null) };
+    },
+    async save(args: SaveArgs) {
+      const result = await dialog.showSaveDialog(window as never, saveDialogOptions(args));
+      return { path: result.canceled || !result.filePath ? null : result.filePath };
+    },
+  };
+}
