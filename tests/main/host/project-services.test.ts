@@ -32,7 +32,7 @@ beforeAll(async () => {
   // The manager emits through the server, which needs the manager's services: bound late.
   const emit: { to?: ReturnType<typeof serve> } = {};
   const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: (name, payload) => emit.to?.emit(name, payload as never) });
-  emit.to = serve(contract, createServices(engine, jobs), hostSide, { caller: 'test' });
+  emit.to = serve(contract, createServices(engine, jobs, { stateDir: path.join(dir, 'state'), saved: {}, env: process.env, requestRestart: () => {} }), hostSide, { caller: 'test' });
   client = createClient(contract, clientSide);
   client.on('job', (p) => events.push({ name: 'job', payload: p }));
 });
