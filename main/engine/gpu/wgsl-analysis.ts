@@ -95,3 +95,27 @@ export function workgroupMemoryBytes(source: string, entryPoint: string, constan
   const used = vars.filter((v) => [...reachable].some((f) => new RegExp(`\\b${v.name}\\b`).test(bodies.get(f)!)));
   return used.reduce((sum, v) => sum + typeStride(v.type, values), 0);
 }
+
+/**
+ * Bindings of `group` an entry point statically uses (resources referenced anywhere in its call
+ * graph): exactly what a pipeline's automatic layout holds, so a bind group built for several
+ * entry points of one kernel can be trimmed to the one it serves.
+ */
+export function usedBindings(source: string, entryPoint: string, group = 0): Set<number> {
+  const bodies = functionBodies(source);
+  const reachable = new Set<string>();
+  const visit = (name: string) => {
+    if (reachable.has(name) || !bodies.has(name)) return;
+    reachable.add(name);
+    for (const other of bodies.keys()) if (new RegExp(`\\b${other}\\s*\\(`).test(bodies.get(name)!)) visit(other);
+  };
+  visit(entryPoint);
+  if (!reachable.size) throw new Error(`wgsl-analysis: no entry point ${entryPoint}`);
+  const used = new Set<number>();
+  for (const m of source.matchAll(/@group\((\d+)\)\s*@binding\((\d+)\)\s*var(?:<[^>]*>)?\s+(\w+)/g)) {
+    if (Number(m[1]) !== group) continue;
+    const name = new RegExp(`\\b${m[3]}\\b`);
+    if ([...reachable].some((f) => name.test(bodies.get(f)!))) used.add(Number(m[2]));
+  }
+  return used;
+}

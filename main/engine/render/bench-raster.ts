@@ -153,6 +153,7 @@ export async function benchRaster(
 
   const workgroupMemory: Record<string, number> = {};
   for (const [name, compiled] of Object.entries(rasterizer.compiled)) {
+    if (!compiled) continue; // optional outputs' pipelines exist only when switched on
     const kernel = compiled.label.split('.')[0];
     const entry = compiled.label.split('.')[1];
     const source = ctx.kernels.source(kernel, compiled.variant, compiled.consts);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { evaluate, typeStride, workgroupMemoryBytes } from '../../../../main/engine/gpu/wgsl-analysis.js';
+import { evaluate, typeStride, usedBindings, workgroupMemoryBytes } from '../../../../main/engine/gpu/wgsl-analysis.js';
 import { KernelRegistry } from '../../../../main/engine/gpu/kernels.js';
 
 describe('WGSL static analysis', () => {
@@ -34,5 +34,31 @@ fn helper() { b[0] = vec4f(0.0); }
     // and the cas reduction's accumulators scale with its batch, without per-subgroup copies
     const cas = workgroupMemoryBytes(src, 'rasterize_backward_cas', { BATCH_CAS: 128 });
     expect(cas).toBeLessThan(backward + 128 * 48);
+  });
+
+  it('lists the bindings an entry point reaches, as an automatic layout holds them', () => {
+    const src = `@group(0) @binding(0) var<uniform> u: vec4f;
+@group(0) @binding(1) var<storage, read> a: array<f32>;
+@group(0) @binding(2) var<storage, read_write> b: array<f32>;
+@group(1) @binding(0) var<storage, read> c: array<f32>;
+fn helper() { b[0] = a[0]; }
+@compute @workgroup_size(1) fn only_u() { _ = u; }
+@compute @workgroup_size(1) fn through_helper() { _ = u; helper(); _ = c[0]; }`;
+    expect([...usedBindings(src, 'only_u')]).toEqual([0]);
+    expect([...usedBindings(src, 'through_helper')].sort()).toEqual([0, 1, 2]);
+    expect([...usedBindings(src, 'through_helper', 1)]).toEqual([0]);
+    expect(() => usedBindings(src, 'missing')).toThrow(/no entry point/);
+  });
+
+  it("sees that the rasterizer's 'cas' backward binds a subset of the partials backward's bindings, without the normals", () => {
+    const src = new KernelRegistry({} as GPUDevice, 'subgroup').source('rasterize', 'subgroup');
+    const partials = usedBindings(src, 'rasterize_backward');
+    const cas = usedBindings(src, 'rasterize_backward_cas');
+    // rank_normal (18) feeds only the normals output: binding it to the 'cas' pipeline is a
+    // validation error that invalidates the whole submit (seen on the H200)
+    expect(partials.has(18)).toBe(true);
+    expect(cas.has(18)).toBe(false);
+    for (const b of cas) expect(partials.has(b)).toBe(true);
+    for (const core of [0, 1, 2, 12, 15]) expect(cas.has(core)).toBe(true);
   });
 });
