@@ -81,16 +81,16 @@ describe.skipIf(skip)('import from video and export a mesh in Chromium against a
     await setParam('[data-section="capture-settings"]', 'capture.maxSize', '160');
     await page.screenshot({ path: path.join(screenshots, 'home-import-form.png') });
     // Every stage that ever shows as running is recorded in the page (the fake COLMAP is quick).
-    await page.evaluate(() => {
-      const seen = new Set<string>();
-      (window as unknown as { seenStages: Set<string> }).seenStages = seen;
-      const record = () => document.querySelectorAll('[data-stage-state="active"]').forEach((e) => seen.add(e.getAttribute('data-stage')!));
+    // (Strings, not functions: the root tsconfig has no DOM types.)
+    await page.evaluate(`(() => {
+      const seen = (window.seenStages = new Set());
+      const record = () => document.querySelectorAll('[data-stage-state="active"]').forEach((e) => seen.add(e.getAttribute('data-stage')));
       new MutationObserver(record).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-stage-state'] });
-    });
+    })()`);
     await page.locator('[data-action="create-project"]').click();
     const capture = page.locator('[data-section="capture"]');
     await capture.locator('[data-task-state="finished"]').waitFor({ timeout: 60_000 });
-    const seen = await page.evaluate(() => [...(window as unknown as { seenStages: Set<string> }).seenStages]);
+    const seen = await page.evaluate<string[]>('[...window.seenStages]');
     expect(seen.length, `stages seen running: ${seen.join(', ')}`).toBeGreaterThanOrEqual(3);
     expect(await capture.locator('[data-stage-state="done"]').count()).toBe(await capture.locator('[data-stage]').count());
 
@@ -99,11 +99,12 @@ describe.skipIf(skip)('import from video and export a mesh in Chromium against a
     expect(total).toBeGreaterThanOrEqual(4);
     expect(done).toBe(total); // the fake COLMAP registers every frame it is given
     await expect.poll(() => capture.locator('[data-section="frames"] img').count(), { timeout: 30_000 }).toBe(total);
-    await expect.poll(() => capture.locator('[data-section="frames"] img').evaluateAll((imgs) => imgs.every((i) => (i as HTMLImageElement).naturalWidth > 0))).toBe(true);
+    await expect.poll(() => page.evaluate<boolean>(`[...document.querySelectorAll('[data-section="frames"] img')].every((i) => i.naturalWidth > 0)`)).toBe(true);
     expect(await page.locator('[data-field="project-name"]').textContent()).toBe('turntable');
     expect(existsSync(path.join(dir, 'turntable.argo'))).toBe(true);
     expect(await page.locator('[data-section="recent"] [data-recent="turntable"]').count()).toBe(1);
-    await page.screenshot({ path: path.join(screenshots, 'home-capture-report.png'), fullPage: true });
+    await capture.scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(screenshots, 'home-capture-report.png') });
 
     await page.locator('[data-action="train-project"]').click();
     await page.locator('[data-view="train"]').waitFor();
@@ -142,7 +143,8 @@ describe.skipIf(skip)('import from video and export a mesh in Chromium against a
     await expect.poll(async () => canvasStats(await canvas.screenshot()).nonBackgroundFraction, { timeout: 20_000 }).toBeGreaterThan(0.05);
     const stats = canvasStats(await canvas.screenshot());
     expect(stats.distinctColours).toBeGreaterThan(8); // two hemisphere colours, shaded
-    await page.screenshot({ path: path.join(screenshots, 'export-mesh.png'), fullPage: true });
+    await page.locator('[data-format="mesh"]').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(screenshots, 'export-mesh.png') });
     expect(problems.errors).toEqual([]);
   }, 90_000);
 
@@ -170,7 +172,7 @@ describe.skipIf(skip)('import from video and export a mesh in Chromium against a
     expect(await banner.getAttribute('data-code')).toBe('bad_input');
     expect(await banner.locator('[data-message]').textContent()).toMatch(/only 1 image\(s\)/);
     expect(await page.locator('[data-section="capture"] [data-stage-state="failed"]').count()).toBe(1);
-    await page.screenshot({ path: path.join(screenshots, 'home-capture-failed.png'), fullPage: true });
+    await page.screenshot({ path: path.join(screenshots, 'home-capture-failed.png') });
     expect(problems.errors).toEqual([]);
   }, 60_000);
 });

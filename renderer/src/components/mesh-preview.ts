@@ -84,7 +84,7 @@ export class MeshPreviewScene {
     const { minimumWorld, maximumWorld } = this.mesh.getBoundingInfo().boundingBox;
     const size = maximumWorld.subtract(minimumWorld).length();
     this.camera.setTarget(minimumWorld.add(maximumWorld).scale(0.5));
-    this.camera.radius = Math.max(0.1, 1.3 * size);
+    this.camera.radius = Math.max(0.1, 0.95 * size);
   }
 
   resize(): void {

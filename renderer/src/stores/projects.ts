@@ -79,7 +79,10 @@ export const useProjectStore = defineStore('projects', () => {
       setCurrent(e.result.project);
       void refreshRecent();
     } else if (e.state === 'failed' && e.error) {
-      useNoticeStore().report({ code: e.error.code, message: e.error.message, suggestion: e.report ? 'The report below says what went wrong and what to try; run the same import again to continue from the stages that finished.' : undefined }, 'home');
+      const suggestion = e.report
+        ? 'The report below says what went wrong and what to try. No project was made; start the same capture again to continue from the stages that finished.'
+        : 'No project was made. Stages that finished are kept: fix the input (more photos, a slower or longer clip, more frames) and start the same capture again to continue.';
+      useNoticeStore().report({ code: e.error.code, message: e.error.message, suggestion }, 'home');
     }
   }
 
