@@ -5,7 +5,7 @@ import { allParams, type ParamValue } from '../../../shared/params/index.js';
 import type { StudioClient } from '../api/client.js';
 import { defaultValues } from '../params/form.js';
 import { useNavigationStore } from './navigation.js';
-import { useNoticeStore } from './notices.js';
+import { asNoticeError, useNoticeStore } from './notices.js';
 import { captureStages, stageStates } from './task-stages.js';
 import { useTrainingStore, type TrainingSource } from './training.js';
 
@@ -86,8 +86,11 @@ export const useProjectStore = defineStore('projects', () => {
     }
   }
 
+  /** A failed call as a notice on Home; a path that is not there gets advice about paths, not about moved projects. */
   function report_(error: unknown) {
-    useNoticeStore().report(error, 'home');
+    const notice = asNoticeError(error);
+    if (notice.code === 'not_found' && !notice.suggestion) notice.suggestion = 'Check the path: it is read on the machine that runs the engine, and must be absolute there.';
+    useNoticeStore().report(notice, 'home');
   }
 
   async function refreshRecent() {
