@@ -5,6 +5,7 @@ import { allParams, type ParamValue } from '../../../shared/params/index.js';
 import type { StudioClient } from '../api/client.js';
 import { defaultValues } from '../params/form.js';
 import type { PreviewMesh } from '../components/mesh-preview.js';
+import { useLogStore } from './logs.js';
 import { useNoticeStore } from './notices.js';
 import { useProjectStore } from './projects.js';
 import { MESH_STAGES, stageStates } from './task-stages.js';
@@ -66,6 +67,14 @@ export const useExportStore = defineStore('exports', () => {
       }
       onMeshEvent(e);
     });
+    // After a reload the engine may still be meshing: follow it again.
+    c.api.tasks
+      .status({})
+      .then(({ tasks }) => {
+        const running = tasks.find((t) => t.kind === 'mesh' && t.state === 'running');
+        if (running && !meshTask.value) meshTask.value = early.get(running.task) ?? running;
+      })
+      .catch((error: unknown) => useLogStore().studio('warn', `could not ask the engine for running mesh tasks: ${(error as Error).message}`));
   }
 
   function onMeshEvent(e: TaskStatus) {

@@ -5,6 +5,7 @@ import { allParams, type ParamValue } from '../../../shared/params/index.js';
 import type { StudioClient } from '../api/client.js';
 import { defaultValues } from '../params/form.js';
 import { useNavigationStore } from './navigation.js';
+import { useLogStore } from './logs.js';
 import { asNoticeError, useNoticeStore } from './notices.js';
 import { captureStages, stageStates } from './task-stages.js';
 import { useTrainingStore, type TrainingSource } from './training.js';
@@ -71,6 +72,21 @@ export const useProjectStore = defineStore('projects', () => {
       void open(e.path);
     });
     void refreshRecent();
+    void adoptRunningCapture();
+  }
+
+  /** After a reload the engine may still be capturing: follow its newest running capture again. */
+  async function adoptRunningCapture() {
+    if (!client) return;
+    try {
+      const running = (await client.api.tasks.status({})).tasks.find((t) => t.kind === 'capture' && t.state === 'running');
+      if (running && !capture.value) {
+        captureKinds.value = [];
+        capture.value = early.get(running.task) ?? running;
+      }
+    } catch (error) {
+      useLogStore().studio('warn', `could not ask the engine for running captures: ${(error as Error).message}`);
+    }
   }
 
   function onCaptureEvent(e: TaskStatus) {

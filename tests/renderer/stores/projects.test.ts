@@ -28,7 +28,7 @@ const REPORT: CaptureReportView = {
 const summary = (name: string, views = 20): ProjectSummary => ({ id: name, path: `/p/${name}.argo`, name, source: { kind: 'video', path: `${name}.mp4`, importedAt: '2026-01-01T00:00:00Z' }, createdMs: 1, modifiedMs: 1, dataset: { kind: 'folder', path: '/p/d', format: 'colmap', views, train: views, test: 0 }, runs: [] });
 
 /** A scripted engine: records calls; capture.import emits the task's whole life before it returns its id. */
-function engine(script: { captureEvents?: (task: string) => Omit<TaskStatus, 'task' | 'kind' | 'title' | 'startedMs'>[] } = {}) {
+function engine(script: { captureEvents?: (task: string) => Omit<TaskStatus, 'task' | 'kind' | 'title' | 'startedMs'>[]; running?: boolean } = {}) {
   const [clientSide, serverSide] = createMemoryTransportPair();
   const calls: { method: string; args: unknown }[] = [];
   const recent: ProjectSummary[] = [];
@@ -61,7 +61,10 @@ function engine(script: { captureEvents?: (task: string) => Omit<TaskStatus, 'ta
         return { task };
       },
     },
-    tasks: { cancel: async ({ task }: { task: string }) => ({ task, state: 'running' as const }) },
+    tasks: {
+      cancel: async ({ task }: { task: string }) => ({ task, state: 'running' as const }),
+      status: async () => ({ tasks: script.running ? [{ task: 'capture-0', kind: 'capture' as const, state: 'running' as const, title: 'walk.mp4', stage: 'matching', fraction: 0.3, startedMs: 1 }] : [] }),
+    },
   };
   const server = serve(contract, impl as unknown as ServiceImpl<Services>, serverSide, { caller: 'test' });
   return { client: createClient(contract, clientSide), calls, server, recent };
@@ -140,6 +143,16 @@ describe('project store', () => {
     projects.train();
     expect(useTrainingStore().source).toEqual({ kind: 'project', path: '/p/opened.argo' });
     expect(useNavigationStore().current).toBe('train');
+  });
+
+  it('after a reload, follows the capture the engine is still running', async () => {
+    const e = engine({ running: true });
+    const projects = useProjectStore();
+    projects.attach(e.client);
+    await expect.poll(() => projects.capture?.task).toBe('capture-0');
+    expect(projects.capturing).toBe(true);
+    e.server.emit('task', { task: 'capture-0', kind: 'capture', title: 'walk.mp4', startedMs: 1, state: 'running', stage: 'mapping', fraction: 0.1 });
+    await expect.poll(() => projects.capture?.stage).toBe('mapping');
   });
 
   it('opens what Electron main asks it to (a double-clicked .argo) on Home', async () => {
