@@ -22,17 +22,22 @@ export function openDialogOptions({ purpose, defaultPath }: OpenArgs): OpenDialo
       return { ...base, title: 'Open a project', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: 'Argonaut project', extensions: ['argo'] }] };
     case 'folder':
       return { ...base, title: 'Choose a folder for the project', buttonLabel: 'Choose', properties: ['openDirectory', 'createDirectory'] };
+    case 'video':
+      return { ...base, title: 'Choose a video clip', buttonLabel: 'Capture', properties: ['openFile'], filters: [{ name: 'Video', extensions: ['mp4', 'm4v', 'mov', 'mkv', 'webm', 'avi'] }] };
+    case 'photos':
+      return { ...base, title: 'Choose a folder of photos', buttonLabel: 'Capture', properties: ['openDirectory'] };
   }
 }
 
-const FORMAT_NAMES = { ply: '3DGS PLY', splat: 'Compact splat', spz: 'Niantic SPZ' } as const;
+const FORMAT_NAMES = { ply: '3DGS PLY', splat: 'Compact splat', spz: 'Niantic SPZ', glb: 'glTF binary mesh', obj: 'Wavefront OBJ mesh', 'mesh-ply': 'PLY mesh' } as const;
+const EXTENSIONS = { ply: 'ply', splat: 'splat', spz: 'spz', glb: 'glb', obj: 'obj', 'mesh-ply': 'ply' } as const;
 
 export function saveDialogOptions({ format, defaultPath }: SaveArgs): SaveDialogOptions {
   return {
     ...(defaultPath ? { defaultPath } : {}),
     title: `Export as ${FORMAT_NAMES[format]}`,
     buttonLabel: 'Export',
-    filters: [{ name: FORMAT_NAMES[format], extensions: [format] }],
+    filters: [{ name: FORMAT_NAMES[format], extensions: [EXTENSIONS[format]] }],
     properties: ['createDirectory', 'showOverwriteConfirmation'],
   };
 }

@@ -11,6 +11,7 @@ import { contract } from '../../shared/contract/index.js';
 import { serve } from '../../shared/rpc/runtime.js';
 import { Engine, type EngineLog } from '../engine/engine.js';
 import { JobManager } from '../engine/jobs/manager.js';
+import { TaskManager } from '../engine/jobs/tasks.js';
 import { engineOptionsFrom } from '../engine/options.js';
 import { stateDir } from '../engine/project/state.js';
 import { parentTransport } from '../supervisor/child-transport.js';
@@ -27,7 +28,8 @@ const saved = await readSavedSettings(state, (message) => early.push({ level: 'w
 const engine = new Engine(engineOptionsFrom(saved));
 const transport = parentTransport();
 const jobs = new JobManager({ engine, stateDir: state, emit: (name, payload) => server.emit(name, payload as never) });
-const server = serve(contract, createServices(engine, jobs, { stateDir: state, saved, env: process.env, requestRestart: () => setTimeout(() => shutdown(EXIT_RESTART_REQUESTED), 50) }), transport, {
+const tasks = new TaskManager({ emit: (status) => server.emit('task', status) });
+const server = serve(contract, createServices(engine, jobs, { stateDir: state, saved, env: process.env, requestRestart: () => setTimeout(() => shutdown(EXIT_RESTART_REQUESTED), 50) }, tasks), transport, {
   caller: 'supervisor',
   onInternalError: (error, request) => engine.log('error', `${request.service}.${request.method}: ${(error as Error)?.stack ?? String(error)}`, 'host'),
 });
@@ -46,6 +48,7 @@ let exiting = false;
 function shutdown(code = 0) {
   if (exiting) return;
   exiting = true;
+  tasks.shutdown();
   void jobs.shutdown().finally(() => engine.dispose().finally(() => process.exit(code)));
 }
 transport.onClose(() => shutdown());

@@ -5,7 +5,9 @@ import type { ServiceImpl } from '../../shared/rpc/define.js';
 import { APP_VERSION } from '../../shared/version.js';
 import type { Engine } from '../engine/engine.js';
 import type { JobManager } from '../engine/jobs/manager.js';
+import { TaskManager } from '../engine/jobs/tasks.js';
 import { createProjectServices } from './project-services.js';
+import { createTaskServices } from './task-services.js';
 import { describeSettings, writeSavedSettings } from './settings.js';
 
 const startedAt = Date.now();
@@ -22,10 +24,14 @@ export interface HostContext {
 
 const ACTIVE_JOB_STATES = new Set(['starting', 'running', 'paused', 'stopping']);
 
-/** The engine host's implementation of the contract. Arguments arrive already validated. */
-export function createServices(engine: Engine, jobs: JobManager, host: HostContext): ServiceImpl<Services> {
+/**
+ * The engine host's implementation of the contract. Arguments arrive already validated.
+ * `tasks` runs capture and mesh tasks (a silent one when the caller does not follow their events).
+ */
+export function createServices(engine: Engine, jobs: JobManager, host: HostContext, tasks: TaskManager = new TaskManager({ emit: () => undefined })): ServiceImpl<Services> {
   return {
     ...createProjectServices(engine, jobs),
+    ...createTaskServices(engine, tasks),
     system: {
       async ping() {
         return { pong: true as const, pid: process.pid, uptimeS: (Date.now() - startedAt) / 1000 };

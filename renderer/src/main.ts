@@ -4,7 +4,9 @@ import App from './App.vue';
 import { connect } from './api/client.js';
 import { useLogStore } from './stores/logs.js';
 import { useNavigationStore } from './stores/navigation.js';
+import { useExportStore } from './stores/exports.js';
 import { useNoticeStore } from './stores/notices.js';
+import { useProjectStore } from './stores/projects.js';
 import { useSceneStore } from './stores/scene.js';
 import { useSettingsStore } from './stores/settings.js';
 import { useSystemStore } from './stores/system.js';
@@ -27,6 +29,8 @@ connect()
     useNoticeStore().attach(connection.client);
     useTrainingStore().attach(connection.client);
     useSceneStore().attach(connection.client);
+    useProjectStore().attach(connection.client);
+    useExportStore().attach(connection.client);
     connection.onClose((reason) => logs.studio('error', `connection to the engine closed: ${reason}`));
     return system.attach(connection);
   })

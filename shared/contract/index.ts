@@ -5,6 +5,7 @@ import { GpuInfoSchema } from './gpu.js';
 import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
 import { AppCommandEvent, DialogOpenArgs, DialogResult, DialogSaveArgs } from './shell.js';
+import { CaptureImportArgs, MeshExtractArgs, MeshPreviewArgs, MeshPreviewResult, TaskEvent, TaskRef, TaskStateSchema, TaskStatusSchema } from './tasks.js';
 
 /**
  * The one typed contract between the renderer, Electron main, the browser-mode server, the
@@ -36,6 +37,17 @@ export const contract = defineContract({
     export: {
       splats: method(ExportSplatsArgs, ExportSplatsResult, "writes a project's or a job's newest splats as PLY, .splat or SPZ"),
     },
+    capture: {
+      import: method(CaptureImportArgs, z.object({ task: z.string() }), 'video clips and photo folders -> frames -> COLMAP -> a new project on the captured dataset, as a cancellable task (task events)'),
+    },
+    mesh: {
+      extract: method(MeshExtractArgs, z.object({ task: z.string() }), "extracts a mesh from a project's newest splats to GLB, PLY or OBJ, as a cancellable task (task events)"),
+      preview: method(MeshPreviewArgs, MeshPreviewResult, "a finished mesh task's mesh for the preview (typed arrays, sent as raw bytes)"),
+    },
+    tasks: {
+      cancel: method(TaskRef, z.object({ task: z.string(), state: TaskStateSchema }), 'cancels a running capture or mesh task (a capture resumes when imported again)'),
+      status: method(z.object({}).strict(), z.object({ tasks: z.array(TaskStatusSchema) }), 'capture and mesh tasks this engine ran or runs, newest first'),
+    },
     settings: {
       get: method(z.object({}).strict(), SettingsResult, 'the GPU settings the engine host runs with, and where each value came from'),
       apply: method(SettingsApplyArgs, SettingsApplyResult, 'saves GPU settings and restarts the engine host with them (refused while a job trains)'),
@@ -51,6 +63,7 @@ export const contract = defineContract({
     metrics: MetricsEvent,
     snapshot: SnapshotEvent,
     job: JobEvent,
+    task: TaskEvent,
     profile: ProfileEvent,
     openProject: OpenProjectEvent,
     appCommand: AppCommandEvent,
@@ -68,3 +81,4 @@ export type { JobState, JobStatus, ProjectSummary, TrainSource } from './project
 export type { GpuInfo, BackendChoice } from './gpu.js';
 export type { Settings, SettingSource } from './settings.js';
 export type { AppCommandId } from './shell.js';
+export type { CaptureReportView, TaskResult, TaskState, TaskStatus } from './tasks.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { paramsForCommand, paramsSchema } from '../params/index.js';
-import { CaptureSourceSchema, DatasetFormatSchema, EXPORT_FORMATS, RunStatusSchema } from '../project/manifest.js';
+import { CaptureRecordSchema, CaptureSourceSchema, DatasetFormatSchema, EXPORT_FORMATS, RunStatusSchema } from '../project/manifest.js';
 
 /**
  * Contract shapes of the project, training and export services (docs/gui.md lists what the GUI
@@ -24,6 +24,8 @@ export const ProjectSummarySchema = z.object({
     z.object({ kind: z.literal('folder'), path: z.string(), format: DatasetFormatSchema, views: z.number().int(), train: z.number().int(), test: z.number().int() }),
   ]).optional(),
   runs: z.array(z.object({ id: z.string(), status: RunStatusSchema, step: z.number().int(), total: z.number().int() })),
+  /** Projects made from video or photos: the structure-from-motion result (`report`: absolute path of capture/report.json). */
+  capture: CaptureRecordSchema.optional(),
 });
 export type ProjectSummary = z.infer<typeof ProjectSummarySchema>;
 

@@ -10,7 +10,10 @@ import { EXPORT_FORMATS } from '../project/manifest.js';
 const path = z.string().min(1).max(4096).refine((s) => !s.includes('\0'), 'a path cannot contain NUL');
 
 /** What a picker is for; main turns each into its title, filters and file-or-folder choice. */
-export const DIALOG_PURPOSES = ['dataset', 'splat', 'project', 'folder'] as const;
+export const DIALOG_PURPOSES = ['dataset', 'splat', 'project', 'folder', 'video', 'photos'] as const;
+
+/** What a save dialog saves: a splat format, or a mesh (`mesh-ply`: a triangle-mesh PLY). */
+export const SAVE_FORMATS = [...EXPORT_FORMATS, 'glb', 'obj', 'mesh-ply'] as const;
 
 export const DialogOpenArgs = z.object({
   purpose: z.enum(DIALOG_PURPOSES),
@@ -19,7 +22,7 @@ export const DialogOpenArgs = z.object({
 }).strict();
 
 export const DialogSaveArgs = z.object({
-  format: z.enum(EXPORT_FORMATS),
+  format: z.enum(SAVE_FORMATS),
   defaultPath: path.optional(),
 }).strict();
 

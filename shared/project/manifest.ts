@@ -54,11 +54,30 @@ export const DatasetRefSchema = z.discriminatedUnion('kind', [
 export type DatasetRef = z.infer<typeof DatasetRefSchema>;
 
 export const CaptureSourceSchema = z.object({
-  kind: z.enum(['dataset', 'sample', 'splat']),
+  /** video / photos: a clip or photo folder captured into the project's own dataset (main/engine/capture). */
+  kind: z.enum(['dataset', 'sample', 'splat', 'video', 'photos']),
   path: relativeOrAbsolutePath.optional(),
   importedAt: isoTime,
 }).strict();
 export type CaptureSource = z.infer<typeof CaptureSourceSchema>;
+
+/**
+ * What structure from motion made of a project's captured sources (the full report stays in
+ * `report`, the dataset's capture/report.json): enough to show the result without reading it.
+ */
+export const CaptureRecordSchema = z.object({
+  report: relativeOrAbsolutePath,
+  registered: count,
+  total: count,
+  points: count,
+  /** Null when no model was built (never written then: a failed capture makes no project). */
+  meanReprojectionErrorPx: z.number().nullable(),
+  matcher: z.string(),
+  cameraModel: z.string(),
+  diagnostics: z.array(z.object({ level: z.enum(['info', 'warn']), message: z.string() }).strict()),
+  capturedAt: isoTime,
+}).strict();
+export type CaptureRecord = z.infer<typeof CaptureRecordSchema>;
 
 export const MetricsPointSchema = z.object({
   step: count,
@@ -122,6 +141,8 @@ export const ProjectManifestSchema = z.object({
   /** The data folder (checkpoints, run outputs, a copied dataset), relative to the .argo folder. */
   dataDir: relativeOrAbsolutePath,
   sources: z.array(CaptureSourceSchema),
+  /** Projects made from video or photos: the structure-from-motion result (added in place in version 1: optional, older files read unchanged). */
+  capture: CaptureRecordSchema.optional(),
   /** What training reads; absent for a project made from a splat file alone. */
   dataset: DatasetRefSchema.optional(),
   /** Parameters for new runs (only those set; the registry's defaults fill the rest). */

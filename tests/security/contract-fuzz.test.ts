@@ -28,6 +28,16 @@ const VALID: Record<string, Record<string, unknown>> = {
   'train.stop': { job: 'job-1' },
   'train.status': {},
   'export.splats': { project: '/projects/statue.argo', format: 'spz', path: '/tmp/statue.spz' },
+  'projects.splats': { project: '/projects/statue.argo' },
+  'settings.get': {},
+  'settings.apply': { params: { 'system.backend': 'auto' } },
+  'dialog.open': { purpose: 'video', defaultPath: '/data' },
+  'dialog.save': { format: 'glb', defaultPath: '/tmp/statue.glb' },
+  'capture.import': { inputs: ['/data/walk.mp4', '/data/photos'], name: 'walk', dir: '/projects', params: { 'capture.frames': 40, 'train.iterations': 7000 } },
+  'mesh.extract': { project: '/projects/statue.argo', path: '/tmp/statue.glb', params: { 'mesh.resolution': 128, 'mesh.depth': 'median' } },
+  'mesh.preview': { task: 'mesh-1' },
+  'tasks.cancel': { task: 'capture-1' },
+  'tasks.status': {},
 };
 
 const methods = Object.entries(contract.services).flatMap(([service, defs]) => Object.keys(defs).map((method) => `${service}.${method}`));

@@ -37,18 +37,21 @@ export function captureResultOf(report: CaptureReport): Record<string, unknown> 
   };
 }
 
-/** Runs a capture with progress and log lines on the terminal; shared with `import`. */
-export async function captureWithProgress(context: CommandContext, inputs: string[], outDir: string) {
+/** Progress and log lines of a capture on the terminal; shared with `import`. */
+export function captureCallbacks(context: CommandContext): Pick<CaptureOptions, 'onProgress' | 'onLog'> {
   const { out } = context;
-  return captureToDataset(inputs, outDir, {
-    ...captureOptionsOf(context),
-    signal: context.signal,
+  return {
     onProgress: (p) => out.progress({ stage: p.stage, step: Math.round(p.percent), total: 100, percent: p.percent, message: [p.input, p.skipped ? '(done earlier)' : '', p.message].filter(Boolean).join(' '), ...(p.input ? { input: p.input } : {}), ...(p.skipped ? { skipped: true } : {}) }, p.skipped || p.percent >= 100),
     onLog: (level, message) => {
       out.event('log', { level, message });
       if (!out.json && level === 'warn') out.warn(message);
     },
-  });
+  };
+}
+
+/** Runs a capture with progress and log lines on the terminal. */
+export async function captureWithProgress(context: CommandContext, inputs: string[], outDir: string) {
+  return captureToDataset(inputs, outDir, { ...captureOptionsOf(context), signal: context.signal, ...captureCallbacks(context) });
 }
 
 export const captureCommand: CommandSpec = {

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { EXPORT_FORMATS, type ExportFormat } from '../../../shared/project/manifest.js';
 import { exportDataset } from '../../engine/capture/export.js';
@@ -55,6 +56,9 @@ export const exportCommand: CommandSpec = {
       return;
     }
     if (options.images !== undefined) throw new UsageError('--images applies to --format transforms or colmap only');
+    if (!isProjectFile(input) && (await stat(source).then((st) => st.isDirectory(), () => false))) {
+      throw new UsageError(`--format ${format} writes splats: give a project (.argo) or a splats .ply; ${source} is a folder (for a dataset's cameras use --format ${DATASET_FORMATS.join(' or ')})`);
+    }
     const result = isProjectFile(input)
       ? await exportProject(await Project.open(source), format as ExportFormat, target, (m) => out.warn(m))
       : await exportSplats(await readPly(source), format as ExportFormat, target);

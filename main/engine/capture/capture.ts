@@ -204,7 +204,10 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     return { name: input.name, kind: input.kind, images };
   });
   const total = groups.reduce((s, g) => s + g.images.length, 0);
-  if (total < 2) throw new ArgonautError('bad_input', `${datasetDir}: only ${total} image(s) after frame selection; structure from motion needs many overlapping views (raise --frames)`, { file: datasetDir });
+  if (total < 2) {
+    const hint = videos.length ? 'raise --frames (Frames in the capture settings), or give a longer clip' : 'give a folder with many overlapping photos';
+    throw new ArgonautError('bad_input', `${datasetDir}: only ${total} image(s) after frame selection; structure from motion needs many overlapping views (${hint})`, { file: datasetDir });
+  }
   const requested = options.matcher ?? 'auto';
   const matcher: Matcher = requested !== 'auto' ? requested : inputs.length === 1 && inputs[0].kind === 'video' ? 'sequential' : total <= EXHAUSTIVE_LIMIT ? 'exhaustive' : 'sequential';
   log('info', `structure from motion on ${total} images (${matcher} matching, ${cameraModel})`);

@@ -1,6 +1,6 @@
 /**
- * Recognizes video files by their container signature (video capture lands in a later version;
- * until then a video given to import gets a clear answer instead of "not a dataset"): MP4 and
+ * Recognizes video files by their container signature, so `import` sends a real video to capture
+ * and answers an empty or renamed file with what is wrong instead of "not a dataset": MP4 and
  * QuickTime (`ftyp` box), Matroska/WebM (EBML header), AVI (RIFF....AVI ).
  */
 import { open } from 'node:fs/promises';
@@ -18,13 +18,13 @@ export function videoContainer(head: Uint8Array): 'mp4' | 'matroska' | 'avi' | u
 }
 
 /**
- * For a file given where a dataset is expected: refuses an empty file, a file named like a video
- * that is not one, and a real video (not importable yet), each naming the file. Returns for
- * anything else (the dataset loader then says what it expected).
+ * What a file is, by its first bytes: a video container, or undefined. Refuses an empty file and
+ * a file named like a video that is not one, naming the file. Unreadable files answer undefined
+ * (the caller's own open names the problem).
  */
-export async function refuseVideoLikeFile(file: string): Promise<void> {
+export async function sniffVideoFile(file: string): Promise<'mp4' | 'matroska' | 'avi' | undefined> {
   const handle = await open(file, 'r').catch(() => undefined);
-  if (!handle) return;
+  if (!handle) return undefined;
   try {
     const { size } = await handle.stat();
     if (size === 0) throw badInput(file, 'the file is empty (0 bytes)');
@@ -33,8 +33,18 @@ export async function refuseVideoLikeFile(file: string): Promise<void> {
     const container = videoContainer(head.subarray(0, bytesRead));
     const namedVideo = VIDEO_EXTENSIONS.includes(path.extname(file).toLowerCase());
     if (namedVideo && !container) throw badInput(file, 'not a video: no MP4/QuickTime, Matroska/WebM or AVI signature (damaged, or renamed)');
-    if (container) throw badInput(file, `a ${container} video: video capture is not in this version yet; import a dataset folder (COLMAP, transforms.json, NeRF-synthetic)`);
+    return container;
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * For a file given where a dataset is expected: refuses an empty file, a file named like a video
+ * that is not one, and a real video (a capture input, not a dataset), each naming the file.
+ * Returns for anything else (the dataset loader then says what it expected).
+ */
+export async function refuseVideoLikeFile(file: string): Promise<void> {
+  const container = await sniffVideoFile(file);
+  if (container) throw badInput(file, `a ${container} video, not a dataset: capture it into a project instead (argonaut --no-gui import <video> --project p.argo, or "From a video" on Home)`);
 }

@@ -11,7 +11,7 @@
 import { cp, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type ParamValue } from '../../../shared/params/index.js';
-import { projectParamDefs, type DatasetRef, type ProjectParams } from '../../../shared/project/manifest.js';
+import { projectParamDefs, type CaptureRecord, type CaptureSource, type DatasetRef, type ProjectParams } from '../../../shared/project/manifest.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { loadDataset, type Dataset } from '../capture/dataset.js';
 import { mapLimit } from '../capture/source-view.js';
@@ -34,6 +34,12 @@ export interface ImportDatasetOptions {
   verifyImages?: boolean;
   onProgress?: (stage: 'load' | 'verify' | 'copy', done: number, total: number) => void;
   warn?: (message: string) => void;
+  /**
+   * The dataset was captured into this project's data folder (import-capture.ts): the folder
+   * exists already and is adopted, the dataset counts as the project's own (copied), and these
+   * sources and the capture record go into the manifest.
+   */
+  captured?: { sources: CaptureSource[]; record: CaptureRecord };
 }
 
 /** Keeps the project's own parameters (train.*) from a mixed map. */
@@ -43,11 +49,11 @@ export function projectParamsOf(params: Readonly<Record<string, ParamValue>> = {
 }
 
 /** Refuses a target whose project file or data folder exists, before any slow work. */
-async function checkTarget(projectFile: string): Promise<void> {
+export async function checkTarget(projectFile: string, { dataDir = true } = {}): Promise<void> {
   checkProjectFileName(projectFile);
   for (const [target, problem] of [
     [projectFile, 'the project file already exists; open it, or choose another name'],
-    [path.join(path.dirname(projectFile), defaultDataDirName(projectFile)), 'a data folder of that name already exists; move it away, or choose another project name'],
+    ...(dataDir ? [[path.join(path.dirname(projectFile), defaultDataDirName(projectFile)), 'a data folder of that name already exists; move it away, or choose another project name'] as const] : []),
   ] as const) {
     const exists = await stat(target).then(() => true, () => false);
     if (exists) throw badInput(target, problem);
@@ -91,7 +97,7 @@ function datasetRef(project: { relative(p: string): string }, dataset: Dataset, 
 /** `import <dataset> --project p.argo`: validates the dataset, then writes the project. */
 export async function importDataset(datasetPath: string, projectFile: string, options: ImportDatasetOptions = {}): Promise<{ project: Project; dataset: Dataset }> {
   const file = path.resolve(projectFile);
-  await checkTarget(file);
+  await checkTarget(file, { dataDir: !options.captured });
   const params = projectParamsOf(options.params);
   if ((await stat(datasetPath).catch(() => undefined))?.isFile() && !datasetPath.toLowerCase().endsWith('.json')) await refuseVideoLikeFile(path.resolve(datasetPath));
   options.onProgress?.('load', 0, 1);
@@ -118,10 +124,11 @@ export async function importDataset(datasetPath: string, projectFile: string, op
   const relativeTo = { relative: (p: string) => path.relative(path.dirname(file), p).split(path.sep).join('/') || '.' };
   try {
     const project = await Project.create(file, {
-      dataset: datasetRef(relativeTo, dataset, trainPath, Boolean(options.copy)),
-      sources: [{ kind: 'dataset', path: relativeTo.relative(path.resolve(datasetPath)), importedAt: new Date().toISOString() }],
+      dataset: datasetRef(relativeTo, dataset, trainPath, Boolean(options.copy || options.captured)),
+      sources: options.captured?.sources ?? [{ kind: 'dataset', path: relativeTo.relative(path.resolve(datasetPath)), importedAt: new Date().toISOString() }],
+      ...(options.captured ? { capture: options.captured.record } : {}),
       params,
-      adoptDataDir: Boolean(options.copy),
+      adoptDataDir: Boolean(options.copy || options.captured),
     });
     return { project, dataset };
   } catch (error) {

@@ -10,7 +10,7 @@ import { constants } from 'node:fs';
 import { copyFile, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ProjectSummary } from '../../../shared/contract/projects.js';
-import { parseManifest, PROJECT_FORMAT, PROJECT_VERSION, ProjectManifestSchema, type CaptureSource, type DatasetRef, type ProjectManifest, type ProjectParams, type ProjectRun } from '../../../shared/project/manifest.js';
+import { parseManifest, PROJECT_FORMAT, PROJECT_VERSION, ProjectManifestSchema, type CaptureRecord, type CaptureSource, type DatasetRef, type ProjectManifest, type ProjectParams, type ProjectRun } from '../../../shared/project/manifest.js';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { APP_VERSION } from '../../../shared/version.js';
 import { makeFolder, writeError, writeFileAtomic } from '../formats/atomic-file.js';
@@ -22,6 +22,7 @@ export interface ProjectInit {
   name?: string;
   dataset?: DatasetRef;
   sources: CaptureSource[];
+  capture?: CaptureRecord;
   params?: ProjectParams;
   runs?: ProjectRun[];
   /** The caller made the data folder a moment ago (a copied dataset is already inside). */
@@ -108,6 +109,7 @@ export class Project {
       app: APP_VERSION,
       dataDir: dataDirName,
       sources: init.sources,
+      ...(init.capture ? { capture: init.capture } : {}),
       ...(init.dataset ? { dataset: init.dataset } : {}),
       params: init.params ?? {},
       runs: init.runs ?? [],
@@ -200,6 +202,7 @@ export class Project {
       ...(finished?.outputs.splatCount !== undefined ? { splats: finished.outputs.splatCount } : {}),
       ...(ref ? { dataset: ref.kind === 'sample' ? { kind: 'sample' as const } : { kind: 'folder' as const, path: this.resolve(ref.path), format: ref.format, views: ref.views, train: ref.train, test: ref.test } } : {}),
       runs: m.runs.map((r) => ({ id: r.id, status: r.status, step: r.step, total: r.total })),
+      ...(m.capture ? { capture: { ...m.capture, report: this.resolve(m.capture.report) } } : {}),
     };
   }
 }
