@@ -18,7 +18,13 @@
 // Inputs: the frame's camera uniform, counts, the splats' means, log scales and quaternions,
 //   visible, rank_of_splat, tile_ranges, sorted_rank, rank_xy, rank_conic_opacity.
 // Override constants: WG (depth_planes); CENTRE_DEPTH (depth_forward: use the centre depths, the
-//   rasterizer's own; tests only).
+//   rasterizer's own; tests only); ENTRY (depth_forward: where a splat's alpha at the pixel exceeds
+//   1/2, use the depth where the ray enters its alpha-1/2 level set instead of t*: along the ray
+//   the Mahalanobis distance is m2(t) = m2_min + a (t - t*)^2 with a = r.(S^-1 r), and the splat's
+//   alpha o exp(-m2 / 2) falls to 1/2 at m2 = 2 ln(2 o), so the entry is
+//   t* - sqrt(2 ln(2 alpha) / a) with alpha = o exp(-m2_min / 2) its alpha at this pixel. A fat,
+//   opaque splat shows its surface about 1.2 sigma in front of its centre (that is where the
+//   silhouettes of the other views put it); a flat one is unchanged.)
 // Invariant: the loop and splat_power below are rasterize_forward's; with CENTRE_DEPTH the output
 //   is the rasterizer's depth / alpha (tests/parity/mesh-depth.parity.ts), so the weights are the
 //   image's.
@@ -27,6 +33,7 @@
 
 override WG: u32 = 256u;
 override CENTRE_DEPTH: bool = false;
+override ENTRY: bool = true;
 
 @group(0) @binding(0) var<uniform> cam: Camera;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
@@ -82,7 +89,7 @@ var<workgroup> s_plane2: array<vec4f, FWG>;
 var<workgroup> done_count: atomic<u32>;
 var<workgroup> done_snapshot: u32;
 
-fn ray_depth_of(slot: u32, r: vec3f) -> f32 {
+fn ray_depth_of(slot: u32, r: vec3f, alpha: f32) -> f32 {
   let p0 = s_plane0[slot];
   let p1 = s_plane1[slot];
   let p2 = s_plane2[slot];
@@ -93,7 +100,11 @@ fn ray_depth_of(slot: u32, r: vec3f) -> f32 {
   if (CENTRE_DEPTH || !(den > 0.0)) {
     return p2.y;
   }
-  return clamp(num / den, p2.y - p2.z, p2.y + p2.z);
+  var t = num / den;
+  if (ENTRY && alpha > 0.5) {
+    t -= sqrt(2.0 * log(2.0 * alpha) / den);
+  }
+  return clamp(t, p2.y - p2.z, p2.y + p2.z);
 }
 
 @compute @workgroup_size(TILE, TILE, 1)
@@ -148,7 +159,7 @@ fn depth_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
         atomicAdd(&done_count, 1u);
         break;
       }
-      depth += alpha * t * ray_depth_of(j, r);
+      depth += alpha * t * ray_depth_of(j, r, alpha);
       t = next_t;
     }
   }

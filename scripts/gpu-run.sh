@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster sweep raster10m statue mic7k mic30k bunny7k; `step:seconds` overrides its limit
+# steps: info parity raster sweep raster10m statue mic7k mic30k bunny7k bunny7k-ray bunny7k-geo bunny7k-geo-median; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -33,6 +33,11 @@ for arg in "$@"; do
     mic30k) run mic30k ${limit:-580} $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;
     bunny7k) run bunny7k ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 \
       --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh.glb" --out "$OUT/mesh-bunny-7k-$(date +%s).json" ;;
+    # variants: bunny7k-ray (the density maximum), bunny7k-geo (geometry-aware training), bunny7k-geo-median
+    bunny7k-*) variant=${step#bunny7k-}; extra=()
+      case "$variant" in ray) extra=(--mesh-depth ray) ;; geo) extra=(--geometry) ;; geo-median) extra=(--geometry --mesh-depth median) ;; esac
+      run "$step" ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 "${extra[@]}" \
+        --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh-$variant.glb" --out "$OUT/mesh-bunny-7k-$variant-$(date +%s).json" ;;
     *) echo "gpu-run: unknown step $step" | tee -a "$log" ;;
   esac
 done

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { openGpu } from '../../main/engine/gpu/context.js';
 import { freshSeed } from '../helpers/random.js';
 import { lossParity } from '../parity/loss.parity.js';
-import { rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
+import { rayDepthEntryParity, rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
 import { MESH_CASES, marchingCubesParity, tsdfParity } from '../parity/mesh.parity.js';
 import { profileScans } from '../parity/profiler.parity.js';
 import { RASTER_CASES, rasterParity } from '../parity/rasterize.parity.js';
@@ -54,6 +54,7 @@ if (want('mesh')) {
   await run(() => tsdfParity(ctx, freshSeed(), MESH_CASES[1], { depthMode: 'direct', carve: false, depthStride: 4 }));
   await run(() => rayDepthLoopParity(ctx, freshSeed(), 20_000));
   await run(() => rayDepthPlaneParity(ctx, freshSeed()));
+  await run(() => rayDepthEntryParity(ctx, freshSeed()));
 }
 if (want('loss')) for (const [w, h] of [[16, 16], [37, 29], [200, 150]]) await run(() => lossParity(ctx, freshSeed(), w, h));
 if (want('profiler')) {

@@ -14,9 +14,9 @@ interface Rendered {
   ray: Float32Array;
 }
 
-async function render(ctx: GpuContext, splats: SplatSet, camera: PinholeCamera, centreDepth: boolean): Promise<Rendered> {
+async function render(ctx: GpuContext, splats: SplatSet, camera: PinholeCamera, centreDepth: boolean, entry = true): Promise<Rendered> {
   const rasterizer = await Rasterizer.create(ctx);
-  const rayDepth = await RayDepth.create(ctx, { centreDepth });
+  const rayDepth = await RayDepth.create(ctx, { centreDepth, entry });
   const gpuSplats = GpuSplats.fromHost(ctx, splats);
   const frame = await rasterizer.createFrame(gpuSplats, camera.width, camera.height, splats.count * 64);
   const target = rayDepth.bind(frame);
@@ -137,4 +137,83 @@ function quatFromZ(n: number[]): number[] {
   const q = [1 + n[2], -n[1], n[0], 0];
   const l = Math.hypot(q[0], q[1], q[2], q[3]);
   return l < 1e-9 ? [0, 1, 0, 0] : q.map((x) => x / l);
+}
+
+/**
+ * The 'surface' depth against float64 on single random splats (anisotropic, rotated, opaque or
+ * not): wherever the splat's alpha exceeds 1/2 the depth is where the pixel's ray enters its
+ * alpha-1/2 level set, t* - sqrt(2 ln(2 alpha) / r.(S^-1 r)), else t*; clamped like the kernel.
+ * And with `entry` off, t* itself.
+ */
+export async function rayDepthEntryParity(ctx: GpuContext, seed: number, trials = 6): Promise<ParityResult> {
+  const random = rng(seed);
+  let worst = 0;
+  let entered = 0;
+  let shifted = 0;
+  for (let trial = 0; trial < trials; trial++) {
+    const splats = emptySplats(1, 0);
+    splats.means.set([0.3 * (random() - 0.5), 0.3 * (random() - 0.5), 0.3 * (random() - 0.5)]);
+    const scales = [0, 1, 2].map(() => 0.04 + 0.25 * random());
+    splats.logScales.set(scales.map(Math.log));
+    const q = [random() - 0.5, random() - 0.5, random() - 0.5, random() - 0.5];
+    splats.quats.set(q);
+    const opacity = 0.4 + 0.59 * random();
+    splats.opacityLogits[0] = Math.log(opacity / (1 - opacity));
+    splats.sh.set([0.5 / SH_C0, 0.5 / SH_C0, 0.5 / SH_C0]);
+    const camera = randomCamera(random, 48, 40);
+    const entryOn = trial % 3 !== 2;
+    const r = await render(ctx, splats, camera, false, entryOn);
+    // float64: covariance in camera space, its inverse A
+    const f = (x: number) => Math.fround(x);
+    const qn = Math.hypot(...q.map(f));
+    const [w, x, y, z] = q.map((v) => f(v) / qn);
+    const R = [1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y), 2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x), 2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)];
+    const m = camera.worldToCamera;
+    const W = [m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]];
+    const s2 = splats.logScales.slice(0, 3).map((l) => Math.exp(2 * l));
+    const M = [0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => W[3 * i] * R[j] + W[3 * i + 1] * R[3 + j] + W[3 * i + 2] * R[6 + j])); // W R
+    const S = [0, 1, 2].flatMap((i) => [0, 1, 2].map((j) => M[3 * i] * M[3 * j] * s2[0] + M[3 * i + 1] * M[3 * j + 1] * s2[1] + M[3 * i + 2] * M[3 * j + 2] * s2[2]));
+    const A = invert3(S);
+    const mw = Array.from(splats.means.slice(0, 3));
+    const mu = [0, 1, 2].map((i) => m[4 * i] * mw[0] + m[4 * i + 1] * mw[1] + m[4 * i + 2] * mw[2] + m[4 * i + 3]);
+    const Amu = [0, 1, 2].map((i) => A[3 * i] * mu[0] + A[3 * i + 1] * mu[1] + A[3 * i + 2] * mu[2]);
+    const radius = 3 * Math.max(...splats.logScales.slice(0, 3).map(Math.exp));
+    for (let py = 0; py < camera.height; py++) {
+      for (let px = 0; px < camera.width; px++) {
+        const p = py * camera.width + px;
+        const alpha = r.alpha[p];
+        if (!(alpha >= 1 / 255)) continue;
+        const dir = [(px + 0.5 - camera.cx) / camera.fx, (py + 0.5 - camera.cy) / camera.fy, 1];
+        const Ar = [0, 1, 2].map((i) => A[3 * i] * dir[0] + A[3 * i + 1] * dir[1] + A[3 * i + 2] * dir[2]);
+        const a = dir[0] * Ar[0] + dir[1] * Ar[1] + dir[2] * Ar[2];
+        let t = (dir[0] * Amu[0] + dir[1] * Amu[1] + dir[2] * Amu[2]) / a;
+        if (entryOn && alpha > 0.5) {
+          const d = Math.sqrt((2 * Math.log(2 * alpha)) / a);
+          t -= d;
+          entered++;
+          if (d > 1e-3 * mu[2]) shifted++;
+        }
+        const want = Math.min(mu[2] + radius, Math.max(mu[2] - radius, t));
+        const e = Math.abs(r.ray[p] - want) / want;
+        worst = Number.isFinite(e) ? Math.max(worst, e) : Infinity;
+      }
+    }
+  }
+  return {
+    name: `mesh-depth surface entry on single splats (${entered} pixels entered, ${shifted} moved > 1e-3)`,
+    variant: ctx.info.variant,
+    seed,
+    ok: worst <= 2e-4 && shifted > 50,
+    error: worst,
+    tolerance: 2e-4,
+  };
+}
+
+function invert3(m: number[]): number[] {
+  const [a, b, c, d, e, f, g, h, i] = m;
+  const A = e * i - f * h;
+  const B = -(d * i - f * g);
+  const C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  return [A, -(b * i - c * h), b * f - c * e, B, a * i - c * g, -(a * f - c * d), C, -(a * h - b * g), a * e - b * d].map((v) => v / det);
 }

@@ -27,13 +27,15 @@ export interface MeshInput {
 }
 
 /**
- * Which depth each view contributes: 'ray' (default: per splat the depth of its highest density
- * along the pixel's ray, composited with the image's weights: ray-depth.ts), 'expected' (the
+ * Which depth each view contributes: 'surface' (default: per splat the depth where the pixel's
+ * ray enters its alpha-1/2 level set, or its highest density along the ray where its alpha stays
+ * under 1/2, composited with the image's weights: ray-depth.ts), 'ray' (always the highest
+ * density: flat splats land on their plane, fat ones on their centre), 'expected' (the
  * rasterizer's sum of w z over alpha: splat centres, in front of slanted surfaces by a fraction
  * of a footprint) or 'median' (the rasterizer's median depth output: the centre depth of the
  * splat where transmittance crosses 0.5, for models trained with --geometry).
  */
-export type DepthSource = 'ray' | 'expected' | 'median';
+export type DepthSource = 'surface' | 'ray' | 'expected' | 'median';
 
 export interface MeshOptions {
   /** Voxels along the bounds' longest axis. */
@@ -105,10 +107,10 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
   const grid = gridForBounds(options.bounds ?? splatBounds(splats), options.resolution, options.truncationVoxels);
   const width = Math.max(...cameras.map((c) => c.width));
   const height = Math.max(...cameras.map((c) => c.height));
-  const source = options.depth ?? 'ray';
+  const source = options.depth ?? 'surface';
   const rasterizer = await Rasterizer.createTuned(ctx, source === 'median' ? { outputs: { median: true } } : {});
   const gpuSplats = GpuSplats.fromHost(ctx, splats);
-  const rayDepth = source === 'ray' ? await RayDepth.create(ctx) : undefined;
+  const rayDepth = source === 'ray' || source === 'surface' ? await RayDepth.create(ctx, { entry: source === 'surface' }) : undefined;
   const volume = await TsdfVolume.create(ctx, grid, {
     depthMode: source === 'expected' ? 'expected' : 'direct',
     depthStride: source === 'median' ? 4 : 1,

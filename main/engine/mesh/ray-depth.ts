@@ -28,12 +28,16 @@ export class RayDepth {
     private readonly workgroupSize: number,
   ) {}
 
-  /** `centreDepth`: composite the splat centres' depths instead (the rasterizer's own depth; tests). */
-  static async create(ctx: GpuContext, options: { centreDepth?: boolean } = {}): Promise<RayDepth> {
+  /**
+   * `centreDepth`: composite the splat centres' depths instead (the rasterizer's own depth; tests).
+   * `entry` (default true): a splat whose alpha at the pixel exceeds 1/2 contributes the depth
+   * where the ray enters its alpha-1/2 level set rather than its density maximum (mesh-depth.wgsl).
+   */
+  static async create(ctx: GpuContext, options: { centreDepth?: boolean; entry?: boolean } = {}): Promise<RayDepth> {
     const WG = 256;
     const [planes, forward] = await Promise.all([
       ctx.kernels.get({ kernel: 'mesh-depth', entryPoint: 'depth_planes', constants: { WG } }),
-      ctx.kernels.get({ kernel: 'mesh-depth', entryPoint: 'depth_forward', constants: { CENTRE_DEPTH: options.centreDepth ? 1 : 0 } }),
+      ctx.kernels.get({ kernel: 'mesh-depth', entryPoint: 'depth_forward', constants: { CENTRE_DEPTH: options.centreDepth ? 1 : 0, ENTRY: options.entry === false ? 0 : 1 } }),
     ]);
     return new RayDepth(ctx, planes, forward, WG);
   }

@@ -32,14 +32,14 @@ describe('mesh extraction end to end (GPU)', () => {
     expect(stats.timings.total_s).toBeGreaterThan(0);
   }, 180_000);
 
-  it('takes each depth source: ray (default) lands closest, expected and median in front of the surface', async () => {
+  it('takes each depth source: surface (default) and ray land closest on flat splats, expected and median in front of the surface', async () => {
     const ctx = await testGpu();
     const seed = freshSeed();
     const sphere = uvSphere(0.7);
     const splats = splatsOnMesh(sphere.positions, sphere.triangles, 3000, seed);
     const cameras = sphereCameras(16, 64);
     const bias: Record<string, number> = {};
-    for (const depth of ['ray', 'expected', 'median'] as const) {
+    for (const depth of ['surface', 'ray', 'expected', 'median'] as const) {
       const { mesh } = await extractMesh(ctx, { splats, cameras }, { resolution: 40, truncationVoxels: 3, targetTriangles: 0, minComponentFraction: 0.3, depth });
       let sum = 0;
       const n = mesh.positions.length / 3;
@@ -48,7 +48,35 @@ describe('mesh extraction end to end (GPU)', () => {
     }
     const footprint = (3 - 0.7) / cameras[0].fx;
     expect(Math.abs(bias.ray), `seed ${seed}: ${JSON.stringify(bias)}`).toBeLessThan(0.4 * footprint);
+    expect(Math.abs(bias.surface), `seed ${seed}: ${JSON.stringify(bias)}`).toBeLessThan(0.4 * footprint);
     expect(bias.expected, `seed ${seed}: ${JSON.stringify(bias)}`).toBeGreaterThan(2 * Math.abs(bias.ray));
     expect(bias.median, `seed ${seed}: ${JSON.stringify(bias)}`).toBeGreaterThan(2 * Math.abs(bias.ray));
+  }, 300_000);
+
+  it('fat opaque splats: surface depth lies on or outside ray depth, both between the centres and the union\'s visible extent', async () => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const centres = 0.6;
+    const sigma = 0.05;
+    const sphere = uvSphere(centres);
+    const splats = splatsOnMesh(sphere.positions, sphere.triangles, 3000, seed);
+    splats.logScales.fill(Math.log(sigma));
+    splats.opacityLogits.fill(Math.log(0.99 / 0.01));
+    const cameras = sphereCameras(16, 64);
+    const radius: Record<string, number> = {};
+    for (const depth of ['surface', 'ray'] as const) {
+      const { mesh } = await extractMesh(ctx, { splats, cameras }, { resolution: 48, truncationVoxels: 3, targetTriangles: 0, minComponentFraction: 0.3, depth });
+      let sum = 0;
+      const n = mesh.positions.length / 3;
+      for (let v = 0; v < n; v++) sum += Math.hypot(mesh.positions[3 * v], mesh.positions[3 * v + 1], mesh.positions[3 * v + 2]);
+      radius[depth] = sum / n;
+    }
+    // A single splat shows out to k sigma (0.99 exp(-k^2 / 2) = 1/2); overlapping neighbours make
+    // the union show a little further; measured here: ray ~1.4 sigma out, surface ~0.06 sigma more.
+    const k = Math.sqrt(2 * Math.log(2 * 0.99));
+    const detail = `seed ${seed}: ${JSON.stringify(radius)}`;
+    expect(radius.ray - centres, detail).toBeGreaterThan(0.5 * k * sigma);
+    expect(radius.surface - centres, detail).toBeLessThan(2 * k * sigma);
+    expect(radius.surface, detail).toBeGreaterThanOrEqual(radius.ray);
   }, 300_000);
 });
