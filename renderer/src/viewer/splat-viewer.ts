@@ -10,6 +10,9 @@
  *
  * This module is loaded lazily (Babylon is large); nothing in it is reactive: Vue components hold
  * a SplatViewer with markRaw and read `stats()` on a timer.
+ *
+ * Over 400 lines on purpose: one Babylon scene whose cameras, meshes and update queue share
+ * private state; splitting it would only pass that state around.
  */
 import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera.js';
 import type { Camera } from '@babylonjs/core/Cameras/camera.js';
@@ -345,6 +348,41 @@ export class SplatViewer {
     this.fly.speed = Math.max(0.01, this.sceneRadius() / 40);
     this.selectedCamera = index;
     this.rebuildFrustums();
+  }
+
+  /**
+   * The training camera whose frustum (its apex or the middle of its image rectangle) is drawn
+   * nearest to canvas point (x, y), in CSS pixels from the canvas's top-left, within `radiusPx`;
+   * undefined when none is (or frustums are hidden). Clicking a frustum looks through it.
+   */
+  cameraAt(x: number, y: number, radiusPx = 24): number | undefined {
+    const active = this.scene.activeCamera;
+    if (!active || !this.frustumsVisible || this.cameras.length === 0) return undefined;
+    const width = this.engine.getRenderWidth();
+    const height = this.engine.getRenderHeight();
+    const scaleX = this.canvas.clientWidth / width;
+    const scaleY = this.canvas.clientHeight / height;
+    const world = this.engineWorld.computeWorldMatrix(true);
+    const transform = active.getTransformationMatrix();
+    const viewport = active.viewport.toGlobal(width, height);
+    const depth = this.sceneRadius() * 0.12;
+    let best: number | undefined;
+    let bestDistance = radiusPx;
+    this.cameras.forEach((camera, index) => {
+      if (index === this.selectedCamera && this.mode === 'fly') return; // not drawn
+      const [apex, c0, c1, c2, c3] = frustumWorldPoints(camera, depth);
+      const middle = [0, 1, 2].map((a) => (c0[a] + c1[a] + c2[a] + c3[a]) / 4) as Vec3;
+      for (const p of [apex, middle]) {
+        const s = Vector3.Project(new Vector3(...p), world, transform, viewport);
+        if (!(s.z > 0 && s.z < 1)) continue; // behind the viewer or past the far plane
+        const distance = Math.hypot(s.x * scaleX - x, s.y * scaleY - y);
+        if (distance < bestDistance) {
+          bestDistance = distance;
+          best = index;
+        }
+      }
+    });
+    return best;
   }
 
   private selectCamera(index: number | undefined): void {
