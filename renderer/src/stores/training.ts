@@ -58,7 +58,10 @@ export const useTrainingStore = defineStore('training', () => {
   const fieldErrors = ref<Record<string, string>>({});
   /** The job followed: the one started here, else the newest one whose events arrive. */
   const job = ref<FollowedJob>();
+  /** The newest training-step progress (stage 'train', or 'done'): what the bar, step count and ETA show. */
   const progress = ref<Progress>();
+  /** What the job does besides stepping (loading, uploading, evaluating), while it does it. */
+  const activity = ref<Progress>();
   /** Metric columns (loss, PSNR, splat count, ...), outside reactivity; watch `metricsVersion`. */
   const metrics = markRaw(new MetricSeriesSet());
   const metricsVersion = ref(0);
@@ -92,7 +95,7 @@ export const useTrainingStore = defineStore('training', () => {
     void rateVersion.value;
     if (job.value?.state !== 'running') return undefined;
     const p = progress.value;
-    if (!p || p.stage !== 'train') return undefined;
+    if (!p || p.stage !== 'train' || activity.value) return undefined;
     if (p.etaS !== undefined && Number.isFinite(p.etaS)) return p.etaS;
     return rate.etaS(p.total);
   });
@@ -104,6 +107,7 @@ export const useTrainingStore = defineStore('training', () => {
     metrics.clear();
     metricsVersion.value++;
     progress.value = undefined;
+    activity.value = undefined;
     profile.value = undefined;
     rate.reset();
     rateVersion.value++;
@@ -124,6 +128,7 @@ export const useTrainingStore = defineStore('training', () => {
     if (!follows(e.job, e.state, e.project)) return;
     const previous = job.value?.state;
     if (e.state !== previous) requested.value = undefined;
+    if (!ACTIVE_STATES.includes(e.state)) activity.value = undefined;
     job.value = { id: e.job, state: e.state, project: e.project, ...(e.reason ? { reason: e.reason } : {}) };
     if (e.state !== 'running' || previous !== 'running') {
       rate.reset(); // a pause or a restart is not slow training
@@ -138,6 +143,11 @@ export const useTrainingStore = defineStore('training', () => {
     c.on('job', onJob);
     c.on('progress', (e) => {
       if (!follows(e.job)) return;
+      if (e.stage !== 'train' && e.stage !== 'done') {
+        activity.value = e;
+        return;
+      }
+      activity.value = undefined;
       progress.value = e;
       if (e.stage === 'train' && e.step !== undefined) {
         rate.add(e.step, performance.now());
@@ -201,7 +211,10 @@ export const useTrainingStore = defineStore('training', () => {
     }
   }
 
-  /** Starts (or continues) training the chosen source with the current values. */
+  /**
+   * Starts a new run on the chosen source with the current values (Resume, not Start, continues a
+   * stopped or interrupted run: the engine would otherwise continue it with its old parameters).
+   */
   async function start(): Promise<string | undefined> {
     const chosen = source.value;
     if (!chosen) {
@@ -210,7 +223,7 @@ export const useTrainingStore = defineStore('training', () => {
     }
     const started = await call(async (c) => {
       const from = await trainSource(c, chosen);
-      const result = await c.api.train.start({ source: from, params: { ...values.value } });
+      const result = await c.api.train.start({ source: from, params: { ...values.value }, ...(from.kind === 'project' ? { newRun: true } : {}) });
       return { id: result.job, project: from.kind === 'project' ? from.path : undefined };
     });
     if (!started) return undefined;
@@ -235,7 +248,7 @@ export const useTrainingStore = defineStore('training', () => {
   const stop = () => control('stop');
 
   return {
-    params, values, fieldErrors, source, sampleProject, job, requested, progress, etaS, metrics, metricsVersion, profile, serviceReady, busy,
+    params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, profile, serviceReady, busy,
     invalid, active, canStart, canPause, canResume, canStop, attach, refresh, useSource, start, pause, resume, stop,
   };
 });

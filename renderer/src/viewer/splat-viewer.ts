@@ -43,6 +43,8 @@ export interface ViewerStats {
   lookingThrough: number | undefined;
   /** Splat buffers applied so far (bursts of setSplats coalesce into fewer). */
   updatesApplied: number;
+  /** Share of the canvas's pixels rendered (1: full resolution; less while frames are slow). */
+  resolutionScale: number;
 }
 
 export interface SplatViewerOptions {
@@ -84,11 +86,18 @@ export class SplatViewer {
   private pumpTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private fitted = false;
+  /** Adaptive resolution: Babylon's hardware scaling level (its device-ratio level = every pixel), frames counted per check. */
+  private readonly baseScalingLevel: number;
+  private scalingLevel: number;
+  private framesSinceCheck = 0;
+  private lastCheckAt = performance.now();
+  private readonly scalingTimer: ReturnType<typeof setInterval>;
 
   constructor(readonly canvas: HTMLCanvasElement, options: SplatViewerOptions = {}) {
     this.minUpdateIntervalMs = options.minUpdateIntervalMs ?? 250;
     this.engine = new Engine(canvas, true, { preserveDrawingBuffer: false, stencil: false, powerPreference: 'high-performance' }, true);
     this.scene = new Scene(this.engine);
+    this.baseScalingLevel = this.scalingLevel = this.engine.getHardwareScalingLevel();
     this.setBackground(options.background ?? [0.055, 0.063, 0.082]);
 
     this.engineWorld = new TransformNode('engineWorld', this.scene);
@@ -115,7 +124,31 @@ export class SplatViewer {
     this.fly.inertia = 0.6;
 
     this.scene.activeCamera = this.orbit;
-    this.engine.runRenderLoop(() => this.scene.render());
+    this.engine.runRenderLoop(() => {
+      this.scene.render();
+      this.framesSinceCheck++;
+    });
+    this.scalingTimer = setInterval(() => this.adaptResolution(), 1000);
+  }
+
+  /**
+   * Splatting is fill-rate bound: big splats close to the camera on a software rasterizer
+   * (SwiftShader, llvmpipe) or a weak GPU can take seconds per frame at full resolution. Render at
+   * fewer pixels while frames are slow (down to a quarter of the width), and come back when fast.
+   */
+  private adaptResolution(): void {
+    const now = performance.now();
+    const fps = (this.framesSinceCheck * 1000) / Math.max(1, now - this.lastCheckAt);
+    this.framesSinceCheck = 0;
+    this.lastCheckAt = now;
+    const [min, max] = [this.baseScalingLevel, this.baseScalingLevel * 4];
+    let level = this.scalingLevel;
+    if (fps < 12 && level < max) level = Math.min(max, level * 1.5);
+    else if (fps > 40 && level > min) level = Math.max(min, level / 1.25);
+    if (level !== this.scalingLevel) {
+      this.scalingLevel = level;
+      this.engine.setHardwareScalingLevel(level);
+    }
   }
 
   /**
@@ -397,7 +430,7 @@ export class SplatViewer {
 
   stats(): ViewerStats {
     const lookingThrough = this.mode === 'fly' ? this.selectedCamera : undefined;
-    return { splatCount: this.splatCount, fps: this.engine.getFps(), mode: this.mode, lookingThrough, updatesApplied: this.updatesApplied };
+    return { splatCount: this.splatCount, fps: this.engine.getFps(), mode: this.mode, lookingThrough, updatesApplied: this.updatesApplied, resolutionScale: this.baseScalingLevel / this.scalingLevel };
   }
 
   resize(): void {
@@ -406,6 +439,7 @@ export class SplatViewer {
 
   dispose(): void {
     this.disposed = true;
+    clearInterval(this.scalingTimer);
     if (this.pumpTimer) clearTimeout(this.pumpTimer);
     this.queued?.failers.forEach((f) => f(new Error('viewer disposed')));
     this.queued = undefined;
