@@ -31,6 +31,20 @@ export interface ViewPhoto {
   height: number;
 }
 
+/** The engine sends SfM point colours as RGB bytes; the viewer takes RGBA. */
+export function rgbaColours(colors: Uint8Array, count: number): Uint8Array {
+  if (colors.length === count * 4) return colors;
+  if (colors.length !== count * 3) throw new RangeError(`SfM points: ${count} points need ${count * 3} (RGB) or ${count * 4} (RGBA) colour bytes, got ${colors.length}`);
+  const rgba = new Uint8Array(count * 4);
+  for (let i = 0; i < count; i++) {
+    rgba[4 * i] = colors[3 * i];
+    rgba[4 * i + 1] = colors[3 * i + 1];
+    rgba[4 * i + 2] = colors[3 * i + 2];
+    rgba[4 * i + 3] = 255;
+  }
+  return rgba;
+}
+
 /**
  * What the viewer shows: the splats of the project being trained (its saved splats, then live
  * snapshots while a job runs), its training cameras and SfM points; or, before any project, the
@@ -80,7 +94,7 @@ export const useSceneStore = defineStore('scene', () => {
       if (ticket !== loading) return;
       cameras.value = markRaw(scene.cameras);
       views.value = markRaw(scene.views);
-      points.value = scene.points.count > 0 ? markRaw(scene.points) : undefined;
+      points.value = scene.points.count > 0 ? markRaw({ ...scene.points, colors: rgbaColours(scene.points.colors, scene.points.count) }) : undefined;
       if (options.keepSplats && source.value.kind === 'snapshot') return;
       const saved = await c.api.projects.splats({ project: path }).catch((error: { code?: string }) => {
         if (error.code === 'not_found' || error.code === 'bad_input') return undefined; // nothing trained yet

@@ -19,7 +19,7 @@ function projectEngine(options: { untrained?: boolean } = {}) {
       scene: async ({ project }) => {
         asked.push(`scene ${project}`);
         if (project.endsWith('missing.argo')) throw new ArgonautError('not_found', `${project}: project file not found`);
-        return { cameras: [CAMERA, CAMERA], views: [{ name: 'a.jpg', split: 'train' as const }, { name: 'b.jpg', split: 'test' as const }], points: { positions: new Float32Array([1, 2, 3]), colors: new Uint8Array([255, 0, 0, 255]), count: 1 } };
+        return { cameras: [CAMERA, CAMERA], views: [{ name: 'a.jpg', split: 'train' as const }, { name: 'b.jpg', split: 'test' as const }], points: { positions: new Float32Array([1, 2, 3]), colors: new Uint8Array([255, 128, 0]), count: 1 } };
       },
       image: async ({ camera, maxSize }) => {
         asked.push(`image ${camera} ${maxSize}`);
@@ -79,6 +79,8 @@ describe('scene store', () => {
     expect(scene.cameras).toHaveLength(2);
     expect(scene.views).toEqual([{ name: 'a.jpg', split: 'train' }, { name: 'b.jpg', split: 'test' }]);
     expect(scene.points?.count).toBe(1);
+    // The engine sends RGB; the viewer takes RGBA.
+    expect([...scene.points!.colors]).toEqual([255, 128, 0, 255]);
     expect(scene.splats?.count).toBe(2);
     expect(isReactive(scene.cameras)).toBe(false);
 
