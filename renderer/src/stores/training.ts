@@ -14,6 +14,11 @@ import { useNoticeStore } from './notices.js';
 
 export type { JobState };
 
+/** The train command's parameters that a job started from the studio honours (no `system.*`). */
+export function trainJobParams() {
+  return paramsForCommand('train').filter((def) => !def.key.startsWith('system.'));
+}
+
 /**
  * What the next job trains on. The sample scene becomes a project (`projects.create`) the first
  * time it is trained, so it has cameras, photos, checkpoints and an export like any other project.
@@ -50,8 +55,11 @@ export const RESUMABLE_STATES: readonly JobState[] = ['paused', 'stopped', 'inte
  * through the typed client (`client.api.train.*`); a failed call becomes a banner in Train.
  */
 export const useTrainingStore = defineStore('training', () => {
-  /** Parameters the train command takes, in registry order. */
-  const params = paramsForCommand('train');
+  /**
+   * Parameters a training job takes, in registry order: the train command's, less the GPU options
+   * (`system.*`), which belong to the engine host (Settings) and which `train.start` ignores.
+   */
+  const params = trainJobParams();
   /** Current values, every parameter present. */
   const values = ref<Record<string, ParamValue>>(defaultValues(params));
   /** Fields holding invalid input (key -> message); a job cannot start while any exist. */
