@@ -148,7 +148,14 @@ export class SplatViewer {
     if (level !== this.scalingLevel) {
       this.scalingLevel = level;
       this.engine.setHardwareScalingLevel(level);
+      const material = this.points?.material as StandardMaterial | null | undefined;
+      if (material) material.pointSize = this.pointSizePx();
     }
+  }
+
+  /** SfM points are 3 CSS pixels wide whatever the render resolution (point size counts render pixels). */
+  private pointSizePx(): number {
+    return Math.max(1, (3 * this.baseScalingLevel) / this.scalingLevel);
   }
 
   /**
@@ -273,7 +280,7 @@ export class SplatViewer {
     vertexData.applyToMesh(mesh, false);
     const material = new StandardMaterial('sfmPointsMaterial', this.scene);
     material.pointsCloud = true;
-    material.pointSize = 3;
+    material.pointSize = this.pointSizePx();
     // Unlit: with lighting disabled the standard shader's colour is (emissive + ambient) x vertex colour.
     material.disableLighting = true;
     material.emissiveColor = Color3.White();
