@@ -39,6 +39,45 @@ function changedFraction(a: Buffer, b: Buffer): number {
   return changed / (x.width * x.height);
 }
 
+/**
+ * Centres of small clusters of frustum-yellow pixels (the viewer draws training cameras in
+ * rgb(250, 199, 64)): a far camera's whole frustum, where a click lands on it. Sorted smallest first.
+ */
+function frustumSpots(png: Buffer): { x: number; y: number; size: number }[] {
+  const image = PNG.sync.read(png);
+  const { width, height, data } = image;
+  const yellow = (x: number, y: number) => {
+    const i = (y * width + x) * 4;
+    return data[i] > 190 && data[i + 1] > 140 && data[i + 1] < 230 && data[i + 2] < 130;
+  };
+  const seen = new Uint8Array(width * height);
+  const spots: { x: number; y: number; size: number }[] = [];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (seen[y * width + x] || !yellow(x, y)) continue;
+      let [minX, maxX, minY, maxY, count] = [x, x, y, y, 0];
+      const stack = [[x, y]];
+      seen[y * width + x] = 1;
+      while (stack.length) {
+        const [cx, cy] = stack.pop()!;
+        count++;
+        [minX, maxX, minY, maxY] = [Math.min(minX, cx), Math.max(maxX, cx), Math.min(minY, cy), Math.max(maxY, cy)];
+        for (let dy = -2; dy <= 2; dy++) {
+          for (let dx = -2; dx <= 2; dx++) {
+            const [nx, ny] = [cx + dx, cy + dy];
+            if (nx < 0 || ny < 0 || nx >= width || ny >= height || seen[ny * width + nx] || !yellow(nx, ny)) continue;
+            seen[ny * width + nx] = 1;
+            stack.push([nx, ny]);
+          }
+        }
+      }
+      const size = Math.max(maxX - minX, maxY - minY);
+      if (count >= 20 && size >= 8 && size <= 40) spots.push({ x: (minX + maxX) / 2, y: (minY + maxY) / 2, size });
+    }
+  }
+  return spots.sort((a, b) => a.size - b.size);
+}
+
 describe.skipIf(skip)('training from the studio, end to end', () => {
   let studio: Studio;
   let browser: Browser;
@@ -149,6 +188,20 @@ describe.skipIf(skip)('training from the studio, end to end', () => {
     const after = await (await viewerCanvas(pausedAt + 40)).screenshot();
     await page.screenshot({ path: path.join(screenshots, 'viewer-training-stopped.png') });
     expect(changedFraction(before, after)).toBeGreaterThan(0.005);
+
+    // Clicking a camera's frustum looks through it and puts that view's photo beside the render.
+    await page.locator('[data-toggle="splats"]').click();
+    await page.waitForTimeout(800);
+    const canvasBox = (await page.locator('canvas.viewer-canvas').boundingBox())!;
+    const spots = frustumSpots(await page.locator('canvas.viewer-canvas').screenshot()).filter((p) => p.y > 60 && p.y < canvasBox.height - 60);
+    expect(spots.length).toBeGreaterThan(0);
+    await page.locator('canvas.viewer-canvas').click({ position: { x: spots[0].x, y: spots[0].y } });
+    await expect.poll(() => page.locator('[data-component="splat-viewer"]').getAttribute('data-mode')).toBe('fly');
+    expect(await page.locator('.camera-select').inputValue()).toMatch(/^\d+$/);
+    await page.locator('[data-test="photo-pane"] img[data-test="photo"]').waitFor({ timeout: 30_000 });
+    await page.locator('[data-toggle="splats"]').click();
+    await page.waitForTimeout(1000);
+    await page.screenshot({ path: path.join(screenshots, 'viewer-training-clicked-camera.png') });
     expect(problems.errors).toEqual([]);
   }, 420_000);
 
