@@ -10,6 +10,9 @@
  *
  * This module is loaded lazily (Babylon is large); nothing in it is reactive: Vue components hold
  * a SplatViewer with markRaw and read `stats()` on a timer.
+ *
+ * Over 400 lines on purpose: one Babylon scene whose cameras, meshes and update queue share
+ * private state; splitting it would only pass that state around.
  */
 import { ArcRotateCamera } from '@babylonjs/core/Cameras/arcRotateCamera.js';
 import type { Camera } from '@babylonjs/core/Cameras/camera.js';
@@ -40,6 +43,8 @@ export interface ViewerStats {
   lookingThrough: number | undefined;
   /** Splat buffers applied so far (bursts of setSplats coalesce into fewer). */
   updatesApplied: number;
+  /** Share of the canvas's pixels rendered (1: full resolution; less while frames are slow). */
+  resolutionScale: number;
 }
 
 export interface SplatViewerOptions {
@@ -81,11 +86,18 @@ export class SplatViewer {
   private pumpTimer: ReturnType<typeof setTimeout> | undefined;
   private disposed = false;
   private fitted = false;
+  /** Adaptive resolution: Babylon's hardware scaling level (its device-ratio level = every pixel), frames counted per check. */
+  private readonly baseScalingLevel: number;
+  private scalingLevel: number;
+  private framesSinceCheck = 0;
+  private lastCheckAt = performance.now();
+  private readonly scalingTimer: ReturnType<typeof setInterval>;
 
   constructor(readonly canvas: HTMLCanvasElement, options: SplatViewerOptions = {}) {
     this.minUpdateIntervalMs = options.minUpdateIntervalMs ?? 250;
     this.engine = new Engine(canvas, true, { preserveDrawingBuffer: false, stencil: false, powerPreference: 'high-performance' }, true);
     this.scene = new Scene(this.engine);
+    this.baseScalingLevel = this.scalingLevel = this.engine.getHardwareScalingLevel();
     this.setBackground(options.background ?? [0.055, 0.063, 0.082]);
 
     this.engineWorld = new TransformNode('engineWorld', this.scene);
@@ -112,7 +124,38 @@ export class SplatViewer {
     this.fly.inertia = 0.6;
 
     this.scene.activeCamera = this.orbit;
-    this.engine.runRenderLoop(() => this.scene.render());
+    this.engine.runRenderLoop(() => {
+      this.scene.render();
+      this.framesSinceCheck++;
+    });
+    this.scalingTimer = setInterval(() => this.adaptResolution(), 1000);
+  }
+
+  /**
+   * Splatting is fill-rate bound: big splats close to the camera on a software rasterizer
+   * (SwiftShader, llvmpipe) or a weak GPU can take seconds per frame at full resolution. Render at
+   * fewer pixels while frames are slow (down to a quarter of the width), and come back when fast.
+   */
+  private adaptResolution(): void {
+    const now = performance.now();
+    const fps = (this.framesSinceCheck * 1000) / Math.max(1, now - this.lastCheckAt);
+    this.framesSinceCheck = 0;
+    this.lastCheckAt = now;
+    const [min, max] = [this.baseScalingLevel, this.baseScalingLevel * 4];
+    let level = this.scalingLevel;
+    if (fps < 12 && level < max) level = Math.min(max, level * 1.5);
+    else if (fps > 40 && level > min) level = Math.max(min, level / 1.25);
+    if (level !== this.scalingLevel) {
+      this.scalingLevel = level;
+      this.engine.setHardwareScalingLevel(level);
+      const material = this.points?.material as StandardMaterial | null | undefined;
+      if (material) material.pointSize = this.pointSizePx();
+    }
+  }
+
+  /** SfM points are 3 CSS pixels wide whatever the render resolution (point size counts render pixels). */
+  private pointSizePx(): number {
+    return Math.max(1, (3 * this.baseScalingLevel) / this.scalingLevel);
   }
 
   /**
@@ -237,7 +280,7 @@ export class SplatViewer {
     vertexData.applyToMesh(mesh, false);
     const material = new StandardMaterial('sfmPointsMaterial', this.scene);
     material.pointsCloud = true;
-    material.pointSize = 3;
+    material.pointSize = this.pointSizePx();
     // Unlit: with lighting disabled the standard shader's colour is (emissive + ambient) x vertex colour.
     material.disableLighting = true;
     material.emissiveColor = Color3.White();
@@ -347,6 +390,41 @@ export class SplatViewer {
     this.rebuildFrustums();
   }
 
+  /**
+   * The training camera whose frustum (its apex or the middle of its image rectangle) is drawn
+   * nearest to canvas point (x, y), in CSS pixels from the canvas's top-left, within `radiusPx`;
+   * undefined when none is (or frustums are hidden). Clicking a frustum looks through it.
+   */
+  cameraAt(x: number, y: number, radiusPx = 24): number | undefined {
+    const active = this.scene.activeCamera;
+    if (!active || !this.frustumsVisible || this.cameras.length === 0) return undefined;
+    const width = this.engine.getRenderWidth();
+    const height = this.engine.getRenderHeight();
+    const scaleX = this.canvas.clientWidth / width;
+    const scaleY = this.canvas.clientHeight / height;
+    const world = this.engineWorld.computeWorldMatrix(true);
+    const transform = active.getTransformationMatrix();
+    const viewport = active.viewport.toGlobal(width, height);
+    const depth = this.sceneRadius() * 0.12;
+    let best: number | undefined;
+    let bestDistance = radiusPx;
+    this.cameras.forEach((camera, index) => {
+      if (index === this.selectedCamera && this.mode === 'fly') return; // not drawn
+      const [apex, c0, c1, c2, c3] = frustumWorldPoints(camera, depth);
+      const middle = [0, 1, 2].map((a) => (c0[a] + c1[a] + c2[a] + c3[a]) / 4) as Vec3;
+      for (const p of [apex, middle]) {
+        const s = Vector3.Project(new Vector3(...p), world, transform, viewport);
+        if (!(s.z > 0 && s.z < 1)) continue; // behind the viewer or past the far plane
+        const distance = Math.hypot(s.x * scaleX - x, s.y * scaleY - y);
+        if (distance < bestDistance) {
+          bestDistance = distance;
+          best = index;
+        }
+      }
+    });
+    return best;
+  }
+
   private selectCamera(index: number | undefined): void {
     if (index === this.selectedCamera) return;
     this.selectedCamera = index;
@@ -359,7 +437,7 @@ export class SplatViewer {
 
   stats(): ViewerStats {
     const lookingThrough = this.mode === 'fly' ? this.selectedCamera : undefined;
-    return { splatCount: this.splatCount, fps: this.engine.getFps(), mode: this.mode, lookingThrough, updatesApplied: this.updatesApplied };
+    return { splatCount: this.splatCount, fps: this.engine.getFps(), mode: this.mode, lookingThrough, updatesApplied: this.updatesApplied, resolutionScale: this.baseScalingLevel / this.scalingLevel };
   }
 
   resize(): void {
@@ -368,6 +446,7 @@ export class SplatViewer {
 
   dispose(): void {
     this.disposed = true;
+    clearInterval(this.scalingTimer);
     if (this.pumpTimer) clearTimeout(this.pumpTimer);
     this.queued?.failers.forEach((f) => f(new Error('viewer disposed')));
     this.queued = undefined;

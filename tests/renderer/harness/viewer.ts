@@ -60,6 +60,24 @@ Object.assign(window, {
       viewer.lookThrough(0);
       return viewer.stats();
     },
+    /**
+     * Picking a frustum: camera 1 stands where camera 0 sees the pixel (480, 120) of its 640 x 480
+     * image, 5 units away. Looking through camera 0, `cameraAt` on that spot of the 480 x 360
+     * canvas must name camera 1; an empty spot names none.
+     */
+    async pickTest() {
+      const cam: PinholeCamera = { width: 640, height: 480, fx: 600, fy: 600, cx: 320, cy: 240, worldToCamera: lookAt([2.5, -1.5, -6], [0.2, 0.3, 0.4], [0.3, -1, 0.2]) };
+      const other = unproject(cam, 480, 120, 5);
+      const second: PinholeCamera = { ...cam, worldToCamera: lookAt(other, [0.2, 0.3, 0.4], [0.3, -1, 0.2]) };
+      const views = blobs([{ at: unproject(cam, 320, 240, 6), rgb: [255, 255, 255] }]);
+      viewer.setCameras([cam, second]);
+      viewer.setFrustumsVisible(true);
+      await viewer.setSplats(views.buffer, views.count);
+      viewer.lookThrough(0);
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const scale = canvas.clientWidth / 640;
+      return { hit: viewer.cameraAt(480 * scale, 120 * scale) ?? null, near: viewer.cameraAt(480 * scale + 10, 120 * scale - 10) ?? null, miss: viewer.cameraAt(60 * scale, 400 * scale) ?? null, hidden: (viewer.setFrustumsVisible(false), viewer.cameraAt(480 * scale, 120 * scale) ?? null) };
+    },
     /** Many setSplats calls at once: all resolve, the last data wins, fewer updates are applied. */
     async burst(n: number) {
       const promises: Promise<void>[] = [];

@@ -22,10 +22,11 @@ export const FAKE_GPU: GpuInfo = {
   variantForced: false,
 };
 
-export function fakeEngine(overrides: Partial<ServiceImpl<Services>['system']> = {}) {
+export function fakeEngine(overrides: Partial<ServiceImpl<Services>['system']> = {}, services: Partial<Omit<ServiceImpl<Services>, 'system'>> = {}) {
   const [clientSide, serverSide] = createMemoryTransportPair();
-  // Only `system` is faked; the other services answer "declared but not served here".
-  const impl: Pick<ServiceImpl<Services>, 'system'> = {
+  // `system` is faked, plus whatever `services` the test brings; the rest answer "declared but not served here".
+  const impl: Pick<ServiceImpl<Services>, 'system'> & Partial<ServiceImpl<Services>> = {
+    ...services,
     system: {
       ping: async () => ({ pong: true as const, pid: 1, uptimeS: 1 }),
       info: async () => FAKE_GPU,

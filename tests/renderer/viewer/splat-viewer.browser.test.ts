@@ -95,4 +95,9 @@ describe.skipIf(skip)('SplatViewer in Chromium', { timeout: 180_000 }, () => {
     expect(lowerRight[0]).toBeLessThan(60);
     for (const empty of [upperRight, lowerLeft]) expect(Math.max(...empty)).toBeLessThan(5);
   });
+
+  it('finds the training camera whose frustum is under the pointer (what a click looks through), and none elsewhere', async () => {
+    const result = (await page.evaluate('window.harness.pickTest()')) as { hit: number | null; near: number | null; miss: number | null; hidden: number | null };
+    expect(result).toEqual({ hit: 1, near: 1, miss: null, hidden: null });
+  });
 });
