@@ -35,7 +35,7 @@ for arg in "$@"; do
       --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh.glb" --out "$OUT/mesh-bunny-7k-$(date +%s).json" ;;
     # variants: bunny7k-ray (the density maximum), bunny7k-geo (geometry-aware training), bunny7k-geo-median
     bunny7k-*) variant=${step#bunny7k-}; extra=()
-      case "$variant" in ray) extra=(--mesh-depth ray) ;; geo) extra=(--geometry) ;; geo-median) extra=(--geometry --mesh-depth median) ;; esac
+      case "$variant" in ray) extra=(--mesh-depth ray) ;; expected) extra=(--mesh-depth expected) ;; geo) extra=(--geometry) ;; geo-median) extra=(--geometry --mesh-depth median) ;; esac
       run "$step" ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 "${extra[@]}" \
         --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh-$variant.glb" --out "$OUT/mesh-bunny-7k-$variant-$(date +%s).json" ;;
     *) echo "gpu-run: unknown step $step" | tee -a "$log" ;;

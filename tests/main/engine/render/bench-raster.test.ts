@@ -9,7 +9,7 @@ describe('bench raster', async () => {
   const ctx = await testGpu();
   it('times forward and backward and reports every compiled kernel on a small random load', async () => {
     const random = rng(freshSeed());
-    const scene = randomScene(random, { count: 300, width: 64, height: 48, setDegree: 3, shDegree: 3, options: {}, kinds: ['ordinary'] });
+    const scene = randomScene(random, { count: 300, width: 64, height: 48, setDegree: 3, shDegree: 3, options: { antialiased: false }, kinds: ['ordinary'] });
     const splats: SplatSet = {
       count: 300,
       shDegree: 3,
