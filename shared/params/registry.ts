@@ -179,9 +179,9 @@ export const PARAMS = [
     help: 'Remove disconnected pieces with fewer triangles than this fraction of the largest piece (floaters); 0 keeps all, 1 only the largest.',
   },
   {
-    key: 'mesh.depth', flag: 'mesh-depth', type: 'enum', choices: ['surface', 'ray', 'expected', 'median'], default: 'surface',
+    key: 'mesh.depth', flag: 'mesh-depth', type: 'enum', choices: ['auto', 'surface', 'ray', 'expected', 'median'], default: 'auto',
     group: 'Mesh', label: 'Depth', commands: ['mesh', 'bench'], advanced: true,
-    help: "Depth fused per view: 'surface' (where the pixel's ray enters each splat's visible extent: fat and flat splats), 'ray' (each splat's densest point on the ray: flat splats), 'expected' (splat centres, weighted: in front of slanted surfaces) or 'median' (for models trained with --geometry).",
+    help: "Depth fused per view: 'auto' (median for models trained with --geometry, else expected), 'surface' (where the pixel's ray enters each splat's visible extent: fat and flat splats), 'ray' (each splat's densest point on the ray: flat splats), 'expected' (splat centres, weighted: in front of slanted surfaces) or 'median' (for models trained with --geometry).",
   },
 ] as const satisfies readonly ParamDef[];
 

@@ -68,7 +68,7 @@ export async function benchMesh(context: CommandContext): Promise<void> {
     if (result.cancelled) throw new ArgonautError('cancelled', 'bench mesh interrupted during training');
     const dataset = await loadDataset(datasetPath);
     const cameras = dataset.views.filter((v) => v.split === 'train').map((v) => v.camera);
-    const mesh = await extractMesh(gpu, { splats: result.splats, cameras }, {
+    const mesh = await extractMesh(gpu, { splats: result.splats, cameras, geometry: Boolean(trainParams['train.geometry']) }, {
       ...meshOptionsFromParams(meshParams),
       signal: context.signal,
       onProgress: (stage, step, total) => out.progress({ stage: `mesh.${stage}`, step, total }, step === total),
@@ -90,6 +90,7 @@ export async function benchMesh(context: CommandContext): Promise<void> {
       sampling_floor_chamfer: metrics.sampling_floor?.chamfer,
       train_s: result.trainS,
       steps: result.steps,
+      geometry: Boolean(trainParams['train.geometry']),
       splats: result.splatCount,
       psnr: result.evaluation.psnr,
       resolution: meshParams['mesh.resolution'],

@@ -50,6 +50,7 @@ export function meshSummary(result: MeshResult) {
     voxel_size: s.grid.voxelSize,
     truncation: s.grid.truncation,
     views: s.views,
+    depth: s.depth,
     components_removed: s.componentsRemoved,
     outside_cameras_removed: s.outsideCamerasRemoved,
     simplify_error: s.simplifyError,

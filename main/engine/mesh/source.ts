@@ -73,6 +73,7 @@ export async function loadProjectMeshInput(file: string, warn?: (m: string) => v
     cameras: (train.length ? train : views.views).map((v) => v.camera),
     datasetName: path.basename(path.resolve(views.dataset?.root ?? file)),
     antialiased: Boolean(found.run.params['train.antialiased']),
+    geometry: Boolean(found.run.params['train.geometry']),
     described: { project: project.file, run: found.run.id, step: found.step, source: found.file },
   };
 }
