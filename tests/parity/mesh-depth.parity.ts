@@ -145,7 +145,7 @@ function quatFromZ(n: number[]): number[] {
  * alpha-1/2 level set, t* - sqrt(2 ln(2 alpha) / r.(S^-1 r)), else t*; clamped like the kernel.
  * And with `entry` off, t* itself.
  */
-export async function rayDepthEntryParity(ctx: GpuContext, seed: number, trials = 6): Promise<ParityResult> {
+export async function rayDepthEntryParity(ctx: GpuContext, seed: number, trials = 9): Promise<ParityResult> {
   const random = rng(seed);
   let worst = 0;
   let entered = 0;
@@ -153,7 +153,7 @@ export async function rayDepthEntryParity(ctx: GpuContext, seed: number, trials 
   for (let trial = 0; trial < trials; trial++) {
     const splats = emptySplats(1, 0);
     splats.means.set([0.3 * (random() - 0.5), 0.3 * (random() - 0.5), 0.3 * (random() - 0.5)]);
-    const scales = [0, 1, 2].map(() => 0.04 + 0.25 * random());
+    const scales = [0, 1, 2].map(() => 0.08 + 0.25 * random());
     splats.logScales.set(scales.map(Math.log));
     const q = [random() - 0.5, random() - 0.5, random() - 0.5, random() - 0.5];
     splats.quats.set(q);
@@ -203,7 +203,7 @@ export async function rayDepthEntryParity(ctx: GpuContext, seed: number, trials 
     name: `mesh-depth surface entry on single splats (${entered} pixels entered, ${shifted} moved > 1e-3)`,
     variant: ctx.info.variant,
     seed,
-    ok: worst <= 2e-4 && shifted > 50,
+    ok: worst <= 2e-4 && shifted >= 20,
     error: worst,
     tolerance: 2e-4,
   };
