@@ -13,7 +13,7 @@ import { PROJECT_EXTENSION } from '../../shared/project/manifest.js';
 import { ArgonautError, badInput } from '../../shared/rpc/errors.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
 import type { TriangleMesh } from '../../shared/scene/mesh.js';
-import type { CaptureOptions, CaptureReport } from '../engine/capture/capture.js';
+import { captureOptionsFromParams, type CaptureReport } from '../engine/capture/capture.js';
 import type { Engine } from '../engine/engine.js';
 import { meshFormatOf, writeMesh } from '../engine/formats/mesh-file.js';
 import { checkedProjectFile } from '../engine/jobs/manager.js';
@@ -66,18 +66,6 @@ async function captureProjectFile(dir: string, base: string, explicit: boolean):
   throw badInput(path.join(dir, `${base}${PROJECT_EXTENSION}`), 'no free project name (tried up to -999)');
 }
 
-function captureOptionsOf(values: Record<string, ParamValue>): Omit<CaptureOptions, 'signal' | 'onProgress' | 'onLog' | 'env'> {
-  const v = resolveParams(allParams().filter((p) => p.key.startsWith('capture.')), values);
-  return {
-    frames: v['capture.frames'] as number,
-    maxSize: v['capture.maxSize'] as number,
-    matcher: v['capture.matcher'] as CaptureOptions['matcher'],
-    cameraModel: v['capture.cameraModel'] as string,
-    maxFeatures: v['capture.maxFeatures'] as number,
-    bundleAdjust: v['capture.bundleAdjust'] as boolean,
-    blurRatio: v['capture.blurRatio'] as number,
-  };
-}
 
 export function createTaskServices(engine: Engine, tasks: TaskManager): Pick<Impl, 'capture' | 'mesh' | 'tasks'> {
   return {
@@ -97,7 +85,7 @@ export function createTaskServices(engine: Engine, tasks: TaskManager): Pick<Imp
         const task = tasks.start('capture', title, async ({ signal, progress }) => {
           try {
             const { project, report } = await importCapture(checked, file, {
-              ...captureOptionsOf(values),
+              ...captureOptionsFromParams(values),
               params: values,
               signal,
               onProgress: (p) => progress(p.stage, p.percent / 100, { message: [p.input, p.message].filter(Boolean).join(': ') || undefined, skipped: p.skipped }),

@@ -1,21 +1,12 @@
 import path from 'node:path';
-import { allParams, paramsForCommand, resolveParams } from '../../../shared/params/index.js';
-import { captureToDataset, type CaptureOptions, type CaptureReport } from '../../engine/capture/capture.js';
+import { paramsForCommand } from '../../../shared/params/index.js';
+import { captureOptionsFromParams, captureToDataset, type CaptureOptions, type CaptureReport } from '../../engine/capture/capture.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 
 /** Capture options from the registry's `capture.*` values (the import command reuses this). */
 export function captureOptionsOf(context: CommandContext): Omit<CaptureOptions, 'signal' | 'onProgress' | 'onLog'> {
-  const v = resolveParams(allParams().filter((p) => p.key.startsWith('capture.')), context.params);
-  return {
-    frames: v['capture.frames'] as number,
-    maxSize: v['capture.maxSize'] as number,
-    matcher: v['capture.matcher'] as CaptureOptions['matcher'],
-    cameraModel: v['capture.cameraModel'] as string,
-    maxFeatures: v['capture.maxFeatures'] as number,
-    bundleAdjust: v['capture.bundleAdjust'] as boolean,
-    blurRatio: v['capture.blurRatio'] as number,
-  };
+  return captureOptionsFromParams(context.params);
 }
 
 /** The result line's fields, snake_case like the other commands' JSON. */

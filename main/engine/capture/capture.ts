@@ -12,6 +12,7 @@
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
+import { allParams, resolveParams, type ParamValue } from '../../../shared/params/index.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { copyFileAtomic, writeFileAtomic } from '../formats/atomic-file.js';
 import { processVideo, resolveInputs, framesPerClip, type CaptureInput, type VideoOutcome } from './capture-inputs.js';
@@ -90,6 +91,20 @@ export interface CaptureReport {
   /** Stages whose results were reused from an earlier run. */
   resumed: string[];
   diagnostics: Diagnostic[];
+}
+
+/** Capture options from the registry's `capture.*` values (explicit values win over the defaults). */
+export function captureOptionsFromParams(values: Readonly<Record<string, ParamValue>>): Omit<CaptureOptions, 'signal' | 'onProgress' | 'onLog' | 'env'> {
+  const v = resolveParams(allParams().filter((p) => p.key.startsWith('capture.')), values);
+  return {
+    frames: v['capture.frames'] as number,
+    maxSize: v['capture.maxSize'] as number,
+    matcher: v['capture.matcher'] as CaptureOptions['matcher'],
+    cameraModel: v['capture.cameraModel'] as string,
+    maxFeatures: v['capture.maxFeatures'] as number,
+    bundleAdjust: v['capture.bundleAdjust'] as boolean,
+    blurRatio: v['capture.blurRatio'] as number,
+  };
 }
 
 export const CAPTURE_DEFAULTS = { frames: 150, maxSize: 1600, cameraModel: 'SIMPLE_RADIAL', maxFeatures: 8192 } as const;

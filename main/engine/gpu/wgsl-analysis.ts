@@ -71,6 +71,19 @@ function functionBodies(source: string): Map<string, string> {
   return bodies;
 }
 
+/** The functions an entry point's call graph reaches (itself included). */
+function reachableFunctions(bodies: Map<string, string>, entryPoint: string): Set<string> {
+  const reachable = new Set<string>();
+  const visit = (name: string) => {
+    if (reachable.has(name) || !bodies.has(name)) return;
+    reachable.add(name);
+    for (const other of bodies.keys()) if (new RegExp(`\\b${other}\\s*\\(`).test(bodies.get(name)!)) visit(other);
+  };
+  visit(entryPoint);
+  if (!reachable.size) throw new Error(`wgsl-analysis: no entry point ${entryPoint}`);
+  return reachable;
+}
+
 /** Workgroup bytes an entry point uses (variables reachable through its call graph). */
 export function workgroupMemoryBytes(source: string, entryPoint: string, constants: Readonly<Record<string, number>> = {}): number {
   const values: Record<string, number> = {};
@@ -84,14 +97,7 @@ export function workgroupMemoryBytes(source: string, entryPoint: string, constan
   Object.assign(values, constants);
   const vars = [...source.matchAll(/var<workgroup>\s+(\w+)\s*:\s*([^;]+);/g)].map((m) => ({ name: m[1], type: m[2] }));
   const bodies = functionBodies(source);
-  const reachable = new Set<string>();
-  const visit = (name: string) => {
-    if (reachable.has(name) || !bodies.has(name)) return;
-    reachable.add(name);
-    for (const other of bodies.keys()) if (new RegExp(`\\b${other}\\s*\\(`).test(bodies.get(name)!)) visit(other);
-  };
-  visit(entryPoint);
-  if (!reachable.size) throw new Error(`wgsl-analysis: no entry point ${entryPoint}`);
+  const reachable = reachableFunctions(bodies, entryPoint);
   const used = vars.filter((v) => [...reachable].some((f) => new RegExp(`\\b${v.name}\\b`).test(bodies.get(f)!)));
   return used.reduce((sum, v) => sum + typeStride(v.type, values), 0);
 }
@@ -103,14 +109,7 @@ export function workgroupMemoryBytes(source: string, entryPoint: string, constan
  */
 export function usedBindings(source: string, entryPoint: string, group = 0): Set<number> {
   const bodies = functionBodies(source);
-  const reachable = new Set<string>();
-  const visit = (name: string) => {
-    if (reachable.has(name) || !bodies.has(name)) return;
-    reachable.add(name);
-    for (const other of bodies.keys()) if (new RegExp(`\\b${other}\\s*\\(`).test(bodies.get(name)!)) visit(other);
-  };
-  visit(entryPoint);
-  if (!reachable.size) throw new Error(`wgsl-analysis: no entry point ${entryPoint}`);
+  const reachable = reachableFunctions(bodies, entryPoint);
   const used = new Set<number>();
   for (const m of source.matchAll(/@group\((\d+)\)\s*@binding\((\d+)\)\s*var(?:<[^>]*>)?\s+(\w+)/g)) {
     if (Number(m[1]) !== group) continue;
