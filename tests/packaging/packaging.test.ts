@@ -54,7 +54,7 @@ describe('packaging', () => {
     mkdirSync(path.join(resources, 'app.asar.unpacked'), { recursive: true });
     symlinkSync(path.dirname(path.dirname(builtFile('cli/index.mjs'))), path.join(resources, 'app.asar.unpacked', 'out'));
     mkdirSync(path.join(resources, 'bin'));
-    copyFileSync(path.join(repoRoot, 'packaging', 'cli', 'argonaut'), path.join(resources, 'bin', 'argonaut'));
+    copyFileSync(path.join(repoRoot, 'resources', 'cli', 'argonaut'), path.join(resources, 'bin', 'argonaut'));
     const run = (...args: string[]) => spawnSync('sh', [path.join(resources, 'bin', 'argonaut'), ...args], { encoding: 'utf8', cwd: resources });
     const version = run('--version');
     expect([version.status, version.stdout.trim()]).toEqual([0, `argonaut ${JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')).version}`]);
