@@ -8,7 +8,7 @@ import { useNavigationStore } from './navigation.js';
 import { useLogStore } from './logs.js';
 import { asNoticeError, useNoticeStore } from './notices.js';
 import { captureStages, stageStates } from './task-stages.js';
-import { useTrainingStore, type TrainingSource } from './training.js';
+import { useTrainingStore } from './training.js';
 
 /** What a new project starts from. */
 export type NewProjectKind = 'video' | 'photos' | 'dataset' | 'splat';
@@ -214,8 +214,7 @@ export const useProjectStore = defineStore('projects', () => {
   /** Makes the current project what Train trains, and shows Train. */
   function train() {
     if (!current.value) return;
-    // The contract's train.start takes { kind: 'project', path }; the training store's type names only the sources it had before projects.
-    useTrainingStore().useSource({ kind: 'project', path: current.value.path } as unknown as TrainingSource);
+    useTrainingStore().useSource({ kind: 'project', path: current.value.path, name: current.value.name });
     useNavigationStore().go('train');
   }
 

@@ -141,7 +141,7 @@ describe('project store', () => {
     await projects.open('/p/opened.argo');
     expect(projects.current?.name).toBe('opened');
     projects.train();
-    expect(useTrainingStore().source).toEqual({ kind: 'project', path: '/p/opened.argo' });
+    expect(useTrainingStore().source).toEqual({ kind: 'project', path: '/p/opened.argo', name: 'opened' });
     expect(useNavigationStore().current).toBe('train');
   });
 
