@@ -19,19 +19,7 @@
 override WG: u32 = 64u;
 const SATURATED: f32 = 0.999;
 
-struct TsdfGrid {
-  origin: vec3f,
-  voxel: f32,
-  dims: vec3u,
-  truncation: f32,
-}
-
-struct Slab {
-  z0: u32,
-  layers: u32,
-  _pad0: u32,
-  _pad1: u32,
-}
+#include "tsdf-common"
 
 @group(0) @binding(1) var<uniform> grid: TsdfGrid;
 @group(0) @binding(2) var<uniform> slab: Slab;

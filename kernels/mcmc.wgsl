@@ -18,6 +18,8 @@
 //   regularize (per s, every step, before Adam): opacity and scale L1 regularizer gradients
 // Workgroup: WG threads, one splat or sample each, 2D dispatch; threads past the count exit.
 
+#include "splat-common"
+
 override WG: u32 = 256u;
 const N_MAX: u32 = 51u;
 
@@ -236,15 +238,6 @@ fn finish_growth() {
   if (mp.round == 1u) {
     counts[mp.count_index] = min(counts[mp.count_index] + counts[3], mp.capacity);
   }
-}
-
-fn quat_to_rotmat(q: vec4f) -> mat3x3f {
-  let w = q.x; let x = q.y; let y = q.z; let z = q.w;
-  return mat3x3f(
-    vec3f(1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z), 2.0 * (x * z - w * y)),
-    vec3f(2.0 * (x * y - w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z + w * x)),
-    vec3f(2.0 * (x * z + w * y), 2.0 * (y * z - w * x), 1.0 - 2.0 * (x * x + y * y)),
-  );
 }
 
 @compute @workgroup_size(WG)

@@ -36,19 +36,7 @@ struct TsdfView {
   alpha_min: f32,
 }
 
-struct TsdfGrid {
-  origin: vec3f,
-  voxel: f32,
-  dims: vec3u,
-  truncation: f32,
-}
-
-struct Slab {
-  z0: u32,
-  layers: u32,
-  _pad0: u32,
-  _pad1: u32,
-}
+#include "tsdf-common"
 
 @group(0) @binding(0) var<uniform> view: TsdfView;
 @group(0) @binding(1) var<uniform> grid: TsdfGrid;

@@ -16,6 +16,7 @@ import radixSort from '../../../kernels/radix-sort.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
 import scan from '../../../kernels/scan.wgsl';
 import splatCommon from '../../../kernels/splat-common.wgsl';
+import tsdfCommon from '../../../kernels/tsdf-common.wgsl';
 import tsdf from '../../../kernels/tsdf.wgsl';
 import wgScan from '../../../kernels/wg-scan.wgsl';
 
@@ -34,6 +35,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   rasterize,
   scan,
   'splat-common': splatCommon,
+  'tsdf-common': tsdfCommon,
   tsdf,
   'wg-scan': wgScan,
 };
