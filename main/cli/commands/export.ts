@@ -5,6 +5,7 @@ import { exportDataset } from '../../engine/capture/export.js';
 import { readPly } from '../../engine/formats/ply.js';
 import { exportProject, exportSplats } from '../../engine/project/export.js';
 import { Project } from '../../engine/project/project.js';
+import { badInput } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
 import { isProjectFile } from './train-project.js';
@@ -45,7 +46,7 @@ export const exportCommand: CommandSpec = {
       if (isProjectFile(input)) {
         const project = await Project.open(source);
         const found = await project.datasetPath();
-        if (!found) throw new UsageError(`${source}: the project has no dataset folder to export cameras from (it was made from a splat file or the sample scene)`);
+        if (!found) throw badInput(source, 'the project has no dataset folder to export cameras from (it was made from a splat file or the sample scene)');
         datasetPath = found;
       }
       const result = await exportDataset(datasetPath, target, { format: format as (typeof DATASET_FORMATS)[number], images });

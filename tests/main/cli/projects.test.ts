@@ -20,6 +20,17 @@ async function cli(argv: string[], options: { signal?: AbortSignal; onOutput?: (
 }
 
 describe('argonaut --no-gui with projects', () => {
+  it('export --format transforms of a project without a dataset (the sample scene) is a bad input naming the project', async () => {
+    const dir = await tempDir('cli-export-cameras');
+    const file = path.join(dir, 'sample.argo');
+    expect((await cli(['import', '--sample', '--project', file])).code).toBe(0);
+    const { code, error } = await cli(['export', file, '--format', 'transforms', '--out', path.join(dir, 'cams')]);
+    expect(code).toBe(3);
+    expect(String(error?.message)).toContain(file);
+    expect(String(error?.message)).toMatch(/no dataset folder/);
+    expect(existsSync(path.join(dir, 'cams'))).toBe(false);
+  });
+
   it('import creates a project from a dataset and reports views, split and format', async () => {
     const ds = await tinyDataset();
     const dir = await tempDir('cli-import');
