@@ -1,4 +1,6 @@
 /** Buffer helpers shared by every GPU module. */
+import type { CompiledPipeline } from './kernels.js';
+
 export type BufferBinding = GPUBuffer | { buffer: GPUBuffer; offset?: number; size?: number };
 
 export const STORAGE = () => GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST;
@@ -52,11 +54,19 @@ export function poisonBuffer(device: GPUDevice, buffer: GPUBuffer, pattern = 0x7
   device.queue.writeBuffer(buffer, 0, words);
 }
 
-/** Binds buffers by binding number (group 0 unless given): `{ 0: camera, 3: means, ... }`. */
-export function bindGroup(device: GPUDevice, pipeline: GPUComputePipeline, entries: Readonly<Record<number, BufferBinding>>, group = 0, label?: string): GPUBindGroup {
+/**
+ * Binds buffers by binding number (group 0 unless given): `{ 0: camera, 3: means, ... }`. Given a
+ * compiled kernel pipeline, group 0 binds only the entries its entry point uses (its automatic
+ * layout has no others, and binding one is a validation error).
+ */
+export function bindGroup(device: GPUDevice, pipeline: GPUComputePipeline | CompiledPipeline, entries: Readonly<Record<number, BufferBinding>>, group = 0, label?: string): GPUBindGroup {
+  const compiled = 'pipeline' in pipeline ? pipeline : undefined;
+  const used = compiled && group === 0 ? compiled.bindings : undefined;
   return device.createBindGroup({
     label,
-    layout: pipeline.getBindGroupLayout(group),
-    entries: Object.entries(entries).map(([binding, b]) => ({ binding: Number(binding), resource: 'buffer' in b && !(b instanceof GPUBuffer) ? b : { buffer: b as GPUBuffer } })),
+    layout: (compiled?.pipeline ?? (pipeline as GPUComputePipeline)).getBindGroupLayout(group),
+    entries: Object.entries(entries)
+      .filter(([binding]) => !used || used.has(Number(binding)))
+      .map(([binding, b]) => ({ binding: Number(binding), resource: 'buffer' in b && !(b instanceof GPUBuffer) ? b : { buffer: b as GPUBuffer } })),
   });
 }

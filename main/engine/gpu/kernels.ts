@@ -1,5 +1,6 @@
 import { preprocessWgsl, type Defines } from './wgsl.js';
 import { KERNEL_SOURCES } from './kernel-sources.js';
+import { usedBindings } from './wgsl-analysis.js';
 
 export type KernelVariant = 'subgroup' | 'portable';
 
@@ -24,6 +25,12 @@ export interface CompiledPipeline {
   readonly variant: KernelVariant;
   readonly constants: Readonly<Record<string, number>>;
   readonly consts: Readonly<Record<string, number>>;
+  /**
+   * The group-0 bindings the entry point statically uses: exactly what its automatic layout
+   * holds (computed on first use). `bindGroup` binds only these, so one entries list can serve
+   * entry points of a kernel that use different subsets.
+   */
+  readonly bindings: ReadonlySet<number>;
 }
 
 /**
@@ -117,7 +124,19 @@ export class KernelRegistry {
     }
     const scopeError = await this.device.popErrorScope();
     if (scopeError) throw new Error(`kernel ${key} failed to compile: ${scopeError.message}`);
-    return { pipeline, label: `${request.kernel}.${request.entryPoint}`, variant, constants, consts: { ...(request.consts ?? {}) } };
+    const consts = { ...(request.consts ?? {}) };
+    let bindings: Set<number> | undefined;
+    const source = () => this.source(request.kernel, variant, consts);
+    return {
+      pipeline,
+      label: `${request.kernel}.${request.entryPoint}`,
+      variant,
+      constants,
+      consts,
+      get bindings() {
+        return (bindings ??= usedBindings(source(), request.entryPoint));
+      },
+    };
   }
 }
 

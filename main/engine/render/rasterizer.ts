@@ -4,7 +4,6 @@ import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { RadixSort, type SortPlan } from '../gpu/primitives/radix-sort.js';
-import { usedBindings } from '../gpu/wgsl-analysis.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { CAMERA_UNIFORM_BYTES, packCameraUniform, tileCounts, type RenderSettings } from './camera-uniform.js';
 import type { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
@@ -305,26 +304,17 @@ export class Rasterizer {
     const p = this.pipelines;
     const b = frame.internal;
     const s = frame.splats;
-    const entries: Record<number, GPUBuffer> = {
+    // The backward entry points use different subsets (the 'cas' one has no optional outputs):
+    // bindGroup binds what the chosen one uses.
+    frame.groups.rasterBackward = bindGroup(device, p.rasterBackward, {
       0: frame.camera, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth,
       10: frame.state, 12: vImage, 13: vAux ?? frame.zeroPixels(), 14: frame.sorts.tile.resultVals, 15: b.grads0, 16: b.grads1, 17: b.grads2,
       18: b.sortedNormal, 21: frame.geometry, 23: optional.vNormals ?? frame.zeroPixels(), 24: b.grads3,
-    };
-    // The backward entry points use different subsets (the 'cas' one has no optional outputs):
-    // the automatic layout holds exactly the bindings the chosen one uses.
-    const used = this.backwardBindings();
-    frame.groups.rasterBackward = bindGroup(device, p.rasterBackward.pipeline, Object.fromEntries(Object.entries(entries).filter(([k]) => used.has(Number(k)))));
+    });
     frame.groups.projectBackward = bindGroup(device, p.projectBackward.pipeline, {
       0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh,
       13: b.rankOfSplat, 14: b.v2d, 15: grads.means, 16: grads.logScales, 17: grads.quats, 18: grads.opacityLogits, 19: grads.sh, 20: grads.mean2d, 21: b.visible,
     });
-  }
-
-  private backwardBindingSet?: Set<number>;
-  private backwardBindings(): Set<number> {
-    const c = this.pipelines.rasterBackward;
-    const [kernel, entry] = c.label.split('.');
-    return (this.backwardBindingSet ??= usedBindings(this.ctx.kernels.source(kernel, c.variant, c.consts), entry));
   }
 
   private perSplat(commands: GpuCommands, pipeline: CompiledPipeline, group: GPUBindGroup, count: number) {
