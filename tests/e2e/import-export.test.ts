@@ -18,9 +18,9 @@ import { blockTexture, crop, installedTool, pngOf } from '../helpers/capture.js'
 import { tempDir } from '../helpers/datasets.js';
 import { writeFakeColmap } from '../helpers/fake-colmap.js';
 import { sphereProject } from '../helpers/mesh-project.js';
-import { launchChromium, reportSkip, watchPage, type Browser, type PageProblems } from './helpers/chromium.js';
+import { reportSkip, type PageProblems } from './helpers/chromium.js';
 import { canvasStats } from './helpers/pixels.js';
-import { startStudio, type Studio } from './helpers/studio.js';
+import { openStudioSession, type StudioSession } from './helpers/studio.js';
 
 const ffmpeg = installedTool('ffmpeg');
 const skip = reportSkip(import.meta.filename) || !ffmpeg.available;
@@ -28,8 +28,7 @@ const screenshots = path.join(repoRoot, 'test-output', 'screenshots');
 
 describe.skipIf(skip)('import from video and export a mesh in Chromium against a real engine host', () => {
   let dir: string;
-  let studio: Studio;
-  let browser: Browser;
+  let session: StudioSession | undefined;
   let page: Page;
   let problems: PageProblems;
   let clip: string;
@@ -45,19 +44,12 @@ describe.skipIf(skip)('import from video and export a mesh in Chromium against a
     const made = spawnSync(ffmpeg.path, ['-nostdin', '-loglevel', 'error', '-f', 'lavfi', '-i', 'testsrc=size=100x100:rate=10:duration=3', '-pix_fmt', 'yuv420p', clip]);
     expect(made.status).toBe(0);
     ball = (await sphereProject(path.join(dir, 'ball.argo'))).file;
-    [studio, browser] = await Promise.all([
-      startStudio({ env: { PATH: [bin, path.dirname(ffmpeg.path), process.env.PATH ?? ''].join(path.delimiter), FAKE_COLMAP_VERSION: '3.8', ARGONAUT_STATE_DIR: path.join(dir, 'state') } }),
-      launchChromium(),
-    ]);
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await page.goto(studio.url);
-    await page.locator('[data-test="host-state"][data-state="ready"]').waitFor({ timeout: 30_000 });
+    session = await openStudioSession({ env: { PATH: [bin, path.dirname(ffmpeg.path), process.env.PATH ?? ''].join(path.delimiter), FAKE_COLMAP_VERSION: '3.8', ARGONAUT_STATE_DIR: path.join(dir, 'state') } });
+    ({ page, problems } = session);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
+    await session?.close();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 

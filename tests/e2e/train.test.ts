@@ -15,9 +15,9 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../helpers/build.js';
-import { launchChromium, reportSkip, watchPage, type Browser, type PageProblems } from './helpers/chromium.js';
+import { reportSkip, type PageProblems } from './helpers/chromium.js';
 import { canvasStats } from './helpers/pixels.js';
-import { callEngine, startStudio, type Studio } from './helpers/studio.js';
+import { callEngine, openStudioSession, type Studio, type StudioSession } from './helpers/studio.js';
 import { PNG } from 'pngjs';
 
 const skip = reportSkip(import.meta.filename);
@@ -79,8 +79,8 @@ function frustumSpots(png: Buffer): { x: number; y: number; size: number }[] {
 }
 
 describe.skipIf(skip)('training from the studio, end to end', () => {
+  let session: StudioSession | undefined;
   let studio: Studio;
-  let browser: Browser;
   let page: Page;
   let problems: PageProblems;
   let temp: string;
@@ -89,16 +89,12 @@ describe.skipIf(skip)('training from the studio, end to end', () => {
     mkdirSync(screenshots, { recursive: true });
     temp = mkdtempSync(path.join(os.tmpdir(), 'argonaut-e2e-train-'));
     const env = { ARGONAUT_STATE_DIR: path.join(temp, 'state'), ARGONAUT_PROJECTS_DIR: temp, ARGONAUT_PROFILE: '1' };
-    [studio, browser] = await Promise.all([startStudio({ env }), launchChromium()]);
-    page = await browser.context.newPage();
-    problems = watchPage(page);
-    await page.goto(studio.url);
-    await page.locator('[data-test="host-state"][data-state="ready"]').waitFor({ timeout: 30_000 });
+    session = await openStudioSession({ env });
+    ({ studio, page, problems } = session);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
+    await session?.close();
     if (temp) rmSync(temp, { recursive: true, force: true });
   });
 

@@ -7,7 +7,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import WebSocket from 'ws';
 import { decodeMessage, encodeMessage } from '../../../shared/rpc/codec.js';
+import type { Page } from 'playwright-core';
 import { builtFile, repoRoot } from '../../helpers/build.js';
+import { launchChromium, watchPage, type Browser, type PageProblems } from './chromium.js';
 
 export interface Studio {
   /** The tokened URL the CLI printed. */
@@ -88,4 +90,32 @@ export async function callEngine(studio: Studio, service: string, method: string
   } finally {
     ws.close();
   }
+}
+
+/** A studio in browser mode, Chromium, and a page on it with the engine host ready. */
+export interface StudioSession {
+  studio: Studio;
+  browser: Browser;
+  page: Page;
+  problems: PageProblems;
+  /** Closes Chromium, then stops the studio. */
+  close(): Promise<void>;
+}
+
+export async function openStudioSession(options: { env?: Record<string, string> } = {}): Promise<StudioSession> {
+  const [studio, browser] = await Promise.all([startStudio({ env: options.env }), launchChromium()]);
+  const page = await browser.context.newPage();
+  const problems = watchPage(page);
+  await page.goto(studio.url);
+  await page.locator('[data-test="host-state"][data-state="ready"]').waitFor({ timeout: 30_000 });
+  return {
+    studio,
+    browser,
+    page,
+    problems,
+    async close() {
+      await browser.close();
+      await studio.stop();
+    },
+  };
 }
