@@ -10,8 +10,9 @@
 //   intersections back to front (T recovered by dividing by 1 - alpha) and forms the gradients
 //   w.r.t. the screen-space splat (mean2d, conic, opacity, colour, z) plus |d mean2d|. They are
 //   summed over the tile's pixels without float atomics: SUBGROUPS (16x16 threads, one pixel
-//   each): subgroupAdd, then one partial per subgroup in workgroup memory, summed by BATCH_B*3
-//   threads; portable (8x8 threads, a 2x2 pixel block each, so a CPU device runs 4x fewer
+//   each): a subgroup sum by recursive halving (16 values in 16 shuffles where subgroups have
+//   >= 16 lanes; subgroupAdd otherwise), then one partial per subgroup and value in workgroup
+//   memory, summed by BATCH_B*RECORDS threads; portable (8x8 threads, a 2x2 pixel block each, so a CPU device runs 4x fewer
 //   invocations): per-thread sums over its pixels, then a tree reduction in workgroup memory
 //   over REDUCE_SPLATS intersections at a time (few barriers per intersection). The tile's sum
 //   for intersection e goes to grads0..2[e] (no two tiles share an e), and gather.wgsl sums
@@ -453,9 +454,47 @@ fn load_backward_batch(li: u32, count: u32, batch_start: u32, threads: u32) {
 #if SUBGROUPS
 enable subgroups;
 diagnostic(off, subgroup_uniformity);
-var<workgroup> partials: array<vec4f, MAX_SUBGROUPS * BATCH_B * RECORDS>;
+// One float per (subgroup, batch slot, gradient value): RECORDS vec4s of values per intersection.
+var<workgroup> partials: array<f32, MAX_SUBGROUPS * BATCH_B * RECORDS * 4u>;
 
-@compute @workgroup_size(TILE, TILE, 1)
+struct LaneSum {
+  value: f32,
+  index: u32, // which of the 16 values (4 x record + component) this lane holds the sum of
+  write: bool, // the one lane of each group of lanes holding the same sum
+}
+
+// Sum over the subgroup of 16 values per lane (records a, b, c, d) by recursive halving: at each
+// of the offsets sg/2, sg/4, sg/8, sg/16 a lane keeps half of its values and sends the other half
+// to its partner, so 8 + 4 + 2 + 1 shuffles (+ one per further halving of sg/16) leave every lane
+// with the full sum of one value, instead of 5 shuffles per value (80) for 16 subgroupAdds.
+// Needs sg >= 16 and every lane of the subgroup active (the caller's branch is subgroup-uniform).
+fn subgroup_sum16(a: vec4f, b: vec4f, c: vec4f, d: vec4f, lane: u32, sg: u32) -> LaneSum {
+  let h1 = sg >> 1u;
+  let h2 = sg >> 2u;
+  let h3 = sg >> 3u;
+  let h4 = sg >> 4u;
+  let b1 = (lane & h1) != 0u;
+  let x = select(a, c, b1) + subgroupShuffleXor(select(c, a, b1), h1);
+  let y = select(b, d, b1) + subgroupShuffleXor(select(d, b, b1), h1);
+  let b2 = (lane & h2) != 0u;
+  let z = select(x, y, b2) + subgroupShuffleXor(select(y, x, b2), h2);
+  let b3 = (lane & h3) != 0u;
+  let w = select(z.xy, z.zw, b3) + subgroupShuffleXor(select(z.zw, z.xy, b3), h3);
+  let b4 = (lane & h4) != 0u;
+  var v = select(w.x, w.y, b4) + subgroupShuffleXor(select(w.y, w.x, b4), h4);
+  for (var o = h4 >> 1u; o > 0u; o >>= 1u) {
+    v += subgroupShuffleXor(v, o);
+  }
+  let index = 4u * (2u * u32(b1) + u32(b2)) + 2u * u32(b3) + u32(b4);
+  return LaneSum(v, index, (lane & (h4 - 1u)) == 0u);
+}
+
+// Pixels per thread of the subgroup backward (1 or 2): with 2, a 16x8 workgroup, each thread
+// the vertically adjacent pixels (x, 2y) and (x, 2y + 1) of its tile; the thread adds its two
+// pixels' gradients before the subgroup sum, so a tile needs half as many subgroup reductions.
+override PPT: u32 = 1u;
+
+@compute @workgroup_size(TILE, TILE / PPT, 1)
 fn rasterize_backward(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(local_invocation_id) lid: vec3u,
@@ -463,61 +502,87 @@ fn rasterize_backward(
   @builtin(subgroup_invocation_id) lane: u32,
   @builtin(subgroup_size) sg_size: u32,
 ) {
+  let threads = WG / PPT;
   let tile = wid.y * cam.tiles.x + wid.x;
   let range = tile_ranges[tile];
-  var ps = pixel_state(tile_pixel(wid, lid), range.x);
-  let end = tile_end(li, range.x, ps.last);
-  zero_tail(end, range.y, li, WG);
+  let px = wid.xy * TILE + vec2u(lid.x, lid.y * PPT);
+  var ps = pixel_state(px, range.x);
+  var ps2 = ps;
+  var my_last = ps.last;
+  if (PPT > 1u) {
+    ps2 = pixel_state(px + vec2u(0u, 1u), range.x);
+    my_last = max(my_last, ps2.last);
+  }
+  let end = tile_end(li, range.x, my_last);
+  zero_tail(end, range.y, li, threads);
   let batches = (end - range.x + BATCH_B - 1u) / BATCH_B;
+  let values = RECORDS * 4u;
   for (var b = 0u; b < batches; b++) {
     let batch_end = end - b * BATCH_B;
     let batch_start = max(range.x, batch_end - min(batch_end, BATCH_B));
     let count = batch_end - batch_start;
     workgroupBarrier();
-    load_backward_batch(li, count, batch_start, WG);
+    load_backward_batch(li, count, batch_start, threads);
     // Subgroups that composite nothing of an intersection skip its reduction (most do, for
     // splats that cover part of the tile): their partial slots must read zero.
-    for (var z = li; z < MAX_SUBGROUPS * BATCH_B * RECORDS; z += WG) {
-      partials[z] = vec4f(0.0);
+    for (var z = li; z < MAX_SUBGROUPS * BATCH_B * values; z += threads) {
+      partials[z] = 0.0;
     }
     workgroupBarrier();
     for (var jj = 0u; jj < count; jj++) {
       let j = count - 1u - jj;
-      let g = pixel_grad(&ps, j, batch_start + j);
+      var g = pixel_grad(&ps, j, batch_start + j);
+      if (PPT > 1u) {
+        let h = pixel_grad(&ps2, j, batch_start + j);
+        g.g0 += h.g0;
+        g.g1 += h.g1;
+        g.g2 += h.g2;
+        g.g3 += h.g3;
+        g.hit = g.hit || h.hit;
+      }
       if (subgroupAny(g.hit)) {
-        let r0 = subgroupAdd(g.g0);
-        var r1: vec4f;
-        var r2: vec4f;
-        if (ABSGRAD) {
-          r1 = subgroupAdd(g.g1);
-          r2 = subgroupAdd(g.g2);
+        var g1 = g.g1;
+        var g2 = g.g2;
+        if (!ABSGRAD) {
+          g1.w = 0.0;
+          g2.w = 0.0;
+        }
+        let at = ((li / sg_size) * BATCH_B + j) * values;
+        if (sg_size >= 16u) {
+          let r = subgroup_sum16(g.g0, g1, g2, g.g3, lane, sg_size);
+          if (r.write && r.index < values) {
+            partials[at + r.index] = r.value;
+          }
         } else {
-          r1 = vec4f(subgroupAdd(g.g1.xyz), 0.0);
-          r2 = vec4f(subgroupAdd(g.g2.xyz), 0.0);
-        }
-        var r3 = vec4f(0.0);
-        if (OUT_NORMALS) {
-          r3 = vec4f(subgroupAdd(g.g3.xyz), 0.0);
-        }
-        if (lane == 0u) {
-          let at = ((li / sg_size) * BATCH_B + j) * RECORDS;
-          partials[at] = r0;
-          partials[at + 1u] = r1;
-          partials[at + 2u] = r2;
+          let r0 = subgroupAdd(g.g0);
+          let r1 = subgroupAdd(g1);
+          let r2 = subgroupAdd(g2);
+          var r3 = vec4f(0.0);
           if (OUT_NORMALS) {
-            partials[at + 3u] = r3;
+            r3 = subgroupAdd(g.g3);
+          }
+          if (lane == 0u) {
+            for (var k = 0u; k < 4u; k++) {
+              partials[at + k] = r0[k];
+              partials[at + 4u + k] = r1[k];
+              partials[at + 8u + k] = r2[k];
+              if (OUT_NORMALS) {
+                partials[at + 12u + k] = r3[k];
+              }
+            }
           }
         }
       }
     }
     workgroupBarrier();
-    let groups = WG / sg_size;
-    if (li < count * RECORDS) {
-      let j = li / RECORDS;
-      let c = li % RECORDS;
+    let groups = threads / sg_size;
+    for (var t = li; t < count * RECORDS; t += threads) {
+      let j = t / RECORDS;
+      let c = t % RECORDS;
       var sum = vec4f(0.0);
       for (var g = 0u; g < groups; g++) {
-        sum += partials[(g * BATCH_B + j) * RECORDS + c];
+        let at = (g * BATCH_B + j) * values + 4u * c;
+        sum += vec4f(partials[at], partials[at + 1u], partials[at + 2u], partials[at + 3u]);
       }
       put_grad(b_emit[j], c, sum);
     }

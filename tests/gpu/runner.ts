@@ -46,6 +46,7 @@ for (const variant of variants) {
   if (want('sort')) for (const c of SORT_CASES) await run(() => radixSortParity(ctx, variant, freshSeed(), c));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c));
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES.filter((x) => !x.outputs)) await run(() => rasterParity(ctx, variant, freshSeed(), c, 'cas'));
+  if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, 'partials', 2));
 }
 // Mesh kernels have one (portable) variant.
 if (want('mesh')) {
@@ -56,7 +57,7 @@ if (want('mesh')) {
   await run(() => rayDepthPlaneParity(ctx, freshSeed()));
   await run(() => rayDepthEntryParity(ctx, freshSeed()));
 }
-if (want('loss')) for (const [w, h] of [[16, 16], [37, 29], [200, 150]]) await run(() => lossParity(ctx, freshSeed(), w, h));
+if (want('loss')) for (const [w, h, padding] of [[16, 16, 'same'], [37, 29, 'same'], [200, 150, 'same'], [37, 29, 'valid'], [200, 150, 'valid']] as const) await run(() => lossParity(ctx, freshSeed(), w, h, padding));
 if (want('profiler')) {
   await run(async () => {
     const { report, dispatches } = await profileScans({}, 4_000_000, 3);

@@ -7,7 +7,7 @@ import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { BUILD_COMMIT } from '../../../shared/version.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { benchRaster, type RasterBenchResult } from '../../engine/render/bench-raster.js';
-import { loadTuning, saveTuning, tuningFile } from '../../engine/render/tuning.js';
+import { loadTuning, type RasterTuning, saveTuning, tuningFile } from '../../engine/render/tuning.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { benchMesh } from './bench-mesh.js';
@@ -26,6 +26,7 @@ async function raster(context: CommandContext) {
   const { options, out, engineOptions } = context;
   const count = (options.splats as number | undefined) ?? RASTER_LOAD_COUNT;
   if (count < 1) throw new UsageError('--splats must be at least 1');
+  if (options['backward-pixels'] !== undefined && options['backward-pixels'] !== 1 && options['backward-pixels'] !== 2) throw new UsageError('--backward-pixels must be 1 or 2');
   // Relative to the working directory (the project root by convention), not to this bundle.
   const dataDir = options.data ? path.resolve(context.cwd, options.data as string) : path.resolve(context.cwd, '../shared/data');
   let source;
@@ -39,23 +40,23 @@ async function raster(context: CommandContext) {
   const load = buildRasterLoad(source, { count });
   const gpu = await openGpu({ ...engineOptions, profile: true });
   try {
-    const configs: { workgroupSize?: number; backwardBatch?: number; backwardReduce?: 'partials' | 'cas' }[] = options.sweep
+    const configs: RasterTuning[] = options.sweep
       ? gpu.hasSubgroups
         ? [
-            ...[8, 12, 16, 24].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'partials' as const })),
-            ...[32, 64].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'cas' as const })),
+            ...[1, 2].flatMap((backwardPixels) => [8, 16, 24].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'partials' as const, backwardPixels: backwardPixels as 1 | 2 }))),
+            ...[64].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'cas' as const })),
           ]
         : [32, 64, 128].map((backwardBatch) => ({ backwardBatch }))
-      : [{ ...(await loadTuning(gpu.info)), ...(options['backward-reduce'] ? { backwardReduce: options['backward-reduce'] as 'partials' | 'cas' } : {}) }];
+      : [{ ...(await loadTuning(gpu.info)), ...(options['backward-reduce'] ? { backwardReduce: options['backward-reduce'] as 'partials' | 'cas' } : {}), ...(options['backward-pixels'] ? { backwardPixels: options['backward-pixels'] as 1 | 2 } : {}) }];
     const results: RasterBenchResult[] = [];
     for (const config of configs) {
       const r = await benchRaster(gpu, { ...load, background: load.background as [number, number, number] }, {
         ...config,
-        iterations: options.sweep ? 10 : 20,
+        iterations: 20,
         onProgress: (stage, done, total) => out.progress({ stage, step: done, total }),
       });
       results.push(r);
-      out.progress({ stage: 'config', message: `wg ${r.config.workgroupSize}, backward ${r.config.backwardReduce} batch ${r.config.backwardBatch}: forward ${r.forward_ms.toFixed(3)} ms, backward ${r.backward_ms.toFixed(3)} ms` }, true);
+      out.progress({ stage: 'config', message: `wg ${r.config.workgroupSize}, backward ${r.config.backwardReduce} batch ${r.config.backwardBatch} x${r.config.backwardPixels} px: forward ${r.forward_ms.toFixed(3)} ms, backward ${r.backward_ms.toFixed(3)} ms` }, true);
     }
     const best = results.reduce((a, b) => (b.forward_ms + b.backward_ms < a.forward_ms + a.backward_ms ? b : a));
     if (options.sweep) {
@@ -95,6 +96,7 @@ export const benchCommand: CommandSpec = {
     { flag: 'data', type: 'string', help: 'raster: folder holding gsplat_test_garden/ (default ../shared/data)', valueName: 'dir' },
     { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
     { flag: 'backward-reduce', type: 'string', help: 'raster: partials (default) or cas, how the subgroup backward sums over a tile', valueName: 'mode' },
+    { flag: 'backward-pixels', type: 'int', help: 'raster: pixels per thread of the subgroup partials backward (1 or 2)', valueName: 'n' },
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
     { flag: 'protocol', type: 'string', help: 'train: the anchors.json protocol to follow (mic | statue; default from the dataset)', valueName: 'name' },

@@ -10,7 +10,7 @@ import { createStorage, readBuffer, uploadStorage } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
-import { Rasterizer, type RasterizerOptions } from './rasterizer.js';
+import { backwardDefaults, Rasterizer, type RasterizerOptions } from './rasterizer.js';
 
 export interface RasterLoadInput {
   splats: SplatSet;
@@ -31,7 +31,7 @@ export interface RasterBenchResult {
   visible: number;
   timing: 'timestamps' | 'host';
   variant: string;
-  config: Required<Pick<RasterizerOptions, 'workgroupSize' | 'backwardBatch' | 'backwardReduce'>>;
+  config: Required<Pick<RasterizerOptions, 'workgroupSize' | 'backwardBatch' | 'backwardReduce' | 'backwardPixels'>>;
   kernels: ProfileRow[];
   kernels_gpu_ms: number;
   workgroup_memory_bytes: Record<string, number>;
@@ -64,12 +64,7 @@ export async function benchRaster(
   const { device } = ctx;
   const warmup = options.warmup ?? 3;
   const iterations = options.iterations ?? 20;
-  const backwardReduce = options.backwardReduce ?? 'partials';
-  const config = {
-    workgroupSize: options.workgroupSize ?? 256,
-    backwardReduce,
-    backwardBatch: options.backwardBatch ?? (ctx.info.variant !== 'subgroup' ? 64 : backwardReduce === 'cas' ? 64 : 16),
-  };
+  const config = { workgroupSize: options.workgroupSize ?? 256, ...backwardDefaults(options.variant ?? ctx.info.variant, options) };
   // gsplat's benchmark computes no absgrad (its default): neither do we here
   const rasterizer = await Rasterizer.create(ctx, { ...options, ...config, absgrad: false });
   const memoryBefore = ctx.memory.live;

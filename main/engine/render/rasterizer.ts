@@ -19,6 +19,11 @@ export interface RasterizerOptions {
    * summed per batch) or 'cas' (compare-exchange adds into one accumulator). Subgroup variant only.
    */
   backwardReduce?: 'partials' | 'cas';
+  /**
+   * Pixels per thread in the subgroup 'partials' backward (override PPT): 2 halves the subgroup
+   * reductions per tile (each thread adds two pixels' gradients first) on half the threads.
+   */
+  backwardPixels?: 1 | 2;
   /** Also sum |d mean2d| per pixel (AbsGS densification); off saves two of twelve reductions. Default on. */
   absgrad?: boolean;
   /**
@@ -34,6 +39,18 @@ export interface RasterOutputs {
   distortion?: boolean;
   /** Per splat (sum over pixels of its blending weight w, max w): `RasterFrame.splatWeights`. Not differentiated. */
   weights?: boolean;
+}
+
+/**
+ * The backward's configuration where `options` (or a tuning cache) leaves it open. Subgroup
+ * 'partials': 2 pixels per thread, batches of 24 (the best of the H200 sweep, bench raster
+ * --sweep: 8..24 x 1..2 px); 'cas': batches of 64; portable: batches of 64.
+ */
+export function backwardDefaults(variant: KernelVariant, options: Pick<RasterizerOptions, 'backwardBatch' | 'backwardReduce' | 'backwardPixels'>): { backwardReduce: 'partials' | 'cas'; backwardBatch: number; backwardPixels: 1 | 2 } {
+  const backwardReduce = options.backwardReduce ?? 'partials';
+  const partials = variant === 'subgroup' && backwardReduce === 'partials';
+  const backwardPixels = options.backwardPixels ?? (partials ? 2 : 1);
+  return { backwardReduce, backwardPixels, backwardBatch: options.backwardBatch ?? (partials ? (backwardPixels === 2 ? 24 : 16) : 64) };
 }
 
 /** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
@@ -162,8 +179,9 @@ export class Rasterizer {
     const variant = options.variant ?? ctx.info.variant;
     const WG = options.workgroupSize ?? 256;
     const minSubgroup = Math.max(4, ctx.info.subgroupMinSize || 4);
-    // 16: the best of the H200 sweeps (bench raster --sweep: 8..48); tuning caches override it
-    const backward = { BATCH_B: options.backwardBatch ?? 16, MAX_SUBGROUPS: Math.ceil(256 / minSubgroup), ABSGRAD: options.absgrad === false ? 0 : 1 };
+    const chosen = backwardDefaults(variant, options);
+    const PPT = chosen.backwardPixels;
+    const backward = { BATCH_B: chosen.backwardBatch, PPT, MAX_SUBGROUPS: Math.ceil(256 / PPT / minSubgroup), ABSGRAD: options.absgrad === false ? 0 : 1 };
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const outputs = options.outputs ?? {};
     const N = outputs.normals ? 1 : 0;
@@ -182,8 +200,8 @@ export class Rasterizer {
       get('intersect', 'resolve'),
       get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS, ...weights }),
       variant === 'subgroup' && options.backwardReduce === 'cas'
-        ? get('rasterize', 'rasterize_backward_cas', { BATCH_CAS: options.backwardBatch ?? 128 })
-        : get('rasterize', 'rasterize_backward', { ...(variant === 'subgroup' ? backward : { BATCH_B: options.backwardBatch ?? 64 }), ...features }),
+        ? get('rasterize', 'rasterize_backward_cas', { BATCH_CAS: chosen.backwardBatch })
+        : get('rasterize', 'rasterize_backward', { ...(variant === 'subgroup' ? backward : { BATCH_B: chosen.backwardBatch }), ...features }),
       get('gather', 'gather_grads', { WG, OUT_NORMALS: N }),
       outputs.weights ? get('gather', 'gather_weights') : undefined,
       ExclusiveScan.create(ctx, { variant }),

@@ -10,7 +10,7 @@ import type { GpuInfo } from '../../../shared/contract/gpu.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
 import type { RasterizerOptions } from './rasterizer.js';
 
-export type RasterTuning = Pick<RasterizerOptions, 'workgroupSize' | 'backwardBatch' | 'backwardReduce'>;
+export type RasterTuning = Pick<RasterizerOptions, 'workgroupSize' | 'backwardBatch' | 'backwardReduce' | 'backwardPixels'>;
 
 export function tuningFile(): string {
   const base = process.env.ARGONAUT_CACHE_DIR ?? process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache');
@@ -29,7 +29,8 @@ export async function loadTuning(info: GpuInfo, file = tuningFile()): Promise<Ra
     const valid =
       (t.workgroupSize === undefined || [64, 128, 256].includes(t.workgroupSize)) &&
       (t.backwardBatch === undefined || (Number.isInteger(t.backwardBatch) && t.backwardBatch >= 8 && t.backwardBatch <= 256)) &&
-      (t.backwardReduce === undefined || t.backwardReduce === 'partials' || t.backwardReduce === 'cas');
+      (t.backwardReduce === undefined || t.backwardReduce === 'partials' || t.backwardReduce === 'cas') &&
+      (t.backwardPixels === undefined || t.backwardPixels === 1 || t.backwardPixels === 2);
     return valid ? t : undefined;
   } catch {
     return undefined;
