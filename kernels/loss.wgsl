@@ -1,6 +1,9 @@
 // loss: L = 0.8 mean|I - T| + 0.2 (1 - mean SSIM(I, T)) over the RGB values of one image, and
 // dL/dI, in two passes over 16x16 output tiles (a 5-pixel halo in workgroup memory, the 11x11
-// Gaussian window (sigma 1.5) applied separably, zero padding like conv2d(padding=5)).
+// Gaussian window (sigma 1.5) applied separably). SSIM_VALID off: the mean SSIM over every pixel,
+// zero padding like conv2d(padding=5) (3DGS); on: over the pixels whose window lies inside the
+// image, (W - 10) x (H - 10) (fused-ssim's padding="valid", gsplat's trainer), falling back to
+// the padded mean for an image of 10 pixels or less on a side. The L1 term is over every pixel.
 //   ssim_forward:  per pixel and channel the SSIM value S and its partials w.r.t. the three
 //                  statistics that depend on I (mu_x, E[x^2], E[xy]), premultiplied by dL/dS;
 //                  per-workgroup sums of S, |I - T| and (I - T)^2 (loss value, PSNR; read back
@@ -23,6 +26,7 @@ const C1: f32 = 0.0001; // 0.01^2
 const C2: f32 = 0.0009; // 0.03^2
 const L1_WEIGHT: f32 = 0.8;
 const SSIM_WEIGHT: f32 = 0.2;
+override SSIM_VALID: bool = false;
 
 struct LossParams {
   width: u32,
@@ -63,6 +67,25 @@ fn in_image(p: vec2i) -> bool {
   return p.x >= 0 && p.y >= 0 && p.x < i32(lp.width) && p.y < i32(lp.height);
 }
 
+// Whether pixel p's SSIM enters the mean, and how many values the mean is over.
+fn ssim_counted(p: vec2i) -> bool {
+  if (!valid_ssim()) {
+    return in_image(p);
+  }
+  return p.x >= i32(HALO) && p.y >= i32(HALO) && p.x < i32(lp.width) - i32(HALO) && p.y < i32(lp.height) - i32(HALO);
+}
+
+fn valid_ssim() -> bool {
+  return SSIM_VALID && lp.width > 2u * HALO && lp.height > 2u * HALO;
+}
+
+fn ssim_values() -> f32 {
+  if (valid_ssim()) {
+    return f32((lp.width - 2u * HALO) * (lp.height - 2u * HALO) * 3u);
+  }
+  return f32(lp.width * lp.height * 3u);
+}
+
 fn pixel_index(p: vec2i) -> u32 {
   return u32(p.y) * lp.width + u32(p.x);
 }
@@ -72,8 +95,8 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
   let me = vec2i(wid.xy * TS + lid.xy);
   let inside = in_image(me);
-  let n_values = f32(lp.width * lp.height * 3u);
-  let d_s = -SSIM_WEIGHT / n_values; // dL/dS for every pixel and channel
+  let counted = ssim_counted(me);
+  let d_s = -SSIM_WEIGHT / ssim_values(); // dL/dS for every counted pixel and channel
   var ssim_sum = 0.0;
   var l1_sum = 0.0;
   var sq_sum = 0.0;
@@ -135,7 +158,6 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       let cc = mx * mx + my * my + C1;
       let d = vx + vy + C2;
       let s = a * b / (cc * d);
-      ssim_sum += s;
       let xc = s_a[(lid.y + HALO) * SPAN + lid.x + HALO];
       let yc = s_b[(lid.y + HALO) * SPAN + lid.x + HALO];
       l1_sum += abs(xc - yc);
@@ -146,9 +168,12 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       let ds_dmu = 2.0 * my * (b - a) * cd_inv - 2.0 * mx * s * (1.0 / cc - 1.0 / d);
       let ds_dxx = -s / d;
       let ds_dxy = 2.0 * a * cd_inv;
-      out_mu[c] = d_s * ds_dmu;
-      out_xx[c] = d_s * ds_dxx;
-      out_xy[c] = d_s * ds_dxy;
+      if (counted) {
+        ssim_sum += s;
+        out_mu[c] = d_s * ds_dmu;
+        out_xx[c] = d_s * ds_dxx;
+        out_xy[c] = d_s * ds_dxy;
+      }
     }
     workgroupBarrier();
   }

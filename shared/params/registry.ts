@@ -70,6 +70,11 @@ export const PARAMS = [
     help: "Mip-Splatting's 2D filter with opacity compensation instead of the classic 0.3-pixel dilation.",
   },
   {
+    key: 'train.ssimPadding', flag: 'ssim-padding', type: 'enum', choices: ['same', 'valid'], default: 'valid',
+    group: 'Training', label: 'SSIM borders', commands: ['train', 'bench'], advanced: true,
+    help: "Border handling of the loss's SSIM term: 'same' averages over every pixel with zero padding (3DGS); 'valid' over the pixels whose 11x11 window lies inside the image (gsplat's trainer).",
+  },
+  {
     key: 'train.seed', flag: 'seed', type: 'int', min: 0, max: 2 ** 31 - 1, default: 0,
     group: 'Training', label: 'Seed', commands: ['train', 'bench'], advanced: true, help: 'Seed of every random choice (initialization, image order, densification noise).',
   },

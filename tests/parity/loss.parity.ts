@@ -1,6 +1,6 @@
 import { createStorage, poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
 import type { GpuContext } from '../../main/engine/gpu/context.js';
-import { LossFrame, TrainingLoss, packRgba8 } from '../../main/engine/train/loss.js';
+import { LossFrame, TrainingLoss, packRgba8, type SsimPadding } from '../../main/engine/train/loss.js';
 import { rng } from '../helpers/random.js';
 import { lossReference } from '../reference/loss.js';
 import type { ParityResult } from './types.js';
@@ -17,7 +17,7 @@ export function relativeL2(got: ArrayLike<number>, want: ArrayLike<number>): num
 }
 
 /** GPU loss value and dL/dI against the float64 reference on a random image pair. */
-export async function lossParity(ctx: GpuContext, seed: number, width: number, height: number): Promise<ParityResult & { lossError: number }> {
+export async function lossParity(ctx: GpuContext, seed: number, width: number, height: number, padding: SsimPadding = 'same'): Promise<ParityResult & { lossError: number }> {
   const random = rng(seed);
   const P = width * height;
   // targets are 8-bit: quantize first so both sides see the same values
@@ -28,7 +28,7 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
   for (let i = 0; i < P; i++) imageVec4.set([image[3 * i], image[3 * i + 1], image[3 * i + 2], 1], 4 * i);
   const targets = packRgba8(targetRgb, P);
   const { device } = ctx;
-  const loss = await TrainingLoss.create(ctx);
+  const loss = await TrainingLoss.create(ctx, padding);
   const frame = loss.createFrame(width, height);
   const imageBuf = uploadStorage(device, 'loss.test.image', imageVec4);
   // the target sits after 7 words of another image: exercises target_offset
@@ -40,11 +40,11 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
   await commands.submit();
   const v = new Float32Array(await readBuffer(device, frame.vImage, P * 16));
   const sums = new Float32Array(await readBuffer(device, frame.sums, frame.sumsBytes));
-  const ref = lossReference(image, targetRgb, width, height);
+  const ref = lossReference(image, targetRgb, width, height, padding);
   const got = new Float64Array(P * 3);
   for (let i = 0; i < P; i++) for (let c = 0; c < 3; c++) got[3 * i + c] = v[4 * i + c];
   const error = relativeL2(got, ref.grad);
-  const value = LossFrame.value(sums, width, height);
+  const value = LossFrame.value(sums, width, height, padding);
   const lossError = Math.abs(value.loss - ref.loss) / ref.loss;
   let sq = 0;
   for (let i = 0; i < P * 3; i++) sq += (image[i] - targetRgb[i]) ** 2;
@@ -54,7 +54,7 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
   imageBuf.destroy();
   targetBuf.destroy();
   return {
-    name: `loss ${width}x${height}`,
+    name: `loss ${width}x${height}${padding === 'valid' ? ' (valid SSIM)' : ''}`,
     variant: 'portable',
     seed,
     ok: error < 1e-4 && lossError < 1e-5 && psnrError < 1e-3 && Number.isFinite(error),

@@ -1,7 +1,10 @@
 /**
  * Float64 reference of the training loss: L = 0.8 mean|I - T| + 0.2 (1 - mean SSIM(I, T)) over
  * RGB, SSIM with an 11x11 Gaussian window (sigma 1.5), zero padding (conv2d padding=5), C1 = 0.01^2,
- * C2 = 0.03^2: the 3DGS definition. Gradient by the adjoint of each step. Tests only.
+ * C2 = 0.03^2: the 3DGS definition. With padding 'valid' the SSIM mean is over the pixels whose
+ * window lies inside the image ((W - 10) x (H - 10), fused-ssim's padding="valid" as gsplat's
+ * trainer uses it; the padded mean for images of 10 px or less on a side). Gradient by the
+ * adjoint of each step. Tests only.
  */
 const SIGMA = 1.5;
 const WINDOW = 11;
@@ -48,9 +51,12 @@ export interface LossResult {
 }
 
 /** image, target: H*W*3 in [0,1]. */
-export function lossReference(image: ArrayLike<number>, target: ArrayLike<number>, width: number, height: number): LossResult {
+export function lossReference(image: ArrayLike<number>, target: ArrayLike<number>, width: number, height: number, padding: 'same' | 'valid' = 'same'): LossResult {
   const P = width * height;
   const n = P * 3;
+  const valid = padding === 'valid' && width > 2 * HALF && height > 2 * HALF;
+  const counted = (i: number) => !valid || (i % width >= HALF && i % width < width - HALF && Math.floor(i / width) >= HALF && Math.floor(i / width) < height - HALF);
+  const nSsim = valid ? (width - 2 * HALF) * (height - 2 * HALF) * 3 : n;
   const grad = new Float64Array(n);
   let ssimSum = 0;
   let l1Sum = 0;
@@ -71,8 +77,9 @@ export function lossReference(image: ArrayLike<number>, target: ArrayLike<number
     const pMu = new Float64Array(P);
     const pXx = new Float64Array(P);
     const pXy = new Float64Array(P);
-    const dS = -0.2 / n;
+    const dS = -0.2 / nSsim;
     for (let i = 0; i < P; i++) {
+      if (!counted(i)) continue;
       const a = 2 * mx[i] * my[i] + C1;
       const b = 2 * (exy[i] - mx[i] * my[i]) + C2;
       const cc = mx[i] ** 2 + my[i] ** 2 + C1;
@@ -93,7 +100,7 @@ export function lossReference(image: ArrayLike<number>, target: ArrayLike<number
       grad[3 * i + c] = bMu[i] + 2 * x[i] * bXx[i] + y[i] * bXy[i] + (0.8 * Math.sign(diff)) / n;
     }
   }
-  const ssim = ssimSum / n;
+  const ssim = ssimSum / nSsim;
   const l1 = l1Sum / n;
   return { loss: 0.8 * l1 + 0.2 * (1 - ssim), ssim, l1, grad };
 }

@@ -3,6 +3,7 @@
  * host's training service: load the data, build the trainer, run with progress, evaluate,
  * return the splats and metrics. Cancellation (an AbortSignal) stops between steps.
  */
+import type { SsimPadding } from './loss.js';
 import type { ParamValue } from '../../../shared/params/index.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import type { GpuContext } from '../gpu/context.js';
@@ -109,6 +110,7 @@ export function trainerConfigFromParams(p: Readonly<Record<string, ParamValue>>)
     maxSplats: p['train.maxSplats'] as number,
     shDegree: p['train.shDegree'] as number,
     antialiased: p['train.antialiased'] as boolean,
+    ssimPadding: p['train.ssimPadding'] as SsimPadding,
     seed: p['train.seed'] as number,
     initPoints: p['train.initPoints'] as number,
     adc: {

@@ -4,6 +4,19 @@ import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 
 const TS = 16;
+const HALO = 5;
+
+/**
+ * Border handling of the SSIM term: 'same' averages over every pixel with zero padding (3DGS);
+ * 'valid' over the pixels whose 11x11 window lies inside the image (gsplat's trainer).
+ */
+export type SsimPadding = 'same' | 'valid';
+
+/** Values (pixels x 3) the mean SSIM is over; 'valid' falls back to 'same' at 10 px or less. */
+export function ssimValueCount(width: number, height: number, padding: SsimPadding): number {
+  if (padding === 'valid' && width > 2 * HALO && height > 2 * HALO) return (width - 2 * HALO) * (height - 2 * HALO) * 3;
+  return width * height * 3;
+}
 
 /** Per image size: the buffers of the L1 + D-SSIM loss (kernels/loss.wgsl). */
 export class LossFrame {
@@ -54,8 +67,8 @@ export class LossFrame {
     return this.tilesX * this.tilesY * 16;
   }
 
-  /** Loss value, SSIM, L1 and PSNR from the read-back sums. */
-  static value(sums: Float32Array, width: number, height: number): { loss: number; ssim: number; l1: number; mse: number; psnr: number } {
+  /** Loss value, SSIM, L1 and PSNR from the read-back sums (`padding`: the loss's, see kernels/loss.wgsl). */
+  static value(sums: Float32Array, width: number, height: number, padding: SsimPadding = 'same'): { loss: number; ssim: number; l1: number; mse: number; psnr: number } {
     let s = 0;
     let l = 0;
     let q = 0;
@@ -65,7 +78,7 @@ export class LossFrame {
       q += sums[i + 2];
     }
     const n = width * height * 3;
-    const ssim = s / n;
+    const ssim = s / ssimValueCount(width, height, padding);
     const l1 = l / n;
     const mse = q / n;
     return { loss: 0.8 * l1 + 0.2 * (1 - ssim), ssim, l1, mse, psnr: -10 * Math.log10(Math.max(mse, 1e-20)) };
@@ -82,15 +95,17 @@ export class TrainingLoss {
     private readonly ctx: GpuContext,
     readonly forward: CompiledPipeline,
     readonly backward: CompiledPipeline,
+    readonly padding: SsimPadding,
   ) {}
 
-  static async create(ctx: GpuContext): Promise<TrainingLoss> {
+  static async create(ctx: GpuContext, padding: SsimPadding = 'same'): Promise<TrainingLoss> {
+    const constants = { SSIM_VALID: padding === 'valid' ? 1 : 0 };
     const [forward, backward, clamp] = await ctx.kernels.preload([
-      { kernel: 'loss', entryPoint: 'ssim_forward' },
+      { kernel: 'loss', entryPoint: 'ssim_forward', constants },
       { kernel: 'loss', entryPoint: 'ssim_backward' },
       { kernel: 'loss', entryPoint: 'clamp_image' },
     ]);
-    const loss = new TrainingLoss(ctx, forward, backward);
+    const loss = new TrainingLoss(ctx, forward, backward, padding);
     loss.clampPipeline = clamp;
     return loss;
   }

@@ -15,7 +15,7 @@ import { AdcDensifier, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { initialSplats } from './init.js';
 import { McmcDensifier, MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
 import { GeometryLoss } from './geometry.js';
-import { LossFrame, TrainingLoss } from './loss.js';
+import { LossFrame, type SsimPadding, TrainingLoss } from './loss.js';
 import { Random } from './random.js';
 import { activeShDegree, DEFAULT_LEARNING_RATES, meansLearningRate, type LearningRates } from './schedule.js';
 import { GpuTargets } from './targets.js';
@@ -28,6 +28,8 @@ export interface TrainerConfig {
   maxSplats: number;
   shDegree: number;
   antialiased: boolean;
+  /** Border handling of the SSIM term (kernels/loss.wgsl). */
+  ssimPadding: SsimPadding;
   seed: number;
   initPoints: number;
   rates: LearningRates;
@@ -58,6 +60,7 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     maxSplats: 3_000_000,
     shDegree: 3,
     antialiased: false,
+    ssimPadding: 'valid',
     seed: 0,
     initPoints: 100_000,
     rates: DEFAULT_LEARNING_RATES,
@@ -163,7 +166,7 @@ export class Trainer {
 
   /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
   static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
-    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.createTuned(ctx, { absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined }), TrainingLoss.create(ctx), Adam.create(ctx)]);
+    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.createTuned(ctx, { absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined }), TrainingLoss.create(ctx, config.ssimPadding), Adam.create(ctx)]);
     const random = new Random(config.seed ^ 0x5eed);
     // MCMC starts from more opaque, smaller splats (gsplat: init_opa 0.5, init_scale 0.1)
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, config.strategy === 'mcmc' ? { opacity: 0.5, scale: 0.1 } : undefined);
@@ -315,7 +318,7 @@ export class Trainer {
     if (lossStaging) {
       const { width, height } = camera;
       this.track(lossStaging, (data) => {
-        const v = LossFrame.value(new Float32Array(data), width, height);
+        const v = LossFrame.value(new Float32Array(data), width, height, this.config.ssimPadding);
         this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr, ...this.geometryLate.get(t) });
         this.geometryLate.delete(t);
       });
@@ -450,7 +453,7 @@ export class Trainer {
       this.loss.encodeEvaluation(commands, this.lossFrame, this.frame.image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height);
       await commands.submit();
       const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
-      const v = LossFrame.value(sums, camera.width, camera.height);
+      const v = LossFrame.value(sums, camera.width, camera.height, this.config.ssimPadding);
       results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim });
     }
     scratch.destroy();

@@ -12,14 +12,14 @@ describe('loss reference (float64)', () => {
     expect(r.ssim).toBeCloseTo(1, 12);
   });
 
-  it('has the gradient finite differences give', () => {
+  it.each(['same', 'valid'] as const)('has the gradient finite differences give (%s padding)', (padding) => {
     const seed = freshSeed();
     const random = rng(seed);
-    const W = 13;
-    const H = 11;
+    const W = 17;
+    const H = 14;
     const target = Float64Array.from({ length: W * H * 3 }, () => random());
     const image = Float64Array.from(target, (t) => t + (random() - 0.5) * 0.3);
-    const ref = lossReference(image, target, W, H);
+    const ref = lossReference(image, target, W, H, padding);
     const eps = 1e-6;
     let num = 0;
     let den = 0;
@@ -30,11 +30,32 @@ describe('loss reference (float64)', () => {
       const minus = Float64Array.from(image);
       plus[i] += eps;
       minus[i] -= eps;
-      const fd = (lossReference(plus, target, W, H).loss - lossReference(minus, target, W, H).loss) / (2 * eps);
+      const fd = (lossReference(plus, target, W, H, padding).loss - lossReference(minus, target, W, H, padding).loss) / (2 * eps);
       num += (fd - ref.grad[i]) ** 2;
       den += fd * fd;
     }
     expect(Math.sqrt(num / den), `seed ${seed}`).toBeLessThan(1e-6);
+  });
+
+  it("'valid' counts only windows inside the image: a corner pixel is in one window's 1e-6 tail", () => {
+    const seed = freshSeed();
+    const random = rng(seed);
+    const W = 23;
+    const H = 16;
+    const target = Float64Array.from({ length: W * H * 3 }, () => random());
+    const image = Float64Array.from(target, (t) => t + (random() - 0.5) * 0.3);
+    // the SSIM part of dL/dI (the L1 part is 0.8 sign / n everywhere)
+    const ssimGrad = (padding: 'same' | 'valid', pixel: number) => {
+      const r = lossReference(image, target, W, H, padding);
+      return Math.hypot(...[0, 1, 2].map((c) => r.grad[3 * pixel + c] - (0.8 * Math.sign(image[3 * pixel + c] - target[3 * pixel + c])) / (W * H * 3)));
+    };
+    const corner = 0;
+    const centre = 8 * W + 11;
+    expect(ssimGrad('valid', corner) / ssimGrad('valid', centre), `seed ${seed}`).toBeLessThan(1e-3);
+    expect(ssimGrad('same', corner) / ssimGrad('same', centre), `seed ${seed}`).toBeGreaterThan(1e-2);
+    expect(lossReference(image, target, W, H, 'valid').ssim).not.toBeCloseTo(lossReference(image, target, W, H, 'same').ssim, 4);
+    // images of 10 px or less on a side fall back to the padded mean
+    expect(lossReference(image.subarray(0, 10 * 10 * 3), target.subarray(0, 10 * 10 * 3), 10, 10, 'valid').ssim).toBe(lossReference(image.subarray(0, 10 * 10 * 3), target.subarray(0, 10 * 10 * 3), 10, 10, 'same').ssim);
   });
 });
 
@@ -62,14 +83,17 @@ describe('loss gradient stays finite where 2 cov(x, y) + C2 = 0', () => {
 
 describe('loss kernel matches the reference', async () => {
   const ctx = await testGpu();
-  for (const [w, h] of [
-    [16, 16],
-    [37, 29],
-    [64, 48],
-  ]) {
-    it(`${w}x${h}`, async () => {
+  for (const [w, h, padding] of [
+    [16, 16, 'same'],
+    [37, 29, 'same'],
+    [64, 48, 'same'],
+    [37, 29, 'valid'],
+    [64, 48, 'valid'],
+    [9, 40, 'valid'],
+  ] as const) {
+    it(`${w}x${h} (${padding} SSIM)`, async () => {
       const seed = freshSeed();
-      const r = await lossParity(ctx, seed, w, h);
+      const r = await lossParity(ctx, seed, w, h, padding);
       expect(r.ok, `seed ${seed}: ${r.detail}`).toBe(true);
     });
   }
