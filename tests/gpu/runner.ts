@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { openGpu } from '../../main/engine/gpu/context.js';
+import { BUILD_COMMIT } from '../../shared/version.js';
 import { freshSeed } from '../helpers/random.js';
 import { lossParity } from '../parity/loss.parity.js';
 import { rayDepthEntryParity, rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
@@ -69,6 +70,6 @@ if (want('profiler')) {
 }
 const failed = results.filter((r) => !r.ok).length;
 console.log(`\n${results.length - failed} passed, ${failed} failed`);
-if (outFile) writeFileSync(outFile, JSON.stringify({ adapter: ctx.info.adapter, backend: ctx.info.backend, features: ctx.info.features, date: new Date().toISOString(), results }, null, 2));
+if (outFile) writeFileSync(outFile, JSON.stringify({ adapter: ctx.info.adapter, backend: ctx.info.backend, features: ctx.info.features, commit: BUILD_COMMIT, date: new Date().toISOString(), results }, null, 2));
 ctx.destroy();
 process.exit(failed ? 1 : 0);

@@ -36,13 +36,12 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     protocol,
     ...metricsOf(result),
     startup_s: result.processFirstStepS,
-    bytes_per_splat_state: undefined as number | undefined,
+    bytes_per_splat_state: Math.round(result.stateBytesPerSplat),
     test_views: result.evaluation.views.length,
     train_views: result.data.train,
     ...benchStamp(gpu),
     ...(profile ? { profile: { sampled_every: 50, source: profile.source, rows: profile.rows } } : {}),
   };
-  delete out.bytes_per_splat_state;
   await writeResult(context.options.out as string | undefined, out);
   context.out.result(out, [
     `${name} (${protocol}): ${result.steps} steps in ${result.trainS.toFixed(1)} s (start-up ${result.processFirstStepS.toFixed(2)} s), PSNR ${result.evaluation.psnr.toFixed(2)} dB, SSIM ${result.evaluation.ssim.toFixed(4)} on ${result.evaluation.views.length} test views, ${result.splatCount.toLocaleString()} splats, peak GPU ${(result.peakGpuBytes / 2 ** 20).toFixed(0)} MiB`,

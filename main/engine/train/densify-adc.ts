@@ -189,6 +189,13 @@ export class AdcDensifier {
     return s;
   }
 
+  /** GPU bytes this densifier holds (statistics, scan and refine scratch; uniforms aside). */
+  get bytes(): number {
+    let total = [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts].reduce((sum, b) => sum + b.size, 0);
+    for (const s of this.scratch.values()) total += s.param.size + s.m.size + s.v.size;
+    return total;
+  }
+
   destroy(): void {
     this.scanPlan.destroy();
     for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, ...this.uniforms.values()]) b.destroy();

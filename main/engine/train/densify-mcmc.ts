@@ -198,6 +198,11 @@ export class McmcDensifier {
     this.scanner.encode(commands, this.scans.weight);
   }
 
+  /** GPU bytes this densifier holds (its per-splat buffers; scan scratch aside). */
+  get bytes(): number {
+    return this.owned.reduce((sum, b) => sum + b.size, 0);
+  }
+
   destroy(): void {
     this.scans.dead.destroy();
     this.scans.weight.destroy();

@@ -91,6 +91,8 @@ export interface TrainJobResult {
   splats: SplatSet;
   splatCount: number;
   peakGpuBytes: number;
+  /** Trainer.stateBytesPerSplat at the end of the run. */
+  stateBytesPerSplat: number;
   nonFiniteSkipped: number;
   cancelled: boolean;
   /** The step a resumed run started from (undefined for a fresh run). */
@@ -260,6 +262,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       splats,
       splatCount: splats.count,
       peakGpuBytes: ctx.memory.peak,
+      stateBytesPerSplat: trainer.stateBytesPerSplat,
       nonFiniteSkipped: trainer.nonFiniteSkipped,
       cancelled,
       config,

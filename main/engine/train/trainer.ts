@@ -201,6 +201,18 @@ export class Trainer {
     return this.model.splats;
   }
 
+  /**
+   * GPU bytes of training state per splat of capacity: parameters, gradients, Adam moments, the
+   * densifier's statistics and refine scratch, and the rasterizer frame's per-splat working set
+   * (not the per-intersection or per-pixel buffers, nor the training images).
+   */
+  get stateBytesPerSplat(): number {
+    const groups = Object.values(this.model.groups);
+    const model = groups.reduce((sum, g) => sum + g.param.size + g.grad.size + g.m.size + g.v.size, 0) + this.model.grads.mean2d.size;
+    const densifier = (this.densifier?.bytes ?? 0) + (this.mcmc?.bytes ?? 0);
+    return (model + densifier) / this.capacity + this.frame.bytes.perSplat;
+  }
+
   get capacity(): number {
     return this.model.splats.capacity;
   }
