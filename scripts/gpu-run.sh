@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster sweep raster10m statue statue-valid mic7k mic7k-valid mic30k mic30k-valid bunny7k bunny7k-ray bunny7k-geo bunny7k-geo-median; `step:seconds` overrides its limit
+# steps: info parity raster sweep raster10m statue statue-same mic7k mic7k-same mic30k bunny7k bunny7k-ray bunny7k-geo bunny7k-geo-median; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -29,9 +29,8 @@ for arg in "$@"; do
     sweep) run sweep ${limit:-300} $cli bench raster --data .gpu-data --sweep --out "$OUT/raster-sweep.json" ;;
     raster10m) run raster10m ${limit:-300} $cli bench raster --data .gpu-data --splats 10000000 --out "$OUT/raster-10m.json" ;;
     statue) run statue ${limit:-420} $cli bench train .gpu-data/colmap_statue --steps 7000 --out "$OUT/train-statue-7k-$(date +%s).json" ;;
-    statue-valid) run statue-valid ${limit:-420} $cli bench train .gpu-data/colmap_statue --steps 7000 --ssim-padding valid --out "$OUT/train-statue-7k-valid-$(date +%s).json" ;;
-    mic30k-valid) run mic30k-valid ${limit:-580} $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --ssim-padding valid --out "$OUT/train-mic-30k-valid-$(date +%s).json" ;;
-    mic7k-valid) run mic7k-valid ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --ssim-padding valid --out "$OUT/train-mic-7k-valid-$(date +%s).json" ;;
+    statue-same) run statue-same ${limit:-420} $cli bench train .gpu-data/colmap_statue --steps 7000 --ssim-padding same --out "$OUT/train-statue-7k-same-$(date +%s).json" ;;
+    mic7k-same) run mic7k-same ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --ssim-padding same --out "$OUT/train-mic-7k-same-$(date +%s).json" ;;
     mic7k) run mic7k ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --out "$OUT/train-mic-7k-$(date +%s).json" ;;
     mic30k) run mic30k ${limit:-580} $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;
     bunny7k) run bunny7k ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 \
