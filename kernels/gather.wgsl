@@ -5,7 +5,8 @@
 //   in:  grads0..2 (a vec4 each per emit index), isect_offset, rank_count, counts[visible_index]
 //   out: v2d[4k..4k+3] (the layout project_backward reads; the 4th, d normal, is zero without
 //   OUT_NORMALS)
-// Workgroup: WG threads, one splat each, dispatched over the splat capacity.
+// Workgroup: WG threads (a power of two), one splat each, dispatched over the splat capacity;
+// splats with more than BIG intersections are summed by the whole workgroup.
 
 override WG: u32 = 256u;
 override OUT_NORMALS: bool = false;
@@ -27,30 +28,89 @@ struct GatherParams {
 @group(0) @binding(8) var<storage, read> grads3: array<vec4f>;
 @group(0) @binding(5) var<storage, read_write> v2d: array<vec4f>;
 
-@compute @workgroup_size(WG)
-fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let k = gid.x + gid.y * nwg.x * WG;
-  if (k >= counts[gp.visible_index]) {
-    return;
+// Splats with more than BIG intersections are summed by the whole workgroup (a strided share
+// per thread, then a tree in workgroup memory: a fixed order, so still deterministic) instead of
+// by their own thread.
+override BIG: u32 = 32u;
+var<workgroup> big_count: atomic<u32>;
+var<workgroup> big_snapshot: u32;
+var<workgroup> big_rank: array<u32, WG>;
+var<workgroup> big_sum: array<vec4f, WG>;
+
+fn grad_record(c: u32, e: u32) -> vec4f {
+  if (c == 0u) {
+    return grads0[e];
+  } else if (c == 1u) {
+    return grads1[e];
+  } else if (c == 2u) {
+    return grads2[e];
   }
-  let start = isect_offset[k];
-  let end = min(start + rank_count[k], gp.isect_capacity);
-  var g0 = vec4f(0.0);
-  var g1 = vec4f(0.0);
-  var g2 = vec4f(0.0);
-  var g3 = vec4f(0.0);
-  for (var e = start; e < end; e++) {
-    g0 += grads0[e];
-    g1 += grads1[e];
-    g2 += grads2[e];
-    if (OUT_NORMALS) {
-      g3 += grads3[e];
+  return grads3[e];
+}
+
+@compute @workgroup_size(WG)
+fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+  let k = gid.x + gid.y * nwg.x * WG;
+  if (li == 0u) {
+    atomicStore(&big_count, 0u);
+  }
+  workgroupBarrier();
+  if (k < counts[gp.visible_index]) {
+    let start = isect_offset[k];
+    let end = min(start + rank_count[k], gp.isect_capacity);
+    if (end > start + BIG) {
+      big_rank[atomicAdd(&big_count, 1u)] = k;
+    } else {
+      var g0 = vec4f(0.0);
+      var g1 = vec4f(0.0);
+      var g2 = vec4f(0.0);
+      var g3 = vec4f(0.0);
+      for (var e = start; e < end; e++) {
+        g0 += grads0[e];
+        g1 += grads1[e];
+        g2 += grads2[e];
+        if (OUT_NORMALS) {
+          g3 += grads3[e];
+        }
+      }
+      v2d[4u * k] = g0;
+      v2d[4u * k + 1u] = g1;
+      v2d[4u * k + 2u] = g2;
+      v2d[4u * k + 3u] = g3;
     }
   }
-  v2d[4u * k] = g0;
-  v2d[4u * k + 1u] = g1;
-  v2d[4u * k + 2u] = g2;
-  v2d[4u * k + 3u] = g3;
+  workgroupBarrier();
+  if (li == 0u) {
+    big_snapshot = atomicLoad(&big_count);
+  }
+  let n_big = workgroupUniformLoad(&big_snapshot);
+  let records = select(3u, 4u, OUT_NORMALS);
+  for (var b = 0u; b < n_big; b++) {
+    let kb = big_rank[b];
+    let start = isect_offset[kb];
+    let end = min(start + rank_count[kb], gp.isect_capacity);
+    for (var c = 0u; c < records; c++) {
+      var acc = vec4f(0.0);
+      for (var e = start + li; e < end; e += WG) {
+        acc += grad_record(c, e);
+      }
+      big_sum[li] = acc;
+      workgroupBarrier();
+      for (var stride = WG / 2u; stride > 0u; stride >>= 1u) {
+        if (li < stride) {
+          big_sum[li] += big_sum[li + stride];
+        }
+        workgroupBarrier();
+      }
+      if (li == 0u) {
+        v2d[4u * kb + c] = big_sum[0];
+      }
+      workgroupBarrier();
+    }
+    if (li == 0u && !OUT_NORMALS) {
+      v2d[4u * kb + 3u] = vec4f(0.0);
+    }
+  }
 }
 
 // gather_weights (OUT_WEIGHTS): per visible splat, the sum and the max over its intersections of

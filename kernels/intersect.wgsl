@@ -7,6 +7,7 @@
 //   (scan of the counts: isect_offset[k]; the total is the intersection count M)
 //   emit (per rank k < V):               one (tile, emit index) pair per tile the splat reaches,
 //                                        in depth order, at isect_offset[k]...; isect_rank[e] = k
+//                                        (splats over more than BIG tiles: the whole workgroup)
 //   (stable radix sort of the tile keys on ceil(log2(tiles + 1)) bits: depth order kept per
 //   tile; key `tiles` is a sentinel for unused slots and sorts last)
 //   resolve (per sorted intersection i < M): sorted_rank[i] = isect_rank[emit index];
@@ -17,6 +18,7 @@
 // capacity are dropped and flagged so the host can grow the buffers and render again.
 
 #include "splat-common"
+#include "wg-scan"
 
 override WG: u32 = 256u;
 
@@ -135,37 +137,96 @@ fn gather_sorted(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   }
 }
 
+// Splats whose tile rectangle holds more than BIG tiles are emitted by the whole workgroup: each
+// thread tests a share of the rectangle and a workgroup prefix sum places the hits, in the same
+// row-major order as one thread would, so the output is identical.
+override BIG: u32 = 32u;
+var<workgroup> big_count: atomic<u32>;
+var<workgroup> big_snapshot: u32;
+var<workgroup> big_rank: array<u32, WG>;
+
 @compute @workgroup_size(WG)
-fn emit(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+fn emit(
+  @builtin(global_invocation_id) gid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) li: u32,
+#if SUBGROUPS
+  @builtin(subgroup_invocation_id) lane: u32,
+  @builtin(subgroup_size) sg_size: u32,
+#endif
+) {
+#if !SUBGROUPS
+  let lane = 0u;
+  let sg_size = 1u;
+#endif
   let k = thread_index(gid, nwg);
-  if (k >= counts[ip.visible_index]) {
-    return;
+  if (li == 0u) {
+    atomicStore(&big_count, 0u);
   }
-  let mean = rank_xy[k];
-  let co = rank_conic_opacity[k];
-  let limit = power_limit(co.w);
-  let packed = rank_rect[k];
-  let x0 = packed.x & 0xffffu;
-  let y0 = packed.x >> 16u;
-  let x1 = packed.y & 0xffffu;
-  let y1 = packed.y >> 16u;
-  var e = isect_offset[k];
-  // Exactly the slots the count reserved: never more (the next splat's), and any left over (if
-  // rounding ever made this test disagree with project_forward's) get the sentinel tile, which
-  // sorts after every real tile and is ignored by resolve.
-  let end = e + rank_count[k];
+  workgroupBarrier();
   let sentinel = cam.tiles.x * cam.tiles.y;
-  for (var ty = y0; ty < y1; ty++) {
-    for (var tx = x0; tx < x1; tx++) {
-      if (e < end && tile_hit(cam, mean, co.xyz, limit, tx, ty)) {
-        write_intersection(e, ty * cam.tiles.x + tx, k);
-        e += 1u;
+  if (k < counts[ip.visible_index]) {
+    let rect = unpack_rect(rank_rect[k]);
+    if ((rect.z - rect.x) * (rect.w - rect.y) > BIG) {
+      big_rank[atomicAdd(&big_count, 1u)] = k;
+    } else {
+      let mean = rank_xy[k];
+      let co = rank_conic_opacity[k];
+      let limit = power_limit(co.w);
+      var e = isect_offset[k];
+      // Exactly the slots the count reserved: never more (the next splat's), and any left over (if
+      // rounding ever made this test disagree with project_forward's) get the sentinel tile, which
+      // sorts after every real tile and is ignored by resolve.
+      let end = e + rank_count[k];
+      for (var ty = rect.y; ty < rect.w; ty++) {
+        for (var tx = rect.x; tx < rect.z; tx++) {
+          if (e < end && tile_hit(cam, mean, co.xyz, limit, tx, ty)) {
+            write_intersection(e, ty * cam.tiles.x + tx, k);
+            e += 1u;
+          }
+        }
+      }
+      for (; e < end; e++) {
+        write_intersection(e, sentinel, k);
       }
     }
   }
-  for (; e < end; e++) {
-    write_intersection(e, sentinel, k);
+  workgroupBarrier();
+  if (li == 0u) {
+    big_snapshot = atomicLoad(&big_count);
   }
+  let n_big = workgroupUniformLoad(&big_snapshot);
+  for (var b = 0u; b < n_big; b++) {
+    let kb = workgroupUniformLoad(&big_rank[b]); // uniform: the prefix sums below need it
+    let rect = unpack_rect(rank_rect[kb]);
+    let width = rect.z - rect.x;
+    let area = width * (rect.w - rect.y);
+    let mean = rank_xy[kb];
+    let co = rank_conic_opacity[kb];
+    let limit = power_limit(co.w);
+    var e = isect_offset[kb];
+    let end = e + rank_count[kb];
+    for (var base = 0u; base < area; base += WG) {
+      let t = base + li;
+      let tile = vec2u(rect.x + t % width, rect.y + t / width);
+      var hit = 0u;
+      if (t < area && tile_hit(cam, mean, co.xyz, limit, tile.x, tile.y)) {
+        hit = 1u;
+      }
+      let placed = workgroup_scan(li, hit, lane, sg_size);
+      if (hit == 1u && e + placed.x < end) {
+        write_intersection(e + placed.x, tile.y * cam.tiles.x + tile.x, kb);
+      }
+      e = min(e + placed.y, end);
+    }
+    for (var f = e + li; f < end; f += WG) {
+      write_intersection(f, sentinel, kb);
+    }
+  }
+}
+
+fn unpack_rect(packed: vec2u) -> vec4u {
+  return vec4u(packed.x & 0xffffu, packed.x >> 16u, packed.y & 0xffffu, packed.y >> 16u);
 }
 
 fn write_intersection(e: u32, tile: u32, k: u32) {

@@ -1,7 +1,8 @@
 // project: per splat, 3D Gaussian -> screen-space splat (forward), and the chain rule back from
 // screen-space gradients to the 3D parameters (backward).
 //
-// project_forward (one thread per splat s < n):
+// project_forward (one thread per splat s < n; the workgroup shares the tile counting of splats
+//   over more than BIG tiles):
 //   in:  means, log_scales, quats (w,x,y,z, unnormalized), opacity_logits, sh [s][k][c], camera
 //   out: xy[s] (mean2d), conic_opacity[s] (conic a, b, c; effective opacity), color_depth[s]
 //        (rgb after SH + 0.5 clamped at 0; camera z), out_normal[s] (OUT_NORMALS: the camera-space
@@ -177,54 +178,115 @@ fn sh_backward(s: u32, d: vec3f, v: vec3f) -> vec3f {
   return v_dir;
 }
 
+// Splats whose tile rectangle holds more than BIG tiles are counted by the whole workgroup
+// (each thread tests a share of the rectangle) instead of by their own thread: one splat over
+// thousands of tiles would otherwise hold its workgroup (and the dispatch's tail) alone.
+override BIG: u32 = 32u;
+var<workgroup> big_count: atomic<u32>;
+var<workgroup> big_snapshot: u32;
+var<workgroup> big_xy_limit: array<vec4f, WG>; // mean2d, power limit
+var<workgroup> big_conic: array<vec4f, WG>;
+var<workgroup> big_rect: array<vec4u, WG>;
+var<workgroup> big_hits: array<atomic<u32>, WG>;
+
 @compute @workgroup_size(WG)
-fn project_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+fn project_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
   let s = gid.x + gid.y * nwg.x * WG;
-  if (s >= counts[cam.count_index]) {
-    return;
+  if (li == 0u) {
+    atomicStore(&big_count, 0u);
   }
-  out_tile_count[s] = 0u;
-  out_visible[s] = 0u;
-  out_tile_rect[s] = vec2u(0u);
-  let mean = load_vec3(0u, s);
-  let p = to_camera(cam, mean);
-  if (!(p.z >= cam.near)) {
-    return;
+  workgroupBarrier();
+  // Culls set `ok` to false; no thread returns before the workgroup's shared counting below.
+  var ok = s < counts[cam.count_index];
+  if (ok) {
+    out_tile_count[s] = 0u;
+    out_visible[s] = 0u;
+    out_tile_rect[s] = vec2u(0u);
   }
-  let q = normalize(load_quat(s));
-  let rot = quat_to_rotmat(q);
-  let scale = exp(load_vec3(1u, s));
-  let m = mat3x3f(rot[0] * scale.x, rot[1] * scale.y, rot[2] * scale.z);
-  let w = camera_rotation(cam);
-  let cov_cam = w * (m * transpose(m)) * transpose(w);
-  let j = projection_jacobian(cam, p);
-  let cov_raw = covariance_2d(j, cov_cam);
-  let cov = cov_raw + vec3f(cam.eps2d, 0.0, cam.eps2d);
-  let det = cov.x * cov.z - cov.y * cov.y;
-  if (!(det > 0.0)) {
-    return;
-  }
-  var opacity = sigmoid(opacity_logits[s]);
-  if (cam.antialiased != 0u) {
-    let det_raw = cov_raw.x * cov_raw.z - cov_raw.y * cov_raw.y;
-    opacity *= sqrt(max(0.0, det_raw / det));
-  }
-  if (!(opacity * 255.0 >= 1.0)) {
-    return; // never reaches alpha 1/255 anywhere
-  }
-  let conic = vec3f(cov.z, -cov.y, cov.x) / det;
-  let xy = vec2f(cam.focal.x * p.x / p.z + cam.principal.x, cam.focal.y * p.y / p.z + cam.principal.y);
-  let limit = power_limit(opacity);
-  let rect = tile_bounds(cam, xy, cov, limit);
+  var p = vec3f(0.0);
+  var mean = vec3f(0.0);
+  var rot = mat3x3f();
+  var w = mat3x3f();
+  var conic = vec3f(0.0);
+  var xy = vec2f(0.0);
+  var opacity = 0.0;
+  var rect = vec4u(0u);
   var hits = 0u;
-  for (var ty = rect.y; ty < rect.w; ty++) {
-    for (var tx = rect.x; tx < rect.z; tx++) {
-      if (tile_hit(cam, xy, conic, limit, tx, ty)) {
-        hits += 1u;
+  var slot = 0xffffffffu;
+  if (ok) {
+    mean = load_vec3(0u, s);
+    p = to_camera(cam, mean);
+    ok = p.z >= cam.near;
+  }
+  if (ok) {
+    let q = normalize(load_quat(s));
+    rot = quat_to_rotmat(q);
+    let scale = exp(load_vec3(1u, s));
+    let m = mat3x3f(rot[0] * scale.x, rot[1] * scale.y, rot[2] * scale.z);
+    w = camera_rotation(cam);
+    let cov_cam = w * (m * transpose(m)) * transpose(w);
+    let j = projection_jacobian(cam, p);
+    let cov_raw = covariance_2d(j, cov_cam);
+    let cov = cov_raw + vec3f(cam.eps2d, 0.0, cam.eps2d);
+    let det = cov.x * cov.z - cov.y * cov.y;
+    ok = det > 0.0;
+    if (ok) {
+      opacity = sigmoid(opacity_logits[s]);
+      if (cam.antialiased != 0u) {
+        let det_raw = cov_raw.x * cov_raw.z - cov_raw.y * cov_raw.y;
+        opacity *= sqrt(max(0.0, det_raw / det));
+      }
+      ok = opacity * 255.0 >= 1.0; // else it never reaches alpha 1/255 anywhere
+    }
+    if (ok) {
+      conic = vec3f(cov.z, -cov.y, cov.x) / det;
+      xy = vec2f(cam.focal.x * p.x / p.z + cam.principal.x, cam.focal.y * p.y / p.z + cam.principal.y);
+      let limit = power_limit(opacity);
+      rect = tile_bounds(cam, xy, cov, limit);
+      let area = (rect.z - rect.x) * (rect.w - rect.y);
+      if (area > BIG) {
+        slot = atomicAdd(&big_count, 1u);
+        big_xy_limit[slot] = vec4f(xy, limit, 0.0);
+        big_conic[slot] = vec4f(conic, 0.0);
+        big_rect[slot] = rect;
+        atomicStore(&big_hits[slot], 0u);
+      } else {
+        for (var ty = rect.y; ty < rect.w; ty++) {
+          for (var tx = rect.x; tx < rect.z; tx++) {
+            if (tile_hit(cam, xy, conic, limit, tx, ty)) {
+              hits += 1u;
+            }
+          }
+        }
       }
     }
   }
-  if (hits == 0u) {
+  workgroupBarrier();
+  if (li == 0u) {
+    big_snapshot = atomicLoad(&big_count);
+  }
+  let n_big = workgroupUniformLoad(&big_snapshot);
+  for (var b = 0u; b < n_big; b++) {
+    let r = big_rect[b];
+    let width = r.z - r.x;
+    let area = width * (r.w - r.y);
+    let g = big_xy_limit[b];
+    let c = big_conic[b].xyz;
+    var mine = 0u;
+    for (var t = li; t < area; t += WG) {
+      if (tile_hit(cam, g.xy, c, g.z, r.x + t % width, r.y + t / width)) {
+        mine += 1u;
+      }
+    }
+    if (mine > 0u) {
+      atomicAdd(&big_hits[b], mine);
+    }
+  }
+  workgroupBarrier();
+  if (slot != 0xffffffffu) {
+    hits = atomicLoad(&big_hits[slot]);
+  }
+  if (!ok || hits == 0u) {
     return;
   }
   let dir = normalize(mean - cam.position.xyz);

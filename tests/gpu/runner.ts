@@ -46,8 +46,9 @@ for (const variant of variants) {
   if (want('scan')) for (const c of SCAN_CASES) await run(() => scanParity(ctx, variant, freshSeed(), c));
   if (want('sort')) for (const c of SORT_CASES) await run(() => radixSortParity(ctx, variant, freshSeed(), c));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c));
-  if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES.filter((x) => !x.outputs)) await run(() => rasterParity(ctx, variant, freshSeed(), c, 'cas'));
-  if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, 'partials', 2));
+  if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES.filter((x) => !x.outputs)) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardReduce: 'cas' }));
+  if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardPixels: 2 }));
+  if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1 }));
 }
 // Mesh kernels have one (portable) variant.
 if (want('mesh')) {

@@ -23,7 +23,15 @@ export interface RasterCase {
 }
 
 /** Forward and backward of the GPU rasterizer against the float64 reference on one random scene. */
-export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase, backwardReduce: 'partials' | 'cas' = 'partials', backwardPixels: 1 | 2 = 1): Promise<ParityResult[]> {
+export interface RasterParityOptions {
+  backwardReduce?: 'partials' | 'cas';
+  backwardPixels?: 1 | 2;
+  /** Rasterizer `bigSplat`: 1 sends every splat over more than one tile down the workgroup paths. */
+  bigSplat?: number;
+}
+
+export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase, options: RasterParityOptions = {}): Promise<ParityResult[]> {
+  const { backwardReduce = 'partials', backwardPixels = 1, bigSplat } = options;
   const random = rng(seed);
   const out = c.outputs ?? {};
   const refOptions = { antialiased: c.antialiased, medianDepth: Boolean(out.median), normals: Boolean(out.normals), distortion: Boolean(out.distortion), splatWeights: Boolean(out.weights) };
@@ -59,7 +67,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     }
   }
   const { device } = ctx;
-  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, backwardPixels, outputs: out });
+  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, backwardPixels, bigSplat, outputs: out });
   const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
   const frame = await rasterizer.createFrame(splats, c.width, c.height);
   const P = c.width * c.height;
@@ -141,7 +149,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   frame.destroy();
   vImageBuf.destroy();
   vDepthBuf.destroy();
-  const name = `raster${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
+  const name = `raster${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${bigSplat !== undefined ? ` (big > ${bigSplat})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
   const result = (what: string, g: ArrayLike<number>, w: ArrayLike<number>, tolerance: number): ParityResult => {
     const error = relativeL2(g, w);
     let finite = true;

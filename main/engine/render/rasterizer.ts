@@ -24,6 +24,14 @@ export interface RasterizerOptions {
    * reductions per tile (each thread adds two pixels' gradients first) on half the threads.
    */
   backwardPixels?: 1 | 2;
+  /**
+   * Splats over more than this many tiles (projection, emit; default 32) or intersections
+   * (gather; default 1024) are handled by their whole workgroup instead of one thread (override
+   * BIG). One number sets both (tests: 1). Gather's workgroup path costs ~30 barriers a splat:
+   * at 32 it measured slower than one thread a splat on the statue (0.32-0.34 against 0.29-0.30
+   * ms a step), so only the largest take it.
+   */
+  bigSplat?: number;
   /** Also sum |d mean2d| per pixel (AbsGS densification); off saves two of twelve reductions. Default on. */
   absgrad?: boolean;
   /**
@@ -185,24 +193,26 @@ export class Rasterizer {
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const outputs = options.outputs ?? {};
     const N = outputs.normals ? 1 : 0;
+    const BIG = options.bigSplat ?? 32;
+    const GATHER_BIG = options.bigSplat ?? 1024;
     const features = { OUT_MEDIAN: outputs.median ? 1 : 0, OUT_NORMALS: N, OUT_DISTORTION: outputs.distortion ? 1 : 0, NORMAL_SLOTS: N ? 256 : 1, RECORDS: N ? 4 : 3 };
     const optional = outputs.median || outputs.normals || outputs.distortion;
     if (optional && options.backwardReduce === 'cas') throw new Error("the 'cas' backward has no optional outputs; use 'partials'");
     const weights: Record<string, number> = outputs.weights ? { OUT_WEIGHTS: 1, WEIGHT_SLOTS: 256 } : {};
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
-      get('project', 'project_forward', { WG, OUT_NORMALS: N }),
+      get('project', 'project_forward', { WG, OUT_NORMALS: N, BIG }),
       get('project', 'project_backward', { WG, OUT_NORMALS: N }),
       get('intersect', 'finish_count'),
       get('intersect', 'compact_visible'),
       get('intersect', 'gather_sorted', { WG, OUT_NORMALS: N }),
-      get('intersect', 'emit'),
+      get('intersect', 'emit', { WG, BIG }),
       get('intersect', 'resolve'),
       get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS, ...weights }),
       variant === 'subgroup' && options.backwardReduce === 'cas'
         ? get('rasterize', 'rasterize_backward_cas', { BATCH_CAS: chosen.backwardBatch })
         : get('rasterize', 'rasterize_backward', { ...(variant === 'subgroup' ? backward : { BATCH_B: chosen.backwardBatch }), ...features }),
-      get('gather', 'gather_grads', { WG, OUT_NORMALS: N }),
+      get('gather', 'gather_grads', { WG, OUT_NORMALS: N, BIG: GATHER_BIG }),
       outputs.weights ? get('gather', 'gather_weights') : undefined,
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),

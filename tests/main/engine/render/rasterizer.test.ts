@@ -14,5 +14,14 @@ describe('rasterizer kernels match the float64 reference (forward and backward) 
         expect(failures, `seed ${seed}`).toEqual([]);
       });
     }
+    // every splat over more than one tile through the workgroup paths of projection, emit and gather
+    for (const c of RASTER_CASES.filter((x) => x.kinds?.includes('huge') || x.outputs?.normals)) {
+      it(`${variant} (workgroup paths for splats over > 1 tile): ${c.count} splats ${c.width}x${c.height}${c.kinds ? ` (${c.kinds.join(', ')})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).join('+')}` : ''}`, async () => {
+        const seed = freshSeed();
+        const results = await rasterParity(ctx, variant, seed, c, { bigSplat: 1 });
+        const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
+        expect(failures, `seed ${seed}`).toEqual([]);
+      });
+    }
   }
 });
