@@ -6,6 +6,10 @@
  * Two textual adjustments, for naga only: it does not accept `enable subgroups;` (it has the
  * builtins without the directive), and it refuses subgroup builtins in a multi-dimensional
  * workgroup, which WGSL allows (our 16x16 tile kernels); those are validated as 256x1x1.
+ *
+ * naga-wasm 30.1.0 (dev only, exact pin, no install script) declares Node >= 24.12; npm only
+ * warns, and what we call (parse, validate) runs on our Node 20: this file is the proof, and it
+ * fails loudly (the last case) if validation ever stops reporting errors.
  */
 import { parseWgsl, validate } from 'naga-wasm';
 import { describe, expect, it } from 'vitest';
