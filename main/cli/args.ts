@@ -6,6 +6,8 @@ export interface OptionSpec {
   type: 'bool' | 'string' | 'int' | 'float';
   help: string;
   valueName?: string;
+  /** The only values the option takes (a string or int option); anything else is a UsageError. */
+  choices?: readonly (string | number)[];
 }
 
 export class UsageError extends Error {
@@ -73,6 +75,14 @@ export function parseArgs(argv: readonly string[], options: readonly OptionSpec[
 }
 
 function parseOptionValue(option: OptionSpec, raw: string | boolean): string | number | boolean {
+  const value = parseOptionType(option, raw);
+  if (option.choices && !option.choices.includes(value as string | number)) {
+    throw new UsageError(`--${option.flag}: expected one of ${option.choices.join(', ')}, got "${String(raw)}"`);
+  }
+  return value;
+}
+
+function parseOptionType(option: OptionSpec, raw: string | boolean): string | number | boolean {
   const where = `--${option.flag}`;
   switch (option.type) {
     case 'bool':

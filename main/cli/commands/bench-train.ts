@@ -28,7 +28,7 @@ export async function benchTrain(context: CommandContext): Promise<void> {
   } else if (protocol === 'statue') {
     params['train.background'] = 'black';
     params['train.downscale'] = 1;
-  } else if (protocol !== 'custom') throw new UsageError(`--protocol: expected mic or statue, got "${protocol}"`);
+  }
   const { result, gpu, profile } = await trainWithProgress(context, { kind: 'dataset', path: datasetPath }, params, { viewFilter, profileEvery: 50 });
   const out = {
     bench: 'train',

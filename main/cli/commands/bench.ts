@@ -26,7 +26,6 @@ async function raster(context: CommandContext) {
   const { options, out, engineOptions } = context;
   const count = (options.splats as number | undefined) ?? RASTER_LOAD_COUNT;
   if (count < 1) throw new UsageError('--splats must be at least 1');
-  if (options['backward-pixels'] !== undefined && options['backward-pixels'] !== 1 && options['backward-pixels'] !== 2) throw new UsageError('--backward-pixels must be 1 or 2');
   // Relative to the working directory (the project root by convention), not to this bundle.
   const dataDir = options.data ? path.resolve(context.cwd, options.data as string) : path.resolve(context.cwd, '../shared/data');
   let source;
@@ -44,7 +43,7 @@ async function raster(context: CommandContext) {
       ? gpu.hasSubgroups
         ? [
             ...[1, 2].flatMap((backwardPixels) => [8, 16, 24].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'partials' as const, backwardPixels: backwardPixels as 1 | 2 }))),
-            ...[64].map((backwardBatch) => ({ backwardBatch, backwardReduce: 'cas' as const })),
+            { backwardBatch: 64, backwardReduce: 'cas' as const },
           ]
         : [32, 64, 128].map((backwardBatch) => ({ backwardBatch }))
       : [{ ...(await loadTuning(gpu.info)), ...(options['backward-reduce'] ? { backwardReduce: options['backward-reduce'] as 'partials' | 'cas' } : {}), ...(options['backward-pixels'] ? { backwardPixels: options['backward-pixels'] as 1 | 2 } : {}) }];
@@ -95,11 +94,11 @@ export const benchCommand: CommandSpec = {
     { flag: 'splats', type: 'int', help: `raster: splats of the fixed load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
     { flag: 'data', type: 'string', help: 'raster: folder holding gsplat_test_garden/ (default ../shared/data)', valueName: 'dir' },
     { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
-    { flag: 'backward-reduce', type: 'string', help: 'raster: partials (default) or cas, how the subgroup backward sums over a tile', valueName: 'mode' },
-    { flag: 'backward-pixels', type: 'int', help: 'raster: pixels per thread of the subgroup partials backward (1 or 2)', valueName: 'n' },
+    { flag: 'backward-reduce', type: 'string', choices: ['partials', 'cas'], help: 'raster: how the subgroup backward sums over a tile (default partials)' },
+    { flag: 'backward-pixels', type: 'int', choices: [1, 2], help: 'raster: pixels per thread of the subgroup partials backward' },
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
-    { flag: 'protocol', type: 'string', help: 'train: the anchors.json protocol to follow (mic | statue; default from the dataset)', valueName: 'name' },
+    { flag: 'protocol', type: 'string', choices: ['mic', 'statue', 'custom'], help: 'train: the anchors.json protocol to follow (default from the dataset: mic, statue, else custom)' },
     { flag: 'metrics', type: 'string', help: 'mesh: the mesh-metrics.mjs to score with (default ../shared/tools/mesh-metrics.mjs)', valueName: 'file' },
     { flag: 'gt', type: 'string', help: 'mesh: ground-truth mesh (default <dataset>/gt_mesh.ply)', valueName: 'file' },
     { flag: 'mesh-out', type: 'string', help: 'mesh: also keep the extracted mesh here (.glb, .ply or .obj)', valueName: 'file' },

@@ -6,6 +6,8 @@ const options = [
   { flag: 'json', type: 'bool' as const, help: '' },
   { flag: 'out', type: 'string' as const, help: '' },
   { flag: 'frames', type: 'int' as const, help: '' },
+  { flag: 'mode', type: 'string' as const, help: '', choices: ['fast', 'exact'] },
+  { flag: 'pixels', type: 'int' as const, help: '', choices: [1, 2] },
 ];
 const params = paramsForCommand('info');
 
@@ -22,6 +24,13 @@ describe('CLI argument parsing', () => {
     expect(() => parseArgs(['--out'], options, params)).toThrow(/--out needs a value/);
     expect(() => parseArgs(['--frames', 'x'], options, params)).toThrow(/--frames: expected a whole number/);
     expect(() => parseArgs(['--backend', 'glide'], options, params)).toThrow(/--backend: expected one of/);
+  });
+
+  it('holds options with choices to them', () => {
+    expect(parseArgs(['--mode', 'exact', '--pixels=2'], options, params).options).toEqual({ mode: 'exact', pixels: 2 });
+    expect(() => parseArgs(['--mode', 'quick'], options, params)).toThrow(/--mode: expected one of fast, exact, got "quick"/);
+    expect(() => parseArgs(['--pixels', '3'], options, params)).toThrow(/--pixels: expected one of 1, 2, got "3"/);
+    expect(() => parseArgs(['--pixels', 'two'], options, params)).toThrow(/--pixels: expected a whole number/);
   });
 
   it('says when a known parameter does not apply to the command', () => {

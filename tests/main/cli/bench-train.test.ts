@@ -23,4 +23,17 @@ describe('argonaut --no-gui bench train', () => {
     expect(profile.rows.map((r) => r.kernel)).toEqual(expect.arrayContaining(['rasterize.rasterize_forward', 'rasterize.rasterize_backward', 'loss.ssim_forward']));
     expect(s.jsonLines().at(-1)).toMatchObject({ type: 'result', bench: 'train' });
   }, 180_000);
+
+  it('refuses values outside an option\'s choices before doing any work (exit 2)', async () => {
+    for (const args of [
+      ['raster', '--backward-reduce', 'atomics'],
+      ['raster', '--backward-pixels', '3'],
+      ['train', 'x', '--protocol', 'lego'],
+      ['train', 'x', '--ssim-padding', 'reflect'],
+    ]) {
+      const s = captureStreams();
+      expect(await runCli(['--no-gui', 'bench', ...args], { streams: s }), args.join(' ')).toBe(2);
+      expect(s.err()).toMatch(new RegExp(`--${args.at(-2)!.slice(2)}: expected one of`));
+    }
+  });
 });
