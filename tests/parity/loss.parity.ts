@@ -1,6 +1,6 @@
 import { createStorage, poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
 import type { GpuContext } from '../../main/engine/gpu/context.js';
-import { LossFrame, TrainingLoss, packRgba8, type SsimPadding } from '../../main/engine/train/loss.js';
+import { TrainingLoss, packRgba8, type SsimPadding } from '../../main/engine/train/loss.js';
 import { rng } from '../helpers/random.js';
 import { lossReference } from '../reference/loss.js';
 import type { ParityResult } from './types.js';
@@ -44,7 +44,7 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
   const got = new Float64Array(P * 3);
   for (let i = 0; i < P; i++) for (let c = 0; c < 3; c++) got[3 * i + c] = v[4 * i + c];
   const error = relativeL2(got, ref.grad);
-  const value = LossFrame.value(sums, width, height, padding);
+  const value = loss.value(sums, width, height);
   const lossError = Math.abs(value.loss - ref.loss) / ref.loss;
   let sq = 0;
   for (let i = 0; i < P * 3; i++) sq += (image[i] - targetRgb[i]) ** 2;

@@ -112,7 +112,8 @@ export function trainerConfigFromParams(p: Readonly<Record<string, ParamValue>>)
     maxSplats: p['train.maxSplats'] as number,
     shDegree: p['train.shDegree'] as number,
     antialiased: p['train.antialiased'] as boolean,
-    ssimPadding: p['train.ssimPadding'] as SsimPadding,
+    // A run recorded before the parameter existed trained with zero padding: resume it so.
+    ssimPadding: (p['train.ssimPadding'] as SsimPadding | undefined) ?? 'same',
     seed: p['train.seed'] as number,
     initPoints: p['train.initPoints'] as number,
     adc: {

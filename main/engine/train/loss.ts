@@ -112,6 +112,11 @@ export class TrainingLoss {
 
   private clampPipeline!: CompiledPipeline;
 
+  /** Loss value, SSIM, L1 and PSNR of read-back `sums` of this loss (its SSIM padding). */
+  value(sums: Float32Array, width: number, height: number): ReturnType<typeof LossFrame.value> {
+    return LossFrame.value(sums, width, height, this.padding);
+  }
+
   /**
    * Evaluation: clamps `image` to [0, 1] into `scratch` and records the forward statistics of the
    * clamped render against the target (PSNR and SSIM come from `frame.sums`).

@@ -339,7 +339,7 @@ export class Trainer {
     if (lossStaging) {
       const { width, height } = camera;
       this.track(lossStaging, (data) => {
-        const v = LossFrame.value(new Float32Array(data), width, height, this.config.ssimPadding);
+        const v = this.loss.value(new Float32Array(data), width, height);
         this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr, ...this.geometryLate.get(t) });
         this.geometryLate.delete(t);
       });
@@ -474,7 +474,7 @@ export class Trainer {
       this.loss.encodeEvaluation(commands, this.lossFrame, this.frame.image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height);
       await commands.submit();
       const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
-      const v = LossFrame.value(sums, camera.width, camera.height, this.config.ssimPadding);
+      const v = this.loss.value(sums, camera.width, camera.height);
       results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim });
     }
     scratch.destroy();
