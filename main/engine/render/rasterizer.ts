@@ -197,7 +197,7 @@ export class Rasterizer {
     const GATHER_BIG = options.bigSplat ?? 1024;
     const features = { OUT_MEDIAN: outputs.median ? 1 : 0, OUT_NORMALS: N, OUT_DISTORTION: outputs.distortion ? 1 : 0, NORMAL_SLOTS: N ? 256 : 1, RECORDS: N ? 4 : 3 };
     const optional = outputs.median || outputs.normals || outputs.distortion;
-    if (optional && options.backwardReduce === 'cas') throw new Error("the 'cas' backward has no optional outputs; use 'partials'");
+    if (optional && chosen.backwardReduce === 'cas') throw new Error("the 'cas' backward has no optional outputs; use 'partials'");
     const weights: Record<string, number> = outputs.weights ? { OUT_WEIGHTS: 1, WEIGHT_SLOTS: 256 } : {};
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
@@ -209,7 +209,7 @@ export class Rasterizer {
       get('intersect', 'emit', { WG, BIG }),
       get('intersect', 'resolve'),
       get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS, ...weights }),
-      variant === 'subgroup' && options.backwardReduce === 'cas'
+      variant === 'subgroup' && chosen.backwardReduce === 'cas'
         ? get('rasterize', 'rasterize_backward_cas', { BATCH_CAS: chosen.backwardBatch })
         : get('rasterize', 'rasterize_backward', { ...(variant === 'subgroup' ? backward : { BATCH_B: chosen.backwardBatch }), ...features }),
       get('gather', 'gather_grads', { WG, OUT_NORMALS: N, BIG: GATHER_BIG }),
