@@ -10,9 +10,9 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allParams, paramsForCommand } from '../../shared/params/index.js';
 import { builtFile, repoRoot } from '../helpers/build.js';
-import { launchChromium, reportSkip, watchPage, type Browser, type PageProblems } from './helpers/chromium.js';
+import { reportSkip, type Browser, type PageProblems } from './helpers/chromium.js';
 import { canvasStats } from './helpers/pixels.js';
-import { callEngine, startStudio, type Studio } from './helpers/studio.js';
+import { callEngine, openStudioSession, type Studio, type StudioSession } from './helpers/studio.js';
 
 const skip = reportSkip(import.meta.filename);
 const screenshots = path.join(repoRoot, 'test-output', 'screenshots');
@@ -22,6 +22,7 @@ const VIEWS = ['home', 'train', 'viewer', 'export', 'settings'] as const;
 const VIEWER_TIMEOUT_MS = 180_000;
 
 describe.skipIf(skip)('studio in Chromium against browser mode and a real engine host', () => {
+  let session: StudioSession | undefined;
   let studio: Studio;
   let browser: Browser;
   let page: Page;
@@ -29,14 +30,13 @@ describe.skipIf(skip)('studio in Chromium against browser mode and a real engine
 
   beforeAll(async () => {
     mkdirSync(screenshots, { recursive: true });
-    [studio, browser] = await Promise.all([startStudio(), launchChromium()]);
-    page = await browser.context.newPage();
-    problems = watchPage(page);
+    // this suite's first test is the first load itself
+    session = await openStudioSession({ navigate: false });
+    ({ studio, browser, page, problems } = session);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
-    await studio?.stop();
+    await session?.close();
   });
 
   async function openView(view: (typeof VIEWS)[number]) {

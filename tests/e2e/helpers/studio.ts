@@ -92,7 +92,7 @@ export async function callEngine(studio: Studio, service: string, method: string
   }
 }
 
-/** A studio in browser mode, Chromium, and a page on it with the engine host ready. */
+/** A studio in browser mode, Chromium, and a page on it (with the engine host ready, unless `navigate: false`). */
 export interface StudioSession {
   studio: Studio;
   browser: Browser;
@@ -102,12 +102,14 @@ export interface StudioSession {
   close(): Promise<void>;
 }
 
-export async function openStudioSession(options: { env?: Record<string, string> } = {}): Promise<StudioSession> {
+export async function openStudioSession(options: { env?: Record<string, string>; navigate?: boolean } = {}): Promise<StudioSession> {
   const [studio, browser] = await Promise.all([startStudio({ env: options.env }), launchChromium()]);
   const page = await browser.context.newPage();
   const problems = watchPage(page);
-  await page.goto(studio.url);
-  await page.locator('[data-test="host-state"][data-state="ready"]').waitFor({ timeout: 30_000 });
+  if (options.navigate !== false) {
+    await page.goto(studio.url);
+    await page.locator('[data-test="host-state"][data-state="ready"]').waitFor({ timeout: 30_000 });
+  }
   return {
     studio,
     browser,
