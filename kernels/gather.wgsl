@@ -30,8 +30,9 @@ struct GatherParams {
 
 // Splats with more than BIG intersections are summed by the whole workgroup (a strided share
 // per thread, then a tree in workgroup memory: a fixed order, so still deterministic) instead of
-// by their own thread.
-override BIG: u32 = 32u;
+// by their own thread. Each costs the workgroup ~30 barriers, so only the largest are worth it:
+// the default is the host's (main/engine/render/rasterizer.ts, `bigSplat`).
+override BIG: u32 = 1024u;
 var<workgroup> big_count: atomic<u32>;
 var<workgroup> big_snapshot: u32;
 var<workgroup> big_rank: array<u32, WG>;
