@@ -88,7 +88,7 @@ async function raster(context: CommandContext) {
 export const benchCommand: CommandSpec = {
   name: 'bench',
   summary: 'benchmarks: `bench raster` (the fixed raster load), `bench train <dataset>` (the training protocol) and `bench mesh <dataset>` (train, extract, score against gt_mesh.ply)',
-  usage: 'bench raster [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
+  usage: 'bench raster [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the fixed load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
