@@ -7,8 +7,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { PNG } from 'pngjs';
-import { loadDataset } from '../main/engine/capture/dataset.js';
-import { loadViewImage } from '../main/engine/capture/view-image.js';
+import { loadDataset } from '../main/engine/dataset/dataset.js';
+import { loadViewImage } from '../main/engine/dataset/view-image.js';
 
 const [src, dst, bgArg, everyArg] = process.argv.slice(2);
 const bg = Number(bgArg);

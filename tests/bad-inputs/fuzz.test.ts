@@ -1,5 +1,5 @@
 /**
- * Bounded fuzzing of every parser the product has (tests/main/engine/capture/fuzz.test.ts covers
+ * Bounded fuzzing of every parser the product has (tests/main/engine/dataset/fuzz.test.ts covers
  * the COLMAP binaries, PNG and whole dataset loads): random mutations of valid files are either
  * read or refused with a clean error naming the file, never another exception, never a hang.
  * The seed is printed on failure.
@@ -8,9 +8,9 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readCameraFile } from '../../main/cli/commands/render.js';
-import { parseCamerasText, parseImagesText, parsePoints3DText } from '../../main/engine/capture/colmap-text.js';
-import { parsePlyPoints } from '../../main/engine/capture/ply-points.js';
-import { loadDataset } from '../../main/engine/capture/dataset.js';
+import { parseCamerasText, parseImagesText, parsePoints3DText } from '../../main/engine/dataset/colmap-text.js';
+import { parsePlyPoints } from '../../main/engine/dataset/ply-points.js';
+import { loadDataset } from '../../main/engine/dataset/dataset.js';
 import { decodeImage } from '../../main/engine/formats/images.js';
 import { parsePly, serializePly } from '../../main/engine/formats/ply.js';
 import { checkSplatFile, serializeSplat } from '../../main/engine/formats/splat.js';

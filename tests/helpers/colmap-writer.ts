@@ -4,7 +4,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { COLMAP_CAMERA_MODELS, type ColmapCamera, type ColmapImage, type ColmapPoints } from '../../main/engine/capture/colmap-model.js';
+import { COLMAP_CAMERA_MODELS, type ColmapCamera, type ColmapImage, type ColmapPoints } from '../../main/engine/dataset/colmap-model.js';
 
 export interface ModelToWrite {
   cameras: ColmapCamera[];

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
-import { loadDataset } from '../../engine/capture/dataset.js';
+import { loadDataset } from '../../engine/dataset/dataset.js';
 import { writeMesh } from '../../engine/formats/mesh-file.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { extractMesh } from '../../engine/mesh/extract.js';

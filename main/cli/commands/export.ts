@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { EXPORT_FORMATS, type ExportFormat } from '../../../shared/project/manifest.js';
-import { exportDataset } from '../../engine/capture/export.js';
+import { exportDataset } from '../../engine/dataset/export.js';
 import { readPly } from '../../engine/formats/ply.js';
 import { exportProject, exportSplats } from '../../engine/project/export.js';
 import { Project } from '../../engine/project/project.js';

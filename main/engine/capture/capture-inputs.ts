@@ -12,7 +12,7 @@ import { badInput } from '../../../shared/rpc/errors.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
 import { selectFrames, type DroppedFrame, type ScoredFrame, type Selection, type SelectionOptions } from './frame-selection.js';
 import { PHOTO_EXTENSIONS } from './photos.js';
-import { isFile } from './source-view.js';
+import { isFile } from '../dataset/source-view.js';
 import { extractFrames, probeVideo, scanVideo, SCAN_WIDTH, type FfmpegTools, type VideoInfo } from './video.js';
 
 export interface CaptureInput {

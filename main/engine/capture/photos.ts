@@ -16,7 +16,7 @@ import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { copyFileAtomic, writeFileAtomic } from '../formats/atomic-file.js';
 import { downscaleArea, quantizeToBytes, type FloatImage } from '../formats/image-ops.js';
 import { decodeImage, prepareImage, type Image } from '../formats/images.js';
-import { isFile } from './source-view.js';
+import { isFile } from '../dataset/source-view.js';
 
 export interface PhotoRecord {
   source: string;

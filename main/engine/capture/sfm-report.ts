@@ -8,9 +8,9 @@
  * figure is the mean over points. We recompute every observation's error by projecting through the
  * camera (with its distortion), so the number is checked rather than copied.
  */
-import type { ColmapCamera, ColmapModel } from './colmap-model.js';
-import { distortNormalized, lensOf, type Lens } from './distortion.js';
-import { worldToCameraFromQuaternion } from './pose.js';
+import type { ColmapCamera, ColmapModel } from '../dataset/colmap-model.js';
+import { distortNormalized, lensOf, type Lens } from '../dataset/distortion.js';
+import { worldToCameraFromQuaternion } from '../dataset/pose.js';
 
 export interface ModelStats {
   registered: number;

@@ -18,10 +18,10 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import path from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
-import { readColmapModel } from './colmap.js';
+import { readColmapModel } from '../dataset/colmap.js';
 import { parseFeatureField, parseMapperLine, parseMatchingProgress, parseProcessedFile, parseSolverIteration, type Colmap, type ColmapCommand, type LogicalOption } from './colmap-cli.js';
-import type { ColmapModel } from './colmap-model.js';
-import { isFile } from './source-view.js';
+import type { ColmapModel } from '../dataset/colmap-model.js';
+import { isFile } from '../dataset/source-view.js';
 import { runTool } from './tool-process.js';
 
 export type SfmStage = 'features' | 'matching' | 'mapping' | 'bundle';

@@ -7,7 +7,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
-import { loadDataset } from '../capture/dataset.js';
+import { loadDataset } from '../dataset/dataset.js';
 import { readPly } from '../formats/ply.js';
 import { Project } from '../project/project.js';
 import { projectSplats } from '../project/splats.js';

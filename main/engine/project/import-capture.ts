@@ -15,10 +15,10 @@ import type { CaptureRecord, CaptureSource } from '../../../shared/project/manif
 import { badInput } from '../../../shared/rpc/errors.js';
 import { captureToDataset, type CaptureOptions, type CaptureReport } from '../capture/capture.js';
 import { resolveInputs } from '../capture/capture-inputs.js';
-import { findColmapModel } from '../capture/colmap.js';
-import type { Dataset } from '../capture/dataset.js';
+import { findColmapModel } from '../dataset/colmap.js';
+import type { Dataset } from '../dataset/dataset.js';
 import { PHOTO_EXTENSIONS } from '../capture/photos.js';
-import { isFile } from '../capture/source-view.js';
+import { isFile } from '../dataset/source-view.js';
 import { sniffVideoFile, VIDEO_EXTENSIONS } from '../formats/video-signature.js';
 import { checkTarget, importDataset, type ImportDatasetOptions } from './import.js';
 import { defaultDataDirName, toManifestPath } from './paths.js';

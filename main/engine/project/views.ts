@@ -5,7 +5,7 @@
 import { definedParams } from './train-run.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { badInput } from '../../../shared/rpc/errors.js';
-import { loadDataset, type Dataset, type Rgb } from '../capture/dataset.js';
+import { loadDataset, type Dataset, type Rgb } from '../dataset/dataset.js';
 import { backgroundColour, type BackgroundChoice } from '../train/dataset-data.js';
 import { sampleViews } from '../train/sample-scene.js';
 import type { Project } from './project.js';

@@ -1,5 +1,5 @@
-import { loadDataset, type Dataset } from '../capture/dataset.js';
-import { loadViewImage, loadViewImageRgb8 } from '../capture/view-image.js';
+import { loadDataset, type Dataset } from '../dataset/dataset.js';
+import { loadViewImage, loadViewImageRgb8 } from '../dataset/view-image.js';
 import { DecodePool } from '../formats/decode-pool.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import type { TrainingData } from './data.js';

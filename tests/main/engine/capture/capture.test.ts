@@ -11,7 +11,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { captureToDataset, type CaptureProgress, type CaptureReport } from '../../../../main/engine/capture/capture.js';
 import { parseModelAnalyzer } from '../../../../main/engine/capture/colmap-cli.js';
-import { loadDataset } from '../../../../main/engine/capture/dataset.js';
+import { loadDataset } from '../../../../main/engine/dataset/dataset.js';
 import { runTrainingJob } from '../../../../main/engine/train/job.js';
 import { allParams, resolveParams } from '../../../../shared/params/index.js';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';

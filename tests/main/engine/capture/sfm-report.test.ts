@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readColmapModel } from '../../../../main/engine/capture/colmap.js';
-import type { ColmapModel } from '../../../../main/engine/capture/colmap-model.js';
-import { distortNormalized, lensOf } from '../../../../main/engine/capture/distortion.js';
-import { worldToCameraFromQuaternion } from '../../../../main/engine/capture/pose.js';
+import { readColmapModel } from '../../../../main/engine/dataset/colmap.js';
+import type { ColmapModel } from '../../../../main/engine/dataset/colmap-model.js';
+import { distortNormalized, lensOf } from '../../../../main/engine/dataset/distortion.js';
+import { worldToCameraFromQuaternion } from '../../../../main/engine/dataset/pose.js';
 import { diagnose, modelStats, type DiagnoseInput } from '../../../../main/engine/capture/sfm-report.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';

@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { loadDataset } from '../../../../main/engine/capture/dataset.js';
+import { loadDataset } from '../../../../main/engine/dataset/dataset.js';
 import { writeMesh } from '../../../../main/engine/formats/mesh-file.js';
 import { extractMesh, type DepthSource } from '../../../../main/engine/mesh/extract.js';
 import { runTrainingJob } from '../../../../main/engine/train/job.js';

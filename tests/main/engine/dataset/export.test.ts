@@ -1,10 +1,10 @@
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadDataset, type Dataset, type DatasetView } from '../../../../main/engine/capture/dataset.js';
-import { lensOf } from '../../../../main/engine/capture/distortion.js';
-import { exportDataset, openGlCameraToWorld } from '../../../../main/engine/capture/export.js';
-import { quaternionFromRotation, worldToCameraFromQuaternion } from '../../../../main/engine/capture/pose.js';
+import { loadDataset, type Dataset, type DatasetView } from '../../../../main/engine/dataset/dataset.js';
+import { lensOf } from '../../../../main/engine/dataset/distortion.js';
+import { exportDataset, openGlCameraToWorld } from '../../../../main/engine/dataset/export.js';
+import { quaternionFromRotation, worldToCameraFromQuaternion } from '../../../../main/engine/dataset/pose.js';
 import { openGlCameraToWorldToOpenCvWorldToCamera } from '../../../../shared/scene/camera.js';
 import { colmapImage, writeColmapModel } from '../../../helpers/colmap-writer.js';
 import { makeColmapDataset, randomPng, tempDir } from '../../../helpers/datasets.js';

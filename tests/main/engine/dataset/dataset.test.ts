@@ -2,8 +2,8 @@ import { rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
-import { loadDataset, sceneScaleOf, scaleCamera } from '../../../../main/engine/capture/dataset.js';
-import { worldToCameraFromQuaternion } from '../../../../main/engine/capture/pose.js';
+import { loadDataset, sceneScaleOf, scaleCamera } from '../../../../main/engine/dataset/dataset.js';
+import { worldToCameraFromQuaternion } from '../../../../main/engine/dataset/pose.js';
 import type { PinholeCamera } from '../../../../shared/scene/camera.js';
 import { makeColmapDataset } from '../../../helpers/datasets.js';
 

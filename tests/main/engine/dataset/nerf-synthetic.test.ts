@@ -1,8 +1,8 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadDataset, loadViewImage } from '../../../../main/engine/capture/dataset.js';
-import { cameraCenter } from '../../../../main/engine/capture/pose.js';
+import { loadDataset, loadViewImage } from '../../../../main/engine/dataset/dataset.js';
+import { cameraCenter } from '../../../../main/engine/dataset/pose.js';
 import { tempDir } from '../../../helpers/datasets.js';
 import { lookAtOpenGl } from '../../../helpers/geometry.js';
 import { encodePng } from '../../../helpers/images.js';

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readColmapModel } from '../../../../main/engine/capture/colmap.js';
+import { readColmapModel } from '../../../../main/engine/dataset/colmap.js';
 import {
   distortNormalized,
   distortPixel,
@@ -9,8 +9,8 @@ import {
   undistortNormalized,
   undistortPixel,
   type Lens,
-} from '../../../../main/engine/capture/distortion.js';
-import { worldToCameraFromQuaternion } from '../../../../main/engine/capture/pose.js';
+} from '../../../../main/engine/dataset/distortion.js';
+import { worldToCameraFromQuaternion } from '../../../../main/engine/dataset/pose.js';
 import { percentile, project } from '../../../helpers/geometry.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';

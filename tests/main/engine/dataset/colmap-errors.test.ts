@@ -2,7 +2,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
-import { loadDataset } from '../../../../main/engine/capture/dataset.js';
+import { loadDataset } from '../../../../main/engine/dataset/dataset.js';
 import { writeColmapModel } from '../../../helpers/colmap-writer.js';
 import { makeColmapDataset, type SyntheticColmap } from '../../../helpers/datasets.js';
 

@@ -2,7 +2,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
-import { loadDataset } from '../../../../main/engine/capture/dataset.js';
+import { loadDataset } from '../../../../main/engine/dataset/dataset.js';
 import { randomPng, tempDir } from '../../../helpers/datasets.js';
 import { lookAtOpenGl, project } from '../../../helpers/geometry.js';
 import { encodeJpeg } from '../../../helpers/images.js';

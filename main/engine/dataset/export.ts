@@ -7,7 +7,7 @@
  *   colmap      a COLMAP text model in <out>/sparse/0 (cameras.txt, images.txt, points3D.txt) with
  *               the original lens model (SIMPLE_RADIAL stays SIMPLE_RADIAL), images in <out>/images.
  * Images are copied (default) or referenced where they are. Round trips through our own loaders
- * give the same cameras (tests/main/engine/capture/export.test.ts).
+ * give the same cameras (tests/main/engine/dataset/export.test.ts).
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
