@@ -11,9 +11,9 @@ import { openGpu } from '../../engine/gpu/context.js';
 import { extractMesh } from '../../engine/mesh/extract.js';
 import { runTrainingJob } from '../../engine/train/job.js';
 import { UsageError } from '../args.js';
+import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
-import { benchStamp, writeResult } from './bench.js';
-import { meshOptionsFromParams, meshSummary, resolveMeshParams } from './mesh.js';
+import { meshOptionsFromParams, meshSummary, resolveMeshParams } from '../mesh-options.js';
 import { resolveTrainParams } from './train.js';
 
 /** What ../shared/tools/mesh-metrics.mjs prints (the fields used here). */

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { UsageError } from '../args.js';
+import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
-import { benchStamp, writeResult } from './bench.js';
 import { metricsOf, resolveTrainParams, trainWithProgress } from './train.js';
 
 /**

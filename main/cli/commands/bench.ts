@@ -1,26 +1,16 @@
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { buildRasterLoad, readRasterLoadSource, RASTER_LOAD_COUNT } from '../../../bench/raster-load.js';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { paramsForCommand } from '../../../shared/params/index.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
-import { BUILD_COMMIT } from '../../../shared/version.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { benchRaster, type RasterBenchResult } from '../../engine/render/bench-raster.js';
 import { loadTuning, type RasterTuning, saveTuning, tuningFile } from '../../engine/render/tuning.js';
 import { UsageError } from '../args.js';
+import { benchStamp, writeResult } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { benchMesh } from './bench-mesh.js';
 import { benchTrain } from './bench-train.js';
-
-/** Common fields of every benchmark result (bench/results/*.json). */
-export function benchStamp(gpu: { info: { backend: string; adapter: { name: string; description: string } } }) {
-  return { backend: gpu.info.backend, adapter: gpu.info.adapter.name, driver: gpu.info.adapter.description, commit: BUILD_COMMIT, date: new Date().toISOString() };
-}
-
-export async function writeResult(file: string | undefined, result: object): Promise<void> {
-  if (file) await writeFile(path.resolve(file), `${JSON.stringify(result, null, 2)}\n`);
-}
 
 async function raster(context: CommandContext) {
   const { options, out, engineOptions } = context;

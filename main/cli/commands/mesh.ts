@@ -1,31 +1,17 @@
 import path from 'node:path';
-import { allParams, paramsForCommand, resolveParams, type ParamValue } from '../../../shared/params/index.js';
+import { paramsForCommand } from '../../../shared/params/index.js';
 import { writeMesh, meshFormatOf } from '../../engine/formats/mesh-file.js';
 import { openGpu } from '../../engine/gpu/context.js';
-import { extractMesh, type DepthSource, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
+import { extractMesh, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
 import { loadMeshInput, loadProjectMeshInput, resolveMeshSource } from '../../engine/mesh/source.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
+import { benchStamp } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
-import { benchStamp } from './bench.js';
-import { isProjectFile } from './train-project.js';
+import { meshOptionsFromParams, meshSummary, resolveMeshParams } from '../mesh-options.js';
+import { isProjectFile } from '../project-file.js';
 
-/** The registry's `mesh.*` values, resolved (explicit > environment > default). */
-export function resolveMeshParams(context: Pick<CommandContext, 'params'>): Record<string, ParamValue> {
-  return resolveParams(allParams().filter((p) => p.key.startsWith('mesh.')), context.params, { env: process.env });
-}
-
-export function meshOptionsFromParams(p: Readonly<Record<string, ParamValue>>): MeshOptions {
-  return {
-    resolution: p['mesh.resolution'] as number,
-    truncationVoxels: p['mesh.truncation'] as number,
-    targetTriangles: p['mesh.targetTriangles'] as number,
-    minComponentFraction: p['mesh.minComponent'] as number,
-    depth: p['mesh.depth'] as DepthSource,
-  };
-}
-
-/** Extracts with progress on the terminal (shared by `mesh` and `bench mesh`); the GPU is opened and closed here. */
+/** Extracts with progress on the terminal; the GPU is opened and closed here. */
 export async function extractWithProgress(context: CommandContext, input: MeshInput, options: MeshOptions): Promise<{ result: MeshResult; gpu: { info: Awaited<ReturnType<typeof openGpu>>['info'] } }> {
   const gpu = await openGpu(context.engineOptions);
   try {
@@ -38,25 +24,6 @@ export async function extractWithProgress(context: CommandContext, input: MeshIn
   } finally {
     gpu.destroy();
   }
-}
-
-export function meshSummary(result: MeshResult) {
-  const s = result.stats;
-  return {
-    triangles: s.triangles,
-    vertices: s.vertices,
-    raw_triangles: s.rawTriangles,
-    grid: s.grid.dims,
-    voxel_size: s.grid.voxelSize,
-    truncation: s.grid.truncation,
-    views: s.views,
-    depth: s.depth,
-    components_removed: s.componentsRemoved,
-    outside_cameras_removed: s.outsideCamerasRemoved,
-    simplify_error: s.simplifyError,
-    mesh_s: s.timings.total_s,
-    timings: s.timings,
-  };
 }
 
 export const meshCommand: CommandSpec = {

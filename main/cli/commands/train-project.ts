@@ -13,14 +13,10 @@ import { openGpu } from '../../engine/gpu/context.js';
 import { Project } from '../../engine/project/project.js';
 import { trainProject } from '../../engine/project/train-run.js';
 import { UsageError } from '../args.js';
+import { benchStamp } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { benchStamp } from './bench.js';
 import { metricsOf, progressReporter } from './train.js';
-
-export function isProjectFile(input: string | undefined): input is string {
-  return typeof input === 'string' && input.toLowerCase().endsWith('.argo');
-}
 
 export async function trainProjectCommand(context: CommandContext): Promise<number | void> {
   const { out, options, engineOptions } = context;

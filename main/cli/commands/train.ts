@@ -10,8 +10,9 @@ import { runTrainingJob, type CheckpointOptions, type TrainingSource, type Train
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { benchStamp } from './bench.js';
-import { isProjectFile, trainProjectCommand } from './train-project.js';
+import { benchStamp } from '../bench-result.js';
+import { isProjectFile } from '../project-file.js';
+import { trainProjectCommand } from './train-project.js';
 
 const PRESET_OPTION = { flag: 'preset', type: 'string' as const, help: 'parameter preset: fast, balanced or quality (explicit flags win)', valueName: 'name' };
 
