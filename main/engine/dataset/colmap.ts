@@ -11,7 +11,7 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { parseCamerasBin, parseImagesBin, parsePoints3DBin } from './colmap-binary.js';
 import { SUPPORTED_COLMAP_MODELS, type ColmapCamera, type ColmapModel, type ColmapPoints } from './colmap-model.js';
 import { parseCamerasText, parseImagesText, parsePoints3DText } from './colmap-text.js';
-import type { Distortion } from './dataset.js';
+import type { Distortion } from './types.js';
 import { isPinholeLens, lensOf } from './distortion.js';
 import { worldToCameraFromQuaternion } from './pose.js';
 import { byName, checkViewImage, isFile, mapLimit, resolveInside, type SourceDataset, type SourceView } from './source-view.js';

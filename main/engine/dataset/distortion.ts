@@ -12,7 +12,7 @@
  */
 import { badInput } from '../../../shared/rpc/errors.js';
 import type { FloatImage } from '../formats/image-ops.js';
-import type { Distortion } from './dataset.js';
+import type { Distortion } from './types.js';
 
 export interface Lens {
   fx: number;

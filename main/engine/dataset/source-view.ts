@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { probeImage } from '../formats/images.js';
-import type { DatasetFormat, Distortion, Rgb } from './dataset.js';
+import type { DatasetFormat, Distortion, Rgb } from './types.js';
 
 export interface SourceView {
   name: string;

@@ -12,7 +12,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { openGlCameraToWorldToOpenCvWorldToCamera } from '../../../shared/scene/camera.js';
-import type { Distortion } from './dataset.js';
+import type { Distortion } from './types.js';
 import { readPlyPoints } from './ply-points.js';
 import { requireFinite, requireRotation } from './pose.js';
 import { byName, checkViewImage, isFile, mapLimit, type SourceDataset, type SourceView } from './source-view.js';

@@ -12,7 +12,7 @@ import { DecodePool } from '../formats/decode-pool.js';
 import { fallbackCacheDir, readCachedImage, resolveCacheDir, writeCachedImage, type ImageCacheKey } from '../formats/image-cache.js';
 import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes } from '../formats/image-ops.js';
 import { imageFileStat, mainThreadDecoder, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
-import type { Dataset, DatasetView, Rgb } from './dataset.js';
+import type { Dataset, DatasetView, Rgb } from './types.js';
 import { lensOf, undistortImage } from './distortion.js';
 import { mapLimit } from './source-view.js';
 

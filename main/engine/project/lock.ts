@@ -9,7 +9,6 @@ import path from 'node:path';
 import { z } from 'zod';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { makeFolder, processAlive, writeFileAtomic } from '../formats/atomic-file.js';
-import type { Project } from './project.js';
 
 const LockFile = z.object({ pid: z.number().int(), host: z.string(), startedAt: z.string() });
 type Lock = z.infer<typeof LockFile>;
@@ -32,8 +31,11 @@ export async function liveLockHolder(dataDir: string): Promise<Lock | undefined>
   return processAlive(lock.pid) ? lock : undefined;
 }
 
-/** Takes the project's training lock; returns its release. */
-export async function acquireTrainingLock(project: Project): Promise<() => Promise<void>> {
+/**
+ * Takes the project's training lock; returns its release. Takes the two paths it needs, not a
+ * `Project`: project.ts reads the lock when it opens a project, so the lock knows nothing of it.
+ */
+export async function acquireTrainingLock(project: { readonly file: string; readonly dataDir: string }): Promise<() => Promise<void>> {
   const holder = await liveLockHolder(project.dataDir);
   if (holder && holder.pid !== process.pid) {
     throw new ArgonautError('busy', `${project.file}: already being trained by process ${holder.pid} on ${holder.host} (since ${holder.startedAt}); stop it first`, { file: project.file, pid: holder.pid });

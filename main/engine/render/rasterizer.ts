@@ -7,23 +7,11 @@ import { RadixSort, type SortPlan } from '../gpu/primitives/radix-sort.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { CAMERA_UNIFORM_BYTES, packCameraUniform, tileCounts, type RenderSettings } from './camera-uniform.js';
 import type { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
+import type { RasterTuning } from './tuning.js';
 
-export interface RasterizerOptions {
+/** The tuning fields (workgroup size, backward batch, reduction, pixels per thread) are RasterTuning's. */
+export interface RasterizerOptions extends RasterTuning {
   variant?: KernelVariant;
-  /** Threads per workgroup of the per-splat kernels. */
-  workgroupSize?: number;
-  /** Intersections per batch in the backward (override BATCH_B; BATCH_CAS for the 'cas' reduction). */
-  backwardBatch?: number;
-  /**
-   * How the subgroup backward sums over a tile's subgroups: 'partials' (one slot per subgroup,
-   * summed per batch) or 'cas' (compare-exchange adds into one accumulator). Subgroup variant only.
-   */
-  backwardReduce?: 'partials' | 'cas';
-  /**
-   * Pixels per thread in the subgroup 'partials' backward (override PPT): 2 halves the subgroup
-   * reductions per tile (each thread adds two pixels' gradients first) on half the threads.
-   */
-  backwardPixels?: 1 | 2;
   /**
    * Splats over more than this many tiles (projection, emit; default 32) or intersections
    * (gather; default 1024) are handled by their whole workgroup instead of one thread (override

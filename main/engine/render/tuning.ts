@@ -8,9 +8,24 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import type { GpuInfo } from '../../../shared/contract/gpu.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
-import type { RasterizerOptions } from './rasterizer.js';
 
-export type RasterTuning = Pick<RasterizerOptions, 'workgroupSize' | 'backwardBatch' | 'backwardReduce' | 'backwardPixels'>;
+/** The rasterizer options a sweep tunes (RasterizerOptions extends this: declared here so the cache needs no rasterizer). */
+export interface RasterTuning {
+  /** Threads per workgroup of the per-splat kernels. */
+  workgroupSize?: number;
+  /** Intersections per batch in the backward (override BATCH_B; BATCH_CAS for the 'cas' reduction). */
+  backwardBatch?: number;
+  /**
+   * How the subgroup backward sums over a tile's subgroups: 'partials' (one slot per subgroup,
+   * summed per batch) or 'cas' (compare-exchange adds into one accumulator). Subgroup variant only.
+   */
+  backwardReduce?: 'partials' | 'cas';
+  /**
+   * Pixels per thread in the subgroup 'partials' backward (override PPT): 2 halves the subgroup
+   * reductions per tile (each thread adds two pixels' gradients first) on half the threads.
+   */
+  backwardPixels?: 1 | 2;
+}
 
 export function tuningFile(): string {
   const base = process.env.ARGONAUT_CACHE_DIR ?? process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache');
