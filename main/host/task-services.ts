@@ -19,7 +19,7 @@ import { meshFormatOf, writeMesh } from '../engine/formats/mesh-file.js';
 import { checkedProjectFile } from '../engine/jobs/manager.js';
 import type { TaskManager } from '../engine/jobs/tasks.js';
 import { extractMesh, type DepthSource } from '../engine/mesh/extract.js';
-import { loadProjectMeshInput } from '../engine/mesh/source.js';
+import { loadProjectMeshInput } from '../engine/project/mesh-input.js';
 import { captureDatasetDir, importCapture } from '../engine/project/import-capture.js';
 import { addRecent, stateDir } from '../engine/project/state.js';
 

@@ -1,7 +1,7 @@
 /**
- * Where extraction's input comes from: trained splats (a PLY, or a `train --out` folder holding
- * splats.ply and metrics.json) and the dataset whose training cameras the views are rendered
- * from, or a project (.argo: its newest splats and its dataset's training cameras). Everything
+ * Where extraction's input comes from outside a project: trained splats (a PLY, or a `train --out`
+ * folder holding splats.ply and metrics.json) and the dataset whose training cameras the views are
+ * rendered from. A project's input is project/mesh-input.ts's (mesh sits below project). Everything
  * ends as a MeshInput (splats + cameras), so extraction knows nothing of where they came from.
  */
 import { readFile, stat } from 'node:fs/promises';
@@ -9,9 +9,6 @@ import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { loadDataset } from '../dataset/dataset.js';
 import { readPly } from '../formats/ply.js';
-import { Project } from '../project/project.js';
-import { projectSplats } from '../project/splats.js';
-import { projectViews } from '../project/views.js';
 import type { MeshInput } from './extract.js';
 
 export interface MeshSourceFiles {
@@ -57,23 +54,4 @@ export async function loadMeshInput(source: MeshSourceFiles): Promise<MeshInput 
   const train = dataset.views.filter((v) => v.split === 'train');
   const views = train.length ? train : dataset.views;
   return { splats, cameras: views.map((v) => v.camera), datasetName: path.basename(path.resolve(source.datasetDir)) };
-}
-
-/**
- * A project's newest splats (finished run, else its newest complete checkpoint) and the training
- * cameras of its dataset at the run's downscale; `antialiased` is the run's setting.
- */
-export async function loadProjectMeshInput(file: string, warn?: (m: string) => void): Promise<MeshInput & { datasetName: string; antialiased: boolean; described: Record<string, unknown> }> {
-  const project = await Project.open(file);
-  const found = await projectSplats(project, warn);
-  const views = await projectViews(project);
-  const train = views.views.filter((v) => v.split === 'train');
-  return {
-    splats: found.splats,
-    cameras: (train.length ? train : views.views).map((v) => v.camera),
-    datasetName: path.basename(path.resolve(views.dataset?.root ?? file)),
-    antialiased: Boolean(found.run.params['train.antialiased']),
-    geometry: Boolean(found.run.params['train.geometry']),
-    described: { project: project.file, run: found.run.id, step: found.step, source: found.file },
-  };
 }

@@ -1,0 +1,28 @@
+/**
+ * A project as mesh extraction's input: its newest splats and its dataset's training cameras.
+ * Here rather than in mesh/: extraction reads splats and cameras and knows nothing of projects.
+ */
+import path from 'node:path';
+import type { MeshInput } from '../mesh/extract.js';
+import { Project } from './project.js';
+import { projectSplats } from './splats.js';
+import { projectViews } from './views.js';
+
+/**
+ * A project's newest splats (finished run, else its newest complete checkpoint) and the training
+ * cameras of its dataset at the run's downscale; `antialiased` is the run's setting.
+ */
+export async function loadProjectMeshInput(file: string, warn?: (m: string) => void): Promise<MeshInput & { datasetName: string; antialiased: boolean; described: Record<string, unknown> }> {
+  const project = await Project.open(file);
+  const found = await projectSplats(project, warn);
+  const views = await projectViews(project);
+  const train = views.views.filter((v) => v.split === 'train');
+  return {
+    splats: found.splats,
+    cameras: (train.length ? train : views.views).map((v) => v.camera),
+    datasetName: path.basename(path.resolve(views.dataset?.root ?? file)),
+    antialiased: Boolean(found.run.params['train.antialiased']),
+    geometry: Boolean(found.run.params['train.geometry']),
+    described: { project: project.file, run: found.run.id, step: found.step, source: found.file },
+  };
+}
