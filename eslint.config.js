@@ -4,12 +4,45 @@
 //   shared        runtime-neutral: no node:*, electron, vue, webgpu, and nothing from main/ or renderer/
 //   main/preload  only electron and nothing else of the app
 //   electron      only main/app and main/preload import it
+//   engine layers each folder of main/engine imports only the folders below it (ENGINE_LAYERS)
+//   no cycles     no module imports a module that imports it back (import-x/no-cycle)
+// tests/lint/boundaries.test.ts proves each rule fires.
 import tseslint from 'typescript-eslint';
 import vue from 'eslint-plugin-vue';
+import { importX, createNodeResolver } from 'eslint-plugin-import-x';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)].filter((m) => !m.startsWith('_'));
 const electron = { name: 'electron', message: 'Only main/app and main/preload may import electron.' };
+const aboveEngine = { group: ['**/renderer/**', '**/app/**', '**/preload/**', '**/browser/**', '**/supervisor/**', '**/host/**', '**/cli/**'], message: 'The engine is pure Node: it depends on nothing above it.' };
+
+/**
+ * The engine's layers (docs/architecture.md): for each folder of main/engine, the engine folders
+ * it may import (shared/ and kernels/ always). Every other engine folder is refused, type imports
+ * included. Computing (gpu, formats, render, dataset, train, mesh) sits below recording
+ * (project) and running (jobs); the capture pipeline writes datasets and knows nothing of training.
+ */
+export const ENGINE_LAYERS = {
+  gpu: [],
+  formats: [],
+  render: ['gpu', 'formats'],
+  dataset: ['formats'],
+  capture: ['dataset', 'formats'],
+  train: ['gpu', 'render', 'dataset', 'formats'],
+  mesh: ['gpu', 'render', 'dataset', 'formats'],
+  project: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'formats'],
+  jobs: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'formats', 'project'],
+};
+
+function engineLayer(layer) {
+  const allowed = ENGINE_LAYERS[layer];
+  const refused = Object.keys(ENGINE_LAYERS).filter((other) => other !== layer && !allowed.includes(other));
+  const may = allowed.length ? `only ${allowed.join(', ')}` : 'no other engine folder';
+  const patterns = [aboveEngine];
+  // Relative paths from main/engine/<layer>/..., at any depth: '../train/x.js', '../../engine/train/x.js'.
+  if (refused.length) patterns.push({ regex: `^(\\.\\./)+(engine/)?(${refused.join('|')})(/|$)`, message: `main/engine/${layer} may import ${may} of the engine (its layers: ENGINE_LAYERS, docs/architecture.md).` });
+  return { files: [`main/engine/${layer}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { paths: [electron], patterns }] } };
+}
 
 export default tseslint.config(
   { ignores: ['out/**', 'node_modules/**', 'dist-app/**', 'test-output/**', '.gpu/**', '.gpu-data/**', 'bench/results/**'] },
@@ -30,19 +63,31 @@ export default tseslint.config(
     },
   },
   {
+    // No import cycles anywhere: a helper two modules share lives in its own module. Type-only
+    // imports are erased at build time and do not count. Sources import `./x.js` for `./x.ts`.
+    files: ['**/*.ts', '**/*.mts', '**/*.js', '**/*.mjs', '**/*.vue'],
+    plugins: { 'import-x': importX },
+    // The cycle rule parses imported .vue files with the linted file's parser options: give it the
+    // script parser the .vue block below uses.
+    languageOptions: { parserOptions: { parser: tseslint.parser } },
+    settings: {
+      'import-x/resolver-next': [createNodeResolver({ extensions: ['.ts', '.mts', '.js', '.mjs', '.vue', '.json'], extensionAlias: { '.js': ['.ts', '.js'], '.mjs': ['.mts', '.mjs'] } })],
+      'import-x/extensions': ['.ts', '.mts', '.js', '.mjs', '.vue'],
+      'import-x/parsers': { '@typescript-eslint/parser': ['.ts', '.mts'], 'vue-eslint-parser': ['.vue'] },
+    },
+    rules: { 'import-x/no-cycle': ['error', { ignoreExternal: true }] },
+  },
+  {
     files: ['main/**/*.ts', 'shared/**/*.ts', 'tests/**/*.ts', 'bench/**/*.ts', 'scripts/**/*', 'kernels/**/*.ts'],
     ignores: ['main/app/**', 'main/preload/**'],
     rules: { 'no-restricted-imports': ['error', { paths: [electron] }] },
   },
   {
     files: ['main/engine/**/*.ts'],
-    rules: {
-      'no-restricted-imports': ['error', {
-        paths: [electron],
-        patterns: [{ group: ['**/renderer/**', '**/app/**', '**/preload/**', '**/browser/**', '**/supervisor/**', '**/host/**', '**/cli/**'], message: 'The engine is pure Node: it depends on nothing above it.' }],
-      }],
-    },
+    rules: { 'no-restricted-imports': ['error', { paths: [electron], patterns: [aboveEngine] }] },
   },
+  // After the block above: each replaces its rule options for its folder, and keeps them.
+  ...Object.keys(ENGINE_LAYERS).map(engineLayer),
   {
     files: ['shared/**/*.ts'],
     rules: {
