@@ -1,9 +1,12 @@
 import { ESLint } from 'eslint';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ENGINE_LAYERS } from '../../eslint.config.js';
 import { repoRoot } from '../helpers/build.js';
+
+// eslint.config.js is plain JavaScript (no types): its layer table, as this test reads it.
+const { ENGINE_LAYERS } = (await import(pathToFileURL(path.join(repoRoot, 'eslint.config.js')).href)) as { ENGINE_LAYERS: Record<string, readonly string[]> };
 
 // The boundary rules look at each import alone; the cycle rule (tested below) would read every
 // real module these snippets name, seconds of parsing that prove nothing here.
@@ -41,7 +44,7 @@ describe('process boundaries are lint rules', () => {
 });
 
 describe('the engine is layered (ENGINE_LAYERS in eslint.config.js, docs/architecture.md)', () => {
-  const layers = Object.keys(ENGINE_LAYERS) as (keyof typeof ENGINE_LAYERS)[];
+  const layers = Object.keys(ENGINE_LAYERS);
 
   it('gives every folder of main/engine a layer, so a new folder cannot go unchecked', () => {
     const folders = readdirSync(path.join(repoRoot, 'main/engine'), { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
@@ -49,7 +52,7 @@ describe('the engine is layered (ENGINE_LAYERS in eslint.config.js, docs/archite
   });
 
   it.each(layers)('main/engine/%s imports the folders below it and no other', async (layer) => {
-    const allowed: readonly string[] = ENGINE_LAYERS[layer];
+    const allowed = ENGINE_LAYERS[layer];
     for (const other of layers.filter((l) => l !== layer)) {
       const messages = await restricted(`main/engine/${layer}/x.ts`, `import { y } from '../${other}/y.js';\nexport const x = y;`);
       expect({ other, messages: messages.length }).toEqual({ other, messages: allowed.includes(other) ? 0 : 1 });
@@ -110,5 +113,19 @@ describe('import cycles are a lint error (import-x/no-cycle)', () => {
       's.ts': "import type { T } from './t.js';\nexport interface S { t?: T }\n",
       't.ts': "import type { S } from './s.js';\nexport interface T { s?: S }\n",
     }, 's.ts')).toEqual([]);
+  });
+});
+
+describe('docs/architecture.md states the layers lint enforces', () => {
+  it('lists every engine folder with exactly what ENGINE_LAYERS lets it import', () => {
+    const doc = readFileSync(path.join(repoRoot, 'docs/architecture.md'), 'utf8');
+    const table = /^engine folder +may import.*\n((?:\w+ +.+\n)+)/m.exec(doc);
+    expect(table, 'docs/architecture.md: the engine layer table (a line "engine folder   may import ...") is missing').not.toBeNull();
+    const documented = Object.fromEntries(table![1].trim().split('\n').map((line) => {
+      const [folder, ...rest] = line.trim().split(/\s+/);
+      const imports = rest.join(' ');
+      return [folder, imports === '-' ? [] : imports.split(/,\s*/)];
+    }));
+    expect(documented).toEqual(ENGINE_LAYERS);
   });
 });
