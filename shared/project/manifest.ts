@@ -15,6 +15,11 @@ export const PROJECT_FORMAT = 'argonaut-project';
 export const PROJECT_VERSION = 1;
 export const PROJECT_EXTENSION = '.argo';
 
+/** Whether a path names a project file (by its extension, any case). */
+export function isProjectFile(file: string | undefined): file is string {
+  return typeof file === 'string' && file.toLowerCase().endsWith(PROJECT_EXTENSION);
+}
+
 /** The parameters a project stores: every `train.*` parameter (system ones belong to the machine). */
 export function projectParamDefs(): ParamDef[] {
   return allParams().filter((p) => p.key.startsWith('train.'));

@@ -10,7 +10,7 @@ import { UsageError } from '../args.js';
 import { benchStamp } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { meshOptionsFromParams, meshSummary, resolveMeshParams } from '../mesh-options.js';
-import { isProjectFile } from '../project-file.js';
+import { isProjectFile } from '../../../shared/project/manifest.js';
 
 /** Extracts with progress on the terminal; the GPU is opened and closed here. */
 export async function extractWithProgress(context: CommandContext, input: MeshInput, options: MeshOptions): Promise<{ result: MeshResult; gpu: { info: Awaited<ReturnType<typeof openGpu>>['info'] } }> {

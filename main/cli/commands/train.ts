@@ -11,7 +11,7 @@ import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { benchStamp } from '../bench-result.js';
-import { isProjectFile } from '../project-file.js';
+import { isProjectFile } from '../../../shared/project/manifest.js';
 import { trainProjectCommand } from './train-project.js';
 
 const PRESET_OPTION = { flag: 'preset', type: 'string' as const, help: 'parameter preset: fast, balanced or quality (explicit flags win)', valueName: 'name' };
