@@ -324,7 +324,6 @@ export class JobManager {
         between: this.betweenSteps(job, controller.signal, gpu, profiling),
         onEvent: (event) => this.forward(job, event),
       });
-      job.record.step = result.steps;
       if (profiling) this.forward(job, { type: 'profile', step: result.steps, report: await gpu.profiler.report() });
       this.setState(job, result.cancelled ? (job.stopRequested ? 'stopped' : 'interrupted') : 'finished');
     } catch (error) {

@@ -186,7 +186,6 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
       await project.save().catch(() => undefined);
       throw error;
     }
-    run.step = result.steps;
     let splatsFile: string | undefined;
     if (result.cancelled) run.status = options.cancelStatus?.() ?? 'interrupted';
     else {

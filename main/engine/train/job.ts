@@ -176,11 +176,28 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     let firstStepS = 0;
     let processFirstStepS = 0;
     let evalS = 0;
-    let lastReport = 0;
     let cancelled = false;
     const profiler = ctx.profiler;
     const profiled = profiler.mode !== 'off';
     const startStep = trainer.step;
+    // Progress goes out at most every 250 ms, and for the last step reached (end or stop), so the
+    // stream's newest step is the trainer's: the run and the job manager take the step from it.
+    let lastReportMs = 0;
+    let reportedStep = startStep;
+    const reportStep = () => {
+      const now = performance.now();
+      const step = trainer!.step;
+      lastReportMs = now;
+      reportedStep = step;
+      const elapsed = (now - trainStart) / 1000 - evalS;
+      const itPerS = (step - startStep) / Math.max(elapsed, 1e-9);
+      const last = trainer!.losses.at(-1);
+      const etaS = (config.iterations - step) / itPerS;
+      progress({
+        stage: 'train', step, total: config.iterations, splats: trainer!.splatCount, itPerS,
+        ...(last ? { loss: last.loss, psnr: last.psnr } : {}), ...(Number.isFinite(etaS) ? { etaS } : {}),
+      });
+    };
     const control = (step: number): StepControl => ({
       step,
       total: config.iterations,
@@ -222,19 +239,9 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
         evalS += (performance.now() - t0) / 1000;
         await emit({ type: 'evaluation', ...e });
       }
-      const now = performance.now();
-      if (now - lastReport > 250 || step === config.iterations - 1) {
-        lastReport = now;
-        const elapsed = (now - trainStart) / 1000 - evalS;
-        const itPerS = (step + 1 - startStep) / Math.max(elapsed, 1e-9);
-        const last = trainer.losses.at(-1);
-        const etaS = (config.iterations - step - 1) / itPerS;
-        progress({
-          stage: 'train', step: step + 1, total: config.iterations, splats: trainer.splatCount, itPerS,
-          ...(last ? { loss: last.loss, psnr: last.psnr } : {}), ...(Number.isFinite(etaS) ? { etaS } : {}),
-        });
-      }
+      if (performance.now() - lastReportMs > 250 || step === config.iterations - 1) reportStep();
     }
+    if (trainer.step !== reportedStep) reportStep();
     if (profileEvery > 0) profiler.setMode(profiled ? (ctx.device.features.has('timestamp-query') ? 'timestamps' : 'host') : 'off');
     await trainer.settle();
     await ctx.device.queue.onSubmittedWorkDone();

@@ -37,17 +37,17 @@ describe('train <dataset-dir> --out DIR (a scratch project in DIR)', () => {
     const ds = await tinyDataset();
     const out = await tempDir('cli-train-dataset-resume');
     const controller = new AbortController();
-    const first = await cli(['train', ds.root, '--out', out, '--iterations', '400', '--checkpoint-every', '10'], { signal: controller.signal, onOutput: (t) => t.includes('checkpoint at step 10') && controller.abort() });
+    const first = await cli(['train', ds.root, '--out', out, '--iterations', '120', '--checkpoint-every', '10'], { signal: controller.signal, onOutput: (t) => t.includes('checkpoint at step 10') && controller.abort() });
     expect(first.code).toBe(130);
     expect(first.result).toMatchObject({ cancelled: true, run: 'run-001' });
     const stoppedAt = first.result!.steps as number;
     expect(stoppedAt).toBeGreaterThanOrEqual(10);
     expect(readdirSync(path.join(out, 'train.argo.data', 'runs', 'run-001', 'checkpoints'))).toContain(`step-${String(stoppedAt).padStart(7, '0')}.ckpt`);
 
-    const second = await cli(['train', ds.root, '--out', out, '--iterations', '400', '--checkpoint-every', '10', '--resume']);
+    const second = await cli(['train', ds.root, '--out', out, '--iterations', '120', '--checkpoint-every', '10', '--resume']);
     expect(second.code).toBe(0);
-    expect(second.result).toMatchObject({ resumed_from: stoppedAt, steps: 400, cancelled: false, run: 'run-001' });
-    expect(second.lines.find((l) => l.type === 'run')).toMatchObject({ run: 'run-001', resumed_from: stoppedAt, total: 400 });
+    expect(second.result).toMatchObject({ resumed_from: stoppedAt, steps: 120, cancelled: false, run: 'run-001' });
+    expect(second.lines.find((l) => l.type === 'run')).toMatchObject({ run: 'run-001', resumed_from: stoppedAt, total: 120 });
 
     const third = await cli(['train', ds.root, '--out', out, '--iterations', '5']);
     expect(third.code).toBe(0);
