@@ -171,7 +171,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
         signal: options.signal,
         ...(fresh && options.initial ? { initial: options.initial } : {}),
         ...(between ? { between: (control: StepControl) => between({ ...control, setStatus }) } : {}),
-        checkpoints: { dir: checkpointsDir, every: run.params['train.checkpointEvery'] as number, keep: options.keep, resume: false, from: from?.file },
+        checkpoints: { dir: checkpointsDir, every: run.params['train.checkpointEvery'] as number, keep: options.keep, from: from?.file },
         onEvent: async (event) => {
           await recordRunEvent(project, run, event, warn);
           await emit(event);

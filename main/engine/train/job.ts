@@ -30,9 +30,7 @@ export interface CheckpointOptions {
   everyMs?: number;
   /** Files kept (oldest removed first). Default 3. */
   keep?: number;
-  /** Continue from the newest checkpoint in `dir` when there is one. */
-  resume: boolean;
-  /** Continue from this checkpoint file (wins over `resume`); projects pick the newest readable one. */
+  /** Continue from this checkpoint file (a project run picks its newest complete one). */
   from?: string;
 }
 
@@ -140,7 +138,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
   let trainer: Trainer | undefined;
   try {
     const ck = options.checkpoints;
-    const latest = ck?.from ?? (ck?.resume ? await latestCheckpoint(ck.dir) : undefined);
+    const latest = ck?.from;
     let resumedFrom: number | undefined;
     if (latest) {
       trainer = await Trainer.resume(ctx, data, config, await readCheckpoint(latest), latest);
@@ -303,11 +301,6 @@ export async function checkpointFiles(dir: string): Promise<{ file: string; step
     return m ? [{ file: path.join(dir, n), step: Number(m[1]) }] : [];
   });
   return found.sort((a, b) => b.step - a.step);
-}
-
-/** The newest `step-N.ckpt` in a folder (by step), or undefined. */
-export async function latestCheckpoint(dir: string): Promise<string | undefined> {
-  return (await checkpointFiles(dir))[0]?.file;
 }
 
 /** Keeps the newest `keep` checkpoints. */
