@@ -288,6 +288,7 @@ export class JobManager {
           this.setState(job, 'running');
         },
       });
+      if (signal.aborted) return; // stopped while paused: the job checkpoints and ends, no snapshot
       const now = performance.now();
       if (snapshots.due(now)) {
         const splats = await control.download();
