@@ -347,11 +347,11 @@ function withoutType<E extends TrainEvent>(event: E): Omit<E, 'type'> {
 
 /** A renderer-given project path: absolute, an existing file, ending in .argo. */
 export async function checkedProjectFile(file: string): Promise<string> {
-  if (!path.isAbsolute(file)) throw badInput(file, 'expected an absolute path to a .argo project file');
+  if (!path.isAbsolute(file)) throw badInput(file, `expected an absolute path to a ${PROJECT_EXTENSION} project file`);
   if (path.extname(file).toLowerCase() !== PROJECT_EXTENSION) throw badInput(file, `not a project file (expected a name ending in ${PROJECT_EXTENSION})`);
   const s = await stat(file).catch(() => undefined);
   if (!s) throw new ArgonautError('not_found', `${file}: project file not found`, { file });
-  if (!s.isFile()) throw badInput(file, 'is a folder, not a .argo project file');
+  if (!s.isFile()) throw badInput(file, `is a folder, not a ${PROJECT_EXTENSION} project file`);
   return path.resolve(file);
 }
 
