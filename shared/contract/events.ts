@@ -12,9 +12,10 @@ export const LogEvent = z.object({
 
 /**
  * Training events as they cross the contract: a job's `TrainEvent`s (train-events.ts) with the
- * job's id added, nothing reshaped.
+ * job's id added, nothing reshaped. A progress event's step and total stay optional here: older
+ * engines ended a job with a bare `done`, and clients still read those.
  */
-export const ProgressEvent = TrainProgressSchema.omit({ type: true }).extend({
+export const ProgressEvent = TrainProgressSchema.omit({ type: true }).partial({ step: true, total: true }).extend({
   job: z.string(),
   /** step / total, when the stage has a total. */
   fraction: z.number().min(0).max(1).optional(),
