@@ -9,11 +9,17 @@
  */
 import { z } from 'zod';
 import { allParams, getParamByFlag, paramsSchema, paramValueSchema, type ParamDef, type ParamValue } from '../params/index.js';
+import { TrainMetricsSchema } from '../contract/train-metrics.js';
 import { badInput } from '../rpc/errors.js';
 
 export const PROJECT_FORMAT = 'argonaut-project';
 export const PROJECT_VERSION = 1;
 export const PROJECT_EXTENSION = '.argo';
+
+/** Whether a path names a project file (by its extension, any case). */
+export function isProjectFile(file: string | undefined): file is string {
+  return typeof file === 'string' && file.toLowerCase().endsWith(PROJECT_EXTENSION);
+}
 
 /** The parameters a project stores: every `train.*` parameter (system ones belong to the machine). */
 export function projectParamDefs(): ParamDef[] {
@@ -79,13 +85,8 @@ export const CaptureRecordSchema = z.object({
 }).strict();
 export type CaptureRecord = z.infer<typeof CaptureRecordSchema>;
 
-export const MetricsPointSchema = z.object({
-  step: count,
-  loss: z.number().optional(),
-  psnr: z.number().optional(),
-  splats: count.optional(),
-  itPerS: z.number().optional(),
-}).strict();
+/** One recorded training step: the step and the metric tuple the trainer reports (train-metrics.ts). */
+export const MetricsPointSchema = z.object({ step: count }).extend(TrainMetricsSchema.shape).strict();
 export type MetricsPoint = z.infer<typeof MetricsPointSchema>;
 
 export const RUN_STATUSES = ['running', 'paused', 'interrupted', 'stopped', 'finished', 'failed'] as const;

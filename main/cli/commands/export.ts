@@ -8,7 +8,7 @@ import { Project } from '../../engine/project/project.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
-import { isProjectFile } from './train-project.js';
+import { isProjectFile } from '../../../shared/project/manifest.js';
 
 const DATASET_FORMATS = ['transforms', 'colmap'] as const;
 const ALL_FORMATS = [...EXPORT_FORMATS, ...DATASET_FORMATS];

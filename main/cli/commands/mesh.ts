@@ -8,7 +8,7 @@ import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { benchStamp } from './bench.js';
-import { isProjectFile } from './train-project.js';
+import { isProjectFile } from '../../../shared/project/manifest.js';
 
 /** The registry's `mesh.*` values, resolved (explicit > environment > default). */
 export function resolveMeshParams(context: Pick<CommandContext, 'params'>): Record<string, ParamValue> {

@@ -14,7 +14,7 @@ import { pickView, projectViews } from '../../engine/project/views.js';
 import { renderImage } from '../../engine/render/render-image.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
-import { isProjectFile } from './train-project.js';
+import { isProjectFile } from '../../../shared/project/manifest.js';
 
 const finite = z.number().finite();
 const CameraFile = z.object({
