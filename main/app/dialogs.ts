@@ -6,6 +6,7 @@
 import type { OpenDialogOptions, SaveDialogOptions } from 'electron';
 import type { z } from 'zod';
 import type { DialogOpenArgs, DialogSaveArgs } from '../../shared/contract/shell.js';
+import { PROJECT_EXTENSION } from '../../shared/project/manifest.js';
 
 type OpenArgs = z.output<typeof DialogOpenArgs>;
 type SaveArgs = z.output<typeof DialogSaveArgs>;
@@ -19,7 +20,7 @@ export function openDialogOptions({ purpose, defaultPath }: OpenArgs): OpenDialo
     case 'splat':
       return { ...base, title: 'Choose a Gaussian-splat PLY', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: '3DGS PLY', extensions: ['ply'] }] };
     case 'project':
-      return { ...base, title: 'Open a project', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: 'Argonaut project', extensions: ['argo'] }] };
+      return { ...base, title: 'Open a project', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: 'Argonaut project', extensions: [PROJECT_EXTENSION.slice(1)] }] };
     case 'folder':
       return { ...base, title: 'Choose a folder for the project', buttonLabel: 'Choose', properties: ['openDirectory', 'createDirectory'] };
     case 'video':

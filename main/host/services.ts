@@ -1,4 +1,5 @@
 import type { Services } from '../../shared/contract/index.js';
+import { isActiveJobState } from '../../shared/contract/projects.js';
 import type { ParamValue } from '../../shared/params/index.js';
 import { ArgonautError } from '../../shared/rpc/errors.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
@@ -21,8 +22,6 @@ export interface HostContext {
   /** Ends this host so its supervisor starts a fresh one (after the current reply is sent). */
   requestRestart: (reason: string) => void;
 }
-
-const ACTIVE_JOB_STATES = new Set(['starting', 'running', 'paused', 'stopping']);
 
 /**
  * The engine host's implementation of the contract. Arguments arrive already validated.
@@ -48,7 +47,7 @@ export function createServices(engine: Engine, jobs: JobManager, host: HostConte
         return describeSettings(host.saved, host.env, host.stateDir);
       },
       async apply({ params }) {
-        const active = jobs.status().filter((j) => ACTIVE_JOB_STATES.has(j.state));
+        const active = jobs.status().filter((j) => isActiveJobState(j.state));
         if (active.length) {
           throw new ArgonautError('busy', `cannot change GPU settings while ${active.map((j) => j.job).join(', ')} ${active.length === 1 ? 'trains' : 'train'}: pause or stop it first (the engine restarts to apply them)`, { jobs: active.map((j) => j.job) });
         }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ProfileReportSchema } from './profile.js';
-import { JobStateSchema } from './projects.js';
+import { TrainProfileSchema, TrainProgressSchema, TrainSnapshotSchema, TrainStateSchema } from './train-events.js';
+import { MetricValuesSchema } from './train-metrics.js';
 
 /** Events that flow from the engine to every client. */
 export const LogEvent = z.object({
@@ -10,34 +10,27 @@ export const LogEvent = z.object({
   timeMs: z.number(),
 });
 
-export const ProgressEvent = z.object({
+/**
+ * Training events as they cross the contract: a job's `TrainEvent`s (train-events.ts) with the
+ * job's id added, nothing reshaped. A progress event's step and total stay optional here: older
+ * engines ended a job with a bare `done`, and clients still read those.
+ */
+export const ProgressEvent = TrainProgressSchema.omit({ type: true }).partial({ step: true, total: true }).extend({
   job: z.string(),
-  stage: z.string(),
-  step: z.number().int().optional(),
-  total: z.number().int().optional(),
+  /** step / total, when the stage has a total. */
   fraction: z.number().min(0).max(1).optional(),
-  etaS: z.number().optional(),
   message: z.string().optional(),
-  /** Training: the newest step's loss and PSNR (dB), the splat count and the speed. */
-  loss: z.number().optional(),
-  psnr: z.number().optional(),
-  splats: z.number().int().optional(),
-  itPerS: z.number().optional(),
 });
 
+/** One step's (or one evaluation's) metric values, for the studio's charts. */
 export const MetricsEvent = z.object({
   job: z.string(),
   step: z.number().int(),
-  values: z.record(z.string(), z.number()),
+  values: MetricValuesSchema,
 });
 
 /** Binary splat snapshot for the live viewer (Babylon's layout); never JSON-encoded. */
-export const SnapshotEvent = z.object({
-  job: z.string(),
-  step: z.number().int(),
-  count: z.number().int(),
-  data: z.instanceof(ArrayBuffer),
-});
+export const SnapshotEvent = TrainSnapshotSchema.omit({ type: true }).extend({ job: z.string() });
 
 export const ErrorEvent = z.object({
   job: z.string().optional(),
@@ -47,24 +40,14 @@ export const ErrorEvent = z.object({
 });
 
 /** A training job changed state (started, paused, resumed after a host restart, finished ...). */
-export const JobEvent = z.object({
+export const JobEvent = TrainStateSchema.omit({ type: true }).extend({
   job: z.string(),
-  state: JobStateSchema,
-  /** The project the job trains and its run. */
+  /** The project the job trains. */
   project: z.string(),
-  run: z.string().optional(),
-  step: z.number().int(),
-  total: z.number().int(),
-  /** Why: the error of a failed job, "resumed after an engine restart", ... */
-  reason: z.string().optional(),
 });
 
 /** Per-kernel GPU profile of a job (when the engine profiles: --profile / ARGONAUT_PROFILE=1). */
-export const ProfileEvent = z.object({
-  job: z.string(),
-  step: z.number().int(),
-  report: ProfileReportSchema,
-});
+export const ProfileEvent = TrainProfileSchema.omit({ type: true }).extend({ job: z.string() });
 
 /** Electron main asks the renderer to open a project (a double-clicked .argo, a second launch, macOS open-file). */
 export const OpenProjectEvent = z.object({

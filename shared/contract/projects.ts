@@ -87,6 +87,14 @@ export const JOB_STATES = ['starting', 'running', 'paused', 'stopping', 'stopped
 export const JobStateSchema = z.enum(JOB_STATES);
 export type JobState = z.infer<typeof JobStateSchema>;
 
+/** States in which a job holds its project and the engine: no second job on it, GPU settings locked. */
+export const ACTIVE_JOB_STATES = ['starting', 'running', 'paused', 'stopping'] as const satisfies readonly JobState[];
+export type ActiveJobState = (typeof ACTIVE_JOB_STATES)[number];
+
+export function isActiveJobState(state: JobState): state is ActiveJobState {
+  return (ACTIVE_JOB_STATES as readonly JobState[]).includes(state);
+}
+
 export const TrainStartArgs = z.object({
   source: TrainSourceSchema,
   /** The train command's parameters (system.* are accepted and ignored: the host's GPU options are its own). */

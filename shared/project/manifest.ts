@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { allParams, getParamByFlag, paramsSchema, paramValueSchema, type ParamDef, type ParamValue } from '../params/index.js';
+import { TrainMetricsSchema } from '../contract/train-metrics.js';
 import { badInput } from '../rpc/errors.js';
 
 export const PROJECT_FORMAT = 'argonaut-project';
@@ -84,13 +85,8 @@ export const CaptureRecordSchema = z.object({
 }).strict();
 export type CaptureRecord = z.infer<typeof CaptureRecordSchema>;
 
-export const MetricsPointSchema = z.object({
-  step: count,
-  loss: z.number().optional(),
-  psnr: z.number().optional(),
-  splats: count.optional(),
-  itPerS: z.number().optional(),
-}).strict();
+/** One recorded training step: the step and the metric tuple the trainer reports (train-metrics.ts). */
+export const MetricsPointSchema = z.object({ step: count }).extend(TrainMetricsSchema.shape).strict();
 export type MetricsPoint = z.infer<typeof MetricsPointSchema>;
 
 export const RUN_STATUSES = ['running', 'paused', 'interrupted', 'stopped', 'finished', 'failed'] as const;

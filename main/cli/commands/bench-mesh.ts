@@ -14,7 +14,7 @@ import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 import { meshOptionsFromParams, meshSummary, resolveMeshParams } from '../mesh-options.js';
-import { resolveTrainParams } from './train.js';
+import { resolveTrainParams, trainEventPrinter } from '../training.js';
 
 /** What ../shared/tools/mesh-metrics.mjs prints (the fields used here). */
 interface MeshMetrics {
@@ -62,8 +62,7 @@ export async function benchMesh(context: CommandContext): Promise<void> {
       source: { kind: 'dataset', path: datasetPath },
       params: trainParams,
       signal: context.signal,
-      onProgress: (p) => out.progress({ ...p, message: p.stage === 'train' && p.psnr !== undefined ? `PSNR ${p.psnr.toFixed(2)}  ${(p.splats ?? 0).toLocaleString()} splats` : undefined }, p.stage !== 'train'),
-      onLog: (level, message) => (out.json ? out.event('log', { level, message }) : out.warn(message)),
+      onEvent: trainEventPrinter(out),
     });
     if (result.cancelled) throw new ArgonautError('cancelled', 'bench mesh interrupted during training');
     const dataset = await loadDataset(datasetPath);

@@ -3,7 +3,7 @@ import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
-import { metricsOf, resolveTrainParams, trainWithProgress } from './train.js';
+import { metricsOf, resolveTrainParams, trainWithProgress } from '../training.js';
 
 /**
  * `bench train <dataset>`: the training protocols of ../shared/bench/anchors.json.

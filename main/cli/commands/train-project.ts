@@ -6,7 +6,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
-import type { PresetName } from '../../../shared/params/index.js';
 import { makeFolder } from '../../engine/formats/atomic-file.js';
 import { writePly } from '../../engine/formats/ply.js';
 import { openGpu } from '../../engine/gpu/context.js';
@@ -16,7 +15,7 @@ import { UsageError } from '../args.js';
 import { benchStamp } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { metricsOf, progressReporter } from './train.js';
+import { metricsOf, presetOf, trainEventPrinter } from '../training.js';
 
 export async function trainProjectCommand(context: CommandContext): Promise<number | void> {
   const { out, options, engineOptions } = context;
@@ -24,8 +23,7 @@ export async function trainProjectCommand(context: CommandContext): Promise<numb
   if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   if (options.sample) throw new UsageError('--sample takes no project (a project knows what it trains on)');
   if (options.init) throw new UsageError('--init starts a dataset run from a PLY; a project continues its own runs (train <dataset> --init, or import the PLY as a project)');
-  const preset = options.preset as string | undefined;
-  if (preset !== undefined && !['fast', 'balanced', 'quality'].includes(preset)) throw new UsageError(`--preset: expected fast, balanced or quality, got "${preset}"`);
+  const preset = presetOf(context);
   const project = await Project.open(path.resolve(context.cwd, input));
   const outDir = options.out ? path.resolve(context.cwd, options.out as string) : undefined;
   if (outDir) {
@@ -38,16 +36,12 @@ export async function trainProjectCommand(context: CommandContext): Promise<numb
     if (!engineOptions.profile) gpu.profiler.setMode('off');
     result = await trainProject(gpu, project, {
       overrides: context.params,
-      preset: preset as PresetName | undefined,
+      preset,
       newRun: Boolean(options['new-run']),
       onParamConflict: 'refuse',
       signal: context.signal,
       profileEvery: engineOptions.profile ? 1 : 0,
-      ...progressReporter(out),
-      onRun: (run, from) => {
-        out.event('run', { project: project.file, run: run.id, resumed_from: from, total: run.total });
-        if (!out.json) out.warn(from > 0 ? `${project.manifest.name}: ${run.id} continues from step ${from} of ${run.total}` : `${project.manifest.name}: ${run.id} starts (${run.total} steps)`);
-      },
+      onEvent: trainEventPrinter(out, { file: project.file, name: project.manifest.name }),
     });
     if (engineOptions.profile) profile = await gpu.profiler.report();
   } finally {

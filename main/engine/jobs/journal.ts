@@ -6,7 +6,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
-import { JobStateSchema, TrainSourceSchema } from '../../../shared/contract/projects.js';
+import { isActiveJobState, JobStateSchema, TrainSourceSchema } from '../../../shared/contract/projects.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
 
 export const JobRecordSchema = z.object({
@@ -61,8 +61,7 @@ export class JobJournal {
 
   /** Writes `jobs` (newest last); writes queue so the last call's state lands last. */
   write(jobs: readonly JobRecord[]): Promise<void> {
-    const active = new Set(['starting', 'running', 'paused', 'stopping']);
-    const done = jobs.filter((j) => !active.has(j.state));
+    const done = jobs.filter((j) => !isActiveJobState(j.state));
     const drop = new Set(done.slice(0, Math.max(0, done.length - KEEP_DONE)));
     const snapshot = JSON.stringify({ version: 1, jobs: jobs.filter((j) => !drop.has(j)) }, null, 2);
     const next = this.saving.then(async () => {

@@ -8,26 +8,32 @@
  * from their newest checkpoints, under the same job ids. A fresh host marks them interrupted
  * (resumable with train.resume).
  *
- * Events: `job` on each state change, `progress` and `metrics` (loss, PSNR, splats) from the
- * trainer, `snapshot` (the splats in the 32-byte layout, binary) at most every 500 ms and at most
- * 5 % of training time, `profile` every few seconds when the engine profiles.
+ * Events: a job's `TrainEvent`s (shared/contract/train-events.ts) go out as contract events with
+ * the job's id added (`forward`): `job` on each state change, `progress` and `metrics` (the one
+ * metric tuple) from the trainer, `snapshot` (the splats in the 32-byte layout, binary) at most
+ * every 500 ms and at most 5 % of training time, `profile` every few seconds when the engine
+ * profiles. The pause gate (pause-gate.ts) and the throttles (throttle.ts) are their own pieces.
  */
 import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import type { Contract } from '../../../shared/contract/index.js';
-import type { JobState, JobStatus, TrainSource } from '../../../shared/contract/projects.js';
+import { isActiveJobState, type JobState, type JobStatus, type TrainSource } from '../../../shared/contract/projects.js';
+import { metricValuesOf, type TrainEvent } from '../../../shared/contract/train-events.js';
 import type { ParamValue } from '../../../shared/params/index.js';
-import { PROJECT_EXTENSION, type ExportFormat, type ProjectRun } from '../../../shared/project/manifest.js';
+import { PROJECT_EXTENSION, type ExportFormat } from '../../../shared/project/manifest.js';
 import { ArgonautError, badInput, toErrorEnvelope } from '../../../shared/rpc/errors.js';
 import { encodeSplatSet } from '../../../shared/scene/splat-layout.js';
 import type { Engine } from '../engine.js';
 import { exportProject, type ExportResult } from '../project/export.js';
 import { createSampleProject, importDataset } from '../project/import.js';
 import { Project } from '../project/project.js';
-import { trainProject } from '../project/train-run.js';
+import { trainProject, type ProjectStepControl } from '../project/train-run.js';
+import type { GpuContext } from '../gpu/context.js';
 import { JobJournal, type JobRecord } from './journal.js';
+import { PauseGate } from './pause-gate.js';
+import { Throttle, type ThrottleStats } from './throttle.js';
 
 type Events = Contract['events'];
 export type EmitEvent = <N extends keyof Events & string>(name: N, payload: z.input<Events[N]>) => void;
@@ -47,26 +53,19 @@ export interface JobManagerOptions {
   maxRecoveries?: number;
 }
 
-const ACTIVE: readonly JobState[] = ['starting', 'running', 'paused', 'stopping'];
-
 interface Job {
+  /** The job as the journal keeps it; `record.step` is the job's one current step (from its events). */
   record: JobRecord;
   /** The open project while the loop runs (exports of a training project go through it). */
   project?: Project;
-  run?: ProjectRun;
   controller?: AbortController;
   loop?: Promise<void>;
-  pauseRequested: boolean;
+  pause: PauseGate;
   stopRequested: boolean;
-  resumeWaiter?: () => void;
 }
 
 /** What the manager measured of its snapshots (tests check the budget). */
-export interface SnapshotStats {
-  count: number;
-  totalMs: number;
-  times: number[];
-}
+export type SnapshotStats = ThrottleStats;
 
 export class JobManager {
   private readonly jobs = new Map<string, Job>();
@@ -91,7 +90,7 @@ export class JobManager {
    */
   async recover(restarted: boolean): Promise<void> {
     for (const record of await this.journal.read((m) => this.log('warn', m))) {
-      const job: Job = { record, pauseRequested: false, stopRequested: false };
+      const job: Job = { record, pause: new PauseGate(), stopRequested: false };
       this.jobs.set(record.job, job);
       if (record.state === 'starting' || record.state === 'running') {
         if (!restarted) record.state = 'interrupted';
@@ -155,7 +154,7 @@ export class JobManager {
     if (source.kind === 'project') {
       projectFile = await checkedProjectFile(source.path);
       await Project.open(projectFile); // refuses bad files before a job exists
-      const busy = [...this.jobs.values()].find((j) => j.record.project === projectFile && ACTIVE.includes(j.record.state));
+      const busy = [...this.jobs.values()].find((j) => j.record.project === projectFile && isActiveJobState(j.record.state));
       if (busy) throw new ArgonautError('busy', `${projectFile}: already being trained by ${busy.record.job}; stop it first`, { job: busy.record.job });
     } else {
       projectFile = path.join(this.options.stateDir, 'scratch', `${id}${PROJECT_EXTENSION}`);
@@ -165,7 +164,7 @@ export class JobManager {
     const now = new Date().toISOString();
     const job: Job = {
       record: { job: id, source, project: projectFile, state: 'starting', step: 0, total: (trainParams['train.iterations'] as number | undefined) ?? 0, params: trainParams, newRun, recoveries: 0, createdAt: now, updatedAt: now },
-      pauseRequested: false,
+      pause: new PauseGate(),
       stopRequested: false,
     };
     this.jobs.set(id, job);
@@ -175,7 +174,7 @@ export class JobManager {
 
   pause(id: string): { job: string; state: JobState } {
     const job = this.get(id);
-    if (job.record.state === 'running' || job.record.state === 'starting') job.pauseRequested = true;
+    if (job.record.state === 'running' || job.record.state === 'starting') job.pause.request();
     else if (job.record.state !== 'paused') throw new ArgonautError('invalid_argument', `${id} is ${job.record.state}; only a running job can pause`);
     return { job: id, state: job.record.state };
   }
@@ -183,12 +182,11 @@ export class JobManager {
   resume(id: string): { job: string; state: JobState } {
     const job = this.get(id);
     if (job.loop) {
-      job.pauseRequested = false;
-      job.resumeWaiter?.();
+      job.pause.release();
       return { job: id, state: job.record.state };
     }
     if (job.record.state === 'finished') throw new ArgonautError('invalid_argument', `${id} has finished; start a new job to train more`);
-    if (ACTIVE.includes(job.record.state) && job.record.state !== 'paused') return { job: id, state: job.record.state };
+    if (isActiveJobState(job.record.state) && job.record.state !== 'paused') return { job: id, state: job.record.state };
     job.record.recoveries = 0;
     this.launch(job, false);
     return { job: id, state: job.record.state };
@@ -197,12 +195,11 @@ export class JobManager {
   stop(id: string): { job: string; state: JobState } {
     const job = this.get(id);
     if (!job.loop) {
-      if (ACTIVE.includes(job.record.state)) this.setState(job, 'stopped');
+      if (isActiveJobState(job.record.state)) this.setState(job, 'stopped');
       return { job: id, state: job.record.state };
     }
     job.stopRequested = true;
-    job.controller?.abort();
-    job.resumeWaiter?.();
+    job.controller?.abort(); // wakes a paused job too
     if (job.record.state !== 'stopping') this.setState(job, 'stopping');
     return { job: id, state: job.record.state };
   }
@@ -220,7 +217,6 @@ export class JobManager {
     for (const job of this.jobs.values()) {
       if (!job.loop) continue;
       job.controller?.abort();
-      job.resumeWaiter?.();
       loops.push(job.loop);
     }
     await Promise.allSettled(loops);
@@ -232,10 +228,78 @@ export class JobManager {
       if (job.loop === loop) {
         job.loop = undefined;
         job.project = undefined;
-        job.run = undefined;
       }
     });
     job.loop = loop;
+  }
+
+  /** A job's event, as the contract's events with the job's id (and the journal's step and state). */
+  private forward(job: Job, event: TrainEvent): void {
+    const id = job.record.job;
+    const { emit } = this.options;
+    switch (event.type) {
+      case 'progress':
+        if (event.stage === 'train' || event.stage === 'done') job.record.step = event.step;
+        emit('progress', { ...withoutType(event), job: id, ...(event.total > 0 ? { fraction: Math.min(1, event.step / event.total) } : {}) });
+        break;
+      case 'snapshot':
+        emit('snapshot', { ...withoutType(event), job: id });
+        break;
+      case 'profile':
+        emit('profile', { ...withoutType(event), job: id });
+        break;
+      case 'evaluation': // its metrics go out below
+        break;
+      case 'log':
+        this.log(event.level, event.message, id);
+        break;
+      case 'checkpoint':
+        this.log('info', `checkpoint at step ${event.step}: ${event.file}`, id);
+        job.record.step = event.step;
+        job.record.recoveries = 0;
+        void this.saveJournal();
+        break;
+      case 'state':
+        if (event.run) job.record.run = event.run;
+        job.record.step = event.step;
+        job.record.total = event.total;
+        this.setState(job, event.state, event.reason);
+        break;
+    }
+    const metrics = metricValuesOf(event);
+    if (metrics) emit('metrics', { job: id, ...metrics });
+  }
+
+  /** Before each step: the pause gate, then a live snapshot and a profile report when due. */
+  private betweenSteps(job: Job, signal: AbortSignal, gpu: GpuContext, profiling: boolean) {
+    const snapshots = new Throttle({ minIntervalMs: this.options.snapshotMinIntervalMs ?? 500, budget: this.options.snapshotBudget ?? 0.05 });
+    this.snapshotStats.set(job.record.job, snapshots.stats);
+    const profileIntervalMs = this.options.profileIntervalMs ?? 5000;
+    const profiles = new Throttle({ minIntervalMs: profileIntervalMs, firstAtMs: performance.now() + profileIntervalMs });
+    return async (control: ProjectStepControl) => {
+      await job.pause.pass(signal, {
+        enter: async () => {
+          await control.checkpoint();
+          await control.setStatus('paused');
+          this.setState(job, 'paused');
+        },
+        leave: async () => {
+          await control.setStatus('running');
+          this.setState(job, 'running');
+        },
+      });
+      if (signal.aborted) return; // stopped while paused: the job checkpoints and ends, no snapshot
+      const now = performance.now();
+      if (snapshots.due(now)) {
+        const splats = await control.download();
+        this.forward(job, { type: 'snapshot', step: control.step, count: splats.count, data: encodeSplatSet(splats) });
+        snapshots.done(now, performance.now());
+      }
+      if (profiling && profiles.due(now)) {
+        this.forward(job, { type: 'profile', step: control.step, report: await gpu.profiler.report() });
+        profiles.done(now, now);
+      }
+    };
   }
 
   private async runLoop(job: Job, newRun: boolean, reason?: string): Promise<void> {
@@ -243,14 +307,8 @@ export class JobManager {
     const controller = new AbortController();
     job.controller = controller;
     job.stopRequested = false;
-    job.pauseRequested = false;
+    job.pause.reset();
     this.setState(job, 'starting', reason);
-    const budget = this.options.snapshotBudget ?? 0.05;
-    const minInterval = this.options.snapshotMinIntervalMs ?? 500;
-    const stats: SnapshotStats = this.snapshotStats.get(id) ?? { count: 0, totalMs: 0, times: [] };
-    this.snapshotStats.set(id, stats);
-    let nextSnapshotAt = 0;
-    let lastProfileAt = performance.now();
     try {
       const project = await Project.open(job.record.project);
       job.project = project;
@@ -264,79 +322,11 @@ export class JobManager {
         signal: controller.signal,
         cancelStatus: () => (job.stopRequested ? 'stopped' : 'interrupted'),
         profileEvery: profiling ? 10 : 0,
-        onRun: (run, from) => {
-          job.run = run;
-          job.record.run = run.id;
-          job.record.step = from;
-          job.record.total = run.total;
-          this.setState(job, 'running', from > 0 ? `continues ${run.id} from step ${from}` : undefined);
-        },
-        onCheckpoint: (_file, step) => {
-          job.record.step = step;
-          job.record.recoveries = 0;
-          void this.saveJournal();
-        },
-        between: async (control) => {
-          if (job.pauseRequested && !controller.signal.aborted) {
-            await control.checkpoint();
-            if (job.run) job.run.status = 'paused';
-            await project.save();
-            this.setState(job, 'paused');
-            await new Promise<void>((resolve) => {
-              job.resumeWaiter = resolve;
-              if (!job.pauseRequested || controller.signal.aborted) resolve();
-            });
-            job.resumeWaiter = undefined;
-            job.pauseRequested = false;
-            if (controller.signal.aborted) return;
-            if (job.run) job.run.status = 'running';
-            await project.save();
-            this.setState(job, 'running');
-          }
-          const now = performance.now();
-          if (now >= nextSnapshotAt) {
-            const splats = await control.download();
-            const data = encodeSplatSet(splats);
-            const costMs = performance.now() - now;
-            this.options.emit('snapshot', { job: id, step: control.step, count: splats.count, data });
-            stats.count += 1;
-            stats.totalMs += costMs;
-            stats.times.push(Date.now());
-            // Spaced so snapshots take at most `budget` of the time, and never closer than minInterval.
-            nextSnapshotAt = performance.now() + Math.max(minInterval, costMs / budget);
-          }
-          if (profiling && now - lastProfileAt > (this.options.profileIntervalMs ?? 5000)) {
-            lastProfileAt = now;
-            this.options.emit('profile', { job: id, step: control.step, report: await gpu.profiler.report() });
-          }
-        },
-        onProgress: (p) => {
-          if (p.stage === 'train') job.record.step = p.step;
-          this.options.emit('progress', {
-            job: id, stage: p.stage, step: p.step, total: p.total, ...(p.total > 0 ? { fraction: Math.min(1, p.step / p.total) } : {}),
-            ...(p.etaS !== undefined && Number.isFinite(p.etaS) ? { etaS: p.etaS } : {}),
-            ...(p.loss !== undefined ? { loss: p.loss } : {}), ...(p.psnr !== undefined ? { psnr: p.psnr } : {}),
-            ...(p.splats !== undefined ? { splats: p.splats } : {}), ...(p.itPerS !== undefined ? { itPerS: p.itPerS } : {}),
-          });
-          if (p.stage === 'train') {
-            const values: Record<string, number> = {};
-            if (p.loss !== undefined) values.loss = p.loss;
-            if (p.psnr !== undefined) values.psnr = p.psnr;
-            if (p.splats !== undefined) values.splats = p.splats;
-            if (p.itPerS !== undefined) values.itPerS = p.itPerS;
-            this.options.emit('metrics', { job: id, step: p.step, values });
-          }
-        },
-        onEvaluation: (e) => this.options.emit('metrics', { job: id, step: e.step, values: { testPsnr: e.psnr, testSsim: e.ssim } }),
-        onLog: (level, message) => this.log(level, message, id),
+        between: this.betweenSteps(job, controller.signal, gpu, profiling),
+        onEvent: (event) => this.forward(job, event),
       });
-      job.record.step = result.steps;
-      if (profiling) this.options.emit('profile', { job: id, step: result.steps, report: await gpu.profiler.report() });
-      if (result.cancelled) this.setState(job, job.stopRequested ? 'stopped' : 'interrupted');
-      else {
-        this.options.emit('progress', { job: id, stage: 'done', step: result.steps, total: result.steps, fraction: 1, ...(result.splatCount ? { splats: result.splatCount } : {}) });
-        this.setState(job, 'finished');
-      }
+      if (profiling) this.forward(job, { type: 'profile', step: result.steps, report: await gpu.profiler.report() });
+      this.setState(job, result.cancelled ? (job.stopRequested ? 'stopped' : 'interrupted') : 'finished');
     } catch (error) {
       // A lost device ends this process; the journal keeps the job running for the next host.
       if (this.deviceLost) return;
@@ -349,13 +339,19 @@ export class JobManager {
   }
 }
 
+/** An event's payload without its discriminant (the contract's event name says what it is). */
+function withoutType<E extends TrainEvent>(event: E): Omit<E, 'type'> {
+  const { type: _type, ...payload } = event;
+  return payload;
+}
+
 /** A renderer-given project path: absolute, an existing file, ending in .argo. */
 export async function checkedProjectFile(file: string): Promise<string> {
-  if (!path.isAbsolute(file)) throw badInput(file, 'expected an absolute path to a .argo project file');
+  if (!path.isAbsolute(file)) throw badInput(file, `expected an absolute path to a ${PROJECT_EXTENSION} project file`);
   if (path.extname(file).toLowerCase() !== PROJECT_EXTENSION) throw badInput(file, `not a project file (expected a name ending in ${PROJECT_EXTENSION})`);
   const s = await stat(file).catch(() => undefined);
   if (!s) throw new ArgonautError('not_found', `${file}: project file not found`, { file });
-  if (!s.isFile()) throw badInput(file, 'is a folder, not a .argo project file');
+  if (!s.isFile()) throw badInput(file, `is a folder, not a ${PROJECT_EXTENSION} project file`);
   return path.resolve(file);
 }
 

@@ -7,25 +7,36 @@
  * starts, each checkpoint (file and step), each evaluation, and the end (finished with its PLY,
  * or interrupted / stopped / paused / failed). A crash loses at most the steps since the newest
  * checkpoint and the metrics recorded since the last save.
+ *
+ * The run recorder (`recordRunEvent`) is where the job's events become the run's record; every
+ * event then goes on, unchanged, to the caller's `onEvent` (the CLI's printer, the job manager).
  */
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { resolveParams, type ParamValue, type PresetName } from '../../../shared/params/index.js';
+import type { TrainEvent, TrainEventOptions } from '../../../shared/contract/train-events.js';
+import { trainMetricsOf } from '../../../shared/contract/train-metrics.js';
 import { appendMetrics, projectParamDefs, type ProjectRun, type RunStatus } from '../../../shared/project/manifest.js';
+import type { SplatSet } from '../../../shared/scene/splats.js';
 import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
 import { makeFolder, removeStaleTemps } from '../formats/atomic-file.js';
 import { writePly } from '../formats/ply.js';
 import type { GpuContext } from '../gpu/context.js';
 import { checkpointProblem } from '../train/checkpoint.js';
-import { runTrainingJob, type TrainJobOptions, type TrainJobResult } from '../train/job.js';
-import type { Evaluation } from '../train/trainer.js';
+import { checkpointFiles, runTrainingJob, type StepControl, type TrainJobResult } from '../train/job.js';
 import { acquireTrainingLock } from './lock.js';
 import type { Project } from './project.js';
 
 /** Parameters that may differ when a run continues: they do not change what is computed. */
 const RESUME_SAFE = new Set(['train.checkpointEvery', 'train.evalEvery']);
 
-export interface ProjectTrainOptions {
+/** What a `between` hook of a project run may do besides the job's own controls. */
+export interface ProjectStepControl extends StepControl {
+  /** Records the run's status (paused while a job waits, running again) and saves the manifest. */
+  setStatus(status: RunStatus): Promise<void>;
+}
+
+/** One option bag: `{ signal, onEvent }` and what only a project run has. */
+export interface ProjectTrainOptions extends TrainEventOptions {
   /** Explicit parameters (CLI flags, the GUI's panel); they win over the project's own. */
   overrides?: Readonly<Record<string, ParamValue>>;
   preset?: PresetName;
@@ -36,16 +47,13 @@ export interface ProjectTrainOptions {
   onParamConflict?: 'refuse' | 'ignore';
   /** Checkpoints kept per run (oldest removed first). Default 3. */
   keep?: number;
-  signal?: AbortSignal;
   /** What a cancelled run becomes (asked when it stops): 'interrupted' by default. */
   cancelStatus?: () => RunStatus;
-  between?: TrainJobOptions['between'];
+  /** Awaited before every step (pause, live snapshots); its time is not training time. */
+  between?: (control: ProjectStepControl) => Promise<void>;
   profileEvery?: number;
-  onRun?: (run: ProjectRun, resumedFrom: number) => void;
-  onProgress?: TrainJobOptions['onProgress'];
-  onEvaluation?: (e: Evaluation) => void;
-  onCheckpoint?: (file: string, step: number) => void;
-  onLog?: TrainJobOptions['onLog'];
+  /** A new run starts from these splats (an earlier result) instead of initializing. */
+  initial?: SplatSet;
 }
 
 export interface ProjectTrainResult extends TrainJobResult {
@@ -58,18 +66,7 @@ export interface ProjectTrainResult extends TrainJobResult {
 
 /** The newest checkpoint in `dir` whose file is whole (skipping, with a warning, any that is not). */
 export async function newestCompleteCheckpoint(dir: string, warn?: (m: string) => void): Promise<{ file: string; step: number } | undefined> {
-  let names: string[];
-  try {
-    names = await readdir(dir);
-  } catch {
-    return undefined;
-  }
-  const candidates = names.flatMap((n) => {
-    const m = /^step-(\d{7,})\.ckpt$/.exec(n);
-    return m ? [{ file: path.join(dir, n), step: Number(m[1]) }] : [];
-  });
-  candidates.sort((a, b) => b.step - a.step);
-  for (const c of candidates) {
+  for (const c of await checkpointFiles(dir)) {
     const problem = await checkpointProblem(c.file);
     if (!problem) return c;
     warn?.(`${c.file}: skipped (${problem}); trying an older checkpoint`);
@@ -88,8 +85,32 @@ export function definedParams(params: Readonly<Record<string, ParamValue | undef
   return Object.fromEntries(Object.entries(params).filter((e): e is [string, ParamValue] => e[1] !== undefined));
 }
 
+/**
+ * Records one of the run's events in the run (steps, metrics, evaluations, checkpoints); saves the
+ * manifest where a crash must not lose it (checkpoints: awaited before training goes on).
+ */
+export async function recordRunEvent(project: Project, run: ProjectRun, event: TrainEvent, warn: (m: string) => void): Promise<void> {
+  const touch = () => {
+    run.updatedAt = new Date().toISOString();
+  };
+  if (event.type === 'progress' && event.stage === 'train') {
+    run.step = event.step;
+    appendMetrics(run.metrics, { step: event.step, ...trainMetricsOf(event) });
+  } else if (event.type === 'evaluation') {
+    run.evaluations.push({ step: event.step, psnr: event.psnr, ssim: event.ssim });
+    touch();
+    void project.save().catch((error: unknown) => warn(`could not save ${project.file}: ${(error as Error).message}`));
+  } else if (event.type === 'checkpoint') {
+    run.latestCheckpoint = { file: project.relative(event.file), step: event.step, savedAt: new Date().toISOString() };
+    run.step = event.step;
+    touch();
+    await project.save();
+  }
+}
+
 export async function trainProject(ctx: GpuContext, project: Project, options: ProjectTrainOptions = {}): Promise<ProjectTrainResult> {
-  const warn = (m: string) => options.onLog?.('warn', m);
+  const emit = async (event: TrainEvent) => options.onEvent?.(event);
+  const warn = (message: string) => void emit({ type: 'log', level: 'warn', message });
   const release = await acquireTrainingLock(project);
   try {
     const source = await project.trainingSource();
@@ -117,7 +138,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
     }
     const checkpointsDir = project.resolve(run.checkpointsDir);
     for (const dir of [checkpointsDir, project.dir]) {
-      for (const name of await removeStaleTemps(dir)) options.onLog?.('info', `removed ${path.join(dir, name)} (a write interrupted by a crash)`);
+      for (const name of await removeStaleTemps(dir)) await emit({ type: 'log', level: 'info', message: `removed ${path.join(dir, name)} (a write interrupted by a crash)` });
     }
     // The folder is the truth, not the manifest: a crash during the manifest's save leaves a
     // checkpoint the manifest does not list yet.
@@ -130,11 +151,17 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
     delete run.error;
     run.updatedAt = new Date().toISOString();
     await project.save();
-    options.onRun?.(run, resumedFrom);
+    await emit({ type: 'state', state: 'running', step: resumedFrom, total: run.total, run: run.id, ...(resumedFrom > 0 ? { reason: `continues ${run.id} from step ${resumedFrom}` } : {}) });
 
     const touch = () => {
       run.updatedAt = new Date().toISOString();
     };
+    const setStatus = async (status: RunStatus) => {
+      run.status = status;
+      touch();
+      await project.save();
+    };
+    const between = options.between;
     let result: TrainJobResult;
     try {
       result = await runTrainingJob(ctx, {
@@ -142,35 +169,13 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
         params: definedParams(run.params),
         profileEvery: options.profileEvery,
         signal: options.signal,
-        between: options.between,
-        checkpoints: {
-          dir: checkpointsDir,
-          every: run.params['train.checkpointEvery'] as number,
-          keep: options.keep,
-          resume: false,
-          from: from?.file,
-          onSaved: async (file, step) => {
-            run.latestCheckpoint = { file: project.relative(file), step, savedAt: new Date().toISOString() };
-            run.step = step;
-            touch();
-            await project.save();
-            options.onCheckpoint?.(file, step);
-          },
+        ...(fresh && options.initial ? { initial: options.initial } : {}),
+        ...(between ? { between: (control: StepControl) => between({ ...control, setStatus }) } : {}),
+        checkpoints: { dir: checkpointsDir, every: run.params['train.checkpointEvery'] as number, keep: options.keep, from: from?.file },
+        onEvent: async (event) => {
+          await recordRunEvent(project, run, event, warn);
+          await emit(event);
         },
-        onProgress: (p) => {
-          if (p.stage === 'train') {
-            run.step = p.step;
-            appendMetrics(run.metrics, { step: p.step, ...(p.loss !== undefined ? { loss: p.loss } : {}), ...(p.psnr !== undefined ? { psnr: p.psnr } : {}), ...(p.splats !== undefined ? { splats: p.splats } : {}), ...(p.itPerS !== undefined ? { itPerS: p.itPerS } : {}) });
-          }
-          options.onProgress?.(p);
-        },
-        onEvaluation: (e) => {
-          run.evaluations.push({ step: e.step, psnr: e.psnr, ssim: e.ssim });
-          touch();
-          void project.save().catch((error: unknown) => warn(`could not save ${project.file}: ${(error as Error).message}`));
-          options.onEvaluation?.(e);
-        },
-        onLog: options.onLog,
       });
     } catch (error) {
       const envelope = toErrorEnvelope(error);
@@ -181,7 +186,6 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
       await project.save().catch(() => undefined);
       throw error;
     }
-    run.step = result.steps;
     let splatsFile: string | undefined;
     if (result.cancelled) run.status = options.cancelStatus?.() ?? 'interrupted';
     else {
@@ -194,6 +198,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
     if (!run.evaluations.some((e) => e.step === result.evaluation.step)) run.evaluations.push({ step: result.evaluation.step, psnr: result.evaluation.psnr, ssim: result.evaluation.ssim });
     touch();
     await project.save();
+    if (run.status === 'finished') await emit({ type: 'progress', stage: 'done', step: result.steps, total: result.steps, splats: result.splatCount });
     return { ...result, run, resumedFrom, splatsFile };
   } finally {
     await release();

@@ -1,8 +1,11 @@
 /**
- * A training job from start to result, shared by the CLI (`train`, `bench train`) and the engine
- * host's training service: load the data, build the trainer, run with progress, evaluate,
- * return the splats and metrics. Cancellation (an AbortSignal) stops between steps.
+ * A training job from start to result, under every way of training (a project run, so the CLI's
+ * `train` and the engine host's jobs; `bench train` directly): load the data, build the trainer,
+ * run, evaluate, return the splats and metrics. Everything it has to say goes out as one stream of
+ * `TrainEvent`s (shared/contract/train-events.ts) to `onEvent`; cancellation (an AbortSignal)
+ * stops between steps.
  */
+import type { TrainEvent, TrainEventOf, TrainEventOptions } from '../../../shared/contract/train-events.js';
 import type { SsimPadding } from './loss.js';
 import type { ParamValue } from '../../../shared/params/index.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
@@ -27,12 +30,8 @@ export interface CheckpointOptions {
   everyMs?: number;
   /** Files kept (oldest removed first). Default 3. */
   keep?: number;
-  /** Continue from the newest checkpoint in `dir` when there is one. */
-  resume: boolean;
-  /** Continue from this checkpoint file (wins over `resume`); projects pick the newest readable one. */
+  /** Continue from this checkpoint file (a project run picks its newest complete one). */
   from?: string;
-  /** Called after each checkpoint is written (and before training continues). */
-  onSaved?: (file: string, step: number) => void | Promise<void>;
 }
 
 /** What a `between` hook may do between two steps: look at the splats, save a checkpoint. */
@@ -46,7 +45,8 @@ export interface StepControl {
   checkpoint(): Promise<string | undefined>;
 }
 
-export interface TrainJobOptions {
+/** Where a job's events go and what stops it: `{ signal, onEvent }` (a `checkpoint` event is awaited before training goes on). */
+export interface TrainJobOptions extends TrainEventOptions {
   checkpoints?: CheckpointOptions;
   /** Start from these splats (a PLY the user trained before, to continue) instead of initializing. */
   initial?: SplatSet;
@@ -57,27 +57,14 @@ export interface TrainJobOptions {
   viewFilter?: (view: { name: string; split: string }, index: number) => boolean;
   /** Profile one step in this many (sampled per-kernel profile, ~free); 0: never. */
   profileEvery?: number;
-  signal?: AbortSignal;
   /**
    * Awaited before every step (pause, live snapshots). Its time is not training time: it does
    * not count in it/s or the ETA.
    */
   between?: (control: StepControl) => Promise<void>;
-  onProgress?: (p: TrainProgress) => void;
-  onEvaluation?: (e: Evaluation) => void;
-  onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
 }
 
-export interface TrainProgress {
-  stage: 'load' | 'upload' | 'train' | 'eval';
-  step: number;
-  total: number;
-  loss?: number;
-  psnr?: number;
-  splats?: number;
-  itPerS?: number;
-  etaS?: number;
-}
+export type TrainProgress = TrainEventOf<'progress'>;
 
 export interface TrainJobResult {
   steps: number;
@@ -143,26 +130,28 @@ export async function loadTrainingData(source: TrainingSource, ctx: GpuContext, 
 export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions): Promise<TrainJobResult> {
   const started = performance.now();
   const config = trainerConfigFromParams(options.params);
-  const progress = options.onProgress ?? (() => undefined);
+  const emit = async (event: TrainEvent) => options.onEvent?.(event);
+  const log = (level: TrainEventOf<'log'>['level'], message: string) => void emit({ type: 'log', level, message });
+  const progress = (p: Omit<TrainProgress, 'type'>) => void emit({ type: 'progress', ...p });
   progress({ stage: 'load', step: 0, total: 1 });
-  const data = await loadTrainingData(options.source, ctx, options.params, options.viewFilter, (m) => options.onLog?.('warn', m));
+  const data = await loadTrainingData(options.source, ctx, options.params, options.viewFilter, (m) => log('warn', m));
   let trainer: Trainer | undefined;
   try {
     const ck = options.checkpoints;
-    const latest = ck?.from ?? (ck?.resume ? await latestCheckpoint(ck.dir) : undefined);
+    const latest = ck?.from;
     let resumedFrom: number | undefined;
     if (latest) {
       trainer = await Trainer.resume(ctx, data, config, await readCheckpoint(latest), latest);
       resumedFrom = trainer.step;
-      options.onLog?.('info', `resumed from ${latest} (step ${resumedFrom})`);
+      log('info', `resumed from ${latest} (step ${resumedFrom})`);
     } else {
       const initial = options.initial ? withShDegree(options.initial, config.shDegree) : undefined;
       trainer = await Trainer.create(ctx, data, config, { initial, onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
     }
     let warnings = 0;
     trainer.onWarning = (message) => {
-      if (++warnings <= 20) options.onLog?.('warn', message);
-      else if (warnings === 21) options.onLog?.('warn', 'more non-finite gradients; further reports suppressed');
+      if (++warnings <= 20) log('warn', message);
+      else if (warnings === 21) log('warn', 'more non-finite gradients; further reports suppressed');
     };
     let lastCheckpoint: string | undefined;
     let lastCheckpointAt = performance.now();
@@ -175,22 +164,38 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       lastCheckpoint = file;
       lastCheckpointAt = performance.now();
       await pruneCheckpoints(ck.dir, ck.keep ?? 3);
-      options.onLog?.('info', `checkpoint at step ${trainer.step}: ${file}`);
-      await ck.onSaved?.(file, trainer.step);
+      await emit({ type: 'checkpoint', step: trainer.step, file });
     };
     const loadS = (performance.now() - started) / 1000;
-    options.onLog?.('info', `training on ${data.views.filter((v) => v.split === 'train').length} views (${data.views.filter((v) => v.split === 'test').length} test), ${trainer.splatCount} initial splats, scene scale ${data.sceneScale.toFixed(3)}`);
+    log('info', `training on ${data.views.filter((v) => v.split === 'train').length} views (${data.views.filter((v) => v.split === 'test').length} test), ${trainer.splatCount} initial splats, scene scale ${data.sceneScale.toFixed(3)}`);
     const evalEvery = (options.params['train.evalEvery'] as number) || 0;
     const profileEvery = options.profileEvery ?? 0;
     const trainStart = performance.now();
     let firstStepS = 0;
     let processFirstStepS = 0;
     let evalS = 0;
-    let lastReport = 0;
     let cancelled = false;
     const profiler = ctx.profiler;
     const profiled = profiler.mode !== 'off';
     const startStep = trainer.step;
+    // Progress goes out at most every 250 ms, and for the last step reached (end or stop), so the
+    // stream's newest step is the trainer's: the run and the job manager take the step from it.
+    let lastReportMs = 0;
+    let reportedStep = startStep;
+    const reportStep = () => {
+      const now = performance.now();
+      const step = trainer!.step;
+      lastReportMs = now;
+      reportedStep = step;
+      const elapsed = (now - trainStart) / 1000 - evalS;
+      const itPerS = (step - startStep) / Math.max(elapsed, 1e-9);
+      const last = trainer!.losses.at(-1);
+      const etaS = (config.iterations - step) / itPerS;
+      progress({
+        stage: 'train', step, total: config.iterations, splats: trainer!.splatCount, itPerS,
+        ...(last ? { loss: last.loss, psnr: last.psnr } : {}), ...(Number.isFinite(etaS) ? { etaS } : {}),
+      });
+    };
     const control = (step: number): StepControl => ({
       step,
       total: config.iterations,
@@ -230,26 +235,20 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
         const t0 = performance.now();
         const e = await trainer.evaluate();
         evalS += (performance.now() - t0) / 1000;
-        options.onEvaluation?.(e);
+        await emit({ type: 'evaluation', ...e });
       }
-      const now = performance.now();
-      if (now - lastReport > 250 || step === config.iterations - 1) {
-        lastReport = now;
-        const elapsed = (now - trainStart) / 1000 - evalS;
-        const itPerS = (step + 1 - startStep) / Math.max(elapsed, 1e-9);
-        const last = trainer.losses.at(-1);
-        progress({ stage: 'train', step: step + 1, total: config.iterations, loss: last?.loss, psnr: last?.psnr, splats: trainer.splatCount, itPerS, etaS: (config.iterations - step - 1) / itPerS });
-      }
+      if (performance.now() - lastReportMs > 250 || step === config.iterations - 1) reportStep();
     }
+    if (trainer.step !== reportedStep) reportStep();
     if (profileEvery > 0) profiler.setMode(profiled ? (ctx.device.features.has('timestamp-query') ? 'timestamps' : 'host') : 'off');
     await trainer.settle();
     await ctx.device.queue.onSubmittedWorkDone();
     const trainS = (performance.now() - trainStart) / 1000 - evalS;
     progress({ stage: 'eval', step: 0, total: 1 });
     const evaluation = await trainer.evaluate();
-    options.onEvaluation?.(evaluation);
+    await emit({ type: 'evaluation', ...evaluation });
     const splats = await trainer.download();
-    if (trainer.nonFiniteSkipped > 0) options.onLog?.('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
+    if (trainer.nonFiniteSkipped > 0) log('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
     const train = data.views.filter((v) => v.split === 'train');
     return {
       steps: trainer.step,
@@ -289,26 +288,24 @@ export function checkpointName(step: number): string {
   return `step-${String(step).padStart(7, '0')}.ckpt`;
 }
 
-/** The newest `step-N.ckpt` in a folder (by step), or undefined. */
-export async function latestCheckpoint(dir: string): Promise<string | undefined> {
+/** The `step-N.ckpt` files of a folder, newest (highest step) first; none for a missing folder. */
+export async function checkpointFiles(dir: string): Promise<{ file: string; step: number }[]> {
   let names: string[];
   try {
     names = await readdir(dir);
   } catch {
-    return undefined;
+    return [];
   }
-  const steps = names.flatMap((n) => {
+  const found = names.flatMap((n) => {
     const m = CHECKPOINT_NAME.exec(n);
-    return m ? [{ n, step: Number(m[1]) }] : [];
+    return m ? [{ file: path.join(dir, n), step: Number(m[1]) }] : [];
   });
-  steps.sort((a, b) => b.step - a.step);
-  return steps[0] ? path.join(dir, steps[0].n) : undefined;
+  return found.sort((a, b) => b.step - a.step);
 }
 
 /** Keeps the newest `keep` checkpoints. */
 export async function pruneCheckpoints(dir: string, keep: number): Promise<void> {
-  const names = (await readdir(dir)).filter((n) => CHECKPOINT_NAME.test(n)).sort();
-  for (const name of names.slice(0, Math.max(0, names.length - keep))) await unlink(path.join(dir, name)).catch(() => undefined);
+  for (const { file } of (await checkpointFiles(dir)).slice(keep)) await unlink(file).catch(() => undefined);
 }
 
 /** The same splats at another SH degree: higher bands added as zeros, or dropped. */

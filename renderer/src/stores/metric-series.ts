@@ -4,23 +4,25 @@
  * counter and copy only what they have not seen (`series.steps.length` past their last index);
  * `generation` changes when the columns are cleared for a new job.
  */
+import type { MetricKey, MetricValues } from '../../../shared/contract/train-metrics.js';
+
 export interface MetricSeries {
   key: string;
   steps: number[];
   values: number[];
 }
 
-/** Metric keys the charts show, as the trainer's `metrics` events name them. */
-export const METRIC_KEYS = { loss: 'loss', psnr: 'psnr', splatCount: 'splats' } as const;
+/** Metric keys the charts show: names of the contract's one metric tuple (shared/contract/train-metrics.ts). */
+export const METRIC_KEYS = { loss: 'loss', psnr: 'psnr', splatCount: 'splats' } as const satisfies Record<string, MetricKey>;
 
 export class MetricSeriesSet {
   private readonly byKey = new Map<string, MetricSeries>();
   generation = 0;
 
   /** Appends one step's values; a step not after the last one of a metric is ignored (duplicates, replays). */
-  append(step: number, values: Readonly<Record<string, number>>): void {
+  append(step: number, values: Readonly<MetricValues>): void {
     for (const [key, value] of Object.entries(values)) {
-      if (!Number.isFinite(value)) continue;
+      if (value === undefined || !Number.isFinite(value)) continue;
       let series = this.byKey.get(key);
       if (!series) this.byKey.set(key, (series = { key, steps: [], values: [] }));
       const last = series.steps.at(-1);

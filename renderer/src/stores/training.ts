@@ -3,6 +3,7 @@ import { computed, markRaw, ref, shallowRef } from 'vue';
 import type { z } from 'zod';
 import type { JobEvent, ProgressEvent } from '../../../shared/contract/events.js';
 import type { JobState, TrainSource } from '../../../shared/contract/index.js';
+import { ACTIVE_JOB_STATES } from '../../../shared/contract/projects.js';
 import type { ProfileReport } from '../../../shared/contract/profile.js';
 import { paramsForCommand, type ParamValue } from '../../../shared/params/index.js';
 import type { StudioClient } from '../api/client.js';
@@ -43,8 +44,8 @@ export interface FollowedJob {
   reason?: string;
 }
 
-/** States in which a job holds the engine: no second Start, parameters locked. */
-export const ACTIVE_STATES: readonly JobState[] = ['starting', 'running', 'paused', 'stopping'];
+/** States in which a job holds the engine: no second Start, parameters locked (the contract's list). */
+export const ACTIVE_STATES: readonly JobState[] = ACTIVE_JOB_STATES;
 /** States from which `train.resume` continues a job from its newest checkpoint. */
 export const RESUMABLE_STATES: readonly JobState[] = ['paused', 'stopped', 'interrupted'];
 

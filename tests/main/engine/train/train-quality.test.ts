@@ -32,7 +32,7 @@ describe('training reaches a real quality level', () => {
     const ctx = await testGpu();
     const params = trainParams({ 'train.iterations': 400, 'train.downscale': 8, 'train.background': 'black', 'train.refineStart': 100, 'train.refineEvery': 50, 'train.refineStop': 300 });
     const evaluations: number[] = [];
-    const result = await runTrainingJob(ctx, { source: { kind: 'dataset', path: statue.dir }, params: { ...params, 'train.evalEvery': 1 }, onEvaluation: (e) => evaluations.push(e.psnr) });
+    const result = await runTrainingJob(ctx, { source: { kind: 'dataset', path: statue.dir }, params: { ...params, 'train.evalEvery': 1 }, onEvent: (e) => void (e.type === 'evaluation' && evaluations.push(e.psnr)) });
     const initial = evaluations[0];
     const final = result.evaluation.psnr;
     expect(result.steps).toBe(400);

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import { ProfileReportSchema } from './profile.js';
+import { JobStateSchema } from './projects.js';
+import { TrainMetricsSchema, trainMetricsOf, type MetricValues } from './train-metrics.js';
+
+/**
+ * One training job's event stream (as Brush's `TrainMessage`): the trainer emits these, the
+ * project run records them (main/engine/project/train-run.ts), the engine host's job manager
+ * forwards them as contract events (adding the job id) and the CLI prints them. Nobody reshapes
+ * an event on the way; docs/architecture.md has the diagram.
+ */
+const step = z.number().int().min(0);
+
+export const TRAIN_STAGES = ['load', 'upload', 'train', 'eval', 'done'] as const;
+export const TrainStageSchema = z.enum(TRAIN_STAGES);
+export type TrainStage = z.infer<typeof TrainStageSchema>;
+
+/** Where the job is: loading data, uploading it, training (with the step's metrics), evaluating, done. */
+export const TrainProgressSchema = z.object({
+  type: z.literal('progress'),
+  stage: TrainStageSchema,
+  step,
+  total: step,
+  etaS: z.number().optional(),
+}).extend(TrainMetricsSchema.shape);
+
+/** An evaluation on the test views (mean PSNR in dB and SSIM, and per view). */
+export const TrainEvaluationSchema = z.object({
+  type: z.literal('evaluation'),
+  step,
+  psnr: z.number(),
+  ssim: z.number(),
+  views: z.array(z.object({ name: z.string(), psnr: z.number(), ssim: z.number() })),
+});
+
+/** The current splats in the viewer's 32-byte layout (binary, never JSON-encoded). */
+export const TrainSnapshotSchema = z.object({
+  type: z.literal('snapshot'),
+  step,
+  count: z.number().int().min(0),
+  data: z.instanceof(ArrayBuffer),
+});
+
+export const TrainLogSchema = z.object({
+  type: z.literal('log'),
+  level: z.enum(['info', 'warn', 'error']),
+  message: z.string(),
+});
+
+/** A checkpoint was written (atomically; `file` is absolute) and recorded. */
+export const TrainCheckpointSchema = z.object({
+  type: z.literal('checkpoint'),
+  step,
+  file: z.string(),
+});
+
+/** The job changed state; `run` is the project run it trains, `reason` why (a continuation, an error). */
+export const TrainStateSchema = z.object({
+  type: z.literal('state'),
+  state: JobStateSchema,
+  step,
+  total: step,
+  run: z.string().optional(),
+  reason: z.string().optional(),
+});
+
+/** A per-kernel GPU profile (when the engine profiles). */
+export const TrainProfileSchema = z.object({
+  type: z.literal('profile'),
+  step,
+  report: ProfileReportSchema,
+});
+
+export const TrainEventSchema = z.discriminatedUnion('type', [
+  TrainProgressSchema,
+  TrainEvaluationSchema,
+  TrainSnapshotSchema,
+  TrainLogSchema,
+  TrainCheckpointSchema,
+  TrainStateSchema,
+  TrainProfileSchema,
+]);
+export type TrainEvent = z.infer<typeof TrainEventSchema>;
+export type TrainEventOf<T extends TrainEvent['type']> = Extract<TrainEvent, { type: T }>;
+
+/**
+ * Where a training job's events go. Awaited where the job must not go on before the event is
+ * recorded (a checkpoint lands in the project's manifest before training continues).
+ */
+export type TrainEventSink = (event: TrainEvent) => void | Promise<void>;
+
+/** What a job's caller gives it: where events go and what stops it (between steps). */
+export interface TrainEventOptions {
+  signal?: AbortSignal;
+  onEvent?: TrainEventSink;
+}
+
+/** The metric values an event contributes to a run's metric series (training steps, evaluations). */
+export function metricValuesOf(event: TrainEvent): { step: number; values: MetricValues } | undefined {
+  if (event.type === 'progress' && event.stage === 'train') return { step: event.step, values: trainMetricsOf(event) };
+  if (event.type === 'evaluation') return { step: event.step, values: { testPsnr: event.psnr, testSsim: event.ssim } };
+  return undefined;
+}
