@@ -41,8 +41,6 @@ const EXTENSION_COORDINATE_SYSTEM = 0xadbe0003;
 /** RDF <-> RUB sign of SH coefficient j (j = k - 1, k the coefficient index, degrees 1..3). */
 const FLIP_SH = [-1, -1, 1, -1, 1, 1, -1, 1, -1, 1, -1, -1, 1, -1, 1];
 const FLIP_P = [1, -1, -1];
-/** The library's CoordinateSystem enum value for RDF (its d.ts: UNSPECIFIED, LDB, RDB, LUB, RUB, LDF, RDF). */
-const COORDINATES_RDF = 6;
 /** The largest position 24 bits hold at 12 fractional bits. */
 const POSITION_LIMIT = ((1 << 23) - 1) / (1 << FRACTIONAL_BITS);
 
@@ -86,7 +84,8 @@ export async function serializeSpz(splats: SplatSet, options: { antialiased?: bo
   const library = await loadSpzLibrary();
   const bytes = library.saveSpzToBuffer(
     { numPoints: n, shDegree: splats.shDegree, antialiased: Boolean(options.antialiased), extensions: [], positions, scales: splats.logScales, rotations, alphas: splats.opacityLogits, colors, sh },
-    { version: 4, from: COORDINATES_RDF, sh1Bits: 5, shRestBits: 4 },
+    // `from` takes the module's enum object (embind), not the number its d.ts suggests.
+    { version: 4, from: library.CoordinateSystem.RDF, sh1Bits: 5, shRestBits: 4 },
   );
   if (bytes.length < V4_HEADER_BYTES) throw new Error(`SPZ writer: the library returned ${bytes.length} bytes for ${n} splats`);
   return { bytes: new Uint8Array(bytes), clamped };
@@ -152,7 +151,8 @@ function inflateV4(bytes: Uint8Array, file: string): { header: SpzHeader; body: 
   if (header.version !== 4) throw badInput(file, `an ungzipped SPZ file must be version 4, this says ${header.version}`);
   const streams = view.getUint8(15);
   const tocOffset = view.getUint32(16, true);
-  const sizes = attributeSizes(header);
+  // Degree 0 has no SH stream (the library writes 5); an empty sixth is accepted too.
+  const sizes = attributeSizes(header).slice(0, header.degree === 0 && streams === 5 ? 5 : 6);
   if (streams !== sizes.length) throw badInput(file, `${streams} attribute streams, expected ${sizes.length}`);
   if (tocOffset < V4_HEADER_BYTES || tocOffset + streams * 16 > bytes.length) throw badInput(file, `table of contents at byte ${tocOffset} lies outside the file (${bytes.length} bytes): truncated?`);
   for (let at = V4_HEADER_BYTES; at < tocOffset;) {
