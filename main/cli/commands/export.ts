@@ -14,19 +14,19 @@ const DATASET_FORMATS = ['transforms', 'colmap'] as const;
 const ALL_FORMATS = [...EXPORT_FORMATS, ...DATASET_FORMATS];
 
 /**
- * `export <file.argo|splat file> --format ply|splat|spz|glb --out PATH` writes splats (the input file
+ * `export <file.argo|splat file> --format ply|splat|spz|sog|glb --out PATH` writes splats (the input file
  * in any format `import` reads);
  * `export <file.argo|dataset> --format transforms|colmap --out PATH` writes a posed dataset's cameras.
  */
 export const exportCommand: CommandSpec = {
   name: 'export',
-  summary: "write a project's newest splats (or a splat file) as PLY, .splat, SPZ v4 or glTF (KHR_gaussian_splatting), or a posed dataset's cameras as nerfstudio transforms.json or a COLMAP text model",
-  usage: 'export <file.argo|splats.ply|.splat|.spz|.glb|dataset> --format ply|splat|spz|glb|transforms|colmap --out PATH [--images copy|reference] [--json]',
+  summary: "write a project's newest splats (or a splat file) as PLY, .splat, SPZ v4, SOG or glTF (KHR_gaussian_splatting), or a posed dataset's cameras as nerfstudio transforms.json or a COLMAP text model",
+  usage: 'export <file.argo|splats.ply|.splat|.spz|.sog|.glb|dataset> --format ply|splat|spz|sog|glb|transforms|colmap --out PATH [--images copy|reference] [--json]',
   options: [
     JSON_OPTION,
     {
       flag: 'format', type: 'string', valueName: ALL_FORMATS.join('|'),
-      help: 'splats: ply (standard 3DGS PLY), splat (32-byte records, sorted by importance), spz (Niantic SPZ v4) or glb (glTF binary, KHR_gaussian_splatting); cameras: transforms (transforms.json, camera-to-world, OpenGL axes) or colmap (sparse/0/*.txt)',
+      help: 'splats: ply (standard 3DGS PLY), splat (32-byte records, sorted by importance), spz (Niantic SPZ v4), sog (PlayCanvas SOG bundle: WebP textures in a zip) or glb (glTF binary, KHR_gaussian_splatting); cameras: transforms (transforms.json, camera-to-world, OpenGL axes) or colmap (sparse/0/*.txt)',
     },
     { flag: 'out', type: 'string', help: 'splats: the file to write (atomically; its folder must exist); transforms: a folder (transforms.json inside) or a .json file; colmap: a folder (sparse/0 and images/ inside)', valueName: 'path' },
     { flag: 'images', type: 'string', help: "cameras only: copy (default) puts the images beside the export; reference makes transforms.json point at the dataset's own images", valueName: 'copy|reference' },

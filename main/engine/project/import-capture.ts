@@ -28,7 +28,7 @@ import type { Project } from './project.js';
 export type ImportRoute = 'dataset' | 'splat' | 'capture';
 
 /**
- * What `import` makes of its inputs: one splat file (.ply, .splat, .spz, .glb), one dataset (a folder with a COLMAP model or
+ * What `import` makes of its inputs: one splat file (.ply, .splat, .spz, .sog, .glb), one dataset (a folder with a COLMAP model or
  * transforms JSON, or a JSON file), or capture inputs (video files, folders of photos). A single
  * path that fits none goes the dataset way, whose loader says what it expected; an empty or
  * renamed "video" is refused here, naming the file.
