@@ -168,6 +168,8 @@ function checkMeta(meta: unknown, file: string): SogMeta {
 
 /** Reads a .sog bundle back to splats. */
 export async function parseSog(bytes: Uint8Array, file: string): Promise<SplatSet & { antialiased: boolean }> {
+  // fflate reads the central directory only; a zip starts with a local header ("PK\3\4").
+  if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b || bytes[2] !== 3 || bytes[3] !== 4) throw badInput(file, 'not a SOG bundle: not a zip (wrong magic)');
   let entries: Record<string, Uint8Array>;
   try {
     // Sizes come from the zip's own headers; refuse a bomb before inflating it.
@@ -187,7 +189,7 @@ export async function parseSog(bytes: Uint8Array, file: string): Promise<SplatSe
   const image = async (name: string, minimumTexels: number, expectedWidth?: number): Promise<Uint8Array> => {
     const data = entries[name];
     if (!data) throw badInput(file, `${name}, named by meta.json, is not in the bundle`);
-    let decoded: { data: Buffer; info: sharp.OutputInfo };
+    let decoded: { data: Buffer; info: { width: number; height: number } };
     try {
       decoded = await sharp(data, { limitInputPixels: MAX_SIDE * MAX_SIDE }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     } catch (error) {

@@ -94,7 +94,7 @@ describe('SOG (PlayCanvas, version 2)', () => {
     };
     const without = (name: string) => zipSync(Object.fromEntries(Object.entries(files).filter(([k]) => k !== name)));
     const cases: [Uint8Array, RegExp][] = [
-      [new Uint8Array([1, 2, 3, 4]), /a\.sog: not a SOG bundle: not a zip/],
+      [new Uint8Array([1, 2, 3, 4]), /a\.sog: not a SOG bundle: not a zip \(wrong magic\)/],
       [good.subarray(0, good.length - 30), /a\.sog: not a SOG bundle: not a zip, or a damaged one/],
       [without('meta.json'), /a\.sog: not a SOG bundle: no meta\.json inside/],
       [withMeta((m) => { m.version = 7; }), /a\.sog: SOG version 7 is not supported/],
