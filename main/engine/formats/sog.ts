@@ -73,7 +73,10 @@ export async function serializeSog(s: SplatSet, options: { antialiased?: boolean
     mins[i % 3] = Math.min(mins[i % 3], v);
     maxs[i % 3] = Math.max(maxs[i % 3], v);
   }
-  if (n === 0) mins.fill(0), maxs.fill(0);
+  if (n === 0) {
+    mins.fill(0);
+    maxs.fill(0);
+  }
   const low = texture();
   const high = texture();
   const quats = texture();
