@@ -48,20 +48,27 @@ export function scalarCodebook(columns: readonly Float32Array[]): ScalarCodebook
   for (let k = 0; k < CODEBOOK_SIZE; k++) codebook[k] = sorted[Math.min(total - 1, Math.floor(((k + 0.5) * total) / CODEBOOK_SIZE))];
   const sums = new Float64Array(CODEBOOK_SIZE);
   const counts = new Float64Array(CODEBOOK_SIZE);
+  const midpoints = new Float64Array(CODEBOOK_SIZE - 1);
   for (let pass = 0; pass < CODEBOOK_PASSES; pass++) {
     sums.fill(0);
     counts.fill(0);
+    for (let k = 0; k < CODEBOOK_SIZE - 1; k++) midpoints[k] = (codebook[k] + codebook[k + 1]) / 2;
     let k = 0;
     for (let i = 0; i < total; i++) {
       const v = sorted[i];
-      while (k < CODEBOOK_SIZE - 1 && v > (codebook[k] + codebook[k + 1]) / 2) k++;
+      while (k < CODEBOOK_SIZE - 1 && v > midpoints[k]) k++;
       sums[k] += v;
       counts[k]++;
     }
     for (let k2 = 0; k2 < CODEBOOK_SIZE; k2++) if (counts[k2] > 0) codebook[k2] = sums[k2] / counts[k2];
     codebook.sort();
   }
-  return { codebook, labels: columns.map((c) => Uint8Array.from(c, (v) => nearestCentroid(codebook, v))) };
+  const labels = columns.map((c) => {
+    const out = new Uint8Array(c.length);
+    for (let i = 0; i < c.length; i++) out[i] = nearestCentroid(codebook, c[i]);
+    return out;
+  });
+  return { codebook, labels };
 }
 
 /** Splat indices in Morton (Z-curve) order of their positions: neighbours in space, neighbours here. */

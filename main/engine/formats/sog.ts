@@ -134,7 +134,8 @@ export async function serializeSog(s: SplatSet, options: { antialiased?: boolean
     images.push(['shN_centroids.webp', centroids, PALETTE_ROW * coefficients, rows], ['shN_labels.webp', labels, width, height]);
     meta.shN = { count: palette.entries, bands: s.shDegree, codebook: Array.from(codebook.codebook), files: ['shN_centroids.webp', 'shN_labels.webp'] };
   }
-  for (const [name, rgba, w, h] of images) files[name] = await webp(rgba, w, h);
+  const encoded = await Promise.all(images.map(([, rgba, w, h]) => webp(rgba, w, h))); // libvips encodes them on its own threads
+  images.forEach(([name], k) => { files[name] = encoded[k]; });
   // WebP is compressed already: stored, not deflated.
   return zipSync({ 'meta.json': [new TextEncoder().encode(JSON.stringify(meta)), { level: 6 }], ...Object.fromEntries(Object.entries(files).map(([k, v]) => [k, [v, { level: 0 }]])) });
 }
