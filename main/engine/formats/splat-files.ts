@@ -5,12 +5,12 @@
  * version 4), PlayCanvas' SOG bundle and glTF binary with KHR_gaussian_splatting
  * (docs/formats.md compares them).
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExportFormat } from '../../../shared/project/manifest.js';
-import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
+import { badInput } from '../../../shared/rpc/errors.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { parseGlb, writeGlbFile } from './gltf-splats.js';
+import { readInputFile } from './input-file.js';
 import { parsePly, writePly } from './ply.js';
 import { parseSog, writeSogFile } from './sog.js';
 import { parseSplat, writeSplatFile } from './splat.js';
@@ -44,14 +44,7 @@ export async function parseSplatsAs(format: ExportFormat, bytes: Uint8Array, fil
 export async function readSplatsFile(file: string): Promise<ReadSplats> {
   const format = splatFormatOf(file);
   if (!format) throw badInput(file, `not a splat file this reads (by its extension: ${Object.values(SPLAT_FILE_EXTENSIONS).join(', ')})`);
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ArgonautError('not_found', `${file}: no such file`, { file });
-    throw badInput(file, `cannot read the file (${(error as Error).message})`);
-  }
-  return parseSplatsAs(format, bytes, file);
+  return parseSplatsAs(format, await readInputFile(file), file);
 }
 
 export interface WrittenSplats {
