@@ -31,7 +31,7 @@ const common = {
   plugins: [wgslEsbuild],
   define: { __ARGONAUT_VERSION__: JSON.stringify(pkg.version), __ARGONAUT_COMMIT__: JSON.stringify(commit) },
   // Native addons and Electron are resolved at run time, never bundled.
-  external: ['webgpu', 'electron'],
+  external: ['webgpu', 'electron', 'sharp'],
 };
 // ESM bundles that inline CommonJS dependencies need a real `require` for Node built-ins.
 const esmBanner = { js: "import { createRequire as __argonautCreateRequire } from 'node:module'; const require = __argonautCreateRequire(import.meta.url);" };

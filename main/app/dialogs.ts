@@ -18,7 +18,7 @@ export function openDialogOptions({ purpose, defaultPath }: OpenArgs): OpenDialo
       // A folder (COLMAP, transforms.json, NeRF-synthetic); a transforms JSON file also works.
       return { ...base, title: 'Choose a dataset folder', buttonLabel: 'Use dataset', properties: ['openDirectory'] };
     case 'splat':
-      return { ...base, title: 'Choose a Gaussian-splat PLY', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: '3DGS PLY', extensions: ['ply'] }] };
+      return { ...base, title: 'Choose a Gaussian-splat file', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: 'Gaussian splats (PLY, .splat, SPZ, SOG, glTF)', extensions: ['ply', 'splat', 'spz', 'sog', 'glb'] }] };
     case 'project':
       return { ...base, title: 'Open a project', buttonLabel: 'Open', properties: ['openFile'], filters: [{ name: 'Argonaut project', extensions: [PROJECT_EXTENSION.slice(1)] }] };
     case 'folder':
@@ -30,8 +30,8 @@ export function openDialogOptions({ purpose, defaultPath }: OpenArgs): OpenDialo
   }
 }
 
-const FORMAT_NAMES = { ply: '3DGS PLY', splat: 'Compact splat', spz: 'Niantic SPZ', glb: 'glTF binary mesh', obj: 'Wavefront OBJ mesh', 'mesh-ply': 'PLY mesh' } as const;
-const EXTENSIONS = { ply: 'ply', splat: 'splat', spz: 'spz', glb: 'glb', obj: 'obj', 'mesh-ply': 'ply' } as const;
+const FORMAT_NAMES = { ply: '3DGS PLY', splat: 'Compact splat', spz: 'Niantic SPZ', sog: 'PlayCanvas SOG', glb: 'glTF binary', obj: 'Wavefront OBJ mesh', 'mesh-ply': 'PLY mesh' } as const;
+const EXTENSIONS = { ply: 'ply', splat: 'splat', spz: 'spz', sog: 'sog', glb: 'glb', obj: 'obj', 'mesh-ply': 'ply' } as const;
 
 export function saveDialogOptions({ format, defaultPath }: SaveArgs): SaveDialogOptions {
   return {

@@ -51,11 +51,11 @@ async function checkedFolder(dir: string): Promise<string> {
   return path.resolve(dir);
 }
 
-async function checkedPly(file: string): Promise<string> {
-  if (!path.isAbsolute(file)) throw badInput(file, 'expected an absolute path to a .ply file');
+async function checkedSplatFile(file: string): Promise<string> {
+  if (!path.isAbsolute(file)) throw badInput(file, 'expected an absolute path to a splat file (.ply, .splat, .spz, .sog, .glb)');
   const s = await stat(file).catch(() => undefined);
   if (!s) throw new ArgonautError('not_found', `${file}: file not found`, { file });
-  if (!s.isFile()) throw badInput(file, 'is a folder; expected a .ply file');
+  if (!s.isFile()) throw badInput(file, 'is a folder; expected a splat file (.ply, .splat, .spz, .sog, .glb)');
   return path.resolve(file);
 }
 
@@ -83,9 +83,9 @@ export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Im
           }
           project = imported.project;
         } else if (source.kind === 'splat') {
-          const ply = await checkedPly(source.path);
-          const folder = dir ? await checkedFolder(dir) : path.dirname(ply);
-          project = await createSplatProject(ply, await freeProjectFile(folder, name ?? path.basename(ply, path.extname(ply)), name !== undefined));
+          const splatFile = await checkedSplatFile(source.path);
+          const folder = dir ? await checkedFolder(dir) : path.dirname(splatFile);
+          project = await createSplatProject(splatFile, await freeProjectFile(folder, name ?? path.basename(splatFile, path.extname(splatFile)), name !== undefined));
         } else {
           const folder = dir ? await checkedFolder(dir) : defaultProjectsDir();
           project = await createSampleProject(await freeProjectFile(folder, name ?? 'Sample scene', name !== undefined));

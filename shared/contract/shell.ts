@@ -13,7 +13,7 @@ const path = z.string().min(1).max(4096).refine((s) => !s.includes('\0'), 'a pat
 export const DIALOG_PURPOSES = ['dataset', 'splat', 'project', 'folder', 'video', 'photos'] as const;
 
 /** What a save dialog saves: a splat format, or a mesh (`mesh-ply`: a triangle-mesh PLY). */
-export const SAVE_FORMATS = [...EXPORT_FORMATS, 'glb', 'obj', 'mesh-ply'] as const;
+export const SAVE_FORMATS = [...EXPORT_FORMATS, 'obj', 'mesh-ply'] as const; // glb: splats (KHR_gaussian_splatting) or a mesh
 
 export const DialogOpenArgs = z.object({
   purpose: z.enum(DIALOG_PURPOSES),

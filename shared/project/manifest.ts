@@ -115,7 +115,7 @@ export const RunSchema = z.object({
 }).strict();
 export type ProjectRun = z.infer<typeof RunSchema>;
 
-export const EXPORT_FORMATS = ['ply', 'splat', 'spz'] as const;
+export const EXPORT_FORMATS = ['ply', 'splat', 'spz', 'sog', 'glb'] as const;
 export const ExportFormatSchema = z.enum(EXPORT_FORMATS);
 export type ExportFormat = z.infer<typeof ExportFormatSchema>;
 

@@ -11,7 +11,10 @@ import { runCli } from '../../main/cli/index.js';
 import { tempDir } from '../helpers/datasets.js';
 import { hashTree } from '../helpers/projects.js';
 import { captureStreams } from '../helpers/streams.js';
-import { CASES, trainedProject, type TrainedProject } from './cases.js';
+import { CASES as BASE_CASES, trainedProject, type TrainedProject } from './cases.js';
+import { SPLAT_FILE_CASES } from './splat-file-cases.js';
+
+const CASES = [...BASE_CASES, ...SPLAT_FILE_CASES];
 
 let root: string;
 let trained: TrainedProject;

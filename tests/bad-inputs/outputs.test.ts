@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../main/cli/index.js';
+import { EXPORT_FORMATS } from '../../shared/project/manifest.js';
 import { tempDir } from '../helpers/datasets.js';
 import { hashTree, tinyDataset } from '../helpers/projects.js';
 import { captureStreams } from '../helpers/streams.js';
@@ -89,7 +90,7 @@ const noTemps = (dir: string) => readdirSync(dir).filter((n) => n.endsWith('.tmp
 describe.skipIf(process.platform !== 'linux' || process.getuid?.() !== 0)('read-only and full output folders (tmpfs)', () => {
   it('export to a full disk: "the disk is full", no partial file', async () => {
     expect(mountError).toBeUndefined();
-    for (const format of ['ply', 'splat', 'spz']) {
+    for (const format of EXPORT_FORMATS) {
       const out = path.join(full, `scene ü.${format}`);
       await expectRefused(['export', trained.file, '--format', format, '--out', out], out, /cannot write \(the disk is full\)/);
       expect(existsSync(out)).toBe(false);

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { EXPORT_FORMATS, type ExportFormat } from '../../../shared/project/manifest.js';
 import { exportDataset } from '../../engine/dataset/export.js';
-import { readPly } from '../../engine/formats/ply.js';
+import { readSplatsFile } from '../../engine/formats/splat-files.js';
 import { exportProject, exportSplats } from '../../engine/project/export.js';
 import { Project } from '../../engine/project/project.js';
 import { badInput } from '../../../shared/rpc/errors.js';
@@ -14,25 +14,26 @@ const DATASET_FORMATS = ['transforms', 'colmap'] as const;
 const ALL_FORMATS = [...EXPORT_FORMATS, ...DATASET_FORMATS];
 
 /**
- * `export <file.argo|splats.ply> --format ply|splat|spz --out PATH` writes splats;
+ * `export <file.argo|splat file> --format ply|splat|spz|sog|glb --out PATH` writes splats (the input file
+ * in any format `import` reads);
  * `export <file.argo|dataset> --format transforms|colmap --out PATH` writes a posed dataset's cameras.
  */
 export const exportCommand: CommandSpec = {
   name: 'export',
-  summary: "write a project's newest splats (or a splat PLY) as PLY, .splat or SPZ, or a posed dataset's cameras as nerfstudio transforms.json or a COLMAP text model",
-  usage: 'export <file.argo|splats.ply|dataset> --format ply|splat|spz|transforms|colmap --out PATH [--images copy|reference] [--json]',
+  summary: "write a project's newest splats (or a splat file) as PLY, .splat, SPZ v4, SOG or glTF (KHR_gaussian_splatting), or a posed dataset's cameras as nerfstudio transforms.json or a COLMAP text model",
+  usage: 'export <file.argo|splats.ply|.splat|.spz|.sog|.glb|dataset> --format ply|splat|spz|sog|glb|transforms|colmap --out PATH [--images copy|reference] [--json]',
   options: [
     JSON_OPTION,
     {
       flag: 'format', type: 'string', valueName: ALL_FORMATS.join('|'),
-      help: 'splats: ply (standard 3DGS PLY), splat (32-byte records, sorted by importance) or spz (Niantic SPZ v2, gzip); cameras: transforms (transforms.json, camera-to-world, OpenGL axes) or colmap (sparse/0/*.txt)',
+      help: 'splats: ply (standard 3DGS PLY), splat (32-byte records, sorted by importance), spz (Niantic SPZ v4), sog (PlayCanvas SOG bundle: WebP textures in a zip) or glb (glTF binary, KHR_gaussian_splatting); cameras: transforms (transforms.json, camera-to-world, OpenGL axes) or colmap (sparse/0/*.txt)',
     },
     { flag: 'out', type: 'string', help: 'splats: the file to write (atomically; its folder must exist); transforms: a folder (transforms.json inside) or a .json file; colmap: a folder (sparse/0 and images/ inside)', valueName: 'path' },
     { flag: 'images', type: 'string', help: "cameras only: copy (default) puts the images beside the export; reference makes transforms.json point at the dataset's own images", valueName: 'copy|reference' },
   ],
   async run({ positionals, options, out, cwd }) {
     const [input, ...extra] = positionals;
-    if (!input || extra.length) throw new UsageError('export needs exactly one file.argo, splats.ply or dataset folder');
+    if (!input || extra.length) throw new UsageError('export needs exactly one file.argo, splat file or dataset folder');
     const format = options.format as string | undefined;
     if (!format || !(ALL_FORMATS as readonly string[]).includes(format)) throw new UsageError(`--format: expected ${ALL_FORMATS.join(', ')}${format ? `, got "${format}"` : ''}`);
     if (!options.out) throw new UsageError('export needs --out PATH');
@@ -58,11 +59,11 @@ export const exportCommand: CommandSpec = {
     }
     if (options.images !== undefined) throw new UsageError('--images applies to --format transforms or colmap only');
     if (!isProjectFile(input) && (await stat(source).then((st) => st.isDirectory(), () => false))) {
-      throw new UsageError(`--format ${format} writes splats: give a project (.argo) or a splats .ply; ${source} is a folder (for a dataset's cameras use --format ${DATASET_FORMATS.join(' or ')})`);
+      throw new UsageError(`--format ${format} writes splats: give a project (.argo) or a splat file; ${source} is a folder (for a dataset's cameras use --format ${DATASET_FORMATS.join(' or ')})`);
     }
     const result = isProjectFile(input)
       ? await exportProject(await Project.open(source), format as ExportFormat, target, (m) => out.warn(m))
-      : await exportSplats(await readPly(source), format as ExportFormat, target);
+      : await readSplatsFile(source).then((read) => exportSplats(read.splats, format as ExportFormat, target, { antialiased: read.antialiased }));
     if (result.clamped) out.warn(`${target}: ${result.clamped} coordinates lay outside SPZ's range (+-2048) and were clamped`);
     out.result({ ...result, out: result.path, source }, `exported ${result.splats.toLocaleString()} splats as ${format} (${result.bytes.toLocaleString()} bytes) -> ${result.path}`);
   },

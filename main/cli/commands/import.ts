@@ -2,6 +2,7 @@ import path from 'node:path';
 import { allParams } from '../../../shared/params/index.js';
 import { projectParamDefs } from '../../../shared/project/manifest.js';
 import { importCapture, importRoute } from '../../engine/project/import-capture.js';
+import { splatFormatOf } from '../../engine/formats/splat-files.js';
 import { createSampleProject, createSplatProject, importDataset } from '../../engine/project/import.js';
 import { sampleViews } from '../../engine/train/sample-scene.js';
 import { UsageError } from '../args.js';
@@ -11,15 +12,15 @@ import { captureCallbacks, captureOptionsOf, captureResultOf } from './capture.j
 /**
  * `import <dataset> --project p.argo`: a project from an existing dataset, validated first (every
  * image decoded); `import <video|photos-dir>... --project p.argo`: capture (frames, COLMAP) into
- * the project's data folder first (import-capture.ts); also `import <splats.ply> --project p.argo`
+ * the project's data folder first (import-capture.ts); also `import <splats.ply|.splat|.spz|.sog|.glb> --project p.argo`
  * and `import --sample --project p.argo`. Training parameters given here become the project's own
  * (e.g. --downscale 4 --iterations 7000); capture parameters (--frames, --max-size, ...) apply to
  * video and photos.
  */
 export const importCommand: CommandSpec = {
   name: 'import',
-  summary: 'create a project (.argo) from video clips or photo folders (captured with COLMAP), a dataset folder (COLMAP, transforms.json, NeRF-synthetic), a splat PLY or the sample scene',
-  usage: 'import <video|photos-dir>... | <dataset-dir|splats.ply|--sample> --project p.argo [--frames N] [--copy] [--downscale F] [--iterations N] [--json] ...',
+  summary: 'create a project (.argo) from video clips or photo folders (captured with COLMAP), a dataset folder (COLMAP, transforms.json, NeRF-synthetic), a splat file (PLY, .splat, SPZ, SOG, glTF) or the sample scene',
+  usage: 'import <video|photos-dir>... | <dataset-dir|splats.ply|.splat|.spz|.sog|.glb|--sample> --project p.argo [--frames N] [--copy] [--downscale F] [--iterations N] [--json] ...',
   options: [
     JSON_OPTION,
     { flag: 'project', type: 'string', help: 'the project file to create (must end in .argo; never overwritten)', valueName: 'p.argo' },
@@ -41,7 +42,7 @@ export const importCommand: CommandSpec = {
       out.result({ project: project.file, name: project.manifest.name, format: 'sample', views: views.length, train, test: views.length - train }, `created ${project.file} on the sample scene`);
       return;
     }
-    if (!input) throw new UsageError('import needs a video, a photo folder, a dataset folder, a splat PLY or --sample');
+    if (!input) throw new UsageError('import needs a video, a photo folder, a dataset folder, a splat file or --sample');
     const route = await importRoute(positionals.map((p) => path.resolve(cwd, p)));
     if (route !== 'capture' && extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')} (several inputs are video clips and photo folders captured together)`);
     const capturing = Object.keys(params).filter((k) => k.startsWith('capture.'));
@@ -73,7 +74,7 @@ export const importCommand: CommandSpec = {
     const source = path.resolve(cwd, input);
     if (route === 'splat') {
       const project = await createSplatProject(source, file);
-      out.result({ project: project.file, name: project.manifest.name, format: 'ply', splats: project.manifest.runs[0]?.outputs.splatCount ?? 0, views: 0, train: 0, test: 0 }, `created ${project.file} from ${source}`);
+      out.result({ project: project.file, name: project.manifest.name, format: splatFormatOf(source), splats: project.manifest.runs[0]?.outputs.splatCount ?? 0, views: 0, train: 0, test: 0 }, `created ${project.file} from ${source}`);
       return;
     }
     const { project, dataset } = await importDataset(source, file, {

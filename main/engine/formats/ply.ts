@@ -11,8 +11,8 @@
  * (normals written as zeros), atomically. Every malformed file is a `bad_input` naming the file
  * and the problem.
  */
-import { readFile } from 'node:fs/promises';
 import { writeFileAtomic } from './atomic-file.js';
+import { readInputFile } from './input-file.js';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
 import { latin1, parsePlyHeader, PLY_TYPE_SIZE, type PlyElement, type PlyHeader, type PlyScalarType } from './ply-header.js';
@@ -44,15 +44,7 @@ export function parsePly(bytes: Uint8Array, file: string): SplatSet {
 }
 
 export async function readPly(path: string): Promise<SplatSet> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') throw new ArgonautError('not_found', `${path}: no such file`, { file: path });
-    throw badInput(path, `cannot read the file (${(error as Error).message})`);
-  }
-  return parsePly(bytes, path);
+  return parsePly(await readInputFile(path), path);
 }
 
 /** Refuses a vertex count the body cannot possibly hold, before allocating for it. */

@@ -5,8 +5,8 @@
  * Difference from convert.py: bytes are rounded, not truncated (the shared encoder's rounding).
  */
 import { badInput } from '../../../shared/rpc/errors.js';
-import { encodeSplatSet, SPLAT_STRIDE_BYTES } from '../../../shared/scene/splat-layout.js';
-import type { SplatSet } from '../../../shared/scene/splats.js';
+import { encodeSplatSet, readSplat, SPLAT_STRIDE_BYTES, viewSplatBuffer } from '../../../shared/scene/splat-layout.js';
+import { emptySplats, SH_C0, type SplatSet } from '../../../shared/scene/splats.js';
 import { writeFileAtomic } from './atomic-file.js';
 
 export function serializeSplat(splats: SplatSet): Uint8Array {
@@ -31,4 +31,29 @@ export function checkSplatFile(bytes: Uint8Array, file: string): number {
     }
   }
   return count;
+}
+
+/**
+ * A checked `.splat` file back to splats of SH degree 0: log of the scales, the DC term from the
+ * colour ((rgb / 255 - 0.5) / SH_C0) and the logit of alpha (kept inside (0, 1): a byte of 0 or
+ * 255 would be an infinite logit).
+ */
+export function parseSplat(bytes: Uint8Array, file: string): SplatSet {
+  const count = checkSplatFile(bytes, file);
+  const copy = new Uint8Array(bytes); // aligned for the float view
+  const views = viewSplatBuffer(copy.buffer, count);
+  const s = emptySplats(count, 0);
+  for (let i = 0; i < count; i++) {
+    const r = readSplat(views, i);
+    s.means.set(r.position, 3 * i);
+    for (let a = 0; a < 3; a++) {
+      if (!(r.scale[a] > 0)) throw badInput(file, `splat ${i}: scale ${r.scale[a]} is not positive`);
+      s.logScales[3 * i + a] = Math.log(r.scale[a]);
+    }
+    for (let c = 0; c < 3; c++) s.sh[3 * i + c] = (r.rgba[c] / 255 - 0.5) / SH_C0;
+    const alpha = Math.min(511 / 512, Math.max(1 / 512, r.rgba[3] / 255));
+    s.opacityLogits[i] = Math.log(alpha / (1 - alpha));
+    s.quats.set(r.quaternion, 4 * i);
+  }
+  return s;
 }

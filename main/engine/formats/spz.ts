@@ -1,132 +1,199 @@
 /**
- * Niantic's SPZ format, version 2 (nianticlabs/spz, load-spz.cc): gzip of a 16-byte header and
- * the quantized attributes, attribute by attribute:
+ * Niantic's SPZ format (nianticlabs/spz README, "File Format"). Written as version 4 by the
+ * reference library itself (@adobe/spz, its C++ compiled to WebAssembly: zstd, which Node 20's
+ * zlib lacks, and the library's own quantizers, so what we write is what every SPZ reader
+ * expects); read here, versions 2 to 4, so that bad files get our checks and wording instead of
+ * a WebAssembly abort, and so that the tests have two independent implementations to compare.
  *
- *   header   u32 magic 0x5053474e ("NGSP"), u32 version 2, u32 points, u8 SH degree,
- *            u8 fractional bits (12), u8 flags (0x1 antialiased), u8 reserved 0   (little-endian)
- *   positions  3 x 24-bit signed fixed point per splat (value * 2^12)
+ * Versions 1-3: gzip of a 16-byte header and the attribute arrays. Version 4: a plain 32-byte
+ * header (magic, version, points, SH degree, fractional bits, flags, stream count, TOC offset,
+ * 12 reserved bytes), optional extension records (u32 type, u32 length, payload) up to the TOC,
+ * then a TOC of (compressed, uncompressed) u64 sizes and one zstd stream per attribute. The
+ * attribute arrays are the same in 3 and 4:
+ *
+ *   positions  3 x 24-bit signed fixed point per splat (value * 2^fractionalBits)
  *   alphas     u8 sigmoid(opacity) * 255
  *   colours    u8 x 3: SH DC * (0.15 * 255) + 127.5
  *   scales     u8 x 3: (log scale + 10) * 16
- *   rotations  u8 x 3: x, y, z of the unit quaternion with w >= 0, * 127.5 + 127.5 (w is derived)
- *   SH         u8 per coefficient, coefficient-major and channel-minor: round(v * 128) + 128 in
- *              buckets of 8 (degree 1) or 16 (degrees 2, 3)
+ *   rotations  v2: u8 x 3, x y z of the unit quaternion with w >= 0; v3+: smallest three, 4 bytes
+ *   SH         u8 per coefficient, coefficient-major and channel-minor: (v - 128) / 128
  *
- * SPZ stores RUB axes (x right, y up, z back); our splats are RDF (OpenCV, like PLY), so writing
- * flips y and z of positions, the quaternion's y and z, and the SH coefficients that are odd in
- * y or z (the library's coordinateConverter(RDF, RUB) table). Every byte is clamped to 0..255 and
- * rounded as the library's toUint8 does. The reader takes versions 2 and 3 (smallest-three
- * rotations) without extensions, for round trips and files from other tools.
+ * SPZ stores RUB axes (x right, y up, z back); our splats are RDF (OpenCV, like PLY): the writer
+ * tells the library so (it converts), the reader flips y and z of positions and quaternions and
+ * the SH coefficients odd in y or z. Flag 0x1 is "trained with antialiasing".
  */
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
+import { decompress as zstdDecompress } from 'fzstd';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
 import { writeFileAtomic } from './atomic-file.js';
 
 const MAGIC = 0x5053474e;
-const HEADER_BYTES = 16;
+const LEGACY_HEADER_BYTES = 16;
+const V4_HEADER_BYTES = 32;
 const FRACTIONAL_BITS = 12;
 const COLOR_SCALE = 0.15;
-const MAX_POINTS = 10_000_000; // the reference loader's limit
+const MAX_POINTS = 10_000_000; // the reference loader's limit before version 4
+const FLAG_ANTIALIASED = 0x1;
+const FLAG_EXTENSIONS = 0x2;
+/** The one extension that changes what the numbers mean (data stored in other axes than RUB). */
+const EXTENSION_COORDINATE_SYSTEM = 0xadbe0003;
 /** RDF <-> RUB sign of SH coefficient j (j = k - 1, k the coefficient index, degrees 1..3). */
 const FLIP_SH = [-1, -1, 1, -1, 1, 1, -1, 1, -1, 1, -1, -1, 1, -1, 1];
 const FLIP_P = [1, -1, -1];
+/** The largest position 24 bits hold at 12 fractional bits. */
+const POSITION_LIMIT = ((1 << 23) - 1) / (1 << FRACTIONAL_BITS);
 
-const toUint8 = (x: number) => Math.min(255, Math.max(0, Math.round(x)));
-/** The library's legacy SH quantizer (the one its decoder inverts exactly: (q - 128) / 128). */
-function quantizeSh(x: number, bucket: number): number {
-  const q = Math.round(x * 128) + 128;
-  return Math.min(255, Math.max(0, Math.floor((q + bucket / 2) / bucket) * bucket));
+type SpzModule = Awaited<ReturnType<typeof import('@adobe/spz').default>>;
+let spzModule: Promise<SpzModule> | undefined;
+/** The WebAssembly module, started on first use (about 0.1 s) and kept. */
+function loadSpzLibrary(): Promise<SpzModule> {
+  spzModule ??= import('@adobe/spz').then((m) => m.default());
+  return spzModule;
 }
 
 export interface SpzWriteResult {
   bytes: Uint8Array;
-  /** Positions outside the 24-bit range (|x| >= 2048 at 12 fractional bits), clamped to it. */
+  /** Position coordinates outside the 24-bit range (|x| >= 2048) or not finite, clamped (NaN to 0). */
   clamped: number;
 }
 
-export function serializeSpz(splats: SplatSet, options: { antialiased?: boolean } = {}): SpzWriteResult {
+/** Splats as SPZ version 4, through the reference library. */
+export async function serializeSpz(splats: SplatSet, options: { antialiased?: boolean } = {}): Promise<SpzWriteResult> {
   const n = splats.count;
   const K = shCoefficientCount(splats.shDegree);
-  const rest = K - 1;
-  const size = HEADER_BYTES + n * (9 + 1 + 3 + 3 + 3 + rest * 3);
-  const out = new Uint8Array(size);
-  const view = new DataView(out.buffer);
-  view.setUint32(0, MAGIC, true);
-  view.setUint32(4, 2, true);
-  view.setUint32(8, n, true);
-  out[12] = splats.shDegree;
-  out[13] = FRACTIONAL_BITS;
-  out[14] = options.antialiased ? 1 : 0;
-  out[15] = 0;
-  let o = HEADER_BYTES;
+  const positions = new Float32Array(n * 3);
   let clamped = 0;
-  const limit = 1 << 23;
   for (let i = 0; i < n * 3; i++) {
-    let fixed = Math.round(FLIP_P[i % 3] * splats.means[i] * (1 << FRACTIONAL_BITS));
-    if (!(fixed >= -limit && fixed < limit)) {
-      clamped++;
-      fixed = Number.isNaN(fixed) ? 0 : Math.min(limit - 1, Math.max(-limit, fixed));
-    }
-    out[o++] = fixed & 0xff;
-    out[o++] = (fixed >> 8) & 0xff;
-    out[o++] = (fixed >> 16) & 0xff;
+    const x = splats.means[i];
+    const inside = x > -POSITION_LIMIT && x < POSITION_LIMIT;
+    if (!inside) clamped++;
+    positions[i] = inside ? x : Number.isNaN(x) ? 0 : Math.sign(x) * POSITION_LIMIT;
   }
-  for (let i = 0; i < n; i++) out[o++] = toUint8((255 / (1 + Math.exp(-splats.opacityLogits[i]))));
-  for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) out[o++] = toUint8(splats.sh[i * K * 3 + c] * (COLOR_SCALE * 255) + 0.5 * 255);
-  for (let i = 0; i < n * 3; i++) out[o++] = toUint8((splats.logScales[i] + 10) * 16);
+  const rotations = new Float32Array(n * 4); // the library's order: x, y, z, w
+  const colors = new Float32Array(n * 3);
+  const sh = new Float32Array(n * (K - 1) * 3);
   for (let i = 0; i < n; i++) {
     const q = splats.quats;
-    const w = q[4 * i];
-    const norm = Math.hypot(w, q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]) || 1;
-    const sign = w < 0 ? -1 : 1;
-    // (x, y, z) in RUB: y and z flip; w >= 0 picks one of q and -q.
-    out[o++] = toUint8(((sign * q[4 * i + 1]) / norm) * 127.5 + 127.5);
-    out[o++] = toUint8(((sign * -q[4 * i + 2]) / norm) * 127.5 + 127.5);
-    out[o++] = toUint8(((sign * -q[4 * i + 3]) / norm) * 127.5 + 127.5);
+    const norm = Math.hypot(q[4 * i], q[4 * i + 1], q[4 * i + 2], q[4 * i + 3]) || 1;
+    for (let c = 0; c < 3; c++) rotations[4 * i + c] = q[4 * i + 1 + c] / norm;
+    rotations[4 * i + 3] = q[4 * i] / norm;
+    for (let c = 0; c < 3; c++) colors[3 * i + c] = splats.sh[i * K * 3 + c];
+    sh.set(splats.sh.subarray((i * K + 1) * 3, (i + 1) * K * 3), i * (K - 1) * 3);
   }
-  for (let i = 0; i < n; i++) {
-    for (let k = 1; k < K; k++) {
-      const bucket = k <= 3 ? 8 : 16;
-      for (let c = 0; c < 3; c++) out[o++] = quantizeSh(FLIP_SH[k - 1] * splats.sh[(i * K + k) * 3 + c], bucket);
-    }
-  }
-  return { bytes: new Uint8Array(gzipSync(out)), clamped };
+  const library = await loadSpzLibrary();
+  const bytes = library.saveSpzToBuffer(
+    { numPoints: n, shDegree: splats.shDegree, antialiased: Boolean(options.antialiased), extensions: [], positions, scales: splats.logScales, rotations, alphas: splats.opacityLogits, colors, sh },
+    // `from` takes the module's enum object (embind), not the number its d.ts suggests.
+    { version: 4, from: library.CoordinateSystem.RDF, sh1Bits: 5, shRestBits: 4 },
+  );
+  if (bytes.length < V4_HEADER_BYTES) throw new Error(`SPZ writer: the library returned ${bytes.length} bytes for ${n} splats`);
+  return { bytes: new Uint8Array(bytes), clamped };
 }
 
 export async function writeSpzFile(path: string, splats: SplatSet, options: { antialiased?: boolean } = {}): Promise<SpzWriteResult> {
-  const result = serializeSpz(splats, options);
+  const result = await serializeSpz(splats, options);
   await writeFileAtomic(path, result.bytes);
   return result;
 }
 
-/** Reads an SPZ file (version 2 or 3, no extensions) back to RDF splats. */
-export function parseSpz(compressed: Uint8Array, file: string): SplatSet & { antialiased: boolean } {
+interface SpzHeader {
+  version: number;
+  points: number;
+  degree: number;
+  fractionalBits: number;
+  flags: number;
+}
+
+function checkHeader(header: SpzHeader, file: string): void {
+  const { version, points, degree, fractionalBits } = header;
+  if (version < 2 || version > 4) throw badInput(file, `SPZ version ${version} is not supported (2 to 4 are)`);
+  if (points > MAX_POINTS) throw badInput(file, `${points} points is more than ${MAX_POINTS}`);
+  if (degree > 3) throw badInput(file, `SH degree ${degree} is not supported (0 to 3)`);
+  if (fractionalBits > 23) throw badInput(file, `${fractionalBits} fractional bits is out of range`);
+}
+
+function readHeader(view: DataView, file: string): SpzHeader {
+  if (view.getUint32(0, true) !== MAGIC) throw badInput(file, 'not an SPZ file (wrong magic)');
+  return { version: view.getUint32(4, true), points: view.getUint32(8, true), degree: view.getUint8(12), fractionalBits: view.getUint8(13), flags: view.getUint8(14) };
+}
+
+/** The bytes of each attribute array, in file order. */
+function attributeSizes(header: SpzHeader): number[] {
+  const n = header.points;
+  return [9 * n, n, 3 * n, 3 * n, (header.version >= 3 ? 4 : 3) * n, (shCoefficientCount(header.degree) - 1) * 3 * n];
+}
+
+/** Versions 1-3: one gzip stream of the 16-byte header and the arrays. */
+function inflateLegacy(compressed: Uint8Array, file: string): { header: SpzHeader; body: Uint8Array } {
   let bytes: Uint8Array;
   try {
-    bytes = gunzipSync(compressed, { maxOutputLength: HEADER_BYTES + MAX_POINTS * 200 });
+    bytes = gunzipSync(compressed, { maxOutputLength: LEGACY_HEADER_BYTES + MAX_POINTS * 200 });
   } catch (error) {
     throw badInput(file, `not a gzip stream, or a damaged one (${(error as Error).message})`);
   }
-  if (bytes.length < HEADER_BYTES) throw badInput(file, `header truncated: ${bytes.length} bytes`);
+  if (bytes.length < LEGACY_HEADER_BYTES) throw badInput(file, `header truncated: ${bytes.length} bytes`);
+  const header = readHeader(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), file);
+  if (header.version === 4) throw badInput(file, 'SPZ version 4 inside gzip: version 4 files are not gzipped');
+  checkHeader(header, file);
+  if (header.flags & FLAG_EXTENSIONS) throw badInput(file, 'SPZ extensions in a version 2 or 3 file are not supported');
+  const expected = LEGACY_HEADER_BYTES + attributeSizes(header).reduce((a, b) => a + b, 0);
+  if (bytes.length !== expected) throw badInput(file, `${header.points} points of SH degree ${header.degree} need ${expected} bytes, the stream has ${bytes.length}`);
+  return { header, body: bytes.subarray(LEGACY_HEADER_BYTES) };
+}
+
+/** Version 4: plain header, extension records, TOC, one zstd stream per attribute. */
+function inflateV4(bytes: Uint8Array, file: string): { header: SpzHeader; body: Uint8Array } {
+  if (bytes.length < V4_HEADER_BYTES) throw badInput(file, `header truncated: ${bytes.length} bytes (version 4 has 32)`);
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (view.getUint32(0, true) !== MAGIC) throw badInput(file, 'not an SPZ file (wrong magic)');
-  const version = view.getUint32(4, true);
-  if (version !== 2 && version !== 3) throw badInput(file, `SPZ version ${version} is not supported (2 and 3 are)`);
-  const n = view.getUint32(8, true);
-  const degree = bytes[12];
-  const fractionalBits = bytes[13];
-  const flags = bytes[14];
-  if (n > MAX_POINTS) throw badInput(file, `${n} points is more than ${MAX_POINTS}`);
-  if (degree > 3) throw badInput(file, `SH degree ${degree} is not supported (0 to 3)`);
-  if (flags & 0x2) throw badInput(file, 'SPZ extensions are not supported');
-  if (fractionalBits > 23) throw badInput(file, `${fractionalBits} fractional bits is out of range`);
+  const header = readHeader(view, file);
+  checkHeader(header, file);
+  if (header.version !== 4) throw badInput(file, `an ungzipped SPZ file must be version 4, this says ${header.version}`);
+  const streams = view.getUint8(15);
+  const tocOffset = view.getUint32(16, true);
+  // Degree 0 has no SH stream (the library writes 5); an empty sixth is accepted too.
+  const sizes = attributeSizes(header).slice(0, header.degree === 0 && streams === 5 ? 5 : 6);
+  if (streams !== sizes.length) throw badInput(file, `${streams} attribute streams, expected ${sizes.length}`);
+  if (tocOffset < V4_HEADER_BYTES || tocOffset + streams * 16 > bytes.length) throw badInput(file, `table of contents at byte ${tocOffset} lies outside the file (${bytes.length} bytes): truncated?`);
+  for (let at = V4_HEADER_BYTES; at < tocOffset;) {
+    if (at + 8 > tocOffset) throw badInput(file, `extension record at byte ${at} is cut off by the table of contents`);
+    const type = view.getUint32(at, true);
+    const length = view.getUint32(at + 4, true);
+    if (type === EXTENSION_COORDINATE_SYSTEM) throw badInput(file, 'stores its splats in another coordinate system than RUB (SPZ_ADOBE_coordinate_system), which is not supported');
+    at += 8 + length;
+    if (at > tocOffset) throw badInput(file, `extension record of ${length} bytes runs past the table of contents`);
+  }
+  const body = new Uint8Array(sizes.reduce((a, b) => a + b, 0));
+  let from = tocOffset + streams * 16;
+  let to = 0;
+  for (let s = 0; s < streams; s++) {
+    const compressedSize = Number(view.getBigUint64(tocOffset + 16 * s, true));
+    const size = Number(view.getBigUint64(tocOffset + 16 * s + 8, true));
+    if (size !== sizes[s]) throw badInput(file, `attribute stream ${s} holds ${size} bytes, ${header.points} points need ${sizes[s]}`);
+    if (from + compressedSize > bytes.length) throw badInput(file, `attribute stream ${s} runs past the end of the file: truncated?`);
+    if (size > 0) {
+      let inflated: Uint8Array;
+      try {
+        inflated = zstdDecompress(bytes.subarray(from, from + compressedSize), body.subarray(to, to + size));
+      } catch (error) {
+        throw badInput(file, `attribute stream ${s} is not a valid zstd stream (${(error as Error).message})`);
+      }
+      if (inflated.length !== size) throw badInput(file, `attribute stream ${s} inflates to ${inflated.length} bytes, its table says ${size}`);
+    }
+    from += compressedSize;
+    to += size;
+  }
+  return { header, body };
+}
+
+/** Reads an SPZ file (version 2, 3 or 4) back to RDF splats. */
+export function parseSpz(data: Uint8Array, file: string): SplatSet & { antialiased: boolean } {
+  const gzipped = data.length >= 2 && data[0] === 0x1f && data[1] === 0x8b;
+  const { header, body: bytes } = gzipped ? inflateLegacy(data, file) : inflateV4(data, file);
+  const { points: n, degree, fractionalBits, version } = header;
   const K = shCoefficientCount(degree);
-  const rotationBytes = version >= 3 ? 4 : 3;
-  const expected = HEADER_BYTES + n * (9 + 1 + 3 + 3 + rotationBytes + (K - 1) * 3);
-  if (bytes.length !== expected) throw badInput(file, `${n} points of SH degree ${degree} need ${expected} bytes, the stream has ${bytes.length}`);
   const s = emptySplats(n, degree);
-  let o = HEADER_BYTES;
+  let o = 0;
   const scale = 1 / (1 << fractionalBits);
   for (let i = 0; i < n * 3; i++) {
     let fixed = bytes[o] | (bytes[o + 1] << 8) | (bytes[o + 2] << 16);
@@ -140,34 +207,40 @@ export function parseSpz(compressed: Uint8Array, file: string): SplatSet & { ant
   }
   for (let i = 0; i < n; i++) for (let c = 0; c < 3; c++) s.sh[i * K * 3 + c] = (bytes[o++] / 255 - 0.5) / COLOR_SCALE;
   for (let i = 0; i < n * 3; i++) s.logScales[i] = bytes[o++] / 16 - 10;
+  const rotationBytes = version >= 3 ? 4 : 3;
   for (let i = 0; i < n; i++) {
-    let x: number, y: number, z: number, w: number;
-    if (rotationBytes === 3) {
-      x = bytes[o] / 127.5 - 1;
-      y = bytes[o + 1] / 127.5 - 1;
-      z = bytes[o + 2] / 127.5 - 1;
-      w = Math.sqrt(Math.max(0, 1 - x * x - y * y - z * z));
-    } else {
-      let comp = (bytes[o] | (bytes[o + 1] << 8) | (bytes[o + 2] << 16) | (bytes[o + 3] << 24)) >>> 0;
-      const largest = comp >>> 30;
-      const q = [0, 0, 0, 0];
-      let sum = 0;
-      for (let k = 3; k >= 0; k--) {
-        if (k === largest) continue;
-        const mag = comp & 511;
-        const negative = (comp >>> 9) & 1;
-        comp >>>= 10;
-        q[k] = (Math.SQRT1_2 * mag) / 511 * (negative ? -1 : 1);
-        sum += q[k] * q[k];
-      }
-      q[largest] = Math.sqrt(Math.max(0, 1 - sum));
-      [x, y, z, w] = q;
-    }
+    const [x, y, z, w] = rotationBytes === 3 ? firstThree(bytes, o) : smallestThree(bytes, o);
     o += rotationBytes;
     s.quats.set([w, x, -y, -z], 4 * i);
   }
   for (let i = 0; i < n; i++) {
     for (let k = 1; k < K; k++) for (let c = 0; c < 3; c++) s.sh[(i * K + k) * 3 + c] = FLIP_SH[k - 1] * ((bytes[o++] - 128) / 128);
   }
-  return { ...s, antialiased: (flags & 1) !== 0 };
+  return { ...s, antialiased: (header.flags & FLAG_ANTIALIASED) !== 0 };
+}
+
+/** Version 2: x, y, z as bytes, w >= 0 derived. Returns (x, y, z, w) in RUB. */
+function firstThree(bytes: Uint8Array, o: number): [number, number, number, number] {
+  const x = bytes[o] / 127.5 - 1;
+  const y = bytes[o + 1] / 127.5 - 1;
+  const z = bytes[o + 2] / 127.5 - 1;
+  return [x, y, z, Math.sqrt(Math.max(0, 1 - x * x - y * y - z * z))];
+}
+
+/** Versions 3+: 2 bits for the largest component's index, then 3 x (9-bit magnitude, sign bit), last component first. */
+function smallestThree(bytes: Uint8Array, o: number): [number, number, number, number] {
+  let packed = (bytes[o] | (bytes[o + 1] << 8) | (bytes[o + 2] << 16) | (bytes[o + 3] << 24)) >>> 0;
+  const largest = packed >>> 30;
+  const q: [number, number, number, number] = [0, 0, 0, 0];
+  let sum = 0;
+  for (let k = 3; k >= 0; k--) {
+    if (k === largest) continue;
+    const magnitude = packed & 511;
+    const negative = (packed >>> 9) & 1;
+    packed >>>= 10;
+    q[k] = ((Math.SQRT1_2 * magnitude) / 511) * (negative ? -1 : 1);
+    sum += q[k] * q[k];
+  }
+  q[largest] = Math.sqrt(Math.max(0, 1 - sum));
+  return q;
 }

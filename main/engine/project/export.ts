@@ -1,15 +1,14 @@
 /**
- * Exports of splats to the formats other tools read: the standard 3DGS PLY, antimatter15's
- * `.splat` and Niantic's SPZ v2. Written atomically; a project records each export.
+ * Exports of splats to the formats other tools read (formats/splat-files.ts: the 3DGS PLY,
+ * antimatter15's `.splat`, Niantic's SPZ v4, glTF binary with KHR_gaussian_splatting). Written
+ * atomically; a project records each export.
  */
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ExportFormat } from '../../../shared/project/manifest.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
-import { writePly } from '../formats/ply.js';
-import { writeSplatFile } from '../formats/splat.js';
-import { writeSpzFile } from '../formats/spz.js';
+import { writeSplatsAs } from '../formats/splat-files.js';
 import type { Project } from './project.js';
 import { projectSplats } from './splats.js';
 
@@ -33,10 +32,7 @@ export async function checkExportTarget(file: string): Promise<void> {
 export async function exportSplats(splats: SplatSet, format: ExportFormat, file: string, options: { antialiased?: boolean } = {}): Promise<ExportResult> {
   const target = path.resolve(file);
   await checkExportTarget(target);
-  let clamped: number | undefined;
-  if (format === 'ply') await writePly(target, splats);
-  else if (format === 'splat') await writeSplatFile(target, splats);
-  else clamped = (await writeSpzFile(target, splats, options)).clamped;
+  const { clamped } = await writeSplatsAs(format, target, splats, options);
   const { size } = await stat(target);
   return { path: target, format, bytes: size, splats: splats.count, ...(clamped !== undefined ? { clamped } : {}) };
 }

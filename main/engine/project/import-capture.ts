@@ -19,6 +19,7 @@ import { findColmapModel } from '../dataset/colmap.js';
 import type { Dataset } from '../dataset/dataset.js';
 import { PHOTO_EXTENSIONS } from '../capture/photos.js';
 import { isFile } from '../dataset/source-view.js';
+import { splatFormatOf } from '../formats/splat-files.js';
 import { sniffVideoFile, VIDEO_EXTENSIONS } from '../formats/video-signature.js';
 import { checkTarget, importDataset, type ImportDatasetOptions } from './import.js';
 import { defaultDataDirName, toManifestPath } from './paths.js';
@@ -27,7 +28,7 @@ import type { Project } from './project.js';
 export type ImportRoute = 'dataset' | 'splat' | 'capture';
 
 /**
- * What `import` makes of its inputs: one splat PLY, one dataset (a folder with a COLMAP model or
+ * What `import` makes of its inputs: one splat file (.ply, .splat, .spz, .sog, .glb), one dataset (a folder with a COLMAP model or
  * transforms JSON, or a JSON file), or capture inputs (video files, folders of photos). A single
  * path that fits none goes the dataset way, whose loader says what it expected; an empty or
  * renamed "video" is refused here, naming the file.
@@ -35,7 +36,7 @@ export type ImportRoute = 'dataset' | 'splat' | 'capture';
 export async function importRoute(paths: readonly string[]): Promise<ImportRoute> {
   if (paths.length > 1) return 'capture';
   const [only] = paths;
-  if (only.toLowerCase().endsWith('.ply')) return 'splat';
+  if (splatFormatOf(only)) return 'splat';
   const info = await stat(only).catch(() => undefined);
   if (!info) return 'dataset';
   if (info.isFile()) {

@@ -19,7 +19,8 @@ import { loadViewImage } from '../dataset/view-image.js';
 import { makeFolder, writeError } from '../formats/atomic-file.js';
 import { DecodePool } from '../formats/decode-pool.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
-import { readPly, writePly } from '../formats/ply.js';
+import { writePly } from '../formats/ply.js';
+import { readSplatsFile } from '../formats/splat-files.js';
 import { refuseVideoLikeFile } from '../formats/video-signature.js';
 import { backgroundColour, type BackgroundChoice } from '../train/dataset-data.js';
 import { checkProjectFileName, defaultDataDirName } from './paths.js';
@@ -143,21 +144,23 @@ export async function createSampleProject(projectFile: string, params?: Readonly
 }
 
 /**
- * A project holding a trained splat file (PLY), copied into the data folder as a finished run,
- * so it can be viewed, rendered from a camera file and exported.
+ * A project holding a trained splat file (any format of formats/splat-files.ts), kept in the data
+ * folder as the PLY of a finished run, so it can be viewed, rendered from a camera file and
+ * exported. The file's antialiased flag, where its format has one, becomes the run's parameter.
  */
-export async function createSplatProject(plyPath: string, projectFile: string): Promise<Project> {
+export async function createSplatProject(splatPath: string, projectFile: string): Promise<Project> {
   const file = path.resolve(projectFile);
   await checkTarget(file);
-  const splats = await readPly(path.resolve(plyPath));
+  const { splats, antialiased } = await readSplatsFile(path.resolve(splatPath));
   const now = new Date().toISOString();
-  const project = await Project.create(file, { sources: [{ kind: 'splat', path: path.relative(path.dirname(file), path.resolve(plyPath)).split(path.sep).join('/'), importedAt: now }] });
+  const project = await Project.create(file, { sources: [{ kind: 'splat', path: path.relative(path.dirname(file), path.resolve(splatPath)).split(path.sep).join('/'), importedAt: now }] });
   try {
     const runDir = project.runDir('run-001');
     await makeFolder(runDir);
     const target = path.join(runDir, 'splats.ply');
     await writePly(target, splats);
     const defaults = Object.fromEntries(projectParamDefs().map((d) => [d.key, d.default]));
+    if (antialiased !== undefined) defaults['train.antialiased'] = antialiased;
     project.manifest.runs.push({
       id: 'run-001', createdAt: now, updatedAt: now, params: defaults, status: 'finished', step: 0, total: 0, resumes: [],
       checkpointsDir: project.relative(path.join(runDir, 'checkpoints')), metrics: [], evaluations: [],

@@ -6,7 +6,7 @@
 import type { StudioClient } from './client.js';
 
 export type DialogPurpose = 'dataset' | 'splat' | 'project' | 'folder' | 'video' | 'photos';
-export type SaveFormat = 'ply' | 'splat' | 'spz' | 'glb' | 'obj' | 'mesh-ply';
+export type SaveFormat = 'ply' | 'splat' | 'spz' | 'sog' | 'glb' | 'obj' | 'mesh-ply';
 
 /** True in Electron (the preload's bridge is there). */
 export function isDesktop(): boolean {

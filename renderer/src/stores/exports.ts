@@ -2,6 +2,7 @@ import { defineStore } from 'pinia';
 import { computed, markRaw, ref, shallowRef } from 'vue';
 import type { TaskStatus } from '../../../shared/contract/index.js';
 import { allParams, type ParamValue } from '../../../shared/params/index.js';
+import type { ExportFormat } from '../../../shared/project/manifest.js';
 import type { StudioClient } from '../api/client.js';
 import { defaultValues } from '../params/form.js';
 import type { PreviewMesh } from '../components/mesh-preview.js';
@@ -10,7 +11,7 @@ import { useNoticeStore } from './notices.js';
 import { useProjectStore } from './projects.js';
 import { MESH_STAGES, stageStates } from './task-stages.js';
 
-export type SplatFormat = 'ply' | 'splat' | 'spz';
+export type SplatFormat = ExportFormat;
 export type MeshFormat = 'glb' | 'ply' | 'obj';
 
 /** Every `mesh.*` parameter of the registry: the Export view's mesh settings. */
@@ -22,7 +23,7 @@ export function besideProject(projectPath: string, suffix: string): string {
 }
 
 /**
- * Export: the current project's splats as PLY, .splat or SPZ (`export.splats`), and a mesh
+ * Export: the current project's splats as PLY, .splat, SPZ or glTF (`export.splats`), and a mesh
  * extracted from them (`mesh.extract`, a task followed through `task` events) with its preview
  * (`mesh.preview`: typed arrays, kept out of reactivity). Output paths default to files beside
  * the project; the view asks a native save dialog first in the desktop app.

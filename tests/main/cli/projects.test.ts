@@ -5,7 +5,12 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index.js';
 import { parseSpz } from '../../../main/engine/formats/spz.js';
 import { checkSplatFile } from '../../../main/engine/formats/splat.js';
-import { readPly } from '../../../main/engine/formats/ply.js';
+import { readPly, writePly } from '../../../main/engine/formats/ply.js';
+import { parseGlb } from '../../../main/engine/formats/gltf-splats.js';
+import { parseSog } from '../../../main/engine/formats/sog.js';
+import { writeSplatsAs } from '../../../main/engine/formats/splat-files.js';
+import { EXPORT_FORMATS } from '../../../shared/project/manifest.js';
+import { randomSplats } from '../../helpers/splat-sets.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { tinyDataset } from '../../helpers/projects.js';
 import { captureStreams } from '../../helpers/streams.js';
@@ -100,7 +105,7 @@ describe('argonaut --no-gui with projects', () => {
     expect(ok.result!.resumed_from).toBeGreaterThanOrEqual(10);
   }, 120_000);
 
-  it('render --view K draws a training view of the newest splats; export writes PLY, .splat and SPZ and records them', async () => {
+  it('render --view K draws a training view of the newest splats; export writes every splat format and records them', async () => {
     const ds = await tinyDataset();
     const dir = await tempDir('cli-render');
     const file = path.join(dir, 'r.argo');
@@ -120,7 +125,7 @@ describe('argonaut --no-gui with projects', () => {
     expect(outOfRange.error!.message).toMatch(/r\.argo: view 6 does not exist: the dataset has views 0 to 5/);
     expect((await cli(['render', file, '--out', path.join(dir, 'x.png')])).code).toBe(2);
 
-    for (const format of ['ply', 'splat', 'spz'] as const) {
+    for (const format of EXPORT_FORMATS) {
       const out = path.join(dir, `export.${format}`);
       const res = await cli(['export', file, '--format', format, '--out', out]);
       expect(res.code).toBe(0);
@@ -130,11 +135,37 @@ describe('argonaut --no-gui with projects', () => {
     expect((await readPly(path.join(dir, 'export.ply'))).count).toBe(5);
     expect(checkSplatFile(readFileSync(path.join(dir, 'export.splat')), 'x')).toBe(5);
     expect(parseSpz(readFileSync(path.join(dir, 'export.spz')), 'x').count).toBe(5);
-    expect(JSON.parse(readFileSync(file, 'utf8')).exports.map((e: { format: string; path: string }) => [e.format, e.path])).toEqual([['ply', 'export.ply'], ['splat', 'export.splat'], ['spz', 'export.spz']]);
+    expect(parseGlb(readFileSync(path.join(dir, 'export.glb')), 'x').count).toBe(5);
+    expect((await parseSog(readFileSync(path.join(dir, 'export.sog')), 'x')).count).toBe(5);
+    expect(JSON.parse(readFileSync(file, 'utf8')).exports.map((e: { format: string; path: string }) => [e.format, e.path])).toEqual(EXPORT_FORMATS.map((f) => [f, `export.${f}`]));
     // A bare PLY exports too.
     const fromPly = await cli(['export', path.join(dir, 'export.ply'), '--format', 'splat', '--out', path.join(dir, 'again.splat')]);
     expect(fromPly.result).toMatchObject({ splats: 5, format: 'splat' });
     expect((await cli(['export', file, '--format', 'obj', '--out', path.join(dir, 'x.obj')])).code).toBe(2);
     expect(existsSync(path.join(dir, 'x.obj'))).toBe(false);
   }, 120_000);
+
+  it('import makes a project of a splat file in every format (the antialiased flag kept where the format has one), and export converts between them', async () => {
+    const dir = await tempDir('cli-splat-formats');
+    const s = randomSplats(30, 1, 9);
+    const source = path.join(dir, 'source.ply');
+    await writePly(source, s);
+    for (const format of EXPORT_FORMATS.filter((f) => f !== 'ply')) {
+      const out = path.join(dir, `converted ü.${format}`);
+      const exported = await cli(['export', source, '--format', format, '--out', out]);
+      expect(exported.code, exported.err).toBe(0);
+      expect(exported.result).toMatchObject({ format, splats: 30 });
+      const project = path.join(dir, `${format}.argo`);
+      const imported = await cli(['import', out, '--project', project]);
+      expect(imported.code, imported.err).toBe(0);
+      expect(imported.result).toMatchObject({ format, splats: 30 });
+      const back = await cli(['export', project, '--format', 'ply', '--out', path.join(dir, `${format}-back.ply`)]);
+      expect(back.result).toMatchObject({ splats: 30 });
+    }
+    // A project trained with antialiasing exports the flag; importing the file gives the run the parameter back.
+    const aa = path.join(dir, 'aa.spz');
+    await writeSplatsAs('spz', aa, s, { antialiased: true });
+    await cli(['import', aa, '--project', path.join(dir, 'aa.argo')]);
+    expect(JSON.parse(readFileSync(path.join(dir, 'aa.argo'), 'utf8')).runs[0].params['train.antialiased']).toBe(true);
+  }, 60_000);
 });

@@ -12,6 +12,7 @@ import { contract, type ProjectSummary, type Services, type TaskStatus } from '.
 import type { ServiceImpl } from '../../../shared/rpc/define.js';
 import { createClient, serve } from '../../../shared/rpc/runtime.js';
 import { createMemoryTransportPair } from '../../../shared/rpc/transport.js';
+import { EXPORT_FORMATS, type ExportFormat } from '../../../shared/project/manifest.js';
 import { besideProject, MESH_PARAMS, useExportStore } from '../../../renderer/src/stores/exports.js';
 import { useNoticeStore } from '../../../renderer/src/stores/notices.js';
 import { useProjectStore } from '../../../renderer/src/stores/projects.js';
@@ -32,7 +33,7 @@ function engine(meshEvents: Omit<TaskStatus, 'task' | 'kind' | 'title' | 'starte
   const calls: { method: string; args: unknown }[] = [];
   const impl = {
     export: {
-      splats: async (args: { path: string; format: 'ply' | 'splat' | 'spz' }) => {
+      splats: async (args: { path: string; format: ExportFormat }) => {
         calls.push({ method: 'export.splats', args });
         return { path: args.path, bytes: 12345, splats: 1500, format: args.format };
       },
@@ -122,10 +123,10 @@ describe('ExportView', () => {
     expect(html).toContain('No project open');
   });
 
-  it('with a project: the three splat formats, the mesh formats and every mesh.* parameter of the registry', async () => {
+  it('with a project: every splat format, the mesh formats and every mesh.* parameter of the registry', async () => {
     useProjectStore().current = PROJECT;
     const html = await render();
-    expect(tagsWith(html, 'data-export').map((t) => /data-export="(\w+)"/.exec(t)![1])).toEqual(['ply', 'splat', 'spz']);
+    expect(tagsWith(html, 'data-export').map((t) => /data-export="(\w+)"/.exec(t)![1])).toEqual([...EXPORT_FORMATS]);
     for (const def of MESH_PARAMS) expect(tagsWith(html, 'data-param', def.key), def.key).toHaveLength(1);
     for (const ext of ['glb', 'ply', 'obj']) expect(html).toContain(`value="${ext}"`);
     expect(html).toContain('/work/ball-mesh.glb'); // the default path, as the placeholder
