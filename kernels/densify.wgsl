@@ -14,6 +14,8 @@
 //   reset_opacity: opacity logits clamped to logit(2 * prune_opacity), their moments zeroed
 // Workgroup: WG threads, one splat each; 2D dispatch over the capacity; threads past n exit.
 
+#include "dispatch"
+
 override WG: u32 = 256u;
 override ABSGRAD: bool = false;
 
@@ -70,13 +72,9 @@ struct DensifyParams {
 @group(0) @binding(23) var<storage, read_write> opacity_m: array<f32>;
 @group(0) @binding(24) var<storage, read_write> opacity_v: array<f32>;
 
-fn splat_index(gid: vec3u, nwg: vec3u) -> u32 {
-  return gid.x + gid.y * nwg.x * WG;
-}
-
 @compute @workgroup_size(WG)
 fn accumulate_stats(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = splat_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[dp.count_index] || visible[s] == 0u) {
     return;
   }
@@ -95,7 +93,7 @@ fn max_scale(s: u32) -> f32 {
 
 @compute @workgroup_size(WG)
 fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = splat_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[dp.count_index]) {
     return;
   }
@@ -152,7 +150,7 @@ fn rotate_by_quat(q_raw: vec4f, v: vec3f) -> vec3f {
 
 @compute @workgroup_size(WG)
 fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = splat_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[dp.count_index]) {
     return;
   }
@@ -196,7 +194,7 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
 
 @compute @workgroup_size(WG)
 fn reset_opacity(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = splat_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[dp.count_index]) {
     return;
   }

@@ -19,6 +19,7 @@
 // Workgroup: WG threads, one splat or sample each, 2D dispatch; threads past the count exit.
 
 #include "splat-common"
+#include "dispatch"
 
 override WG: u32 = 256u;
 const N_MAX: u32 = 51u;
@@ -69,10 +70,6 @@ struct McmcParams {
 @group(0) @binding(20) var<storage, read_write> grad_log_scales: array<f32>;
 @group(0) @binding(21) var<storage, read_write> dispatch_args: array<u32>;
 
-fn index(gid: vec3u, nwg: vec3u) -> u32 {
-  return gid.x + gid.y * nwg.x * WG;
-}
-
 fn sigmoid(x: f32) -> f32 {
   return 1.0 / (1.0 + exp(-x));
 }
@@ -94,7 +91,7 @@ fn uniform01(a: u32, b: u32, c: u32, d: u32) -> f32 {
 
 @compute @workgroup_size(WG)
 fn mark(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index]) {
     return;
   }
@@ -107,7 +104,7 @@ fn mark(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
 
 @compute @workgroup_size(WG)
 fn list_dead(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index] || dead[s] == 0u) {
     return;
   }
@@ -136,7 +133,7 @@ fn targets() {
 
 @compute @workgroup_size(WG)
 fn sample(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let t = index(gid, nwg);
+  let t = thread_id(gid, nwg);
   if (t >= counts[3]) {
     return;
   }
@@ -160,7 +157,7 @@ fn sample(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nw
 
 @compute @workgroup_size(WG)
 fn relocate_sources(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index]) {
     return;
   }
@@ -192,7 +189,7 @@ fn relocate_sources(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
 // Zeroes the moments of sampled sources of one group (scales and opacity are done above).
 @compute @workgroup_size(WG)
 fn zero_source_moments(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index] || atomicLoad(&picks[s]) == 0u) {
     return;
   }
@@ -208,7 +205,7 @@ fn zero_source_moments(@builtin(global_invocation_id) gid: vec3u, @builtin(num_w
 
 @compute @workgroup_size(WG)
 fn copy_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let t = index(gid, nwg);
+  let t = thread_id(gid, nwg);
   if (t >= counts[3]) {
     return;
   }
@@ -242,7 +239,7 @@ fn finish_growth() {
 
 @compute @workgroup_size(WG)
 fn inject_noise(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index]) {
     return;
   }
@@ -265,7 +262,7 @@ fn inject_noise(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
 
 @compute @workgroup_size(WG)
 fn regularize(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   let n = counts[mp.count_index];
   if (s >= n) {
     return;

@@ -54,10 +54,6 @@ fn uniform_level_size(lid: u32) -> u32 {
   return workgroupUniformLoad(&wg_level_size);
 }
 
-fn block_id(wid: vec3u, nwg: vec3u) -> u32 {
-  return wid.x + wid.y * nwg.x;
-}
-
 // Coalesced load of one block into workgroup memory: thread t reads elements t, t+WG, ...
 fn load_tile(base: u32, n: u32, lid: u32) {
   for (var k = 0u; k < ITEMS; k++) {
@@ -71,34 +67,34 @@ fn load_tile(base: u32, n: u32, lid: u32) {
 }
 
 #include "wg-scan"
+#include "dispatch"
+
+// Loads the block at `base` into `tile` and scans the threads' sums of their ITEMS elements
+// across the workgroup: vec2u(this thread's exclusive prefix, the block's total).
+fn scan_thread_sums(inv: ScanInvocation, base: u32, n: u32) -> vec2u {
+  load_tile(base, n, inv.lid);
+  workgroupBarrier();
+  var sum = 0u;
+  for (var k = 0u; k < ITEMS; k++) {
+    sum += tile[inv.lid * ITEMS + k];
+  }
+  return workgroup_scan(inv, sum);
+}
 
 @compute @workgroup_size(WG)
 fn reduce_blocks(
-  @builtin(local_invocation_index) lid: u32,
+  inv: ScanInvocation,
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
-#if SUBGROUPS
-  @builtin(subgroup_invocation_id) lane: u32,
-  @builtin(subgroup_size) sg_size: u32,
-#endif
 ) {
-#if !SUBGROUPS
-  let lane = 0u;
-  let sg_size = 1u;
-#endif
+  let lid = inv.lid;
   let n = uniform_level_size(lid);
   let block = block_id(wid, nwg);
   let base = block * WG * ITEMS;
   if (base > n) {
     return; // workgroup-uniform
   }
-  load_tile(base, n, lid);
-  workgroupBarrier();
-  var sum = 0u;
-  for (var k = 0u; k < ITEMS; k++) {
-    sum += tile[lid * ITEMS + k];
-  }
-  let scanned = workgroup_scan(lid, sum, lane, sg_size);
+  let scanned = scan_thread_sums(inv, base, n);
   if (lid == 0u) {
     block_sums[block] = scanned.y;
   }
@@ -106,31 +102,18 @@ fn reduce_blocks(
 
 @compute @workgroup_size(WG)
 fn scan_blocks(
-  @builtin(local_invocation_index) lid: u32,
+  inv: ScanInvocation,
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
-#if SUBGROUPS
-  @builtin(subgroup_invocation_id) lane: u32,
-  @builtin(subgroup_size) sg_size: u32,
-#endif
 ) {
-#if !SUBGROUPS
-  let lane = 0u;
-  let sg_size = 1u;
-#endif
+  let lid = inv.lid;
   let n = uniform_level_size(lid);
   let block = block_id(wid, nwg);
   let base = block * WG * ITEMS;
   if (base > n) {
     return; // workgroup-uniform
   }
-  load_tile(base, n, lid);
-  workgroupBarrier();
-  var sum = 0u;
-  for (var k = 0u; k < ITEMS; k++) {
-    sum += tile[lid * ITEMS + k];
-  }
-  let scanned = workgroup_scan(lid, sum, lane, sg_size);
+  let scanned = scan_thread_sums(inv, base, n);
   var running = block_offsets[block] + scanned.x;
   for (var k = 0u; k < ITEMS; k++) {
     let v = tile[lid * ITEMS + k];

@@ -3,7 +3,10 @@
  * packaged app or the GPU machine needs no kernels/ folder at run time.
  */
 import adam from '../../../kernels/adam.wgsl';
+import bigSplats from '../../../kernels/big-splats.wgsl';
+import compositeForward from '../../../kernels/composite-forward.wgsl';
 import densify from '../../../kernels/densify.wgsl';
+import dispatch from '../../../kernels/dispatch.wgsl';
 import gather from '../../../kernels/gather.wgsl';
 import geometry from '../../../kernels/geometry.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
@@ -22,7 +25,10 @@ import wgScan from '../../../kernels/wg-scan.wgsl';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
+  'big-splats': bigSplats,
+  'composite-forward': compositeForward,
   densify,
+  dispatch,
   gather,
   geometry,
   intersect,
