@@ -78,10 +78,6 @@ fn load_quat(s: u32) -> vec4f {
   return vec4f(quats[4u * s], quats[4u * s + 1u], quats[4u * s + 2u], quats[4u * s + 3u]);
 }
 
-fn sigmoid(x: f32) -> f32 {
-  return 1.0 / (1.0 + exp(-x));
-}
-
 // 2x2 symmetric matrices are (xx, xy, yy).
 fn covariance_2d(j: Jacobian, cov_cam: mat3x3f) -> vec3f {
   let t0 = cov_cam * j.j0; // Sigma_c J0^T (symmetric Sigma_c)

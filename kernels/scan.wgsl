@@ -69,6 +69,20 @@ fn load_tile(base: u32, n: u32, lid: u32) {
 #include "wg-scan"
 #include "dispatch"
 
+// This workgroup's block of the level: the level's size n (workgroup-uniform), the block's
+// number and its first element. Blocks with base > n are past the level (their workgroup exits).
+struct LevelBlock {
+  n: u32,
+  index: u32,
+  base: u32,
+}
+
+fn level_block(lid: u32, wid: vec3u, nwg: vec3u) -> LevelBlock {
+  let n = uniform_level_size(lid);
+  let index = block_id(wid, nwg);
+  return LevelBlock(n, index, index * WG * ITEMS);
+}
+
 // Loads the block at `base` into `tile` and scans the threads' sums of their ITEMS elements
 // across the workgroup: vec2u(this thread's exclusive prefix, the block's total).
 fn scan_thread_sums(inv: ScanInvocation, base: u32, n: u32) -> vec2u {
@@ -87,16 +101,13 @@ fn reduce_blocks(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let lid = inv.lid;
-  let n = uniform_level_size(lid);
-  let block = block_id(wid, nwg);
-  let base = block * WG * ITEMS;
-  if (base > n) {
+  let b = level_block(inv.lid, wid, nwg);
+  if (b.base > b.n) {
     return; // workgroup-uniform
   }
-  let scanned = scan_thread_sums(inv, base, n);
-  if (lid == 0u) {
-    block_sums[block] = scanned.y;
+  let scanned = scan_thread_sums(inv, b.base, b.n);
+  if (inv.lid == 0u) {
+    block_sums[b.index] = scanned.y;
   }
 }
 
@@ -106,15 +117,13 @@ fn scan_blocks(
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
 ) {
-  let lid = inv.lid;
-  let n = uniform_level_size(lid);
-  let block = block_id(wid, nwg);
-  let base = block * WG * ITEMS;
-  if (base > n) {
+  let b = level_block(inv.lid, wid, nwg);
+  if (b.base > b.n) {
     return; // workgroup-uniform
   }
-  let scanned = scan_thread_sums(inv, base, n);
-  var running = block_offsets[block] + scanned.x;
+  let scanned = scan_thread_sums(inv, b.base, b.n);
+  let lid = inv.lid;
+  var running = block_offsets[b.index] + scanned.x;
   for (var k = 0u; k < ITEMS; k++) {
     let v = tile[lid * ITEMS + k];
     tile[lid * ITEMS + k] = running;
@@ -122,10 +131,10 @@ fn scan_blocks(
   }
   workgroupBarrier();
   for (var k = 0u; k < ITEMS; k++) {
-    let i = base + k * WG + lid;
-    if (i <= n) {
+    let i = b.base + k * WG + lid;
+    if (i <= b.n) {
       output[i] = tile[k * WG + lid];
-      if (i == n && params.level == 0u && params.total_index != 0xffffffffu) {
+      if (i == b.n && params.level == 0u && params.total_index != 0xffffffffu) {
         count[params.total_index] = tile[k * WG + lid];
       }
     }

@@ -16,6 +16,7 @@ import mcmc from '../../../kernels/mcmc.wgsl';
 import meshDepth from '../../../kernels/mesh-depth.wgsl';
 import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
+import random from '../../../kernels/random.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
 import scan from '../../../kernels/scan.wgsl';
 import splatCommon from '../../../kernels/splat-common.wgsl';
@@ -38,6 +39,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'mesh-depth': meshDepth,
   project,
   'radix-sort': radixSort,
+  random,
   rasterize,
   scan,
   'splat-common': splatCommon,
