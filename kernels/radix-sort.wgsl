@@ -9,7 +9,7 @@
 // Inputs:  keys_in, vals_in (n = count[params.count_index], read on the GPU).
 // Outputs: keys_out, vals_out (a ping-pong pair; the host alternates per pass).
 // Workgroup: WG threads x ITEMS elements = one block of B = WG*ITEMS elements; blocks are
-//           numbered wid.x + wid.y * num_workgroups.x (2D indirect dispatch past 65535).
+//           numbered wid.x + wid.y * num_workgroups.x (dispatch.wgsl; 2D indirect past 65535).
 // Specialized by override constants WG and BITS (digit width of this pass: the last pass of a
 //           sort on fewer bits uses a narrower mask; bins stay 256), and the module constant ITEMS.
 // Invariant: elements past n (tail of the last block) get digit 255 and keep their original

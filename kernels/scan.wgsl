@@ -8,7 +8,7 @@
 //          to count[params.total_index] when set, so the next stage reads it as its count).
 //          `block_sums[b]`: the sum of block b (reduce_blocks).
 // Workgroup: WG threads, each handling ITEMS elements, so a block is WG*ITEMS elements. Blocks
-//          are numbered wid.x + wid.y * num_workgroups.x (2D dispatch past 65535 blocks);
+//          are numbered wid.x + wid.y * num_workgroups.x (dispatch.wgsl; 2D past 65535 blocks);
 //          workgroups past the last block exit at once.
 // Levels:  level 0 scans the data; level k scans the block sums of level k-1. n_k is derived from
 //          n in-kernel: n_{k+1} = ceil((n_k + 1) / (WG*ITEMS)).
