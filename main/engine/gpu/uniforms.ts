@@ -35,6 +35,7 @@ const SUFFIX: Readonly<Record<string, UniformScalar>> = { u: 'u32', i: 'i32', f:
 export class UniformStruct {
   private static readonly cache = new Map<string, UniformStruct>();
   private readonly byName: ReadonlyMap<string, UniformField>;
+  private readonly hasI32: boolean;
 
   private constructor(
     /** `kernels/NAME.wgsl: Struct`, for messages. */
@@ -44,6 +45,7 @@ export class UniformStruct {
     readonly fields: readonly UniformField[],
   ) {
     this.byName = new Map(fields.map((f) => [f.name, f]));
+    this.hasI32 = fields.some((f) => f.scalar === 'i32');
   }
 
   /** The struct `name` as kernels/`kernel`.wgsl (with its includes) declares it; cached. */
@@ -84,37 +86,59 @@ export class UniformStruct {
     return field;
   }
 
-  /** The struct's bytes for these values (little-endian, as WebGPU reads them). */
+  /**
+   * The struct's bytes for these values. Typed-array views, as the by-index packers used: the
+   * platform's byte order, little-endian on every platform WebGPU runs on. Called several times a
+   * training step (Adam per group, densification, camera), so it stays cheap (~1 us).
+   */
   pack(values: UniformValues): ArrayBuffer {
-    for (const name of Object.keys(values)) this.field(name);
     const data = new ArrayBuffer(this.size);
-    const view = new DataView(data);
+    // (no struct we pack has an i32 yet: that view only where one does)
+    const views: Views = { u32: new Uint32Array(data), i32: this.hasI32 ? new Int32Array(data) : EMPTY_I32, f32: new Float32Array(data) };
+    let given = 0;
     for (const field of this.fields) {
       const value = values[field.name];
       if (value === undefined) {
         if (field.name.startsWith('_')) continue;
         throw new Error(`${this.where}: field ${field.name} is missing (${describeType(field)})`);
       }
-      const items = typeof value === 'number' || typeof value === 'boolean' ? [value] : Array.from(value);
-      if (items.length !== field.components) throw new Error(`${this.where}: field ${field.name} takes ${field.components} value(s) (${describeType(field)}), got ${items.length}`);
-      items.forEach((item, i) => this.write(view, field, field.offset + 4 * i, item));
+      given++;
+      const at = field.offset >> 2;
+      if (typeof value === 'number' || typeof value === 'boolean') {
+        if (field.components !== 1) throw new Error(`${this.where}: field ${field.name} takes ${field.components} values (${describeType(field)}), got 1`);
+        this.write(views, field, at, value);
+        continue;
+      }
+      if (value.length !== field.components) throw new Error(`${this.where}: field ${field.name} takes ${field.components} value(s) (${describeType(field)}), got ${value.length}`);
+      for (let i = 0; i < value.length; i++) this.write(views, field, at + i, value[i]);
     }
+    // Every given name must be a field (a typo would otherwise leave its field zero).
+    if (given !== Object.keys(values).length) for (const name of Object.keys(values)) if (values[name] !== undefined) this.field(name);
     return data;
   }
 
-  private write(view: DataView, field: UniformField, at: number, value: number | boolean): void {
+  private write(views: Views, field: UniformField, at: number, value: number | boolean): void {
     if (field.scalar === 'f32') {
       if (typeof value !== 'number') throw new Error(`${this.where}: field ${field.name} (f32) got ${value}`);
-      view.setFloat32(at, value, true);
+      views.f32[at] = value;
       return;
     }
     const n = typeof value === 'boolean' && field.scalar === 'u32' ? Number(value) : value;
-    const [lo, hi] = field.scalar === 'u32' ? [0, 0xffffffff] : [-0x80000000, 0x7fffffff];
+    const [lo, hi] = field.scalar === 'u32' ? U32_RANGE : I32_RANGE;
     if (typeof n !== 'number' || !Number.isInteger(n) || n < lo || n > hi) throw new Error(`${this.where}: field ${field.name} (${field.scalar}) got ${value}, expected an integer in [${lo}, ${hi}]`);
-    if (field.scalar === 'u32') view.setUint32(at, n, true);
-    else view.setInt32(at, n, true);
+    views[field.scalar][at] = n;
   }
 }
+
+interface Views {
+  u32: Uint32Array;
+  i32: Int32Array;
+  f32: Float32Array;
+}
+
+const EMPTY_I32 = new Int32Array(0);
+const U32_RANGE = [0, 0xffffffff] as const;
+const I32_RANGE = [-0x80000000, 0x7fffffff] as const;
 
 function describeType(field: UniformField): string {
   return field.components === 1 ? field.scalar : `vec${field.components}<${field.scalar}>`;
