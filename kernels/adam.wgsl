@@ -7,6 +7,8 @@
 //   gradient element is skipped (parameter and moments unchanged) and counted in flags[0].
 // Workgroup: WG threads, one element each, 2D dispatch over the capacity.
 
+#include "dispatch"
+
 override WG: u32 = 256u;
 
 struct AdamParams {
@@ -40,7 +42,7 @@ fn is_finite(x: f32) -> bool {
 
 @compute @workgroup_size(WG)
 fn adam_step(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = gid.x + gid.y * nwg.x * WG;
+  let i = thread_id(gid, nwg);
   var splat = i / ap.stride;
   var lane = i % ap.stride;
   if (ap.plane != 0u) {

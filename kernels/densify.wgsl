@@ -14,6 +14,9 @@
 //   reset_opacity: opacity logits clamped to logit(2 * prune_opacity), their moments zeroed
 // Workgroup: WG threads, one splat each; 2D dispatch over the capacity; threads past n exit.
 
+#include "dispatch"
+#include "random"
+
 override WG: u32 = 256u;
 override ABSGRAD: bool = false;
 
@@ -70,13 +73,9 @@ struct DensifyParams {
 @group(0) @binding(23) var<storage, read_write> opacity_m: array<f32>;
 @group(0) @binding(24) var<storage, read_write> opacity_v: array<f32>;
 
-fn splat_index(gid: vec3u, nwg: vec3u) -> u32 {
-  return gid.x + gid.y * nwg.x * WG;
-}
-
 @compute @workgroup_size(WG)
 fn accumulate_stats(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = splat_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[dp.count_index] || visible[s] == 0u) {
     return;
   }
@@ -95,7 +94,7 @@ fn max_scale(s: u32) -> f32 {
 
 @compute @workgroup_size(WG)
 fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = splat_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[dp.count_index]) {
     return;
   }
@@ -122,26 +121,8 @@ fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) 
   out_count[s] = select(select(1u, 2u, a != ACTION_KEEP), 0u, pruned);
 }
 
-// PCG hash -> uniform in (0, 1)
-fn hash_u32(x: u32) -> u32 {
-  var h = x * 747796405u + 2891336453u;
-  h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
-  return (h >> 22u) ^ h;
-}
-
-fn uniform01(a: u32, b: u32, c: u32, d: u32) -> f32 {
-  let h = hash_u32(a ^ hash_u32(b ^ hash_u32(c ^ hash_u32(d))));
-  return (f32(h >> 8u) + 0.5) / 16777216.0;
-}
-
 fn normal3(s: u32, child: u32) -> vec3f {
-  let u1 = uniform01(dp.seed, dp.step, s, child * 4u);
-  let u2 = uniform01(dp.seed, dp.step, s, child * 4u + 1u);
-  let u3 = uniform01(dp.seed, dp.step, s, child * 4u + 2u);
-  let u4 = uniform01(dp.seed, dp.step, s, child * 4u + 3u);
-  let r1 = sqrt(-2.0 * log(u1));
-  let r2 = sqrt(-2.0 * log(u3));
-  return vec3f(r1 * cos(6.283185307 * u2), r1 * sin(6.283185307 * u2), r2 * cos(6.283185307 * u4));
+  return gaussian3(dp.seed, dp.step, s, child * 4u);
 }
 
 fn rotate_by_quat(q_raw: vec4f, v: vec3f) -> vec3f {
@@ -152,7 +133,7 @@ fn rotate_by_quat(q_raw: vec4f, v: vec3f) -> vec3f {
 
 @compute @workgroup_size(WG)
 fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = splat_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[dp.count_index]) {
     return;
   }
@@ -196,7 +177,7 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
 
 @compute @workgroup_size(WG)
 fn reset_opacity(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = splat_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[dp.count_index]) {
     return;
   }

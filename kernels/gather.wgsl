@@ -8,6 +8,9 @@
 // Workgroup: WG threads (a power of two), one splat each, dispatched over the splat capacity;
 // splats with more than BIG intersections are summed by the whole workgroup.
 
+#include "dispatch"
+#include "big-splats"
+
 override WG: u32 = 256u;
 override OUT_NORMALS: bool = false;
 
@@ -33,8 +36,6 @@ struct GatherParams {
 // by their own thread. Each costs the workgroup ~30 barriers, so only the largest are worth it:
 // the default is the host's (main/engine/render/rasterizer.ts, `bigSplat`).
 override BIG: u32 = 1024u;
-var<workgroup> big_count: atomic<u32>;
-var<workgroup> big_snapshot: u32;
 var<workgroup> big_rank: array<u32, WG>;
 var<workgroup> big_sum: array<vec4f, WG>;
 
@@ -51,16 +52,13 @@ fn grad_record(c: u32, e: u32) -> vec4f {
 
 @compute @workgroup_size(WG)
 fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
-  let k = gid.x + gid.y * nwg.x * WG;
-  if (li == 0u) {
-    atomicStore(&big_count, 0u);
-  }
-  workgroupBarrier();
+  let k = thread_id(gid, nwg);
+  big_list_begin(li);
   if (k < counts[gp.visible_index]) {
     let start = isect_offset[k];
     let end = min(start + rank_count[k], gp.isect_capacity);
     if (end > start + BIG) {
-      big_rank[atomicAdd(&big_count, 1u)] = k;
+      big_rank[big_list_push()] = k;
     } else {
       var g0 = vec4f(0.0);
       var g1 = vec4f(0.0);
@@ -80,11 +78,7 @@ fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
       v2d[4u * k + 3u] = g3;
     }
   }
-  workgroupBarrier();
-  if (li == 0u) {
-    big_snapshot = atomicLoad(&big_count);
-  }
-  let n_big = workgroupUniformLoad(&big_snapshot);
+  let n_big = big_list_end(li);
   let records = select(3u, 4u, OUT_NORMALS);
   for (var b = 0u; b < n_big; b++) {
     let kb = big_rank[b];
@@ -123,7 +117,7 @@ fn gather_grads(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
 
 @compute @workgroup_size(WG)
 fn gather_weights(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let k = gid.x + gid.y * nwg.x * WG;
+  let k = thread_id(gid, nwg);
   if (k >= counts[gp.visible_index]) {
     return;
   }

@@ -19,6 +19,8 @@
 
 #include "splat-common"
 #include "wg-scan"
+#include "dispatch"
+#include "big-splats"
 
 override WG: u32 = 256u;
 
@@ -94,10 +96,6 @@ fn visible_args() {
   write_args(0u, counts[ip.visible_index]);
 }
 
-fn thread_index(gid: vec3u, nwg: vec3u) -> u32 {
-  return gid.x + gid.y * nwg.x * WG;
-}
-
 // After the scan of the tile counts: the intersection count clamped to the capacity (what the
 // tile sort and resolve process) and the overflow flag.
 @compute @workgroup_size(1)
@@ -110,7 +108,7 @@ fn finish_count() {
 
 @compute @workgroup_size(WG)
 fn compact_visible(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = thread_index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[ip.n_index] || visible[s] == 0u) {
     return;
   }
@@ -121,7 +119,7 @@ fn compact_visible(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workg
 
 @compute @workgroup_size(WG)
 fn gather_sorted(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let k = thread_index(gid, nwg);
+  let k = thread_id(gid, nwg);
   if (k >= counts[ip.visible_index]) {
     return;
   }
@@ -141,34 +139,18 @@ fn gather_sorted(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
 // thread tests a share of the rectangle and a workgroup prefix sum places the hits, in the same
 // row-major order as one thread would, so the output is identical.
 override BIG: u32 = 32u;
-var<workgroup> big_count: atomic<u32>;
-var<workgroup> big_snapshot: u32;
 var<workgroup> big_rank: array<u32, WG>;
 
 @compute @workgroup_size(WG)
-fn emit(
-  @builtin(global_invocation_id) gid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-  @builtin(local_invocation_index) li: u32,
-#if SUBGROUPS
-  @builtin(subgroup_invocation_id) lane: u32,
-  @builtin(subgroup_size) sg_size: u32,
-#endif
-) {
-#if !SUBGROUPS
-  let lane = 0u;
-  let sg_size = 1u;
-#endif
-  let k = thread_index(gid, nwg);
-  if (li == 0u) {
-    atomicStore(&big_count, 0u);
-  }
-  workgroupBarrier();
+fn emit(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u, inv: ScanInvocation) {
+  let li = inv.lid;
+  let k = thread_id(gid, nwg);
+  big_list_begin(li);
   let sentinel = cam.tiles.x * cam.tiles.y;
   if (k < counts[ip.visible_index]) {
     let rect = unpack_rect(rank_rect[k]);
     if ((rect.z - rect.x) * (rect.w - rect.y) > BIG) {
-      big_rank[atomicAdd(&big_count, 1u)] = k;
+      big_rank[big_list_push()] = k;
     } else {
       let mean = rank_xy[k];
       let co = rank_conic_opacity[k];
@@ -191,11 +173,7 @@ fn emit(
       }
     }
   }
-  workgroupBarrier();
-  if (li == 0u) {
-    big_snapshot = atomicLoad(&big_count);
-  }
-  let n_big = workgroupUniformLoad(&big_snapshot);
+  let n_big = big_list_end(li);
   for (var b = 0u; b < n_big; b++) {
     let kb = workgroupUniformLoad(&big_rank[b]); // uniform: the prefix sums below need it
     let rect = unpack_rect(rank_rect[kb]);
@@ -213,7 +191,7 @@ fn emit(
       if (t < area && tile_hit(cam, mean, co.xyz, limit, tile.x, tile.y)) {
         hit = 1u;
       }
-      let placed = workgroup_scan(li, hit, lane, sg_size);
+      let placed = workgroup_scan(inv, hit);
       if (hit == 1u && e + placed.x < end) {
         write_intersection(e + placed.x, tile.y * cam.tiles.x + tile.x, kb);
       }
@@ -241,7 +219,7 @@ fn write_intersection(e: u32, tile: u32, k: u32) {
 
 @compute @workgroup_size(WG)
 fn resolve(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = thread_index(gid, nwg);
+  let i = thread_id(gid, nwg);
   let m = counts[ip.isect_index + 2u];
   if (i >= m) {
     return;

@@ -20,6 +20,7 @@ override WG: u32 = 64u;
 const SATURATED: f32 = 0.999;
 
 #include "tsdf-common"
+#include "dispatch"
 
 @group(0) @binding(1) var<uniform> grid: TsdfGrid;
 @group(0) @binding(2) var<uniform> slab: Slab;
@@ -72,13 +73,9 @@ fn cell_of(local: u32) -> Cell {
   return cell;
 }
 
-fn linear_id(gid: vec3u, nwg: vec3u) -> u32 {
-  return gid.x + gid.y * nwg.x * WG;
-}
-
 @compute @workgroup_size(WG)
 fn mc_count(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let local = linear_id(gid, nwg);
+  let local = thread_id(gid, nwg);
   if (local >= (grid.dims.x - 1u) * (grid.dims.y - 1u) * slab.layers) {
     return;
   }
@@ -136,7 +133,7 @@ fn edge_vertex(base: vec3u, e: u32) -> vec4u {
 
 @compute @workgroup_size(WG)
 fn mc_emit(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let local = linear_id(gid, nwg);
+  let local = thread_id(gid, nwg);
   if (local >= (grid.dims.x - 1u) * (grid.dims.y - 1u) * slab.layers) {
     return;
   }

@@ -19,6 +19,8 @@
 // Workgroup: WG threads, one splat or sample each, 2D dispatch; threads past the count exit.
 
 #include "splat-common"
+#include "dispatch"
+#include "random"
 
 override WG: u32 = 256u;
 const N_MAX: u32 = 51u;
@@ -69,32 +71,13 @@ struct McmcParams {
 @group(0) @binding(20) var<storage, read_write> grad_log_scales: array<f32>;
 @group(0) @binding(21) var<storage, read_write> dispatch_args: array<u32>;
 
-fn index(gid: vec3u, nwg: vec3u) -> u32 {
-  return gid.x + gid.y * nwg.x * WG;
-}
-
-fn sigmoid(x: f32) -> f32 {
-  return 1.0 / (1.0 + exp(-x));
-}
-
 fn logit(p: f32) -> f32 {
   return log(p / (1.0 - p));
 }
 
-fn hash_u32(x: u32) -> u32 {
-  var h = x * 747796405u + 2891336453u;
-  h = ((h >> ((h >> 28u) + 4u)) ^ h) * 277803737u;
-  return (h >> 22u) ^ h;
-}
-
-fn uniform01(a: u32, b: u32, c: u32, d: u32) -> f32 {
-  let h = hash_u32(a ^ hash_u32(b ^ hash_u32(c ^ hash_u32(d))));
-  return (f32(h >> 8u) + 0.5) / 16777216.0;
-}
-
 @compute @workgroup_size(WG)
 fn mark(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index]) {
     return;
   }
@@ -107,7 +90,7 @@ fn mark(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
 
 @compute @workgroup_size(WG)
 fn list_dead(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index] || dead[s] == 0u) {
     return;
   }
@@ -136,7 +119,7 @@ fn targets() {
 
 @compute @workgroup_size(WG)
 fn sample(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let t = index(gid, nwg);
+  let t = thread_id(gid, nwg);
   if (t >= counts[3]) {
     return;
   }
@@ -160,7 +143,7 @@ fn sample(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nw
 
 @compute @workgroup_size(WG)
 fn relocate_sources(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index]) {
     return;
   }
@@ -192,7 +175,7 @@ fn relocate_sources(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
 // Zeroes the moments of sampled sources of one group (scales and opacity are done above).
 @compute @workgroup_size(WG)
 fn zero_source_moments(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index] || atomicLoad(&picks[s]) == 0u) {
     return;
   }
@@ -208,7 +191,7 @@ fn zero_source_moments(@builtin(global_invocation_id) gid: vec3u, @builtin(num_w
 
 @compute @workgroup_size(WG)
 fn copy_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let t = index(gid, nwg);
+  let t = thread_id(gid, nwg);
   if (t >= counts[3]) {
     return;
   }
@@ -242,21 +225,17 @@ fn finish_growth() {
 
 @compute @workgroup_size(WG)
 fn inject_noise(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   if (s >= counts[mp.count_index]) {
     return;
   }
   let o = sigmoid(opacity_logits[s]);
-  let gate = 1.0 / (1.0 + exp(-100.0 * ((1.0 - o) - 0.995)));
+  let gate = sigmoid(100.0 * ((1.0 - o) - 0.995));
   let r = quat_to_rotmat(normalize(vec4f(quats[4u * s], quats[4u * s + 1u], quats[4u * s + 2u], quats[4u * s + 3u])));
   let sc = exp(vec3f(log_scales[3u * s], log_scales[3u * s + 1u], log_scales[3u * s + 2u]));
   let m = mat3x3f(r[0] * sc.x, r[1] * sc.y, r[2] * sc.z);
   let cov = m * transpose(m);
-  let u1 = uniform01(mp.seed, mp.step, s, 101u);
-  let u2 = uniform01(mp.seed, mp.step, s, 102u);
-  let u3 = uniform01(mp.seed, mp.step, s, 103u);
-  let u4 = uniform01(mp.seed, mp.step, s, 104u);
-  let z = vec3f(sqrt(-2.0 * log(u1)) * cos(6.283185307 * u2), sqrt(-2.0 * log(u1)) * sin(6.283185307 * u2), sqrt(-2.0 * log(u3)) * cos(6.283185307 * u4));
+  let z = gaussian3(mp.seed, mp.step, s, 101u);
   let noise = cov * (z * gate * mp.noise_scale);
   for (var a = 0u; a < 3u; a++) {
     means[3u * s + a] += noise[a];
@@ -265,7 +244,7 @@ fn inject_noise(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
 
 @compute @workgroup_size(WG)
 fn regularize(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = index(gid, nwg);
+  let s = thread_id(gid, nwg);
   let n = counts[mp.count_index];
   if (s >= n) {
     return;

@@ -25,11 +25,12 @@
 //   t* - sqrt(2 ln(2 alpha) / a) with alpha = o exp(-m2_min / 2) its alpha at this pixel. A fat,
 //   opaque splat shows its surface about 1.2 sigma in front of its centre (that is where the
 //   silhouettes of the other views put it); a flat one is unchanged.)
-// Invariant: the loop and splat_power below are rasterize_forward's; with CENTRE_DEPTH the output
-//   is the rasterizer's depth / alpha (tests/parity/mesh-depth.parity.ts), so the weights are the
-//   image's.
+// Invariant: the loop is rasterize_forward's (composite-forward.wgsl, splat_power of
+//   splat-common.wgsl); with CENTRE_DEPTH the output is the rasterizer's depth / alpha
+//   (tests/parity/mesh-depth.parity.ts), so the weights are the image's.
 
-#include "splat-common"
+#include "composite-forward"
+#include "dispatch"
 
 override WG: u32 = 256u;
 override CENTRE_DEPTH: bool = false;
@@ -52,7 +53,7 @@ override ENTRY: bool = true;
 
 @compute @workgroup_size(WG)
 fn depth_planes(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = gid.x + gid.y * nwg.x * WG;
+  let s = thread_id(gid, nwg);
   if (s >= counts[cam.count_index] || visible[s] == 0u) {
     return;
   }
@@ -73,21 +74,9 @@ fn depth_planes(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   planes[3u * k + 2u] = vec4f(b.z, mu.z, 3.0 * exp(max(log_s.x, max(log_s.y, log_s.z))), 0.0);
 }
 
-// rasterize.wgsl's splat_power: power = 0.5 d^T conic d with d = mean2d - pixel centre
-fn splat_power(xy: vec2f, conic: vec3f, center: vec2f) -> vec3f {
-  let d = xy - center;
-  return vec3f(0.5 * (conic.x * d.x * d.x + conic.z * d.y * d.y) + conic.y * d.x * d.y, d);
-}
-
-const FWG: u32 = 256u; // TILE * TILE
-
-var<workgroup> s_xy: array<vec2f, FWG>;
-var<workgroup> s_conic_opacity: array<vec4f, FWG>;
-var<workgroup> s_plane0: array<vec4f, FWG>;
-var<workgroup> s_plane1: array<vec4f, FWG>;
-var<workgroup> s_plane2: array<vec4f, FWG>;
-var<workgroup> done_count: atomic<u32>;
-var<workgroup> done_snapshot: u32;
+var<workgroup> s_plane0: array<vec4f, COMPOSITE_BATCH>;
+var<workgroup> s_plane1: array<vec4f, COMPOSITE_BATCH>;
+var<workgroup> s_plane2: array<vec4f, COMPOSITE_BATCH>;
 
 fn ray_depth_of(slot: u32, r: vec3f, alpha: f32) -> f32 {
   let p0 = s_plane0[slot];
@@ -107,65 +96,41 @@ fn ray_depth_of(slot: u32, r: vec3f, alpha: f32) -> f32 {
   return clamp(t, p2.y - p2.z, p2.y + p2.z);
 }
 
+// ---- the loop of composite-forward.wgsl, with these hooks ------------------------------------
+
+struct ForwardPixel {
+  ray: vec3f, // r = ((u - cx) / fx, (v - cy) / fy, 1)
+  depth: f32, // sum of w t*
+}
+
+fn begin_batch(li: u32, start: u32, end: u32) {
+  if (start + li < end) {
+    let k = sorted_rank[start + li];
+    s_xy[li] = rank_xy[k];
+    s_conic_opacity[li] = rank_conic_opacity[k];
+    s_plane0[li] = planes_in[3u * k];
+    s_plane1[li] = planes_in[3u * k + 1u];
+    s_plane2[li] = planes_in[3u * k + 2u];
+  }
+}
+
+fn composite_splat(pixel: ptr<function, ForwardPixel>, j: u32, index: u32, alpha: f32, t: f32, next_t: f32) {
+  (*pixel).depth += alpha * t * ray_depth_of(j, (*pixel).ray, alpha);
+}
+
+fn end_batch(li: u32, start: u32, batch: u32) {}
+
 @compute @workgroup_size(TILE, TILE, 1)
 fn depth_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32) {
   let tile = wid.y * cam.tiles.x + wid.x;
   let px = wid.xy * TILE + lid.xy;
   let inside = px.x < cam.size.x && px.y < cam.size.y;
   let center = vec2f(px) + vec2f(0.5);
-  let r = vec3f((center - cam.principal) / cam.focal, 1.0);
-  let range = tile_ranges[tile];
-  if (li == 0u) {
-    atomicStore(&done_count, 0u);
-  }
-  workgroupBarrier();
-  var done = !inside;
-  if (done) {
-    atomicAdd(&done_count, 1u);
-  }
-  var t = 1.0;
-  var depth = 0.0;
-  for (var start = range.x; start < range.y; start += FWG) {
-    workgroupBarrier();
-    if (li == 0u) {
-      done_snapshot = atomicLoad(&done_count);
-    }
-    if (workgroupUniformLoad(&done_snapshot) >= FWG) {
-      break;
-    }
-    if (start + li < range.y) {
-      let k = sorted_rank[start + li];
-      s_xy[li] = rank_xy[k];
-      s_conic_opacity[li] = rank_conic_opacity[k];
-      s_plane0[li] = planes_in[3u * k];
-      s_plane1[li] = planes_in[3u * k + 1u];
-      s_plane2[li] = planes_in[3u * k + 2u];
-    }
-    workgroupBarrier();
-    let batch = min(FWG, range.y - start);
-    for (var j = 0u; j < batch && !done; j++) {
-      let co = s_conic_opacity[j];
-      let pw = splat_power(s_xy[j], co.xyz, center);
-      if (pw.x < 0.0) {
-        continue;
-      }
-      let alpha = min(ALPHA_MAX, co.w * exp(-pw.x));
-      if (alpha < ALPHA_MIN) {
-        continue;
-      }
-      let next_t = t * (1.0 - alpha);
-      if (next_t <= T_MIN) {
-        done = true;
-        atomicAdd(&done_count, 1u);
-        break;
-      }
-      depth += alpha * t * ray_depth_of(j, r, alpha);
-      t = next_t;
-    }
-  }
+  var sums = ForwardPixel(vec3f((center - cam.principal) / cam.focal, 1.0), 0.0);
+  let end = composite_front_to_back(li, inside, center, tile_ranges[tile], &sums);
   if (inside) {
     let pixel = px.y * cam.size.x + px.x;
-    let weight = 1.0 - t;
-    ray_depth[pixel] = select(0.0, depth / weight, weight > 0.0);
+    let weight = 1.0 - end.t;
+    ray_depth[pixel] = select(0.0, sums.depth / weight, weight > 0.0);
   }
 }

@@ -20,6 +20,8 @@
 //   (splat-common.wgsl), so the backward differentiates exactly what the forward computed.
 
 #include "splat-common"
+#include "dispatch"
+#include "big-splats"
 
 override WG: u32 = 256u;
 
@@ -74,10 +76,6 @@ fn load_vec3(buffer_index: u32, s: u32) -> vec3f {
 
 fn load_quat(s: u32) -> vec4f {
   return vec4f(quats[4u * s], quats[4u * s + 1u], quats[4u * s + 2u], quats[4u * s + 3u]);
-}
-
-fn sigmoid(x: f32) -> f32 {
-  return 1.0 / (1.0 + exp(-x));
 }
 
 // 2x2 symmetric matrices are (xx, xy, yy).
@@ -182,8 +180,6 @@ fn sh_backward(s: u32, d: vec3f, v: vec3f) -> vec3f {
 // (each thread tests a share of the rectangle) instead of by their own thread: one splat over
 // thousands of tiles would otherwise hold its workgroup (and the dispatch's tail) alone.
 override BIG: u32 = 32u;
-var<workgroup> big_count: atomic<u32>;
-var<workgroup> big_snapshot: u32;
 var<workgroup> big_xy_limit: array<vec4f, WG>; // mean2d, power limit
 var<workgroup> big_conic: array<vec4f, WG>;
 var<workgroup> big_rect: array<vec4u, WG>;
@@ -191,11 +187,8 @@ var<workgroup> big_hits: array<atomic<u32>, WG>;
 
 @compute @workgroup_size(WG)
 fn project_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
-  let s = gid.x + gid.y * nwg.x * WG;
-  if (li == 0u) {
-    atomicStore(&big_count, 0u);
-  }
-  workgroupBarrier();
+  let s = thread_id(gid, nwg);
+  big_list_begin(li);
   // Culls set `ok` to false; no thread returns before the workgroup's shared counting below.
   var ok = s < counts[cam.count_index];
   if (ok) {
@@ -245,7 +238,7 @@ fn project_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workg
       rect = tile_bounds(cam, xy, cov, limit);
       let area = (rect.z - rect.x) * (rect.w - rect.y);
       if (area > BIG) {
-        slot = atomicAdd(&big_count, 1u);
+        slot = big_list_push();
         big_xy_limit[slot] = vec4f(xy, limit, 0.0);
         big_conic[slot] = vec4f(conic, 0.0);
         big_rect[slot] = rect;
@@ -261,11 +254,7 @@ fn project_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workg
       }
     }
   }
-  workgroupBarrier();
-  if (li == 0u) {
-    big_snapshot = atomicLoad(&big_count);
-  }
-  let n_big = workgroupUniformLoad(&big_snapshot);
+  let n_big = big_list_end(li);
   for (var b = 0u; b < n_big; b++) {
     let r = big_rect[b];
     let width = r.z - r.x;
@@ -339,7 +328,7 @@ fn sym2(v: vec3f) -> mat2x2f {
 
 @compute @workgroup_size(WG)
 fn project_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let s = gid.x + gid.y * nwg.x * WG;
+  let s = thread_id(gid, nwg);
   if (s >= counts[cam.count_index]) {
     return;
   }

@@ -9,7 +9,7 @@
 // Inputs:  keys_in, vals_in (n = count[params.count_index], read on the GPU).
 // Outputs: keys_out, vals_out (a ping-pong pair; the host alternates per pass).
 // Workgroup: WG threads x ITEMS elements = one block of B = WG*ITEMS elements; blocks are
-//           numbered wid.x + wid.y * num_workgroups.x (2D indirect dispatch past 65535).
+//           numbered wid.x + wid.y * num_workgroups.x (dispatch.wgsl; 2D indirect past 65535).
 // Specialized by override constants WG and BITS (digit width of this pass: the last pass of a
 //           sort on fewer bits uses a narrower mask; bins stay 256), and the module constant ITEMS.
 // Invariant: elements past n (tail of the last block) get digit 255 and keep their original
@@ -17,6 +17,7 @@
 //           are never written.
 
 #include "wg-scan"
+#include "dispatch"
 
 override WG: u32 = 256u;
 override BITS: u32 = 8u;
@@ -65,10 +66,6 @@ fn rs_setup() {
   state_out.hist_size = blocks * BINS;
 }
 
-fn block_id(wid: vec3u, nwg: vec3u) -> u32 {
-  return wid.x + wid.y * nwg.x;
-}
-
 fn digit_of(key: u32) -> u32 {
   return (key >> params.shift) & ((1u << BITS) - 1u);
 }
@@ -104,18 +101,11 @@ fn rs_count(
 
 @compute @workgroup_size(WG)
 fn rs_scatter(
-  @builtin(local_invocation_index) lid: u32,
+  inv: ScanInvocation,
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
-#if SUBGROUPS
-  @builtin(subgroup_invocation_id) lane: u32,
-  @builtin(subgroup_size) sg_size: u32,
-#endif
 ) {
-#if !SUBGROUPS
-  let lane = 0u;
-  let sg_size = 1u;
-#endif
+  let lid = inv.lid;
   let blocks = state.blocks;
   let block = block_id(wid, nwg);
   if (block >= blocks) {
@@ -145,7 +135,7 @@ fn rs_scatter(
     for (var k = 0u; k < ITEMS; k++) {
       zeros += 1u - ((mine[k] >> (16u + bit)) & 1u);
     }
-    let scanned = workgroup_scan(lid, zeros, lane, sg_size);
+    let scanned = workgroup_scan(inv, zeros);
     var zeros_before = scanned.x;
     let total_zeros = scanned.y;
     for (var k = 0u; k < ITEMS; k++) {
@@ -176,7 +166,7 @@ fn rs_scatter(
     local_count = atomicLoad(&bins[lid]);
   }
   // BINS <= WG is required (checked on the host).
-  let starts = workgroup_scan(lid, local_count, lane, sg_size);
+  let starts = workgroup_scan(inv, local_count);
   if (lid < BINS) {
     bin_start[lid] = starts.x;
   }

@@ -3,7 +3,8 @@
 // rasterize_forward: one 16x16 workgroup per tile, one thread per pixel. The tile's
 //   depth-ordered intersections [tile_ranges[t].x, .y) are loaded BATCH at a time into workgroup
 //   memory; each pixel composites alpha = min(0.99, o exp(-power)), skipping alpha < 1/255 and
-//   stopping before transmittance would fall to 1e-4. The tile stops when every pixel is done.
+//   stopping before transmittance would fall to 1e-4. The tile stops when every pixel is done
+//   (the loop is composite-forward.wgsl's, shared with mesh-depth.wgsl; the sums are here).
 //   out: image (rgb + T * background, alpha = 1 - T), depth (sum of w z), state (T and 1 + list
 //   index of the last composited intersection, for the backward).
 // rasterize_backward: same tiles, batches from the back; each pixel walks its composited
@@ -34,7 +35,7 @@
 //   the device's smallest subgroup size; sizes the partials), the three above, NORMAL_SLOTS
 //   (WG when OUT_NORMALS, else 1) and RECORDS (gradient vec4s per intersection: 3, 4 with normals).
 
-#include "splat-common"
+#include "composite-forward"
 
 const WG: u32 = 256u; // TILE * TILE
 override BATCH_B: u32 = 32u;
@@ -97,29 +98,15 @@ fn put_grad(e: u32, c: u32, v: vec4f) {
   }
 }
 
-var<workgroup> s_xy: array<vec2f, WG>;
-var<workgroup> s_conic_opacity: array<vec4f, WG>;
 var<workgroup> s_color_depth: array<vec4f, WG>;
 var<workgroup> s_normal: array<vec4f, NORMAL_SLOTS>;
 var<workgroup> s_weight_sum: array<atomic<u32>, WEIGHT_SLOTS>;
 var<workgroup> s_weight_max: array<atomic<u32>, WEIGHT_SLOTS>;
-var<workgroup> done_count: atomic<u32>;
-var<workgroup> done_snapshot: u32;
 var<workgroup> max_last: atomic<u32>;
 var<workgroup> max_last_snapshot: u32;
 
 fn tile_pixel(wid: vec3u, lid: vec3u) -> vec2u {
   return wid.xy * TILE + lid.xy;
-}
-
-fn load_rank(slot: u32, i: u32) {
-  let k = sorted_rank[i];
-  s_xy[slot] = rank_xy[k];
-  s_conic_opacity[slot] = rank_conic_opacity[k];
-  s_color_depth[slot] = rank_color_depth[k];
-  if (OUT_NORMALS) {
-    s_normal[slot] = rank_normal[k];
-  }
 }
 
 // s_weight_sum[j] += w (float bits, compare-and-swap) and s_weight_max[j] = max(.., w)
@@ -135,10 +122,65 @@ fn add_weight(j: u32, w: f32) {
   }
 }
 
-// power = 0.5 d^T conic d with d = mean2d - pixel centre
-fn splat_power(xy: vec2f, conic: vec3f, center: vec2f) -> vec3f {
-  let d = xy - center;
-  return vec3f(0.5 * (conic.x * d.x * d.x + conic.z * d.y * d.y) + conic.y * d.x * d.y, d);
+// ---- forward: the loop of composite-forward.wgsl, with these hooks ----------------------------
+
+// What one pixel sums over its composited intersections.
+struct ForwardPixel {
+  color: vec3f,
+  depth: f32,
+  normal: vec3f,
+  median: f32,
+  median_index: u32,
+  weight_sum: f32, // A = sum of w so far (distortion)
+  weight_depth: f32, // B = sum of w z so far
+  distortion: f32,
+}
+
+fn begin_batch(li: u32, start: u32, end: u32) {
+  if (start + li < end) {
+    let k = sorted_rank[start + li];
+    s_xy[li] = rank_xy[k];
+    s_conic_opacity[li] = rank_conic_opacity[k];
+    s_color_depth[li] = rank_color_depth[k];
+    if (OUT_NORMALS) {
+      s_normal[li] = rank_normal[k];
+    }
+  }
+  if (OUT_WEIGHTS) {
+    atomicStore(&s_weight_sum[li], 0u);
+    atomicStore(&s_weight_max[li], 0u);
+  }
+}
+
+fn composite_splat(pixel: ptr<function, ForwardPixel>, j: u32, index: u32, alpha: f32, t: f32, next_t: f32) {
+  let w = alpha * t;
+  if (OUT_WEIGHTS) {
+    add_weight(j, w);
+  }
+  let cd = s_color_depth[j];
+  (*pixel).color += w * cd.xyz;
+  (*pixel).depth += w * cd.w;
+  if (OUT_NORMALS) {
+    (*pixel).normal += w * s_normal[j].xyz;
+  }
+  if (OUT_DISTORTION) {
+    (*pixel).distortion += 2.0 * w * (cd.w * (*pixel).weight_sum - (*pixel).weight_depth);
+    (*pixel).weight_sum += w;
+    (*pixel).weight_depth += w * cd.w;
+  }
+  if (OUT_MEDIAN && (*pixel).median_index == 0xffffffffu && next_t <= 0.5) {
+    (*pixel).median = cd.w;
+    (*pixel).median_index = index;
+  }
+}
+
+fn end_batch(li: u32, start: u32, batch: u32) {
+  if (OUT_WEIGHTS) {
+    workgroupBarrier();
+    if (li < batch) {
+      out_weights[emit_index[start + li]] = vec2f(bitcast<f32>(atomicLoad(&s_weight_sum[li])), bitcast<f32>(atomicLoad(&s_weight_max[li])));
+    }
+  }
 }
 
 @compute @workgroup_size(TILE, TILE, 1)
@@ -148,98 +190,21 @@ fn rasterize_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocatio
   let inside = px.x < cam.size.x && px.y < cam.size.y;
   let center = vec2f(px) + vec2f(0.5);
   let range = tile_ranges[tile];
-  if (li == 0u) {
-    atomicStore(&done_count, 0u);
-  }
-  workgroupBarrier();
-  var done = !inside;
-  if (done) {
-    atomicAdd(&done_count, 1u);
-  }
-  var t = 1.0;
-  var color = vec3f(0.0);
-  var depth = 0.0;
-  var last_index = range.x;
-  var normal = vec3f(0.0);
-  var median = 0.0;
-  var median_index = 0xffffffffu;
-  var weight_sum = 0.0; // A = sum of w so far (distortion)
-  var weight_depth = 0.0; // B = sum of w z so far
-  var distortion = 0.0;
-  for (var start = range.x; start < range.y; start += WG) {
-    workgroupBarrier();
-    if (li == 0u) {
-      done_snapshot = atomicLoad(&done_count);
-    }
-    if (workgroupUniformLoad(&done_snapshot) >= WG) {
-      break;
-    }
-    if (start + li < range.y) {
-      load_rank(li, start + li);
-    }
-    if (OUT_WEIGHTS) {
-      atomicStore(&s_weight_sum[li], 0u);
-      atomicStore(&s_weight_max[li], 0u);
-    }
-    workgroupBarrier();
-    let batch = min(WG, range.y - start);
-    for (var j = 0u; j < batch && !done; j++) {
-      let co = s_conic_opacity[j];
-      let pw = splat_power(s_xy[j], co.xyz, center);
-      if (pw.x < 0.0) {
-        continue;
-      }
-      let alpha = min(ALPHA_MAX, co.w * exp(-pw.x));
-      if (alpha < ALPHA_MIN) {
-        continue;
-      }
-      let next_t = t * (1.0 - alpha);
-      if (next_t <= T_MIN) {
-        done = true;
-        atomicAdd(&done_count, 1u);
-        break;
-      }
-      let w = alpha * t;
-      if (OUT_WEIGHTS) {
-        add_weight(j, w);
-      }
-      let cd = s_color_depth[j];
-      color += w * cd.xyz;
-      depth += w * cd.w;
-      if (OUT_NORMALS) {
-        normal += w * s_normal[j].xyz;
-      }
-      if (OUT_DISTORTION) {
-        distortion += 2.0 * w * (cd.w * weight_sum - weight_depth);
-        weight_sum += w;
-        weight_depth += w * cd.w;
-      }
-      if (OUT_MEDIAN && median_index == 0xffffffffu && next_t <= 0.5) {
-        median = cd.w;
-        median_index = start + j;
-      }
-      t = next_t;
-      last_index = start + j + 1u;
-    }
-    if (OUT_WEIGHTS) {
-      workgroupBarrier();
-      if (li < batch) {
-        out_weights[emit_index[start + li]] = vec2f(bitcast<f32>(atomicLoad(&s_weight_sum[li])), bitcast<f32>(atomicLoad(&s_weight_max[li])));
-      }
-    }
-  }
+  var sums = ForwardPixel(vec3f(0.0), 0.0, vec3f(0.0), 0.0, 0xffffffffu, 0.0, 0.0, 0.0);
+  let end = composite_front_to_back(li, inside, center, range, &sums);
+  let t = end.t;
   if (inside) {
     let pixel = px.y * cam.size.x + px.x;
-    out_image[pixel] = vec4f(color + t * cam.background.xyz, 1.0 - t);
-    out_depth[pixel] = depth;
-    out_state[pixel] = vec2u(bitcast<u32>(t), last_index);
+    out_image[pixel] = vec4f(sums.color + t * cam.background.xyz, 1.0 - t);
+    out_depth[pixel] = sums.depth;
+    out_state[pixel] = vec2u(bitcast<u32>(t), end.last);
     if (OUT_NORMALS) {
-      out_normals[pixel] = vec4f(normal, 0.0);
+      out_normals[pixel] = vec4f(sums.normal, 0.0);
     }
     if (OUT_MEDIAN || OUT_DISTORTION) {
       // the median's position in the tile's list (exact in f32 below 2^24), -1 for none
-      let median_slot = select(f32(median_index - range.x), -1.0, median_index == 0xffffffffu);
-      out_geometry[pixel] = vec4f(median, distortion, median_slot, depth);
+      let median_slot = select(f32(sums.median_index - range.x), -1.0, sums.median_index == 0xffffffffu);
+      out_geometry[pixel] = vec4f(sums.median, sums.distortion, median_slot, sums.depth);
     }
   }
 }

@@ -8,7 +8,7 @@
 //          to count[params.total_index] when set, so the next stage reads it as its count).
 //          `block_sums[b]`: the sum of block b (reduce_blocks).
 // Workgroup: WG threads, each handling ITEMS elements, so a block is WG*ITEMS elements. Blocks
-//          are numbered wid.x + wid.y * num_workgroups.x (2D dispatch past 65535 blocks);
+//          are numbered wid.x + wid.y * num_workgroups.x (dispatch.wgsl; 2D past 65535 blocks);
 //          workgroups past the last block exit at once.
 // Levels:  level 0 scans the data; level k scans the block sums of level k-1. n_k is derived from
 //          n in-kernel: n_{k+1} = ceil((n_k + 1) / (WG*ITEMS)).
@@ -54,10 +54,6 @@ fn uniform_level_size(lid: u32) -> u32 {
   return workgroupUniformLoad(&wg_level_size);
 }
 
-fn block_id(wid: vec3u, nwg: vec3u) -> u32 {
-  return wid.x + wid.y * nwg.x;
-}
-
 // Coalesced load of one block into workgroup memory: thread t reads elements t, t+WG, ...
 fn load_tile(base: u32, n: u32, lid: u32) {
   for (var k = 0u; k < ITEMS; k++) {
@@ -71,67 +67,63 @@ fn load_tile(base: u32, n: u32, lid: u32) {
 }
 
 #include "wg-scan"
+#include "dispatch"
 
-@compute @workgroup_size(WG)
-fn reduce_blocks(
-  @builtin(local_invocation_index) lid: u32,
-  @builtin(workgroup_id) wid: vec3u,
-  @builtin(num_workgroups) nwg: vec3u,
-#if SUBGROUPS
-  @builtin(subgroup_invocation_id) lane: u32,
-  @builtin(subgroup_size) sg_size: u32,
-#endif
-) {
-#if !SUBGROUPS
-  let lane = 0u;
-  let sg_size = 1u;
-#endif
+// This workgroup's block of the level: the level's size n (workgroup-uniform), the block's
+// number and its first element. Blocks with base > n are past the level (their workgroup exits).
+struct LevelBlock {
+  n: u32,
+  index: u32,
+  base: u32,
+}
+
+fn level_block(lid: u32, wid: vec3u, nwg: vec3u) -> LevelBlock {
   let n = uniform_level_size(lid);
-  let block = block_id(wid, nwg);
-  let base = block * WG * ITEMS;
-  if (base > n) {
-    return; // workgroup-uniform
-  }
-  load_tile(base, n, lid);
+  let index = block_id(wid, nwg);
+  return LevelBlock(n, index, index * WG * ITEMS);
+}
+
+// Loads the block at `base` into `tile` and scans the threads' sums of their ITEMS elements
+// across the workgroup: vec2u(this thread's exclusive prefix, the block's total).
+fn scan_thread_sums(inv: ScanInvocation, base: u32, n: u32) -> vec2u {
+  load_tile(base, n, inv.lid);
   workgroupBarrier();
   var sum = 0u;
   for (var k = 0u; k < ITEMS; k++) {
-    sum += tile[lid * ITEMS + k];
+    sum += tile[inv.lid * ITEMS + k];
   }
-  let scanned = workgroup_scan(lid, sum, lane, sg_size);
-  if (lid == 0u) {
-    block_sums[block] = scanned.y;
+  return workgroup_scan(inv, sum);
+}
+
+@compute @workgroup_size(WG)
+fn reduce_blocks(
+  inv: ScanInvocation,
+  @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u,
+) {
+  let b = level_block(inv.lid, wid, nwg);
+  if (b.base > b.n) {
+    return; // workgroup-uniform
+  }
+  let scanned = scan_thread_sums(inv, b.base, b.n);
+  if (inv.lid == 0u) {
+    block_sums[b.index] = scanned.y;
   }
 }
 
 @compute @workgroup_size(WG)
 fn scan_blocks(
-  @builtin(local_invocation_index) lid: u32,
+  inv: ScanInvocation,
   @builtin(workgroup_id) wid: vec3u,
   @builtin(num_workgroups) nwg: vec3u,
-#if SUBGROUPS
-  @builtin(subgroup_invocation_id) lane: u32,
-  @builtin(subgroup_size) sg_size: u32,
-#endif
 ) {
-#if !SUBGROUPS
-  let lane = 0u;
-  let sg_size = 1u;
-#endif
-  let n = uniform_level_size(lid);
-  let block = block_id(wid, nwg);
-  let base = block * WG * ITEMS;
-  if (base > n) {
+  let b = level_block(inv.lid, wid, nwg);
+  if (b.base > b.n) {
     return; // workgroup-uniform
   }
-  load_tile(base, n, lid);
-  workgroupBarrier();
-  var sum = 0u;
-  for (var k = 0u; k < ITEMS; k++) {
-    sum += tile[lid * ITEMS + k];
-  }
-  let scanned = workgroup_scan(lid, sum, lane, sg_size);
-  var running = block_offsets[block] + scanned.x;
+  let scanned = scan_thread_sums(inv, b.base, b.n);
+  let lid = inv.lid;
+  var running = block_offsets[b.index] + scanned.x;
   for (var k = 0u; k < ITEMS; k++) {
     let v = tile[lid * ITEMS + k];
     tile[lid * ITEMS + k] = running;
@@ -139,10 +131,10 @@ fn scan_blocks(
   }
   workgroupBarrier();
   for (var k = 0u; k < ITEMS; k++) {
-    let i = base + k * WG + lid;
-    if (i <= n) {
+    let i = b.base + k * WG + lid;
+    if (i <= b.n) {
       output[i] = tile[k * WG + lid];
-      if (i == n && params.level == 0u && params.total_index != 0xffffffffu) {
+      if (i == b.n && params.level == 0u && params.total_index != 0xffffffffu) {
         count[params.total_index] = tile[k * WG + lid];
       }
     }

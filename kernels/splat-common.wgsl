@@ -88,6 +88,19 @@ fn projection_jacobian(cam: Camera, p: vec3f) -> Jacobian {
   return j;
 }
 
+// Opacity from its logit (the parameter the optimizer sees).
+fn sigmoid(x: f32) -> f32 {
+  return 1.0 / (1.0 + exp(-x));
+}
+
+// power = 0.5 d^T conic d with d = mean2d - pixel centre, and d: (power, d.x, d.y). The one
+// definition of a splat's footprint at a pixel: compositing forward and backward (rasterize.wgsl,
+// composite-forward.wgsl) and the ray depth (mesh-depth.wgsl) all evaluate it.
+fn splat_power(xy: vec2f, conic: vec3f, center: vec2f) -> vec3f {
+  let d = xy - center;
+  return vec3f(0.5 * (conic.x * d.x * d.x + conic.z * d.y * d.y) + conic.y * d.x * d.y, d);
+}
+
 // Largest power (0.5 d^T conic d) at which the splat still reaches alpha >= 1/255.
 fn power_limit(opacity: f32) -> f32 {
   return log(opacity * 255.0);

@@ -37,6 +37,7 @@ struct TsdfView {
 }
 
 #include "tsdf-common"
+#include "dispatch"
 
 @group(0) @binding(0) var<uniform> view: TsdfView;
 @group(0) @binding(1) var<uniform> grid: TsdfGrid;
@@ -49,7 +50,7 @@ struct TsdfView {
 
 @compute @workgroup_size(WG)
 fn tsdf_integrate(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let local = gid.x + gid.y * nwg.x * WG;
+  let local = thread_id(gid, nwg);
   let nx = grid.dims.x;
   let ny = grid.dims.y;
   if (local >= nx * ny * slab.layers) {

@@ -1,11 +1,21 @@
 // wg-scan: workgroup-wide exclusive prefix sum of one u32 per thread, shared by every kernel
 // family that needs it (scan, radix-sort). Include it; it declares its own workgroup memory.
 //
-// workgroup_scan(lid, value, lane, sg_size) -> vec2u(exclusive prefix, workgroup total)
+// workgroup_scan(inv, value) -> vec2u(exclusive prefix, workgroup total)
+//   inv: the ScanInvocation below, which an entry point takes as its parameter so that the
+//   builtins each variant needs are listed once, here (its local_invocation_index is inv.lid).
 // Requires: override WG (threads per 1D workgroup), called in uniform control flow.
 // SUBGROUPS: subgroupExclusiveAdd within subgroups, then one slot per subgroup. Relies on
 // subgroups being contiguous ranges of local_invocation_index (true for 1D workgroups on the
 // drivers we know; the parity tests check it on each device). Portable: Hillis-Steele in memory.
+
+struct ScanInvocation {
+  @builtin(local_invocation_index) lid: u32,
+#if SUBGROUPS
+  @builtin(subgroup_invocation_id) lane: u32,
+  @builtin(subgroup_size) sg_size: u32,
+#endif
+}
 
 #if SUBGROUPS
 enable subgroups;
@@ -13,7 +23,10 @@ diagnostic(off, subgroup_uniformity);
 
 var<workgroup> wg_scan_totals: array<u32, WG / 4u>;
 
-fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
+fn workgroup_scan(inv: ScanInvocation, value: u32) -> vec2u {
+  let lid = inv.lid;
+  let lane = inv.lane;
+  let sg_size = inv.sg_size;
   let inner = subgroupExclusiveAdd(value);
   let sg_index = lid / sg_size;
   if (lane == sg_size - 1u) {
@@ -36,7 +49,8 @@ fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
 #else
 var<workgroup> wg_scan_scratch: array<u32, WG>;
 
-fn workgroup_scan(lid: u32, value: u32, lane: u32, sg_size: u32) -> vec2u {
+fn workgroup_scan(inv: ScanInvocation, value: u32) -> vec2u {
+  let lid = inv.lid;
   wg_scan_scratch[lid] = value;
   workgroupBarrier();
   for (var offset = 1u; offset < WG; offset <<= 1u) {

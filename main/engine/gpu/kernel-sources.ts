@@ -3,7 +3,10 @@
  * packaged app or the GPU machine needs no kernels/ folder at run time.
  */
 import adam from '../../../kernels/adam.wgsl';
+import bigSplats from '../../../kernels/big-splats.wgsl';
+import compositeForward from '../../../kernels/composite-forward.wgsl';
 import densify from '../../../kernels/densify.wgsl';
+import dispatch from '../../../kernels/dispatch.wgsl';
 import gather from '../../../kernels/gather.wgsl';
 import geometry from '../../../kernels/geometry.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
@@ -13,6 +16,7 @@ import mcmc from '../../../kernels/mcmc.wgsl';
 import meshDepth from '../../../kernels/mesh-depth.wgsl';
 import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
+import random from '../../../kernels/random.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
 import scan from '../../../kernels/scan.wgsl';
 import splatCommon from '../../../kernels/splat-common.wgsl';
@@ -22,7 +26,10 @@ import wgScan from '../../../kernels/wg-scan.wgsl';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
+  'big-splats': bigSplats,
+  'composite-forward': compositeForward,
   densify,
+  dispatch,
   gather,
   geometry,
   intersect,
@@ -32,6 +39,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'mesh-depth': meshDepth,
   project,
   'radix-sort': radixSort,
+  random,
   rasterize,
   scan,
   'splat-common': splatCommon,

@@ -10,6 +10,7 @@ import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { ExclusiveScan } from '../gpu/primitives/scan.js';
 import { slabsOf, type VoxelGrid } from './grid.js';
 import { MC_ROW, MC_TRIANGLE_COUNT, MC_TRIANGLES } from './mc-tables.js';
+import { packSlab } from './tsdf.js';
 
 /** Triangles as three vertices each, unwelded, in cell order (and table order within a cell). */
 export interface TriangleSoup {
@@ -98,7 +99,7 @@ export class MarchingCubes {
       const countGroup = bindGroup(device, this.count.pipeline, { 1: volume.gridUniform, 2: slabUniform, 3: volume.values, 4: volume.weights, 6: table, 7: triCount });
       for (const [index, slab] of slabs.entries()) {
         const cells = slab.layers * perLayer;
-        device.queue.writeBuffer(slabUniform, 0, new Uint32Array([slab.z0, slab.layers, 0, 0]));
+        device.queue.writeBuffer(slabUniform, 0, packSlab(slab));
         device.queue.writeBuffer(counts, 0, new Uint32Array([cells, 0, 0, 0]));
         const commands = this.ctx.commands('mc.count');
         commands.dispatch(this.count, [countGroup], ...dispatchSize(cells));

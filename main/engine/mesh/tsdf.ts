@@ -8,6 +8,7 @@ import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
+import { UniformStruct } from '../gpu/uniforms.js';
 import { pointCount, slabsOf, type VoxelGrid } from './grid.js';
 
 /** Which per-pixel depth the volume reads: 'expected' = depth / alpha (sum of w z over alpha); 'direct' = the buffer as is (a median depth). */
@@ -28,32 +29,32 @@ export interface TsdfOptions {
   near?: number;
 }
 
-export const TSDF_VIEW_BYTES = 80;
-export const TSDF_GRID_BYTES = 32;
+const tsdfView = () => UniformStruct.of('tsdf', 'TsdfView');
+const tsdfGrid = () => UniformStruct.of('tsdf-common', 'TsdfGrid');
 
 /** Packs kernels/tsdf.wgsl's TsdfView. */
 export function packTsdfView(camera: PinholeCamera, alphaMin: number, near: number): ArrayBuffer {
   const m = camera.worldToCamera;
-  const buffer = new ArrayBuffer(TSDF_VIEW_BYTES);
-  const f = new Float32Array(buffer);
-  const u = new Uint32Array(buffer);
-  f.set(m.slice(0, 12), 0);
-  f.set([camera.fx, camera.fy, camera.cx, camera.cy], 12);
-  u.set([camera.width, camera.height], 16);
-  f[18] = near;
-  f[19] = alphaMin;
-  return buffer;
+  return tsdfView().pack({
+    r0: m.slice(0, 4),
+    r1: m.slice(4, 8),
+    r2: m.slice(8, 12),
+    focal: [camera.fx, camera.fy],
+    principal: [camera.cx, camera.cy],
+    size: [camera.width, camera.height],
+    near,
+    alpha_min: alphaMin,
+  });
 }
 
 /** Packs TsdfGrid (shared by tsdf.wgsl and marching-cubes.wgsl). */
 export function packTsdfGrid(grid: VoxelGrid): ArrayBuffer {
-  const buffer = new ArrayBuffer(TSDF_GRID_BYTES);
-  const f = new Float32Array(buffer);
-  const u = new Uint32Array(buffer);
-  f.set([...grid.origin, grid.voxelSize], 0);
-  u.set(grid.dims, 4);
-  f[7] = grid.truncation;
-  return buffer;
+  return tsdfGrid().pack({ origin: grid.origin, voxel: grid.voxelSize, dims: grid.dims, truncation: grid.truncation });
+}
+
+/** Packs Slab (shared by tsdf.wgsl and marching-cubes.wgsl): z-layers [z0, z0 + layers). */
+export function packSlab(slab: { z0: number; layers: number }): ArrayBuffer {
+  return UniformStruct.of('tsdf-common', 'Slab').pack({ z0: slab.z0, layers: slab.layers });
 }
 
 export interface TsdfViewBinding {
@@ -86,13 +87,13 @@ export class TsdfVolume {
     this.values = own(createStorage(device, 'tsdf.values', points * 4));
     this.weights = own(createStorage(device, 'tsdf.weights', points * 4));
     this.colors = own(createStorage(device, 'tsdf.colors', points * 4));
-    this.gridUniform = own(createUniform(device, 'tsdf.grid', TSDF_GRID_BYTES));
+    this.gridUniform = own(createUniform(device, 'tsdf.grid', tsdfGrid().size));
     device.queue.writeBuffer(this.gridUniform, 0, packTsdfGrid(grid));
-    this.viewUniform = own(createUniform(device, 'tsdf.view', TSDF_VIEW_BYTES));
+    this.viewUniform = own(createUniform(device, 'tsdf.view', tsdfView().size));
     const perLayer = grid.dims[0] * grid.dims[1];
     this.slabs = slabsOf(grid.dims[2], perLayer, options.maxPointsPerDispatch).map((s) => {
       const uniform = own(createUniform(device, `tsdf.slab${s.z0}`, 16));
-      device.queue.writeBuffer(uniform, 0, new Uint32Array([s.z0, s.layers, 0, 0]));
+      device.queue.writeBuffer(uniform, 0, packSlab(s));
       return { ...s, uniform };
     });
   }

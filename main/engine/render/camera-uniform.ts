@@ -1,8 +1,8 @@
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { invertRigid } from '../../../shared/scene/camera.js';
+import { UniformStruct } from '../gpu/uniforms.js';
 
 export const TILE_SIZE = 16;
-export const CAMERA_UNIFORM_BYTES = 144;
 
 export interface RenderSettings {
   background: readonly [number, number, number];
@@ -19,26 +19,31 @@ export function tileCounts(camera: Pick<PinholeCamera, 'width' | 'height'>): { x
   return { x, y, total: x * y };
 }
 
+/** The `Camera` struct of kernels/splat-common.wgsl (its bytes: `.size`). */
+export const cameraStruct = (): UniformStruct => UniformStruct.of('splat-common', 'Camera');
+
 /** Packs the `Camera` struct of kernels/splat-common.wgsl. */
 export function packCameraUniform(camera: PinholeCamera, settings: RenderSettings, storedShCoeffs: number, countIndex: number, shPlane: number): ArrayBuffer {
   const m = camera.worldToCamera;
   if (m.length !== 16 || m.some((v) => !Number.isFinite(v))) throw new Error('camera: worldToCamera must be 16 finite numbers');
   const c2w = invertRigid(m);
   const tiles = tileCounts(camera);
-  const buffer = new ArrayBuffer(CAMERA_UNIFORM_BYTES);
-  const f = new Float32Array(buffer);
-  const u = new Uint32Array(buffer);
-  f.set([m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8], m[9], m[10], m[11]], 0);
-  f.set([c2w[3], c2w[7], c2w[11], 1], 12);
-  f.set([settings.background[0], settings.background[1], settings.background[2], 1], 16);
-  f.set([camera.fx, camera.fy, camera.cx, camera.cy], 20);
-  u.set([camera.width, camera.height, tiles.x, tiles.y], 24);
-  f[28] = settings.near ?? 0.01;
-  f[29] = 0.3;
-  u[30] = settings.shDegree;
-  u[31] = storedShCoeffs;
-  u[32] = settings.antialiased ? 1 : 0;
-  u[33] = countIndex;
-  u[34] = shPlane;
-  return buffer;
+  return cameraStruct().pack({
+    r0: m.slice(0, 4),
+    r1: m.slice(4, 8),
+    r2: m.slice(8, 12),
+    position: [c2w[3], c2w[7], c2w[11], 1],
+    background: [settings.background[0], settings.background[1], settings.background[2], 1],
+    focal: [camera.fx, camera.fy],
+    principal: [camera.cx, camera.cy],
+    size: [camera.width, camera.height],
+    tiles: [tiles.x, tiles.y],
+    near: settings.near ?? 0.01,
+    eps2d: 0.3,
+    sh_degree: settings.shDegree,
+    sh_coeffs: storedShCoeffs,
+    antialiased: settings.antialiased,
+    count_index: countIndex,
+    sh_plane: shPlane,
+  });
 }

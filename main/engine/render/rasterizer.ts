@@ -5,7 +5,8 @@ import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { RadixSort, type SortPlan } from '../gpu/primitives/radix-sort.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
-import { CAMERA_UNIFORM_BYTES, packCameraUniform, tileCounts, type RenderSettings } from './camera-uniform.js';
+import { UniformStruct } from '../gpu/uniforms.js';
+import { cameraStruct, packCameraUniform, tileCounts, type RenderSettings } from './camera-uniform.js';
 import type { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
 import type { RasterTuning } from './tuning.js';
 
@@ -132,7 +133,7 @@ export class RasterFrame {
     this.depth = own('depth', pixels * 4);
     this.state = own('state', pixels * 8);
     this.counts = own('counts', 32);
-    this.camera = createUniform(device, 'raster.camera', CAMERA_UNIFORM_BYTES);
+    this.camera = createUniform(device, 'raster.camera', cameraStruct().size);
     this.buffers.push(this.camera);
   }
 
@@ -270,10 +271,12 @@ export class Rasterizer {
     const dispatchArgs = createStorage(device, 'raster.dispatchArgs', 32, GPUBufferUsage.INDIRECT);
     frame.buffers.push(dispatchArgs);
     frame.dispatchArgs = dispatchArgs;
-    const intersectParams = createUniform(device, 'raster.intersectParams', 32);
-    device.queue.writeBuffer(intersectParams, 0, new Uint32Array([COUNT.splats, COUNT.visible, COUNT.intersections, COUNT.overflow, M, 0, 0, 0]));
-    const gatherParams = createUniform(device, 'raster.gatherParams', 16);
-    device.queue.writeBuffer(gatherParams, 0, new Uint32Array([COUNT.visible, M, 0, 0]));
+    const intersect = UniformStruct.of('intersect', 'IntersectParams');
+    const intersectParams = createUniform(device, 'raster.intersectParams', intersect.size);
+    device.queue.writeBuffer(intersectParams, 0, intersect.pack({ n_index: COUNT.splats, visible_index: COUNT.visible, isect_index: COUNT.intersections, overflow_index: COUNT.overflow, isect_capacity: M }));
+    const gather = UniformStruct.of('gather', 'GatherParams');
+    const gatherParams = createUniform(device, 'raster.gatherParams', gather.size);
+    device.queue.writeBuffer(gatherParams, 0, gather.pack({ visible_index: COUNT.visible, isect_capacity: M }));
     frame.buffers.push(intersectParams, gatherParams);
 
     const counts = { buffer: frame.counts, index: 0 };

@@ -2,6 +2,7 @@ import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
+import { UniformStruct } from '../gpu/uniforms.js';
 
 export interface AdamHyper {
   beta1: number;
@@ -56,7 +57,7 @@ export class Adam {
     const { device } = this.ctx;
     const m = moments?.m ?? createStorage(device, `adam.${name}.m`, param.size);
     const v = moments?.v ?? createStorage(device, `adam.${name}.v`, param.size);
-    const uniform = createUniform(device, `adam.${name}`, 48);
+    const uniform = createUniform(device, `adam.${name}`, UniformStruct.of('adam', 'AdamParams').size);
     const group = bindGroup(device, this.pipeline.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags });
     const index = this.groups++;
     return { name, param, grad, m, v, stride, head, index, plane, uniform, group };
@@ -65,9 +66,20 @@ export class Adam {
   /** Records one step (t is 1-based) of a group over `capacity` splats (the GPU count limits it). */
   encode(commands: GpuCommands, group: AdamGroup, capacity: number, t: number, lrHead: number, lrTail = lrHead, countIndex = 0): void {
     const { beta1, beta2, epsilon } = this.hyper;
-    const data = new ArrayBuffer(48);
-    new Float32Array(data, 0, 7).set([lrHead, lrTail, beta1, beta2, epsilon, 1 - beta1 ** t, 1 - beta2 ** t]);
-    new Uint32Array(data, 28, 5).set([group.stride, group.head, countIndex, group.index % 7, group.plane]);
+    const data = UniformStruct.of('adam', 'AdamParams').pack({
+      lr_head: lrHead,
+      lr_tail: lrTail,
+      beta1,
+      beta2,
+      epsilon,
+      bias1: 1 - beta1 ** t,
+      bias2: 1 - beta2 ** t,
+      stride: group.stride,
+      head: group.head,
+      count_index: countIndex,
+      group_index: group.index % 7,
+      plane: group.plane,
+    });
     this.ctx.device.queue.writeBuffer(group.uniform, 0, data);
     const elements = (group.plane || capacity) * group.stride;
     const groups = Math.ceil(elements / this.workgroupSize);

@@ -3,6 +3,7 @@ import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
+import { UniformStruct } from '../gpu/uniforms.js';
 import type { AdamGroup } from './adam.js';
 
 /** gsplat DefaultStrategy defaults. */
@@ -91,24 +92,23 @@ export class AdcDensifier {
   }
 
   private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane', number>>): GPUBuffer {
-    const data = new ArrayBuffer(UNIFORM_BYTES);
-    const u = new Uint32Array(data);
-    const f = new Float32Array(data);
-    u[0] = values.countIndex ?? 0;
-    f[1] = values.width ?? 0;
-    f[2] = values.height ?? 0;
-    f[3] = values.growGrad2d ?? 0;
-    f[4] = values.growScale3d ?? 0;
-    f[5] = values.pruneOpacity ?? 0;
-    f[6] = values.pruneScale3d ?? 0;
-    u[7] = values.grow ?? 0;
-    u[8] = values.stride ?? 1;
-    u[9] = values.mode ?? 0;
-    u[10] = values.seed ?? 0;
-    u[11] = values.step ?? 0;
-    u[12] = values.capacity ?? this.capacity;
-    f[13] = values.opacityLogitMax ?? 0;
-    u[14] = values.plane ?? 0;
+    const data = UniformStruct.of('densify', 'DensifyParams').pack({
+      count_index: values.countIndex ?? 0,
+      width: values.width ?? 0,
+      height: values.height ?? 0,
+      grow_grad2d: values.growGrad2d ?? 0,
+      grow_scale3d: values.growScale3d ?? 0,
+      prune_opacity: values.pruneOpacity ?? 0,
+      prune_scale3d: values.pruneScale3d ?? 0,
+      grow: values.grow ?? 0,
+      stride: values.stride ?? 1,
+      mode: values.mode ?? 0,
+      seed: values.seed ?? 0,
+      step: values.step ?? 0,
+      capacity: values.capacity ?? this.capacity,
+      opacity_logit_max: values.opacityLogitMax ?? 0,
+      plane: values.plane ?? 0,
+    });
     const buffer = this.uniform(name);
     this.ctx.device.queue.writeBuffer(buffer, 0, data);
     return buffer;

@@ -3,6 +3,7 @@ import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
+import { UniformStruct } from '../gpu/uniforms.js';
 import type { AdamGroup } from './adam.js';
 
 /** gsplat MCMCStrategy / simple_trainer defaults. */
@@ -115,22 +116,21 @@ export class McmcDensifier {
   private uniform(key: string, values: { round?: number; seed?: number; step?: number; stride?: number; plane?: number; noiseScale?: number }): GPUBuffer {
     let u = this.uniforms.get(key);
     if (!u) this.uniforms.set(key, (u = createUniform(this.ctx.device, `mcmc.${key}`, UNIFORM_BYTES)));
-    const data = new ArrayBuffer(UNIFORM_BYTES);
-    const i = new Uint32Array(data);
-    const f = new Float32Array(data);
-    i[0] = 0;
-    i[1] = Math.min(this.config.capMax, this.capacity);
-    f[2] = this.config.minOpacity;
-    i[3] = values.seed ?? 0;
-    i[4] = values.step ?? 0;
-    i[5] = values.round ?? 0;
-    f[6] = Math.min(2 ** 20, Math.floor((2 ** 32 - 1) / this.capacity));
-    f[7] = values.noiseScale ?? 0;
-    i[8] = values.stride ?? 1;
-    i[9] = values.plane ?? 0;
-    f[10] = this.config.opacityReg;
-    f[11] = this.config.scaleReg;
-    i[12] = this.capacity;
+    const data = UniformStruct.of('mcmc', 'McmcParams').pack({
+      count_index: 0,
+      cap: Math.min(this.config.capMax, this.capacity),
+      min_opacity: this.config.minOpacity,
+      seed: values.seed ?? 0,
+      step: values.step ?? 0,
+      round: values.round ?? 0,
+      quant: Math.min(2 ** 20, Math.floor((2 ** 32 - 1) / this.capacity)),
+      noise_scale: values.noiseScale ?? 0,
+      stride: values.stride ?? 1,
+      plane: values.plane ?? 0,
+      opacity_reg: this.config.opacityReg,
+      scale_reg: this.config.scaleReg,
+      capacity: this.capacity,
+    });
     this.ctx.device.queue.writeBuffer(u, 0, data);
     return u;
   }

@@ -2,6 +2,7 @@ import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
+import { UniformStruct } from '../gpu/uniforms.js';
 import type { RasterFrame } from '../render/rasterizer.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 
@@ -49,9 +50,17 @@ export class GeometryLoss {
     const tx = Math.ceil(camera.width / TS);
     const ty = Math.ceil(camera.height / TS);
     this.active = { width: camera.width, height: camera.height, tiles: tx * ty };
-    const params = new ArrayBuffer(48);
-    new Uint32Array(params, 0, 4).set([camera.width, camera.height, tx, 0]);
-    new Float32Array(params, 16, 8).set([camera.fx, camera.fy, camera.cx, camera.cy, weights.distortion, weights.normal, 0, 0]);
+    const params = UniformStruct.of('geometry', 'GeometryParams').pack({
+      width: camera.width,
+      height: camera.height,
+      tiles_x: tx,
+      fx: camera.fx,
+      fy: camera.fy,
+      cx: camera.cx,
+      cy: camera.cy,
+      lambda_distortion: weights.distortion,
+      lambda_normal: weights.normal,
+    });
     this.ctx.device.queue.writeBuffer(this.params, 0, params);
     commands.dispatch(this.pipeline, [this.group], tx, ty);
   }

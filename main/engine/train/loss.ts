@@ -2,6 +2,7 @@ import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
+import { UniformStruct } from '../gpu/uniforms.js';
 
 const TS = 16;
 const HALO = 5;
@@ -124,7 +125,7 @@ export class TrainingLoss {
   encodeEvaluation(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, scratch: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
     const { device } = this.ctx;
     const tiles = frame.setSize(width, height);
-    device.queue.writeBuffer(frame.params, 0, new Uint32Array([width, height, targetOffset, tiles.x]));
+    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x));
     const clampGroup = bindGroup(device, this.clampPipeline.pipeline, { 0: frame.params, 1: image, 7: scratch });
     commands.dispatch(this.clampPipeline, [clampGroup], tiles.x, tiles.y);
     const statsGroup = bindGroup(device, this.forward.pipeline, { 0: frame.params, 1: scratch, 2: targets, 3: frame.partials, 4: frame.sums });
@@ -143,7 +144,7 @@ export class TrainingLoss {
     const { device } = this.ctx;
     frame.bind(device, this.forward, this.backward, image, targets);
     const tiles = frame.setSize(width, height);
-    device.queue.writeBuffer(frame.params, 0, new Uint32Array([width, height, targetOffset, tiles.x]));
+    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x));
     commands.dispatch(this.forward, [frame.forwardGroup!], tiles.x, tiles.y);
     commands.dispatch(this.backward, [frame.backwardGroup!], tiles.x, tiles.y);
   }
@@ -158,4 +159,9 @@ export function packRgba8(rgb: ArrayLike<number>, pixels: number, out = new Uint
     out[offset + i] = (r | (g << 8) | (b << 16) | (255 << 24)) >>> 0;
   }
   return out;
+}
+
+/** kernels/loss.wgsl's LossParams. */
+function packLossParams(width: number, height: number, targetOffset: number, tilesX: number): ArrayBuffer {
+  return UniformStruct.of('loss', 'LossParams').pack({ width, height, target_offset: targetOffset, tiles_x: tilesX });
 }

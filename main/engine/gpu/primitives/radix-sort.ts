@@ -2,6 +2,7 @@ import { bindBuffers, createStorage, createUniform } from '../buffers.js';
 import type { GpuCommands } from '../commands.js';
 import type { GpuContext } from '../context.js';
 import type { CompiledPipeline, KernelVariant } from '../kernels.js';
+import { UniformStruct } from '../uniforms.js';
 import { ExclusiveScan, type CountSource, type ScanPlan } from './scan.js';
 
 export interface RadixSortOptions {
@@ -11,11 +12,12 @@ export interface RadixSortOptions {
 }
 
 const BINS = 256;
-/** Byte offset of the indirect dispatch args inside the sort state (see SortState in the WGSL). */
-const STATE_DISPATCH_OFFSET = 16;
-/** u32 index of hist_size inside the sort state. */
-const STATE_HIST_SIZE_INDEX = 7;
-const STATE_BYTES = 48;
+/**
+ * SortState (radix-sort.wgsl), which rs_setup writes on the GPU: its size, the indirect dispatch
+ * arguments (`count_dispatch`) and the histogram scan's count (`hist_size`) are read where the
+ * WGSL declares them.
+ */
+const sortState = () => UniformStruct.of('radix-sort', 'SortState');
 
 export interface SortPlan {
   readonly capacity: number;
@@ -94,22 +96,23 @@ export class RadixSort {
     const maxBlocks = Math.max(1, Math.ceil(capacity / this.blockSize));
     const hist = own(createStorage(device, 'sort.hist', maxBlocks * BINS * 4));
     const histScanned = own(createStorage(device, 'sort.histScanned', (maxBlocks * BINS + 1) * 4));
-    const state = own(createStorage(device, 'sort.state', STATE_BYTES, GPUBufferUsage.INDIRECT));
-    const scanPlan = this.scan.createPlan(maxBlocks * BINS, hist, histScanned, { buffer: state, index: STATE_HIST_SIZE_INDEX });
+    const state = own(createStorage(device, 'sort.state', sortState().size, GPUBufferUsage.INDIRECT));
+    const scanPlan = this.scan.createPlan(maxBlocks * BINS, hist, histScanned, { buffer: state, index: sortState().field('hist_size').offset / 4 });
     const passCount = Math.ceil(bits / 8);
     const pairs = [
       [keys, vals],
       [keysB, valsB],
     ] as const;
-    const setupUniform = own(createUniform(device, 'sort.setup', 16));
-    device.queue.writeBuffer(setupUniform, 0, new Uint32Array([0, count.index, 0, 0]));
+    const sortParams = UniformStruct.of('radix-sort', 'SortParams');
+    const setupUniform = own(createUniform(device, 'sort.setup', sortParams.size));
+    device.queue.writeBuffer(setupUniform, 0, sortParams.pack({ shift: 0, count_index: count.index }));
     const setupGroup = bindBuffers(device, this.setup.pipeline, [setupUniform, count.buffer, state]);
     const passes: PlanInternals['passes'] = [];
     for (let p = 0; p < passCount; p++) {
       const passBits = Math.min(8, bits - 8 * p);
       const pipelines = await this.passPipelines(passBits);
-      const uniform = own(createUniform(device, `sort.pass${p}`, 16));
-      device.queue.writeBuffer(uniform, 0, new Uint32Array([8 * p, count.index, 0, 0]));
+      const uniform = own(createUniform(device, `sort.pass${p}`, sortParams.size));
+      device.queue.writeBuffer(uniform, 0, sortParams.pack({ shift: 8 * p, count_index: count.index }));
       const [inKeys, inVals] = pairs[p % 2];
       const [outKeys, outVals] = pairs[(p + 1) % 2];
       passes.push({
@@ -140,9 +143,9 @@ export class RadixSort {
     const p = plan as PlanInternals;
     commands.dispatch(this.setup, [p.setupGroup], 1);
     for (const pass of p.passes) {
-      commands.dispatchIndirect(pass.pipelines.count, [pass.count], p.state, STATE_DISPATCH_OFFSET);
+      commands.dispatchIndirect(pass.pipelines.count, [pass.count], p.state, sortState().field('count_dispatch').offset);
       this.scan.encode(commands, p.scanPlan);
-      commands.dispatchIndirect(pass.pipelines.scatter, [pass.scatter], p.state, STATE_DISPATCH_OFFSET);
+      commands.dispatchIndirect(pass.pipelines.scatter, [pass.scatter], p.state, sortState().field('count_dispatch').offset);
     }
   }
 }

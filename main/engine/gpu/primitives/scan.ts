@@ -2,6 +2,7 @@ import { bindBuffers, createStorage, createUniform } from '../buffers.js';
 import type { GpuCommands } from '../commands.js';
 import type { GpuContext } from '../context.js';
 import type { CompiledPipeline, KernelVariant } from '../kernels.js';
+import { UniformStruct } from '../uniforms.js';
 
 export interface ScanOptions {
   /** Threads per workgroup (override WG). */
@@ -87,8 +88,9 @@ export class ExclusiveScan {
     }
     const top = blocks.length - 1;
     const levels: Level[] = blocks.map((nb, k) => {
-      const uniform = createUniform(device, `scan.params${k}`, 16);
-      device.queue.writeBuffer(uniform, 0, new Uint32Array([k, count.index, k === 0 && totalIndex !== undefined ? totalIndex : 0xffffffff, 0]));
+      const params = UniformStruct.of('scan', 'ScanParams');
+      const uniform = createUniform(device, `scan.params${k}`, params.size);
+      device.queue.writeBuffer(uniform, 0, params.pack({ level: k, count_index: count.index, total_index: k === 0 && totalIndex !== undefined ? totalIndex : 0xffffffff }));
       owned.push(uniform);
       const countBinding = { buffer: count.buffer };
       return {
