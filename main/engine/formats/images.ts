@@ -11,9 +11,11 @@
  * stream) comes back from sharp and is worded here, as `corrupt PNG data: ...` / `corrupt JPEG data: ...`.
  *
  * sharp decodes on libuv's thread pool, so concurrent decodes run in parallel without a worker pool.
+ * It is loaded on first use: commands that touch no image (bench raster, parity) start without its
+ * native library, which the GPU machine then need not carry (scripts/gpu-prepare.sh).
  */
 import { open, readFile, stat } from 'node:fs/promises';
-import sharp, { type Metadata, type OutputInfo, type Sharp } from 'sharp';
+import type { Metadata, OutputInfo, Sharp, SharpOptions } from 'sharp';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import type { Image } from './image-ops.js';
 import { inspectImage, inspectImagePrefix, MAX_IMAGE_PIXELS, type ImageFormat, type ImageHeader } from './image-headers.js';
@@ -38,13 +40,29 @@ export interface ImageInfo {
   height: number;
 }
 
+type SharpFactory = (input?: Uint8Array | string, options?: SharpOptions) => Sharp;
+let sharpModule: Promise<SharpFactory> | undefined;
+
+/** sharp itself, imported once; an install without its native parts is an `unavailable` error that says so. */
+function loadSharp(): Promise<SharpFactory> {
+  sharpModule ??= import('sharp').then(
+    (m) => m.default as SharpFactory,
+    (error: unknown) => {
+      sharpModule = undefined;
+      throw new ArgonautError('unavailable', `the image library (sharp) could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    },
+  );
+  return sharpModule;
+}
+
 /** The error for a codec failure. */
 function codecFailure(file: string, format: ImageFormat, error: unknown): ArgonautError {
   const message = (error instanceof Error ? error.message : String(error)).trim().replace(/\s+/g, ' ');
   return badInput(file, `corrupt ${format === 'png' ? 'PNG' : 'JPEG'} data: ${message}`);
 }
 
-function sharpInput(bytes: Uint8Array, header: ImageHeader, autoOrient: boolean): Sharp {
+async function sharpInput(bytes: Uint8Array, header: ImageHeader, autoOrient: boolean): Promise<Sharp> {
+  const sharp = await loadSharp();
   // failOn 'error': libjpeg's warnings (extraneous bytes, a short restart interval) are common in
   // camera files whose pixels are fine; truncation is refused by image-headers.ts before this.
   return sharp(bytes.subarray(0, header.codecEnd), { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS, ignoreIcc: true, autoOrient });
@@ -65,7 +83,7 @@ export async function inspectImageBytes(bytes: Uint8Array, file: string): Promis
 async function readMetadata(source: Uint8Array | string, header: ImageHeader, file: string): Promise<Metadata> {
   if (header.format === 'png') return {} as Metadata;
   try {
-    const input = typeof source === 'string' ? sharp(source, { failOn: 'error', ignoreIcc: true }) : sharpInput(source, header, false);
+    const input = typeof source === 'string' ? (await loadSharp())(source, { failOn: 'error', ignoreIcc: true }) : await sharpInput(source, header, false);
     return await input.metadata();
   } catch (error) {
     throw codecFailure(file, header.format, error);
@@ -101,7 +119,7 @@ export async function decodeImage(bytes: Uint8Array, file: string): Promise<Imag
   const sixteen = header.bitDepth === 16;
   let decoded: { data: Buffer; info: OutputInfo };
   try {
-    decoded = await sharpInput(bytes, header, true)
+    decoded = await (await sharpInput(bytes, header, true))
       .toColourspace(sixteen ? 'rgb16' : 'srgb')
       .raw(sixteen ? { depth: 'ushort' } : {})
       .toBuffer({ resolveWithObject: true });
@@ -125,8 +143,11 @@ export const imageDecoder: ImageDecoder = { decode: decodeImage };
 
 /** 8-bit RGB or RGBA pixels -> PNG or JPEG bytes (JPEG drops alpha: the caller composited it). */
 export async function encodeImage(format: ImageFormat, image: Image, jpegQuality = 95): Promise<Uint8Array> {
+  const sharp = await loadSharp();
   const raw = sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
-  const out = format === 'jpeg' ? raw.removeAlpha().jpeg({ quality: jpegQuality }) : raw.png();
+  // PNG at zlib level 9 with adaptive row filters, as pngjs wrote them: the GPU machine's data sets
+  // (precomposited mic views) are sized by it.
+  const out = format === 'jpeg' ? raw.removeAlpha().jpeg({ quality: jpegQuality }) : raw.png({ compressionLevel: 9, adaptiveFiltering: true });
   const buffer = await out.toBuffer();
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
