@@ -42,17 +42,16 @@ for set in "$@"; do case "$set" in statue|mic|bunny) images=1 ;; esac; done
 rm -rf .gpu/node_modules/sharp .gpu/node_modules/@img .gpu/node_modules/detect-libc .gpu/node_modules/semver
 if [ "$images" = 1 ]; then
   nm=.gpu/node_modules
-  mkdir -p "$nm/sharp/dist" "$nm/@img/sharp-linux-x64/lib" "$nm/@img/sharp-libvips-linux-x64/lib"
+  mkdir -p "$nm/sharp/dist" "$nm/@img"
   cp node_modules/sharp/package.json node_modules/sharp/LICENSE "$nm/sharp/" && cp node_modules/sharp/dist/*.mjs "$nm/sharp/dist/"
-  cp -r node_modules/@img/colour "$nm/@img/" && cp -r node_modules/detect-libc node_modules/semver "$nm/"
-  cp node_modules/@img/sharp-linux-x64/package.json "$nm/@img/sharp-linux-x64/"
-  for f in node_modules/@img/sharp-linux-x64/lib/*.node; do xz -9 -T2 -c "$f" > "$nm/@img/sharp-linux-x64/lib/$(basename "$f").xz"; done
-  cp node_modules/@img/sharp-libvips-linux-x64/package.json "$nm/@img/sharp-libvips-linux-x64/"
-  cp node_modules/@img/sharp-libvips-linux-x64/lib/index.js "$nm/@img/sharp-libvips-linux-x64/lib/"
-  for f in node_modules/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so*; do xz -9 -T2 -c "$f" > "$nm/@img/sharp-libvips-linux-x64/lib/$(basename "$f").xz"; done
+  cp -r node_modules/detect-libc node_modules/semver "$nm/"
+  cp -r node_modules/@img/colour node_modules/@img/sharp-linux-x64 node_modules/@img/sharp-libvips-linux-x64 "$nm/@img/"
+  rm -rf "$nm/@img/sharp-libvips-linux-x64/lib/glib-2.0" # headers
+  xz -9 -T2 -f "$nm"/@img/sharp-linux-x64/lib/*.node "$nm"/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so*
   echo "gpu-prepare: sharp $(du -cb "$nm/sharp" "$nm/@img" "$nm/detect-libc" "$nm/semver" | tail -1 | cut -f1 | awk '{printf "%.1f", $1 / 1048576}') MiB (xz)"
 fi
-for d in .gpu out .gpu-data; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >> .git/info/exclude; done
+# (.gitignore lists them too; in a git worktree .git is a file and this step is skipped)
+[ -d .git ] && for d in .gpu out .gpu-data; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >> .git/info/exclude; done
 total=$(du -cb .gpu out .gpu-data | tail -1 | cut -f1)
 tracked=$(git ls-files -z | xargs -0 du -cb 2>/dev/null | tail -1 | cut -f1)
 echo "gpu-prepare: $(( (total + tracked) / 1048576 )) MiB to send (limit 63, keeping a margin under the tool's 64)"

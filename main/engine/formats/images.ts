@@ -61,8 +61,7 @@ function codecFailure(file: string, format: ImageFormat, error: unknown): Argona
   return badInput(file, `corrupt ${format === 'png' ? 'PNG' : 'JPEG'} data: ${message}`);
 }
 
-async function sharpInput(bytes: Uint8Array, header: ImageHeader, autoOrient: boolean): Promise<Sharp> {
-  const sharp = await loadSharp();
+function sharpInput(sharp: SharpFactory, bytes: Uint8Array, header: ImageHeader, autoOrient: boolean): Sharp {
   // failOn 'error': libjpeg's warnings (extraneous bytes, a short restart interval) are common in
   // camera files whose pixels are fine; truncation is refused by image-headers.ts before this.
   return sharp(bytes.subarray(0, header.codecEnd), { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS, ignoreIcc: true, autoOrient });
@@ -82,8 +81,9 @@ export async function inspectImageBytes(bytes: Uint8Array, file: string): Promis
 /** sharp's header read, from the bytes or (a probe, the bytes being a prefix) the file; PNG has no EXIF orientation. */
 async function readMetadata(source: Uint8Array | string, header: ImageHeader, file: string): Promise<Metadata> {
   if (header.format === 'png') return {} as Metadata;
+  const sharp = await loadSharp(); // outside the try: a missing library is not corrupt data
   try {
-    const input = typeof source === 'string' ? (await loadSharp())(source, { failOn: 'error', ignoreIcc: true }) : await sharpInput(source, header, false);
+    const input = typeof source === 'string' ? sharp(source, { failOn: 'error', ignoreIcc: true }) : sharpInput(sharp, source, header, false);
     return await input.metadata();
   } catch (error) {
     throw codecFailure(file, header.format, error);
@@ -117,9 +117,10 @@ function sixteenToEight(samples: Uint16Array): Uint8Array {
 export async function decodeImage(bytes: Uint8Array, file: string): Promise<Image> {
   const header = inspectImage(bytes, file);
   const sixteen = header.bitDepth === 16;
+  const sharp = await loadSharp(); // outside the try: a missing library is not corrupt data
   let decoded: { data: Buffer; info: OutputInfo };
   try {
-    decoded = await (await sharpInput(bytes, header, true))
+    decoded = await sharpInput(sharp, bytes, header, true)
       .toColourspace(sixteen ? 'rgb16' : 'srgb')
       .raw(sixteen ? { depth: 'ushort' } : {})
       .toBuffer({ resolveWithObject: true });
