@@ -146,9 +146,10 @@ export const imageDecoder: ImageDecoder = { decode: decodeImage };
 export async function encodeImage(format: ImageFormat, image: Image, jpegQuality = 95): Promise<Uint8Array> {
   const sharp = await loadSharp();
   const raw = sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
-  // PNG at zlib level 9 with adaptive row filters, as pngjs wrote them: the GPU machine's data sets
-  // (precomposited mic views) are sized by it.
-  const out = format === 'jpeg' ? raw.removeAlpha().jpeg({ quality: jpegQuality }) : raw.png({ compressionLevel: 9, adaptiveFiltering: true });
+  // JPEG with full-resolution chroma, as jpeg-js wrote it (photos re-encoded for SfM and training
+  // keep their colour edges); PNG at zlib level 9 with adaptive row filters, as pngjs wrote them
+  // (the GPU machine's precomposited mic views are sized by it).
+  const out = format === 'jpeg' ? raw.removeAlpha().jpeg({ quality: jpegQuality, chromaSubsampling: '4:4:4' }) : raw.png({ compressionLevel: 9, adaptiveFiltering: true });
   const buffer = await out.toBuffer();
   return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
 }
