@@ -30,8 +30,9 @@ const common = {
   logLevel: 'warning',
   plugins: [wgslEsbuild],
   define: { __ARGONAUT_VERSION__: JSON.stringify(pkg.version), __ARGONAUT_COMMIT__: JSON.stringify(commit) },
-  // Native addons and Electron are resolved at run time, never bundled.
-  external: ['webgpu', 'electron', 'sharp'],
+  // Native addons and Electron are resolved at run time, never bundled: webgpu (dawn.node), sharp
+  // (its JS finds @img/sharp-<platform>/sharp.node and libvips beside it), in every bundle.
+  external: ['webgpu', 'sharp', 'electron'],
 };
 // ESM bundles that inline CommonJS dependencies need a real `require` for Node built-ins.
 const esmBanner = { js: "import { createRequire as __argonautCreateRequire } from 'node:module'; const require = __argonautCreateRequire(import.meta.url);" };
@@ -41,9 +42,6 @@ const node = [
   { entryPoints: [path.join(root, 'main/host/index.ts')], outfile: path.join(root, 'out/host/index.mjs'), format: 'esm', banner: esmBanner },
   { entryPoints: [path.join(root, 'main/app/index.ts')], outfile: path.join(root, 'out/main/index.cjs'), format: 'cjs' },
   { entryPoints: [path.join(root, 'main/preload/index.ts')], outfile: path.join(root, 'out/preload/index.cjs'), format: 'cjs', platform: 'browser', external: ['electron'] },
-  // The image decode worker, beside each bundle that runs the engine: DecodePool loads it as
-  // new URL('./decode-worker.mjs', import.meta.url) (main/engine/formats/decode-pool.ts).
-  ...['cli', 'host'].map((dir) => ({ entryPoints: [path.join(root, 'main/engine/formats/decode-worker.mjs')], outfile: path.join(root, `out/${dir}/decode-worker.mjs`), format: 'esm', banner: esmBanner })),
 ];
 const gpu = [
   { entryPoints: [path.join(root, 'tests/gpu/runner.ts')], outfile: path.join(root, 'out/gpu/runner.mjs'), format: 'esm', banner: esmBanner },

@@ -6,6 +6,8 @@
 # slow step cannot eat the whole call.
 set -uo pipefail
 source .gpu/env.sh >/dev/null
+# libvips travels xz-compressed (scripts/gpu-prepare.sh); env.sh unpacks only *.node.xz.
+find node_modules/@img -name 'libvips-cpp.so*.xz' -exec xz -df {} \; 2>/dev/null
 : "${OUT:=/tmp/out}"
 mkdir -p "$OUT"
 cli="node out/cli/index.mjs --no-gui"

@@ -6,9 +6,9 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PNG } from 'pngjs';
 import { loadDataset } from '../main/engine/dataset/dataset.js';
 import { loadViewImage } from '../main/engine/dataset/view-image.js';
+import { encodePngRgb } from '../main/engine/formats/images.js';
 
 const [src, dst, bgArg, everyArg] = process.argv.slice(2);
 const bg = Number(bgArg);
@@ -24,12 +24,7 @@ for (const split of ['train', 'test']) {
     const view = dataset.views.find((v) => v.name === name);
     if (!view) throw new Error(`no view ${name}`);
     const image = await loadViewImage(view, { background: [bg, bg, bg], cacheDir: null });
-    const png = new PNG({ width: image.width, height: image.height, colorType: 2 });
-    for (let p = 0; p < image.width * image.height; p++) {
-      for (let c = 0; c < 3; c++) png.data[4 * p + c] = Math.round(image.rgb[3 * p + c] * 255);
-      png.data[4 * p + 3] = 255;
-    }
-    writeFileSync(path.join(dst, name), PNG.sync.write(png, { colorType: 2 }));
+    writeFileSync(path.join(dst, name), await encodePngRgb(image.rgb, image.width, image.height, 3));
   }
 }
 console.log(`precomposite: ${dataset.views.length} views read, written to ${dst}`);

@@ -17,7 +17,7 @@ import { loadViewImage } from '../engine/dataset/view-image.js';
 import type { Engine } from '../engine/engine.js';
 import { downscaleArea } from '../engine/formats/image-ops.js';
 import { resolveCacheDir } from '../engine/formats/image-cache.js';
-import { encodePngRgb } from '../engine/formats/png-encode.js';
+import { encodePngRgb } from '../engine/formats/images.js';
 import { checkedDatasetPath, checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
 import { exportProject } from '../engine/project/export.js';
 import { projectSplats } from '../engine/project/splats.js';
@@ -146,7 +146,7 @@ export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Im
         }
         const factor = maxSize ? Math.max(1, Math.ceil(Math.max(width, height) / maxSize)) : 1;
         if (factor > 1) ({ width, height, data: rgb } = downscaleArea({ width, height, channels: 3, data: rgb }, factor));
-        const png = encodePngRgb(rgb, width, height, 3);
+        const png = await encodePngRgb(rgb, width, height, 3);
         return { mime: 'image/png' as const, width, height, data: png.buffer.slice(png.byteOffset, png.byteOffset + png.byteLength) as ArrayBuffer };
       },
       async splats({ project: file }) {

@@ -77,8 +77,8 @@ export function encodeJpeg(width: number, height: number, rgba: Uint8Array, qual
   return new Uint8Array(encoded.data);
 }
 
-/** An APP1 segment holding only IFD0 Orientation, inserted right after SOI. */
-export function withExifOrientation(jpeg: Uint8Array, orientation: number, littleEndian = false): Uint8Array {
+/** An APP1 payload ("Exif\0\0" + TIFF) holding only IFD0 Orientation. */
+export function exifApp1(orientation: number, littleEndian = false): Uint8Array {
   const tiff = Buffer.alloc(8 + 2 + 12 + 4);
   if (littleEndian) tiff.write('II', 0, 'latin1');
   else tiff.write('MM', 0, 'latin1');
@@ -92,11 +92,54 @@ export function withExifOrientation(jpeg: Uint8Array, orientation: number, littl
   u32(1, 14); // count
   u16(orientation, 18);
   u32(0, 22); // no next IFD
-  const payload = Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]);
+  return new Uint8Array(Buffer.concat([Buffer.from('Exif\0\0', 'latin1'), tiff]));
+}
+
+/** An APP1 segment with `payload`, inserted right after SOI. */
+export function withApp1(jpeg: Uint8Array, payload: Uint8Array): Uint8Array {
   const segment = Buffer.alloc(4);
   segment.writeUInt16BE(0xffe1, 0);
   segment.writeUInt16BE(payload.length + 2, 2);
   return new Uint8Array(Buffer.concat([Buffer.from(jpeg.subarray(0, 2)), segment, payload, Buffer.from(jpeg.subarray(2))]));
+}
+
+/** An APP1 segment holding only IFD0 Orientation, inserted right after SOI. */
+export function withExifOrientation(jpeg: Uint8Array, orientation: number, littleEndian = false): Uint8Array {
+  return withApp1(jpeg, exifApp1(orientation, littleEndian));
+}
+
+/**
+ * The displayed pixels for EXIF orientation 1..8 (TIFF 6.0 tag 274), a reference independent of
+ * sharp's: 2 mirror horizontal, 3 rotate 180, 4 mirror vertical, 5 transpose, 6 rotate 90
+ * clockwise, 7 transverse, 8 rotate 90 counter-clockwise. 5..8 swap width and height.
+ */
+export function applyOrientation<T extends { width: number; height: number; channels: number; data: Uint8Array }>(image: T, orientation: number): T {
+  if (orientation <= 1 || orientation > 8) return image;
+  const { width: w, height: h, channels: c, data } = image;
+  const swap = orientation >= 5;
+  const outW = swap ? h : w;
+  const outH = swap ? w : h;
+  const out = new Uint8Array(data.length);
+  // (sx, sy) = stored pixel shown at displayed (x, y).
+  for (let y = 0; y < outH; y++) {
+    for (let x = 0; x < outW; x++) {
+      let sx: number;
+      let sy: number;
+      switch (orientation) {
+        case 2: sx = w - 1 - x; sy = y; break;
+        case 3: sx = w - 1 - x; sy = h - 1 - y; break;
+        case 4: sx = x; sy = h - 1 - y; break;
+        case 5: sx = y; sy = x; break;
+        case 6: sx = y; sy = h - 1 - x; break;
+        case 7: sx = w - 1 - y; sy = h - 1 - x; break;
+        default: sx = w - 1 - y; sy = x; break; // 8
+      }
+      const from = (sy * w + sx) * c;
+      const to = (y * outW + x) * c;
+      for (let k = 0; k < c; k++) out[to + k] = data[from + k];
+    }
+  }
+  return { ...image, width: outW, height: outH, data: out };
 }
 
 /** Byte-exact image equality without a slow element-by-element deep compare of megapixel arrays. */

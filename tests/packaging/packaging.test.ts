@@ -4,12 +4,13 @@
  * fetch script writes it and Electron main expects it, and the CLI running from a packaged layout.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledNodePath, unpackedOutDir } from '../../main/app/runtime-paths.js';
 import { builtFile, repoRoot } from '../helpers/build.js';
-import { tempDir } from '../helpers/datasets.js';
+import { makeColmapDataset, tempDir } from '../helpers/datasets.js';
 // @ts-expect-error plain ESM script without types
 import { runtimeLayout, runtimePackage } from '../../scripts/fetch-node-runtime.mjs';
 
@@ -20,6 +21,9 @@ function list(key: string): string[] {
   return block.split('\n').filter((l) => /^ {2}- /.test(l)).map((l) => l.replace(/^ {2}- /, '').replace(/^"|"$/g, ''));
 }
 
+/** What sharp needs at run time, each unpacked beside the bundles (electron-builder.yml). */
+const SHARP_PACKAGES = ['sharp', '@img', 'detect-libc', 'semver'];
+
 describe('packaging', () => {
   it('builds AppImage and deb, dmg, nsis, with the .argo association', () => {
     expect(config).toMatch(/^linux:\n(?: {2}.*\n)*? {2}target: \[AppImage, deb\]/m);
@@ -28,9 +32,14 @@ describe('packaging', () => {
     expect(config).toMatch(/^fileAssociations:\n {2}- ext: argo\n {4}name: Argonaut Project\n(?: {4}.*\n)*? {4}mimeType: application\/x-argonaut-project/m);
   });
 
-  it('keeps what plain Node runs out of the asar: host and CLI bundles, the native Dawn addon', () => {
-    expect(list('asarUnpack')).toEqual(['out/host/**', 'out/cli/**', 'node_modules/webgpu/**']);
-    expect(list('files')).toEqual(expect.arrayContaining(['out/**/*', 'node_modules/webgpu/**/*']));
+  it('keeps what plain Node runs out of the asar: host and CLI bundles, the native Dawn addon, sharp with its addon and libvips', () => {
+    expect(list('asarUnpack')).toEqual(['out/host/**', 'out/cli/**', 'node_modules/webgpu/**', ...SHARP_PACKAGES.map((p) => `node_modules/${p}/**`)]);
+    expect(list('files')).toEqual(expect.arrayContaining(['out/**/*', 'node_modules/webgpu/**/*', ...SHARP_PACKAGES.map((p) => `node_modules/${p}/**/*`)]));
+    // Every package sharp imports at run time is among them (its platform addon and libvips are @img/*).
+    const sharpPackage = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/sharp/package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    for (const dependency of Object.keys(sharpPackage.dependencies)) expect(SHARP_PACKAGES, dependency).toContain(dependency.startsWith('@') ? dependency.split('/')[0] : dependency);
+    // The bundles leave sharp to Node's resolution (a bundled copy could not find its native parts).
+    expect(readFileSync(builtFile('cli/index.mjs'), 'utf8')).toMatch(/import\(\s*["']sharp["']\s*\)/);
     expect(unpackedOutDir('/opt/Argonaut Studio/resources/app.asar/out')).toBe('/opt/Argonaut Studio/resources/app.asar.unpacked/out');
     expect(unpackedOutDir('/work/out')).toBe('/work/out');
   });
@@ -45,6 +54,23 @@ describe('packaging', () => {
       expect(path.relative(dir, executable)).toBe(path.relative(path.join('/r', 'node'), bundledNodePath('/r', platform)));
     }
     expect(() => runtimePackage('aix', 'ppc64')).toThrow(/no Node runtime for aix-ppc64/);
+  });
+
+  it('the packaged CLI decodes images with sharp from app.asar.unpacked/node_modules, holding only what asarUnpack lists', async () => {
+    const root = await tempDir('packaged-sharp');
+    const unpacked = path.join(root, 'resources', 'app.asar.unpacked');
+    // Copies, not links: Node resolves a linked file from its real place, which would find the repository's node_modules.
+    cpSync(path.dirname(builtFile('cli/index.mjs')), path.join(unpacked, 'out', 'cli'), { recursive: true });
+    const dataset = await makeColmapDataset({ count: 2, width: 24, height: 16 });
+    const importDataset = (project: string) => spawnSync(process.execPath, [path.join(unpacked, 'out', 'cli', 'index.mjs'), '--no-gui', 'import', dataset.root, '--project', project, '--json'], { encoding: 'utf8', cwd: unpacked });
+    const without = importDataset('without.argo');
+    expect(without.status, without.stderr).not.toBe(0);
+    expect(without.stdout + without.stderr).toMatch(/the image library \(sharp\) could not be loaded/);
+    for (const p of SHARP_PACKAGES) cpSync(path.join(repoRoot, 'node_modules', p), path.join(unpacked, 'node_modules', p), { recursive: true });
+    const withSharp = importDataset('with.argo');
+    expect(withSharp.status, withSharp.stderr).toBe(0);
+    expect(JSON.parse(withSharp.stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'result', views: 2 });
+    await rm(root, { recursive: true, force: true }); // ~20 MB of libvips
   });
 
   it('the CLI runs from a packaged layout through resources/bin/argonaut, with the bundled Node, and returns its exit codes', async () => {

@@ -6,7 +6,7 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { writeFileAtomic } from '../../engine/formats/atomic-file.js';
 import { readPly } from '../../engine/formats/ply.js';
-import { encodePngRgb } from '../../engine/formats/png-encode.js';
+import { encodePngRgb } from '../../engine/formats/images.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { Project } from '../../engine/project/project.js';
 import { projectSplats } from '../../engine/project/splats.js';
@@ -94,7 +94,7 @@ export const renderCommand: CommandSpec = {
     const gpu = await openGpu(engineOptions);
     try {
       const image = await renderImage(gpu, splats, camera, { background: rgb, antialiased, shDegree: degree });
-      await writeFileAtomic(outFile, encodePngRgb(image.rgba, camera.width, camera.height)); // errors name the file and why
+      await writeFileAtomic(outFile, await encodePngRgb(image.rgba, camera.width, camera.height)); // errors name the file and why
       out.result({ out: outFile, width: camera.width, height: camera.height, splats: splats.count, visible: image.visible, intersections: image.intersections, ...described }, `rendered ${splats.count.toLocaleString()} splats (${image.visible.toLocaleString()} visible) -> ${outFile}`);
     } finally {
       gpu.destroy();

@@ -10,12 +10,10 @@
  */
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import jpegJs from 'jpeg-js';
-import { PNG } from 'pngjs';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { copyFileAtomic, writeFileAtomic } from '../formats/atomic-file.js';
 import { downscaleArea, quantizeToBytes, type FloatImage } from '../formats/image-ops.js';
-import { decodeImage, prepareImage, type Image } from '../formats/images.js';
+import { decodeImage, encodeImage, inspectImageBytes, type Image } from '../formats/images.js';
 import { isFile } from '../dataset/source-view.js';
 
 export interface PhotoRecord {
@@ -57,40 +55,26 @@ function toFloat(image: Image): FloatImage {
   return { width: image.width, height: image.height, channels: image.channels, data: Float32Array.from(image.data, (v) => v / 255) };
 }
 
-function encode(format: 'png' | 'jpeg', width: number, height: number, channels: number, data: Uint8Array): Uint8Array {
-  const rgba = new Uint8Array(width * height * 4);
-  for (let p = 0; p < width * height; p++) {
-    for (let k = 0; k < 3; k++) rgba[p * 4 + k] = data[p * channels + k];
-    rgba[p * 4 + 3] = channels === 4 ? data[p * 4 + 3] : 255;
-  }
-  if (format === 'jpeg') return new Uint8Array(jpegJs.encode({ width, height, data: Buffer.from(rgba.buffer) }, JPEG_QUALITY).data);
-  const png = new PNG({ width, height, colorType: channels === 4 ? 6 : 2 });
-  png.data = Buffer.from(rgba.buffer);
-  return new Uint8Array(PNG.sync.write(png, { colorType: channels === 4 ? 6 : 2 }));
-}
-
 /** One photo into `dest`: copied when already upright and small enough, else re-encoded in its own format. */
 export async function normalizePhoto(source: string, dest: string, maxSize: number): Promise<Pick<PhotoRecord, 'action' | 'width' | 'height'>> {
   const buffer = await readFile(source).catch((error: NodeJS.ErrnoException) => {
     throw badInput(source, `cannot read the photo (${error.code ?? error.message})`);
   });
   const bytes = new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
-  const { header } = prepareImage(bytes, source);
-  const swap = header.orientation >= 5;
-  const width = swap ? header.storedHeight : header.storedWidth;
-  const height = swap ? header.storedWidth : header.storedHeight;
-  if (header.orientation <= 1 && Math.max(width, height) <= maxSize) {
+  const info = await inspectImageBytes(bytes, source);
+  const { width, height } = info;
+  if (info.orientation <= 1 && Math.max(width, height) <= maxSize) {
     await copyFileAtomic(source, dest);
     return { action: 'copied', width, height };
   }
-  const image = decodeImage(bytes, source); // orientation applied
+  const image = await decodeImage(bytes, source); // orientation applied
   const factor = Math.max(image.width, image.height) / maxSize;
-  let out = { width: image.width, height: image.height, data: image.data };
+  let out: Image = image;
   if (factor > 1) {
     const small = downscaleArea(toFloat(image), factor);
-    out = { width: small.width, height: small.height, data: quantizeToBytes(small.data) };
+    out = { width: small.width, height: small.height, channels: image.channels, data: quantizeToBytes(small.data) };
   }
-  await writeFileAtomic(dest, encode(header.format, out.width, out.height, image.channels, out.data));
+  await writeFileAtomic(dest, await encodeImage(info.format, out, JPEG_QUALITY));
   return { action: 'reencoded', width: out.width, height: out.height };
 }
 

@@ -6,12 +6,12 @@
  * cache stores, so a cache hit returns exactly what a fresh decode would. Order matters and is
  * fixed: composite first (straight alpha must not be filtered), then undistort and downscale.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
-import { DecodePool } from '../formats/decode-pool.js';
 import { fallbackCacheDir, readCachedImage, resolveCacheDir, writeCachedImage, type ImageCacheKey } from '../formats/image-cache.js';
 import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes } from '../formats/image-ops.js';
-import { imageFileStat, mainThreadDecoder, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
+import { imageDecoder, imageFileStat, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
 import type { Dataset, DatasetView, Rgb } from './types.js';
 import { lensOf, undistortImage } from './distortion.js';
 import { mapLimit } from './source-view.js';
@@ -23,7 +23,7 @@ export interface ViewImageOptions {
   background?: Rgb;
   /** Folder of the decoded-image cache; null disables it. Default: os.tmpdir()/argonaut-cache (loadViewImages: the dataset's). */
   cacheDir?: string | null;
-  /** Where the codec runs. Default: the calling thread (loadViewImages: a worker pool). */
+  /** The decoder. Default: sharp's (imageDecoder); tests wrap it. */
   decoder?: ImageDecoder;
   /** Non-fatal problems (a cache that cannot be written). Default console.warn. */
   warn?: (message: string) => void;
@@ -37,6 +37,12 @@ export interface ViewImage {
 }
 
 const BLACK: Rgb = [0, 0, 0];
+
+/**
+ * Images loaded at once by loadViewImages (and the import check): sharp decodes on libuv's pool
+ * (4 threads by default) while this thread composites and downscales the ones already decoded.
+ */
+export const IMAGES_IN_FLIGHT = 2 * Math.max(2, Math.min(8, os.availableParallelism()));
 
 /** Decoded pixels -> the view's final 8-bit RGB. Pure; exported for tests. */
 export function processViewPixels(image: Image, view: DatasetView, downscale: number, background: Rgb): Image {
@@ -80,7 +86,7 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
     const hit = await readCachedImage(cacheDir, key);
     if (hit && hit.channels === 3 && `${hit.width}x${hit.height}` === expected) return hit;
   }
-  const decoded = await (options.decoder ?? mainThreadDecoder).decode(await readImageBytes(file), file);
+  const decoded = await (options.decoder ?? imageDecoder).decode(await readImageBytes(file), file);
   const target = downscaledSize(decoded.width, decoded.height, downscale);
   if (`${target.width}x${target.height}` !== expected) {
     throw badInput(
@@ -106,23 +112,16 @@ export interface LoadViewImagesOptions extends ViewImageOptions {
 }
 
 /**
- * Many views at once, decoding on a worker pool (unless `decoder` is given), with the cache in
+ * Many views at once (IMAGES_IN_FLIGHT: sharp decodes them in parallel), with the cache in
  * `<dataset>/.argonaut-cache` when the dataset folder may be written, else os.tmpdir().
  */
 export async function loadViewImages(dataset: Dataset, options: LoadViewImagesOptions = {}): Promise<ViewImage[]> {
   const views = options.views ?? dataset.views;
   const cacheDir = options.cacheDir === undefined ? await resolveCacheDir(dataset.root) : options.cacheDir;
-  const pool = options.decoder ? null : new DecodePool({ warn: options.warn });
-  const decoder = options.decoder ?? pool!;
   let done = 0;
-  try {
-    // Twice the pool size in flight: file reads and post-processing overlap the decodes.
-    return await mapLimit(views, 2 * Math.max(1, pool?.size ?? 2), async (view) => {
-      const image = await loadViewImage(view, { ...options, background: options.background ?? dataset.background, cacheDir, decoder });
-      options.onProgress?.(++done, views.length);
-      return image;
-    });
-  } finally {
-    await pool?.close();
-  }
+  return mapLimit(views, IMAGES_IN_FLIGHT, async (view) => {
+    const image = await loadViewImage(view, { ...options, background: options.background ?? dataset.background, cacheDir });
+    options.onProgress?.(++done, views.length);
+    return image;
+  });
 }

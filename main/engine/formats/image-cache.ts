@@ -15,7 +15,7 @@ import { crc32 } from 'node:zlib';
 import type { Image } from './images.js';
 
 /** Bump when the pipeline's output for the same inputs changes: old files then stop matching. */
-const CACHE_VERSION = 1;
+const CACHE_VERSION = 2; // 2: JPEGs decoded by libjpeg-turbo (sharp) instead of jpeg-js, which differ by a few levels
 const MAGIC = 'ARGIMG\0\0';
 const HEADER_BYTES = 64;
 

@@ -1,23 +1,26 @@
 /**
- * Byte-level checks of PNG and JPEG files before (and instead of) decoding them: the format from
- * the magic bytes, the stored size, EXIF orientation, truncation and (PNG) chunk CRCs. Every read is bounds-checked,
+ * Byte-level checks of PNG and JPEG files before the codec (sharp) sees them: the format from the
+ * magic bytes, the stored size and bit depth, truncation and (PNG) chunk CRCs. libvips would report
+ * most of these as a generic read error, some (a cut JPEG) only as a warning over grey pixels; here
+ * each is worded with the file and the byte. Every read is bounds-checked,
  * so a hostile or cut file yields a `bad_input` naming the file and the byte, never a crash, and a
  * header claiming billions of pixels is refused before any codec allocates for it.
  */
 import { crc32 } from 'node:zlib';
 import { badInput } from '../../../shared/rpc/errors.js';
-import { MAX_IMAGE_PIXELS, type CodecFormat } from './codecs.mjs';
-import { readExifOrientation } from './exif.js';
 
-export type ImageFormat = CodecFormat;
+export type ImageFormat = 'png' | 'jpeg';
+
+/** Limits that keep a hostile header from allocating gigabytes (also sharp's limitInputPixels). */
+export const MAX_IMAGE_PIXELS = 200_000_000;
 
 export interface ImageHeader {
   format: ImageFormat;
   /** Size as stored in the file, before EXIF orientation. */
   storedWidth: number;
   storedHeight: number;
-  /** EXIF orientation 1..8 (1 when absent; PNG is always 1). */
-  orientation: number;
+  /** Bits per sample: PNG 1..16, JPEG 8. */
+  bitDepth: number;
   /** The bytes the codec should see: a PNG is cut after IEND, so trailing junk is tolerated. */
   codecEnd: number;
 }
@@ -64,6 +67,7 @@ function inspectPng(bytes: Uint8Array, file: string, complete: boolean): ImageHe
   let offset = 8;
   let width = 0;
   let height = 0;
+  let bitDepth = 8;
   let sawIdat = false;
   while (true) {
     if (offset + 8 > bytes.length) {
@@ -80,16 +84,16 @@ function inspectPng(bytes: Uint8Array, file: string, complete: boolean): ImageHe
       if (offset + 8 + 13 > bytes.length) throw badInput(file, `truncated PNG: file ends at byte ${bytes.length} inside IHDR`);
       width = view.getUint32(16);
       height = view.getUint32(20);
-      const depth = bytes[24];
+      bitDepth = bytes[24];
       const colorType = bytes[25];
-      if (!PNG_DEPTHS[colorType]?.includes(depth)) throw badInput(file, `corrupt PNG: colour type ${colorType} with bit depth ${depth} is not valid`);
+      if (!PNG_DEPTHS[colorType]?.includes(bitDepth)) throw badInput(file, `corrupt PNG: colour type ${colorType} with bit depth ${bitDepth} is not valid`);
       checkSize(file, 'PNG header', width, height);
       if (!complete) break;
     }
     if (end > bytes.length) {
       throw badInput(file, `truncated PNG: chunk ${type} at byte ${offset} needs ${12 + length} bytes, the file ends at byte ${bytes.length}`);
     }
-    // pngjs would report a CRC mismatch as "unrecognised content at end of stream": check it here.
+    // libpng reports a CRC mismatch as a bare "IDAT: CRC error": check it here, with the chunk and byte.
     const storedCrc = view.getUint32(end - 4);
     if (crc32(bytes.subarray(offset + 4, end - 4)) !== storedCrc) {
       throw badInput(file, `corrupt PNG: CRC mismatch in chunk ${type} at byte ${offset}`);
@@ -101,10 +105,10 @@ function inspectPng(bytes: Uint8Array, file: string, complete: boolean): ImageHe
       break;
     }
   }
-  return { format: 'png', storedWidth: width, storedHeight: height, orientation: 1, codecEnd: complete ? offset : bytes.length };
+  return { format: 'png', storedWidth: width, storedHeight: height, bitDepth, codecEnd: complete ? offset : bytes.length };
 }
 
-/** SOF markers jpeg-js decodes: baseline, extended sequential, progressive (Huffman). */
+/** SOF markers we accept (libjpeg-turbo decodes more, but these are what cameras and our tests write): baseline, extended sequential, progressive (Huffman). */
 const SUPPORTED_SOF = new Set([0xc0, 0xc1, 0xc2]);
 const OTHER_SOF = new Set([0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf]);
 
@@ -112,7 +116,6 @@ function inspectJpeg(bytes: Uint8Array, file: string, complete: boolean): ImageH
   let offset = 2;
   let width = 0;
   let height = 0;
-  let orientation = 1;
   let scanStart = -1;
   while (offset < bytes.length) {
     if (bytes[offset] !== 0xff) throw badInput(file, `corrupt JPEG data: expected a marker at byte ${offset}, found ${bytes[offset].toString(16)}`);
@@ -141,9 +144,6 @@ function inspectJpeg(bytes: Uint8Array, file: string, complete: boolean): ImageH
       width = (bytes[payload + 3] << 8) | bytes[payload + 4];
       if (height === 0) throw badInput(file, 'unsupported JPEG: height 0 in the frame header (defined later by a DNL marker)');
       checkSize(file, 'JPEG frame header', width, height);
-    } else if (marker === 0xe1) {
-      const exif = readExifOrientation(bytes.subarray(payload, end));
-      if (exif !== null) orientation = exif;
     }
     offset = end;
   }
@@ -159,17 +159,10 @@ function inspectJpeg(bytes: Uint8Array, file: string, complete: boolean): ImageH
       throw badInput(file, `truncated JPEG: no end-of-image marker after the scan data that starts at byte ${scanStart} (file is ${bytes.length} bytes)`);
     }
   }
-  return { format: 'jpeg', storedWidth: width, storedHeight: height, orientation, codecEnd: bytes.length };
+  return { format: 'jpeg', storedWidth: width, storedHeight: height, bitDepth: 8, codecEnd: bytes.length };
 }
 
 function hasEndOfImage(bytes: Uint8Array, from: number): boolean {
   for (let i = bytes.length - 2; i >= from; i--) if (bytes[i] === 0xff && bytes[i + 1] === 0xd9) return true;
   return false;
-}
-
-/** EXIF orientations 5..8 swap width and height. */
-export function orientedSize(header: ImageHeader): { width: number; height: number } {
-  return header.orientation >= 5
-    ? { width: header.storedHeight, height: header.storedWidth }
-    : { width: header.storedWidth, height: header.storedHeight };
 }

@@ -1,11 +1,24 @@
 /**
- * Pixel operations of the image pipeline, pure and synchronous: EXIF orientation, compositing to
- * RGB in [0, 1], area-averaging downscale, and 8-bit quantization.
+ * Pixel operations of the image pipeline, pure and synchronous: compositing to RGB in [0, 1],
+ * area-averaging downscale, and 8-bit quantization. (EXIF orientation is sharp's, at decode.)
+ *
+ * Why the downscale is ours and not sharp's resize: it is an exact box filter for any ratio
+ * (output pixel i covers [i r, (i + 1) r) of the input), run on the composited floats and rounded
+ * once; libvips shrinks by the integer part and resamples the rest with a Lanczos or cubic
+ * kernel, in 8 bits after compositing, so the trained-on pixels (and every measured number)
+ * would move. It costs 5-20 ms of CPU per 1000x660 image (docs/benchmarks.md, "Image decode (CPU)").
  *
  * "Linear 0..1" here means value / 255 with no sRGB transfer curve: the trainer, its losses and the
  * published 3DGS numbers all work on the stored sRGB values scaled to [0, 1].
  */
-import type { Image } from './images.js';
+/** Decoded pixels (images.ts produces them; defined here so that this module imports nothing). */
+export interface Image {
+  width: number;
+  height: number;
+  channels: 3 | 4;
+  /** Row-major, interleaved, 8 bits per channel. */
+  data: Uint8Array;
+}
 
 /** A float image: row-major, interleaved, `channels` values per pixel. */
 export interface FloatImage {
@@ -13,40 +26,6 @@ export interface FloatImage {
   height: number;
   channels: number;
   data: Float32Array;
-}
-
-/**
- * Turns the stored pixels into the displayed ones for EXIF orientation 1..8 (TIFF 6.0 tag 274):
- * 2 mirror horizontal, 3 rotate 180, 4 mirror vertical, 5 transpose, 6 rotate 90 clockwise,
- * 7 transverse, 8 rotate 90 counter-clockwise. 5..8 swap width and height.
- */
-export function applyOrientation(image: Image, orientation: number): Image {
-  if (orientation <= 1 || orientation > 8) return image;
-  const { width: w, height: h, channels: c, data } = image;
-  const swap = orientation >= 5;
-  const outW = swap ? h : w;
-  const outH = swap ? w : h;
-  const out = new Uint8Array(data.length);
-  // (sx, sy) = stored pixel shown at displayed (x, y).
-  for (let y = 0; y < outH; y++) {
-    for (let x = 0; x < outW; x++) {
-      let sx: number;
-      let sy: number;
-      switch (orientation) {
-        case 2: sx = w - 1 - x; sy = y; break;
-        case 3: sx = w - 1 - x; sy = h - 1 - y; break;
-        case 4: sx = x; sy = h - 1 - y; break;
-        case 5: sx = y; sy = x; break;
-        case 6: sx = y; sy = h - 1 - x; break;
-        case 7: sx = w - 1 - y; sy = h - 1 - x; break;
-        default: sx = w - 1 - y; sy = x; break; // 8
-      }
-      const from = (sy * w + sx) * c;
-      const to = (y * outW + x) * c;
-      for (let k = 0; k < c; k++) out[to + k] = data[from + k];
-    }
-  }
-  return { width: outW, height: outH, channels: c, data: out };
 }
 
 /** RGB in [0, 1]; RGBA is composited over `background` (straight alpha), RGB ignores it. */

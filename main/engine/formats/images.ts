@@ -1,73 +1,167 @@
 /**
- * Image files -> pixels. PNG (1-16 bit, grey, grey+alpha, RGB, RGBA, palette) and JPEG (baseline
- * and progressive), detected from the magic bytes, never the extension; JPEG EXIF orientation is
- * applied. The result is 8-bit RGB, or RGBA when the file has alpha.
+ * Image files <-> pixels, through sharp (libvips: libjpeg-turbo, libpng). PNG (1-16 bit, grey,
+ * grey+alpha, RGB, RGBA, palette, Adam7) and JPEG (baseline and progressive), detected from the
+ * magic bytes, never the extension; EXIF orientation is applied. The result is 8-bit RGB, or RGBA
+ * when the file has alpha, the stored sRGB values (embedded ICC profiles are ignored, as the
+ * trainer and the published 3DGS numbers work on the stored values).
  *
- * Decoding is split in three so that the decode pool runs the same code: `prepareImage` (header
- * checks, here), the codec (codecs.mjs, here or in a worker), `finishImage` (here). Every failure
- * is a `bad_input` that names the file and the problem.
+ * Our own byte-level checks (image-headers.ts) run first: they word every structural problem
+ * (truncated, bad CRC, not an image, absurd size) with the file and the byte, and refuse gigapixel
+ * headers before libvips allocates. What only the codec can see (a corrupt Huffman table or zlib
+ * stream) comes back from sharp and is worded here, as `corrupt PNG data: ...` / `corrupt JPEG data: ...`.
+ *
+ * sharp decodes on libuv's thread pool, so concurrent decodes run in parallel without a worker pool.
+ * It is loaded on first use: commands that touch no image (bench raster, parity) start without its
+ * native library, which the GPU machine then need not carry (scripts/gpu-prepare.sh).
  */
 import { open, readFile, stat } from 'node:fs/promises';
+import type { Metadata, OutputInfo, Sharp, SharpOptions } from 'sharp';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
-import { decodePixels, type CodecPixels } from './codecs.mjs';
-import { inspectImage, inspectImagePrefix, orientedSize, type ImageFormat, type ImageHeader } from './image-headers.js';
-import { applyOrientation } from './image-ops.js';
+import type { Image } from './image-ops.js';
+import { inspectImage, inspectImagePrefix, MAX_IMAGE_PIXELS, type ImageFormat, type ImageHeader } from './image-headers.js';
 
-export interface Image {
-  width: number;
-  height: number;
-  channels: 3 | 4;
-  /** Row-major, interleaved, 8 bits per channel. */
-  data: Uint8Array;
-}
+export type { Image };
 
-/** Turns a file's bytes into an Image. The main-thread decoder and the worker pool both implement it. */
+/** Turns a file's bytes into an Image (tests wrap it to count or fail decodes). */
 export interface ImageDecoder {
   decode(bytes: Uint8Array, file: string): Promise<Image>;
 }
 
-export interface PreparedImage {
-  header: ImageHeader;
-  /** What the codec decodes (a view of the file's bytes). */
-  codecBytes: Uint8Array;
+/** Header facts of an image, its EXIF orientation included. */
+export interface ImageInfo {
+  format: ImageFormat;
+  /** Size as stored in the file, before EXIF orientation. */
+  storedWidth: number;
+  storedHeight: number;
+  /** EXIF orientation 1..8 (1 when absent or invalid; PNG is always 1). */
+  orientation: number;
+  /** Displayed size (after orientation; 5..8 swap width and height). */
+  width: number;
+  height: number;
 }
 
-export function prepareImage(bytes: Uint8Array, file: string): PreparedImage {
-  const header = inspectImage(bytes, file);
-  return { header, codecBytes: bytes.subarray(0, header.codecEnd) };
+type SharpFactory = (input?: Uint8Array | string, options?: SharpOptions) => Sharp;
+let sharpModule: Promise<SharpFactory> | undefined;
+
+/** sharp itself, imported once; an install without its native parts is an `unavailable` error that says so. */
+function loadSharp(): Promise<SharpFactory> {
+  sharpModule ??= import('sharp').then(
+    (m) => m.default as SharpFactory,
+    (error: unknown) => {
+      sharpModule = undefined;
+      throw new ArgonautError('unavailable', `the image library (sharp) could not be loaded: ${error instanceof Error ? error.message : String(error)}`);
+    },
+  );
+  return sharpModule;
 }
 
-/** The error for a codec failure, worded the same whichever thread the codec ran on. */
-export function codecFailure(file: string, format: ImageFormat, message: string): ArgonautError {
+/** The error for a codec failure. */
+function codecFailure(file: string, format: ImageFormat, error: unknown): ArgonautError {
+  const message = (error instanceof Error ? error.message : String(error)).trim().replace(/\s+/g, ' ');
   return badInput(file, `corrupt ${format === 'png' ? 'PNG' : 'JPEG'} data: ${message}`);
 }
 
-export function finishImage(prepared: PreparedImage, pixels: CodecPixels, file: string): Image {
-  const { header } = prepared;
-  if (pixels.width !== header.storedWidth || pixels.height !== header.storedHeight) {
-    throw badInput(file, `corrupt image: the header says ${header.storedWidth}x${header.storedHeight} but the data decodes to ${pixels.width}x${pixels.height}`);
-  }
-  return applyOrientation(pixels, header.orientation);
+function sharpInput(sharp: SharpFactory, bytes: Uint8Array, header: ImageHeader, autoOrient: boolean): Sharp {
+  // failOn 'error': libjpeg's warnings (extraneous bytes, a short restart interval) are common in
+  // camera files whose pixels are fine; truncation is refused by image-headers.ts before this.
+  return sharp(bytes.subarray(0, header.codecEnd), { failOn: 'error', limitInputPixels: MAX_IMAGE_PIXELS, ignoreIcc: true, autoOrient });
 }
 
-/** Runs the codec on this thread, mapping any library error to `bad_input`. */
-export function runCodec(prepared: PreparedImage, file: string): CodecPixels {
+function orientationOf(metadata: Metadata): number {
+  const o = metadata.orientation ?? 1;
+  return Number.isInteger(o) && o >= 1 && o <= 8 ? o : 1;
+}
+
+/** Header checks, then sharp's metadata for the EXIF orientation (no pixels decoded). */
+export async function inspectImageBytes(bytes: Uint8Array, file: string): Promise<ImageInfo> {
+  const header = inspectImage(bytes, file);
+  return infoOf(header, await readMetadata(bytes, header, file));
+}
+
+/** sharp's header read, from the bytes or (a probe, the bytes being a prefix) the file; PNG has no EXIF orientation. */
+async function readMetadata(source: Uint8Array | string, header: ImageHeader, file: string): Promise<Metadata> {
+  if (header.format === 'png') return {} as Metadata;
+  const sharp = await loadSharp(); // outside the try: a missing library is not corrupt data
   try {
-    return decodePixels(prepared.header.format, prepared.codecBytes);
+    const input = typeof source === 'string' ? sharp(source, { failOn: 'error', ignoreIcc: true }) : sharpInput(sharp, source, header, false);
+    return await input.metadata();
   } catch (error) {
-    throw codecFailure(file, prepared.header.format, error instanceof Error ? error.message : String(error));
+    throw codecFailure(file, header.format, error);
   }
 }
 
-/** Synchronous decode on the calling thread. */
-export function decodeImage(bytes: Uint8Array, file: string): Image {
-  const prepared = prepareImage(bytes, file);
-  return finishImage(prepared, runCodec(prepared, file), file);
+function infoOf(header: ImageHeader, metadata: Metadata): ImageInfo {
+  const orientation = header.format === 'png' ? 1 : orientationOf(metadata);
+  const swap = orientation >= 5;
+  return {
+    format: header.format,
+    storedWidth: header.storedWidth,
+    storedHeight: header.storedHeight,
+    orientation,
+    width: swap ? header.storedHeight : header.storedWidth,
+    height: swap ? header.storedWidth : header.storedHeight,
+  };
 }
 
-export const mainThreadDecoder: ImageDecoder = {
-  decode: async (bytes, file) => decodeImage(bytes, file),
-};
+/**
+ * 16-bit samples -> 8-bit by rounding v * 255 / 65535 (libvips would shift right by 8, which
+ * differs for about half the values: pngjs rounded, and the cached pixels must not change).
+ */
+function sixteenToEight(samples: Uint16Array): Uint8Array {
+  const out = new Uint8Array(samples.length);
+  for (let i = 0; i < samples.length; i++) out[i] = Math.floor((samples[i] * 255) / 65535 + 0.5);
+  return out;
+}
+
+/** Decodes a whole file's bytes; every failure is a `bad_input` naming the file and the problem. */
+export async function decodeImage(bytes: Uint8Array, file: string): Promise<Image> {
+  const header = inspectImage(bytes, file);
+  const sixteen = header.bitDepth === 16;
+  const sharp = await loadSharp(); // outside the try: a missing library is not corrupt data
+  let decoded: { data: Buffer; info: OutputInfo };
+  try {
+    decoded = await sharpInput(sharp, bytes, header, true)
+      .toColourspace(sixteen ? 'rgb16' : 'srgb')
+      .raw(sixteen ? { depth: 'ushort' } : {})
+      .toBuffer({ resolveWithObject: true });
+  } catch (error) {
+    throw codecFailure(file, header.format, error);
+  }
+  const { width, height, channels } = decoded.info;
+  const stored = `${header.storedWidth}x${header.storedHeight}`;
+  if (`${width}x${height}` !== stored && `${height}x${width}` !== stored) {
+    throw badInput(file, `corrupt image: the header says ${stored} but the data decodes to ${width}x${height}`);
+  }
+  if (channels !== 3 && channels !== 4) throw badInput(file, `unsupported image: decodes to ${channels} channels, expected RGB or RGBA`);
+  const { data } = decoded;
+  const pixels = sixteen
+    ? sixteenToEight(new Uint16Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength)))
+    : new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return { width, height, channels, data: pixels };
+}
+
+export const imageDecoder: ImageDecoder = { decode: decodeImage };
+
+/** 8-bit RGB or RGBA pixels -> PNG or JPEG bytes (JPEG drops alpha: the caller composited it). */
+export async function encodeImage(format: ImageFormat, image: Image, jpegQuality = 95): Promise<Uint8Array> {
+  const sharp = await loadSharp();
+  const raw = sharp(image.data, { raw: { width: image.width, height: image.height, channels: image.channels } });
+  // JPEG with full-resolution chroma, as jpeg-js wrote it (photos re-encoded for SfM and training
+  // keep their colour edges); PNG at zlib level 9 with adaptive row filters, as pngjs wrote them
+  // (the GPU machine's precomposited mic views are sized by it).
+  const out = format === 'jpeg' ? raw.removeAlpha().jpeg({ quality: jpegQuality, chromaSubsampling: '4:4:4' }) : raw.png({ compressionLevel: 9, adaptiveFiltering: true });
+  const buffer = await out.toBuffer();
+  return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+/** Float images in [0, 1] to 8-bit RGB PNGs (renders, training photos for the viewer); 4 channels: alpha dropped. */
+export async function encodePngRgb(values: Float32Array, width: number, height: number, channels: 3 | 4 = 4): Promise<Uint8Array> {
+  const rgb = new Uint8Array(width * height * 3);
+  for (let p = 0; p < width * height; p++) {
+    for (let c = 0; c < 3; c++) rgb[3 * p + c] = Math.round(Math.min(1, Math.max(0, values[channels * p + c])) * 255);
+  }
+  return encodeImage('png', { width, height, channels: 3, data: rgb });
+}
 
 function fileError(file: string, error: unknown): ArgonautError {
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
@@ -86,7 +180,7 @@ export async function readImageBytes(file: string): Promise<Uint8Array> {
   }
 }
 
-export async function readImage(file: string, decoder: ImageDecoder = mainThreadDecoder): Promise<Image> {
+export async function readImage(file: string, decoder: ImageDecoder = imageDecoder): Promise<Image> {
   return decoder.decode(await readImageBytes(file), file);
 }
 
@@ -111,7 +205,8 @@ export async function probeImage(file: string): Promise<{ format: ImageFormat; w
     throw fileError(file, error);
   }
   const header = inspectImagePrefix(bytes, file, bytes.length === size) ?? inspectImage(await readImageBytes(file), file);
-  return { format: header.format, ...orientedSize(header) };
+  const { format, width, height } = infoOf(header, await readMetadata(file, header, file));
+  return { format, width, height };
 }
 
 /** Size and modification time of an image file, for cache keys; `bad_input` when it is missing. */

@@ -15,9 +15,8 @@ import { projectParamDefs, type CaptureRecord, type CaptureSource, type DatasetR
 import { badInput } from '../../../shared/rpc/errors.js';
 import { loadDataset, type Dataset } from '../dataset/dataset.js';
 import { mapLimit } from '../dataset/source-view.js';
-import { loadViewImage } from '../dataset/view-image.js';
+import { IMAGES_IN_FLIGHT, loadViewImage } from '../dataset/view-image.js';
 import { makeFolder, writeError } from '../formats/atomic-file.js';
-import { DecodePool } from '../formats/decode-pool.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import { writePly } from '../formats/ply.js';
 import { readSplatsFile } from '../formats/splat-files.js';
@@ -66,16 +65,11 @@ export async function verifyDatasetImages(dataset: Dataset, params: ProjectParam
   const downscale = (params['train.downscale'] as number | undefined) ?? 1;
   const background = backgroundColour((params['train.background'] as BackgroundChoice | undefined) ?? 'auto', dataset.background);
   const cacheDir = await resolveCacheDir(dataset.root);
-  const pool = new DecodePool({ warn });
   let done = 0;
-  try {
-    await mapLimit(dataset.views, 2 * Math.max(1, pool.size), async (view) => {
-      await loadViewImage(view, { downscale, background, cacheDir, decoder: pool, warn });
-      onProgress?.(++done, dataset.views.length);
-    });
-  } finally {
-    await pool.close();
-  }
+  await mapLimit(dataset.views, IMAGES_IN_FLIGHT, async (view) => {
+    await loadViewImage(view, { downscale, background, cacheDir, warn });
+    onProgress?.(++done, dataset.views.length);
+  });
 }
 
 function datasetRef(project: { relative(p: string): string }, dataset: Dataset, trainPath: string, copied: boolean): DatasetRef {

@@ -1,6 +1,5 @@
 import { loadDataset, type Dataset } from '../dataset/dataset.js';
 import { loadViewImage, loadViewImageRgb8 } from '../dataset/view-image.js';
-import { DecodePool } from '../formats/decode-pool.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import type { TrainingData } from './data.js';
 
@@ -22,9 +21,9 @@ export function backgroundColour(choice: BackgroundChoice, datasetDefault?: read
 }
 
 /**
- * A dataset on disk (COLMAP, transforms.json, NeRF-synthetic) as training data: images decoded in
- * a worker pool, undistorted, downscaled, composited over the background, and cached on disk so
- * the next run loads instantly. `dispose()` stops the workers.
+ * A dataset on disk (COLMAP, transforms.json, NeRF-synthetic) as training data: images decoded
+ * (sharp, on libuv's thread pool), undistorted, downscaled, composited over the background, and cached on disk so
+ * the next run loads instantly. `dispose()` releases nothing today; callers keep calling it.
  */
 export async function trainingDataFromPath(datasetPath: string, options: DatasetDataOptions = {}): Promise<TrainingData & { dataset: Dataset; dispose(): void }> {
   const downscale = options.downscale ?? 1;
@@ -33,7 +32,6 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
   const views = probe.views.filter((v, i) => (options.filter ? options.filter(v, i) : true));
   const dataset = { ...probe, views };
   const cacheDir = await resolveCacheDir(dataset.root);
-  const pool = new DecodePool({ warn: options.warn });
   return {
     name: datasetPath,
     dataset,
@@ -43,8 +41,8 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     points: dataset.points,
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)
     ...(dataset.format === 'nerf-synthetic' ? { initBox: [-1.3, -1.3, -1.3, 1.3, 1.3, 1.3] as [number, number, number, number, number, number] } : {}),
-    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, decoder: pool, warn: options.warn })).rgb,
-    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, decoder: pool, warn: options.warn })).data,
-    dispose: () => void pool.close(),
+    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, warn: options.warn })).rgb,
+    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, warn: options.warn })).data,
+    dispose: () => undefined,
   };
 }

@@ -8,11 +8,10 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index.js';
 import { decodeImage } from '../../../main/engine/formats/images.js';
-import { applyOrientation } from '../../../main/engine/formats/image-ops.js';
 import { builtFile } from '../../helpers/build.js';
 import { installedTool } from '../../helpers/capture.js';
 import { makeColmapDataset, tempDir } from '../../helpers/datasets.js';
-import { encodeJpeg, withExifOrientation } from '../../helpers/images.js';
+import { applyOrientation, encodeJpeg, withExifOrientation } from '../../helpers/images.js';
 import { sharedDataset } from '../../helpers/shared-data.js';
 import { captureStreams } from '../../helpers/streams.js';
 
@@ -96,7 +95,7 @@ describe.runIf(ffmpeg.available && colmap.available && apple.available)('argonau
       const bytes = new Uint8Array(await readFile(path.join(frames, name)));
       if (i % 3 === 0) {
         // Stored turned 90 degrees counter-clockwise with EXIF 6 ("rotate 90 clockwise to display"): a phone held upright.
-        const image = applyOrientation(decodeImage(bytes, name), 8);
+        const image = applyOrientation(await decodeImage(bytes, name), 8);
         const rgba = new Uint8Array(image.width * image.height * 4);
         for (let p = 0; p < image.width * image.height; p++) rgba.set([...image.data.subarray(p * 3, p * 3 + 3), 255], p * 4);
         await writeFile(path.join(photos, name), withExifOrientation(encodeJpeg(image.width, image.height, rgba, 95), 6));

@@ -2,8 +2,7 @@ import { readFile, rm, writeFile, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { importPhotos } from '../../../../main/engine/capture/photos.js';
-import { inspectImage } from '../../../../main/engine/formats/image-headers.js';
-import { decodeImage, probeImage } from '../../../../main/engine/formats/images.js';
+import { decodeImage, inspectImageBytes, probeImage } from '../../../../main/engine/formats/images.js';
 import { tempDir } from '../../../helpers/datasets.js';
 import { encodeJpeg, encodePng, withExifOrientation } from '../../../helpers/images.js';
 
@@ -43,8 +42,8 @@ describe('photo folders', () => {
     expect(warnings.join('\n')).toMatch(/skipping .*e_broken\.jpg/);
 
     const rotated = await readFile(path.join(dest, 'a_rotated.jpg'));
-    expect(inspectImage(new Uint8Array(rotated), 'a').orientation).toBe(1); // no EXIF tag left to disagree with COLMAP
-    const upright = decodeImage(new Uint8Array(rotated), 'a');
+    expect((await inspectImageBytes(new Uint8Array(rotated), 'a')).orientation).toBe(1); // no EXIF tag left to disagree with COLMAP
+    const upright = await decodeImage(new Uint8Array(rotated), 'a');
     expect([upright.width, upright.height]).toEqual([32, 48]);
     const at = (x: number, y: number) => [...upright.data.subarray((y * 32 + x) * 3, (y * 32 + x) * 3 + 3)];
     expect(at(16, 4)[0]).toBeGreaterThan(200); // red on top

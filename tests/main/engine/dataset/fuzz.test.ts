@@ -64,8 +64,8 @@ describe('fuzzing the parsers (bounded)', () => {
     const seed = freshSeed();
     const random = rng(seed ^ 0x9e3779b9);
     const valid = encodePng({ width: 12, height: 9, colorType: 6, depth: 8, samples: Array.from({ length: 12 * 9 * 4 }, () => Math.floor(random() * 256)) });
-    const result = await fuzz(seed, valid, (bytes) => {
-      const image = decodeImage(bytes, 'fuzz.png');
+    const result = await fuzz(seed, valid, async (bytes) => {
+      const image = await decodeImage(bytes, 'fuzz.png');
       expect(image.data.length, `seed ${seed}`).toBe(image.width * image.height * image.channels);
     });
     expect(result.runs).toBeGreaterThanOrEqual(100);

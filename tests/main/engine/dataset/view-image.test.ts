@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
 import { loadDataset, loadViewImage, loadViewImages } from '../../../../main/engine/dataset/dataset.js';
 import { undistortNormalized, lensOf } from '../../../../main/engine/dataset/distortion.js';
-import { mainThreadDecoder, type ImageDecoder } from '../../../../main/engine/formats/images.js';
+import { imageDecoder, type ImageDecoder } from '../../../../main/engine/formats/images.js';
 import { makeColmapDataset, tempDir } from '../../../helpers/datasets.js';
 import { encodePng } from '../../../helpers/images.js';
 
@@ -23,7 +23,7 @@ function countingDecoder(): ImageDecoder & { calls: number } {
     calls: 0,
     decode: (bytes: Uint8Array, file: string) => {
       decoder.calls++;
-      return mainThreadDecoder.decode(bytes, file);
+      return imageDecoder.decode(bytes, file);
     },
   };
   return decoder;
@@ -96,7 +96,7 @@ describe('view images and the decoded-image cache', () => {
     expect((error as ArgonautError).message).toMatch(new RegExp(`${view.imagePath}: image is 20x10, which at downscale 1 gives 20x10, but the view's camera is 10x5`));
   });
 
-  it('loadViewImages decodes on the worker pool into <dataset>/.argonaut-cache, equal to one-by-one loading', async () => {
+  it('loadViewImages decodes many at once into <dataset>/.argonaut-cache, equal to one-by-one loading', async () => {
     const d = await colmap({ count: 6, width: 24, height: 16 });
     const dataset = await loadDataset(d.root, { downscale: 2 });
     const progress: number[] = [];

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readExifOrientation } from '../../../../main/engine/formats/exif.js';
-import { applyOrientation } from '../../../../main/engine/formats/image-ops.js';
-import { decodeImage, type Image } from '../../../../main/engine/formats/images.js';
-import { encodeJpeg, withExifOrientation } from '../../../helpers/images.js';
+import { decodeImage, inspectImageBytes, type Image } from '../../../../main/engine/formats/images.js';
+import { applyOrientation, encodeJpeg, exifApp1, sameImage, withExifOrientation, withApp1 } from '../../../helpers/images.js';
 
 /**
  * A 32x16 stored image of four flat 8x8-aligned blocks per row of quadrants: top-left red,
@@ -52,20 +50,30 @@ describe('EXIF orientation', () => {
   const jpeg = encodeJpeg(W, H, stored(), 95);
 
   for (const orientation of [1, 2, 3, 4, 5, 6, 7, 8]) {
-    it(`orientation ${orientation} (big and little endian EXIF) shows the stored image as the camera saw it`, () => {
+    it(`orientation ${orientation} (big and little endian EXIF) shows the stored image as the camera saw it`, async () => {
       for (const little of [false, true]) {
-        const image = decodeImage(withExifOrientation(jpeg, orientation, little), `o${orientation}.jpg`);
+        const file = withExifOrientation(jpeg, orientation, little);
+        const image = await decodeImage(file, `o${orientation}.jpg`);
+        expect(await inspectImageBytes(file, `o${orientation}.jpg`)).toMatchObject({ orientation, width: image.width, height: image.height });
         expect([image.width, image.height]).toEqual(EXPECTED[orientation].size);
         expect(corners(image)).toEqual(EXPECTED[orientation].corners);
       }
     });
   }
 
-  it('a JPEG without EXIF is shown as stored', () => {
-    expect(corners(decodeImage(jpeg, 'plain.jpg'))).toEqual(EXPECTED[1].corners);
+  it('a JPEG without EXIF is shown as stored', async () => {
+    expect(corners(await decodeImage(jpeg, 'plain.jpg'))).toEqual(EXPECTED[1].corners);
   });
 
-  it('applyOrientation moves every pixel, not only the corners (6 then 8 is the identity)', () => {
+  it('orientation moves every pixel exactly as the tests\' applyOrientation (the same stored JPEG data, permuted)', async () => {
+    const asStored = await decodeImage(jpeg, 'plain.jpg');
+    for (const orientation of [2, 3, 4, 5, 6, 7, 8]) {
+      const shown = await decodeImage(withExifOrientation(jpeg, orientation), `o${orientation}.jpg`);
+      expect(sameImage(shown, applyOrientation(asStored, orientation)), `orientation ${orientation}`).toBe(true);
+    }
+  });
+
+  it('applyOrientation (the tests\' reference) moves every pixel, not only the corners (6 then 8 is the identity)', () => {
     const image: Image = { width: 3, height: 2, channels: 3, data: Uint8Array.from({ length: 18 }, (_, i) => i) };
     const rotated = applyOrientation(image, 6);
     expect([rotated.width, rotated.height]).toEqual([2, 3]);
@@ -76,16 +84,17 @@ describe('EXIF orientation', () => {
     expect([back.width, back.height]).toEqual([3, 2]);
   });
 
-  it('malformed or out-of-range EXIF means no orientation, not an error', () => {
-    const good = withExifOrientation(jpeg, 6).subarray(6, 6 + 32); // APP1 payload
-    expect(readExifOrientation(good)).toBe(6);
-    expect(readExifOrientation(good.subarray(0, 20))).toBeNull(); // cut inside the IFD
+  it('malformed or out-of-range EXIF means no orientation, not an error', async () => {
+    const good = exifApp1(6);
+    expect((await inspectImageBytes(withApp1(jpeg, good), 'six.jpg')).orientation).toBe(6);
     const bad = good.slice();
     bad[6 + 18 + 1] = 9; // orientation 9 (big endian low byte)
-    expect(readExifOrientation(bad)).toBeNull();
     const notExif = good.slice();
     notExif[0] = 0x41;
-    expect(readExifOrientation(notExif)).toBeNull();
-    expect(corners(decodeImage(withExifOrientation(jpeg, 0), 'zero.jpg'))).toEqual(EXPECTED[1].corners);
+    const cases: [string, Uint8Array][] = [['cut.jpg', withApp1(jpeg, good.subarray(0, 20))], ['nine.jpg', withApp1(jpeg, bad)], ['notexif.jpg', withApp1(jpeg, notExif)], ['zero.jpg', withExifOrientation(jpeg, 0)]];
+    for (const [name, file] of cases) {
+      expect((await inspectImageBytes(file, name)).orientation, name).toBe(1);
+      expect(corners(await decodeImage(file, name)), name).toEqual(EXPECTED[1].corners);
+    }
   });
 });
