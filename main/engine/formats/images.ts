@@ -43,8 +43,12 @@ export interface ImageInfo {
 type SharpFactory = (input?: Uint8Array | string, options?: SharpOptions) => Sharp;
 let sharpModule: Promise<SharpFactory> | undefined;
 
-/** sharp itself, imported once; an install without its native parts is an `unavailable` error that says so. */
-function loadSharp(): Promise<SharpFactory> {
+/**
+ * sharp itself, imported once, on first use (so a bundle loads where sharp is absent until an image
+ * is touched); an install without its native parts is an `unavailable` error that says so. Every
+ * user of sharp (images here, SOG's WebP textures) comes through this.
+ */
+export function loadSharp(): Promise<SharpFactory> {
   sharpModule ??= import('sharp').then(
     (m) => m.default as SharpFactory,
     (error: unknown) => {

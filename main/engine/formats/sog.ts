@@ -17,8 +17,9 @@
  * write splats in Morton order (as PlayCanvas does: neighbouring splats compress better), with
  * our own codebooks (sog-quantize.ts), and encode the WebP images with sharp (libvips).
  */
-import { unzipSync, zipSync } from 'fflate';
-import sharp from 'sharp';
+import { zipSync } from 'fflate';
+import { loadSharp } from './images.js';
+import { readZipEntries } from './zip.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
 import { writeFileAtomic } from './atomic-file.js';
@@ -52,6 +53,7 @@ export function textureSize(count: number): { width: number; height: number } {
 
 async function webp(rgba: Uint8Array, width: number, height: number): Promise<Uint8Array> {
   // exact: keep the colour of texels whose alpha (opacity) is 0; they are indices, not colours.
+  const sharp = await loadSharp();
   return new Uint8Array(await sharp(rgba, { raw: { width, height, channels: 4 } }).webp({ lossless: true, exact: true, effort: 4 }).toBuffer());
 }
 
@@ -172,14 +174,15 @@ function checkMeta(meta: unknown, file: string): SogMeta {
 
 /** Reads a .sog bundle back to splats. */
 export async function parseSog(bytes: Uint8Array, file: string): Promise<SplatSet & { antialiased: boolean }> {
-  // fflate reads the central directory only; a zip starts with a local header ("PK\3\4").
   if (bytes.length < 4 || bytes[0] !== 0x50 || bytes[1] !== 0x4b || bytes[2] !== 3 || bytes[3] !== 4) throw badInput(file, 'not a SOG bundle: not a zip (wrong magic)');
+  // One zip reader for the product (zip.ts: central directory, CRC-32, bounds); a bomb is refused
+  // from the sizes the archive declares, before anything is inflated.
   let entries: Record<string, Uint8Array>;
   try {
-    // Sizes come from the zip's own headers; refuse a bomb before inflating it.
-    entries = unzipSync(bytes, { filter: (f) => { if (f.originalSize > 1 << 30) throw new Error(`${f.name} says it holds ${f.originalSize} bytes`); return true; } });
+    entries = Object.fromEntries(readZipEntries(bytes, file, { maxEntryBytes: 1 << 30 }));
   } catch (error) {
-    throw badInput(file, `not a SOG bundle: not a zip, or a damaged one (${(error as Error).message})`);
+    const detail = (error as Error).message.startsWith(`${file}: `) ? (error as Error).message.slice(file.length + 2) : (error as Error).message;
+    throw badInput(file, `not a SOG bundle: not a zip, or a damaged one (${detail})`);
   }
   if (!entries['meta.json']) throw badInput(file, 'not a SOG bundle: no meta.json inside');
   let parsed: unknown;
@@ -193,6 +196,7 @@ export async function parseSog(bytes: Uint8Array, file: string): Promise<SplatSe
   const image = async (name: string, minimumTexels: number, expectedWidth?: number): Promise<Uint8Array> => {
     const data = entries[name];
     if (!data) throw badInput(file, `${name}, named by meta.json, is not in the bundle`);
+    const sharp = await loadSharp(); // outside the try: a missing library is not a bad file
     let decoded: { data: Buffer; info: { width: number; height: number } };
     try {
       decoded = await sharp(data, { limitInputPixels: MAX_SIDE * MAX_SIDE }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });

@@ -1,5 +1,5 @@
 /**
- * Minimal ZIP reader for the archives numpy writes (.npz): entries stored or deflated, ZIP64
+ * The product's one ZIP reader (numpy's .npz, SOG bundles; fflate writes SOG's zip): entries stored or deflated, ZIP64
  * sizes and offsets, no encryption, no multi-disk archives. Sizes come from the central
  * directory (numpy's streamed entries leave them out of the local headers); every entry is
  * checked against its CRC-32.
@@ -28,9 +28,14 @@ export interface ZipEntry {
 }
 
 /** All entries of the archive, uncompressed, by name (in central-directory order). */
-export function readZipEntries(bytes: Uint8Array, file: string): Map<string, Uint8Array> {
+export function readZipEntries(bytes: Uint8Array, file: string, options: { maxEntryBytes?: number } = {}): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>();
-  for (const entry of listZipEntries(bytes, file)) {
+  const entries = listZipEntries(bytes, file);
+  const limit = options.maxEntryBytes ?? Number.MAX_SAFE_INTEGER;
+  for (const entry of entries) {
+    if (entry.size > limit) throw badInput(file, `zip entry ${entry.name} says it holds ${entry.size} bytes (at most ${limit} accepted)`);
+  }
+  for (const entry of entries) {
     if (out.has(entry.name)) throw badInput(file, `zip entry ${entry.name} appears twice`);
     out.set(entry.name, extractZipEntry(bytes, entry, file));
   }
@@ -113,7 +118,8 @@ export function extractZipEntry(bytes: Uint8Array, entry: ZipEntry, file: string
   if (entry.method === 0) data = raw;
   else if (entry.method === 8) {
     try {
-      data = inflateRawSync(raw);
+      // Never inflate past the declared size: a lying header cannot make this a bomb.
+      data = inflateRawSync(raw, { maxOutputLength: Math.max(1, entry.size) });
     } catch (error) {
       throw badInput(file, `zip entry ${name}: corrupt deflate data (${(error as Error).message})`);
     }
