@@ -8,8 +8,8 @@
  * do not fit exactly.
  */
 import { endianness } from 'node:os';
-import { readFile } from 'node:fs/promises';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
+import { readInputFile } from './input-file.js';
 import { readZipEntries } from './zip.js';
 
 export type NpyDtype = 'float32' | 'float64' | 'uint8' | 'int32' | 'int64' | 'uint32';
@@ -95,14 +95,7 @@ export function parseNpz(bytes: Uint8Array, file: string): Map<string, NpyArray>
 }
 
 export async function readNpz(path: string): Promise<Map<string, NpyArray>> {
-  let bytes: Uint8Array;
-  try {
-    bytes = await readFile(path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new ArgonautError('not_found', `${path}: no such file`, { file: path });
-    throw badInput(path, `cannot read the file (${(error as Error).message})`);
-  }
-  return parseNpz(bytes, path);
+  return parseNpz(await readInputFile(path), path);
 }
 
 /** The array named `name`, checked against an expected dtype set and shape (-1 = any length). */
