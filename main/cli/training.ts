@@ -7,7 +7,12 @@ import path from 'node:path';
 import type { TrainEvent, TrainEventSink } from '../../shared/contract/train-events.js';
 import { allParams, PRESETS, resolveParams, type PresetName } from '../../shared/params/index.js';
 import type { SplatSet } from '../../shared/scene/splats.js';
+import { writeFile } from 'node:fs/promises';
+import { formatProfileTable } from '../../shared/contract/profile.js';
+import { writePly } from '../engine/formats/ply.js';
 import { openGpu } from '../engine/gpu/context.js';
+import type { Project } from '../engine/project/project.js';
+import { trainProject } from '../engine/project/train-run.js';
 import { runTrainingJob, type TrainingSource, type TrainJobResult } from '../engine/train/job.js';
 import { UsageError } from './args.js';
 import type { CommandContext } from './command.js';
@@ -145,4 +150,38 @@ export async function trainWithProgress(
   } finally {
     gpu.destroy();
   }
+}
+
+/**
+ * A project trained from the CLI (`train <file.argo>` and `train <dataset> --out DIR` alike): a
+ * GPU opened for it, the project run with the events on the terminal, the per-kernel profile when
+ * asked (its table printed in text mode), the GPU closed whatever happens.
+ */
+export async function trainProjectFromCli(context: CommandContext, project: Project, options: { newRun: boolean; initial?: SplatSet }) {
+  const { engineOptions } = context;
+  const gpu = await openGpu(engineOptions);
+  try {
+    if (!engineOptions.profile) gpu.profiler.setMode('off');
+    const result = await trainProject(gpu, project, {
+      overrides: context.params,
+      preset: presetOf(context),
+      newRun: options.newRun,
+      onParamConflict: 'refuse',
+      signal: context.signal,
+      profileEvery: engineOptions.profile ? 1 : 0,
+      initial: options.initial,
+      onEvent: trainEventPrinter(context.out, { file: project.file, name: project.manifest.name }),
+    });
+    const profile = engineOptions.profile ? await gpu.profiler.report() : undefined;
+    if (profile && !context.out.json) context.out.text(formatProfileTable(profile));
+    return { result, profile, gpu: { info: gpu.info } };
+  } finally {
+    gpu.destroy();
+  }
+}
+
+/** `--out DIR`'s files: the standard 3DGS PLY every viewer reads and the run's metrics. */
+export async function writeTrainOutputs(dir: string, splats: SplatSet, metrics: object): Promise<void> {
+  await writePly(path.join(dir, 'splats.ply'), splats);
+  await writeFile(path.join(dir, 'metrics.json'), `${JSON.stringify(metrics, null, 2)}\n`);
 }

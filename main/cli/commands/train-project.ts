@@ -3,50 +3,27 @@
  * (the JSON result's `resumed_from` is the step it started from, 0 for a fresh run). Ctrl+C saves
  * a checkpoint and exits 130; `--out DIR` also writes splats.ply and metrics.json there.
  */
-import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { makeFolder } from '../../engine/formats/atomic-file.js';
-import { writePly } from '../../engine/formats/ply.js';
-import { openGpu } from '../../engine/gpu/context.js';
 import { Project } from '../../engine/project/project.js';
-import { trainProject } from '../../engine/project/train-run.js';
 import { UsageError } from '../args.js';
 import { benchStamp } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { metricsOf, presetOf, trainEventPrinter } from '../training.js';
+import { metricsOf, trainProjectFromCli, writeTrainOutputs } from '../training.js';
 
 export async function trainProjectCommand(context: CommandContext): Promise<number | void> {
-  const { out, options, engineOptions } = context;
+  const { out, options } = context;
   const [input, ...extra] = context.positionals;
   if (extra.length) throw new UsageError(`unexpected arguments: ${extra.join(' ')}`);
   if (options.sample) throw new UsageError('--sample takes no project (a project knows what it trains on)');
   if (options.init) throw new UsageError('--init starts a dataset run from a PLY; a project continues its own runs (train <dataset> --init, or import the PLY as a project)');
-  const preset = presetOf(context);
   const project = await Project.open(path.resolve(context.cwd, input));
   const outDir = options.out ? path.resolve(context.cwd, options.out as string) : undefined;
   if (outDir) {
     await makeFolder(outDir);
   }
-  const gpu = await openGpu(engineOptions);
-  let result;
-  let profile;
-  try {
-    if (!engineOptions.profile) gpu.profiler.setMode('off');
-    result = await trainProject(gpu, project, {
-      overrides: context.params,
-      preset,
-      newRun: Boolean(options['new-run']),
-      onParamConflict: 'refuse',
-      signal: context.signal,
-      profileEvery: engineOptions.profile ? 1 : 0,
-      onEvent: trainEventPrinter(out, { file: project.file, name: project.manifest.name }),
-    });
-    if (engineOptions.profile) profile = await gpu.profiler.report();
-  } finally {
-    gpu.destroy();
-  }
+  const { result, profile, gpu } = await trainProjectFromCli(context, project, { newRun: Boolean(options['new-run']) });
   const latest = result.run.latestCheckpoint;
   const metrics = {
     ...metricsOf(result),
@@ -62,11 +39,7 @@ export async function trainProjectCommand(context: CommandContext): Promise<numb
     evaluations: [result.evaluation],
     ...(profile ? { profile } : {}),
   };
-  if (outDir) {
-    await writePly(path.join(outDir, 'splats.ply'), result.splats);
-    await writeFile(path.join(outDir, 'metrics.json'), `${JSON.stringify(metrics, null, 2)}\n`);
-  }
-  if (profile && !out.json) out.text(formatProfileTable(profile));
+  if (outDir) await writeTrainOutputs(outDir, result.splats, metrics);
   out.result(
     { ...metrics, ...(outDir ? { out: outDir } : {}) },
     result.cancelled

@@ -6,23 +6,20 @@
  * metrics.json, as before projects existed.
  */
 import { existsSync } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { paramsForCommand } from '../../../shared/params/index.js';
 import { isProjectFile, PROJECT_EXTENSION } from '../../../shared/project/manifest.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
-import { readPly, writePly } from '../../engine/formats/ply.js';
-import { openGpu } from '../../engine/gpu/context.js';
+import { readPly } from '../../engine/formats/ply.js';
 import { createSampleProject, importDataset, projectParamsOf } from '../../engine/project/import.js';
 import { Project } from '../../engine/project/project.js';
-import { trainProject } from '../../engine/project/train-run.js';
 import type { TrainingSource } from '../../engine/train/job.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { benchStamp } from '../bench-result.js';
-import { metricsOf, presetOf, PRESET_OPTION, trainEventPrinter, trainingSourceOf } from '../training.js';
+import { metricsOf, presetOf, PRESET_OPTION, trainingSourceOf, trainProjectFromCli, writeTrainOutputs } from '../training.js';
 import { trainProjectCommand } from './train-project.js';
 
 /** The scratch project's file name inside `--out DIR`. */
@@ -73,7 +70,7 @@ export const trainCommand: CommandSpec = {
     const outDir = context.options.out as string | undefined;
     if (!outDir) throw new UsageError('train needs --out DIR');
     const source = trainingSourceOf(context);
-    const preset = presetOf(context);
+    presetOf(context); // checked before anything is written
     const resume = Boolean(context.options.resume);
     const dir = path.resolve(context.cwd, outDir);
     try {
@@ -83,26 +80,7 @@ export const trainCommand: CommandSpec = {
     }
     const initial = context.options.init ? await readPly(path.resolve(context.cwd, context.options.init as string)) : undefined;
     const project = await scratchProject(dir, source, context, resume);
-    const { engineOptions } = context;
-    const gpu = await openGpu(engineOptions);
-    let result;
-    let profile;
-    try {
-      if (!engineOptions.profile) gpu.profiler.setMode('off');
-      result = await trainProject(gpu, project, {
-        overrides: context.params,
-        preset,
-        newRun: !resume,
-        onParamConflict: 'refuse',
-        signal: context.signal,
-        profileEvery: engineOptions.profile ? 1 : 0,
-        initial,
-        onEvent: trainEventPrinter(context.out, { file: project.file, name: project.manifest.name }),
-      });
-      if (engineOptions.profile) profile = await gpu.profiler.report();
-    } finally {
-      gpu.destroy();
-    }
+    const { result, profile, gpu } = await trainProjectFromCli(context, project, { newRun: !resume, initial });
     const metrics = {
       ...metricsOf(result),
       ...benchStamp({ info: gpu.info }),
@@ -113,9 +91,7 @@ export const trainCommand: CommandSpec = {
       evaluations: [result.evaluation],
       ...(profile ? { profile } : {}),
     };
-    await writePly(path.join(dir, 'splats.ply'), result.splats);
-    await writeFile(path.join(dir, 'metrics.json'), `${JSON.stringify(metrics, null, 2)}\n`);
-    if (profile && !context.out.json) context.out.text(formatProfileTable(profile));
+    await writeTrainOutputs(dir, result.splats, metrics);
     context.out.result(
       { ...metrics, out: dir, splats_ply: path.join(dir, 'splats.ply'), project: project.file, run: result.run.id },
       `${result.cancelled ? `interrupted at step ${result.steps} (checkpoint ${result.lastCheckpoint}; continue with --resume):` : 'trained'} ${result.steps} steps in ${result.trainS.toFixed(1)} s: PSNR ${result.evaluation.psnr.toFixed(2)} dB, SSIM ${result.evaluation.ssim.toFixed(4)}, ${result.splatCount.toLocaleString()} splats -> ${dir}`,
