@@ -1,4 +1,4 @@
-import type { ParamDef } from './types.js';
+import type { ParamDef, ParamValuesOf } from './types.js';
 import { BACKENDS } from '../contract/gpu.js';
 
 /**
@@ -190,11 +190,20 @@ export const PARAMS = [
   },
 ] as const satisfies readonly ParamDef[];
 
-export type ParamKey = (typeof PARAMS)[number]['key'];
+/** One of the registry's definitions, with its literal key, type, choices and default. */
+export type RegisteredParam = (typeof PARAMS)[number];
+export type ParamKey = RegisteredParam['key'];
+/** Every registered parameter's value, typed: `ParamValues['train.iterations']` is `number`. */
+export type ParamValues = ParamValuesOf<RegisteredParam>;
+/** The top-level groups of keys (`train.`, `mesh.`, ...). */
+export type ParamPrefix = ParamKey extends `${infer Head}.${string}` ? `${Head}.` : never;
+export type ParamsWithPrefix<P extends ParamPrefix> = Extract<RegisteredParam, { readonly key: `${P}${string}` }>;
 
 const byKey = new Map<string, ParamDef>(PARAMS.map((p) => [p.key, p]));
 const byFlag = new Map<string, ParamDef>(PARAMS.map((p) => [p.flag, p]));
 
+export function getParam<K extends ParamKey>(key: K): Extract<RegisteredParam, { readonly key: K }>;
+export function getParam(key: string): ParamDef | undefined;
 export function getParam(key: string): ParamDef | undefined {
   return byKey.get(key);
 }
@@ -203,9 +212,19 @@ export function getParamByFlag(flag: string): ParamDef | undefined {
   return byFlag.get(flag);
 }
 
+/** The registry's default of one parameter (no preset, no environment), typed by its key. */
+export function paramDefault<K extends ParamKey>(key: K): ParamValues[K] {
+  return getParam(key).default as ParamValues[K];
+}
+
 /** Parameters a CLI command accepts, in table order. */
 export function paramsForCommand(command: string): ParamDef[] {
   return (PARAMS as readonly ParamDef[]).filter((p) => p.commands.includes('*') || p.commands.includes(command));
+}
+
+/** Parameters whose keys start with `prefix` (`'mesh.'`: every mesh parameter), in table order. */
+export function paramsWithPrefix<P extends ParamPrefix>(prefix: P): ParamsWithPrefix<P>[] {
+  return PARAMS.filter((p): p is ParamsWithPrefix<P> => p.key.startsWith(prefix));
 }
 
 export function allParams(): readonly ParamDef[] {

@@ -1,8 +1,8 @@
 import path from 'node:path';
-import { allParams, paramsForCommand, resolveParams, type ParamValue } from '../../../shared/params/index.js';
+import { paramsForCommand, paramsWithPrefix, resolveParams, type ParamsWithPrefix, type ParamValuesOf } from '../../../shared/params/index.js';
 import { writeMesh, meshFormatOf } from '../../engine/formats/mesh-file.js';
 import { openGpu } from '../../engine/gpu/context.js';
-import { extractMesh, type DepthSource, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
+import { extractMesh, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
 import { loadMeshInput, loadProjectMeshInput, resolveMeshSource } from '../../engine/mesh/source.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
@@ -10,18 +10,20 @@ import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.j
 import { benchStamp } from './bench.js';
 import { isProjectFile } from './train-project.js';
 
+export type MeshParamValues = ParamValuesOf<ParamsWithPrefix<'mesh.'>>;
+
 /** The registry's `mesh.*` values, resolved (explicit > environment > default). */
-export function resolveMeshParams(context: Pick<CommandContext, 'params'>): Record<string, ParamValue> {
-  return resolveParams(allParams().filter((p) => p.key.startsWith('mesh.')), context.params, { env: process.env });
+export function resolveMeshParams(context: Pick<CommandContext, 'params'>): MeshParamValues {
+  return resolveParams(paramsWithPrefix('mesh.'), context.params, { env: process.env });
 }
 
-export function meshOptionsFromParams(p: Readonly<Record<string, ParamValue>>): MeshOptions {
+export function meshOptionsFromParams(p: Readonly<MeshParamValues>): MeshOptions {
   return {
-    resolution: p['mesh.resolution'] as number,
-    truncationVoxels: p['mesh.truncation'] as number,
-    targetTriangles: p['mesh.targetTriangles'] as number,
-    minComponentFraction: p['mesh.minComponent'] as number,
-    depth: p['mesh.depth'] as DepthSource,
+    resolution: p['mesh.resolution'],
+    truncationVoxels: p['mesh.truncation'],
+    targetTriangles: p['mesh.targetTriangles'],
+    minComponentFraction: p['mesh.minComponent'],
+    depth: p['mesh.depth'],
   };
 }
 

@@ -3,8 +3,10 @@ import { loadViewImage, loadViewImageRgb8 } from '../capture/view-image.js';
 import { DecodePool } from '../formats/decode-pool.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import type { TrainingData } from './data.js';
+import type { ParamValues } from '../../../shared/params/index.js';
 
-export type BackgroundChoice = 'auto' | 'black' | 'white';
+/** The registry's `train.background` choices. */
+export type BackgroundChoice = ParamValues['train.background'];
 
 export interface DatasetDataOptions {
   downscale?: number;
