@@ -1,8 +1,9 @@
 import path from 'node:path';
-import { paramsForCommand, paramsWithPrefix, resolveParams, type ParamsWithPrefix, type ParamValuesOf } from '../../../shared/params/index.js';
+import { paramsForCommand } from '../../../shared/params/index.js';
 import { writeMesh, meshFormatOf } from '../../engine/formats/mesh-file.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { extractMesh, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
+import { meshOptionsFromParams, resolveMeshValues, type MeshParamValues } from '../../engine/mesh/params.js';
 import { loadMeshInput, loadProjectMeshInput, resolveMeshSource } from '../../engine/mesh/source.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
@@ -10,21 +11,11 @@ import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.j
 import { benchStamp } from './bench.js';
 import { isProjectFile } from './train-project.js';
 
-export type MeshParamValues = ParamValuesOf<ParamsWithPrefix<'mesh.'>>;
+export { meshOptionsFromParams } from '../../engine/mesh/params.js';
 
 /** The registry's `mesh.*` values, resolved (explicit > environment > default). */
 export function resolveMeshParams(context: Pick<CommandContext, 'params'>): MeshParamValues {
-  return resolveParams(paramsWithPrefix('mesh.'), context.params, { env: process.env });
-}
-
-export function meshOptionsFromParams(p: Readonly<MeshParamValues>): MeshOptions {
-  return {
-    resolution: p['mesh.resolution'],
-    truncationVoxels: p['mesh.truncation'],
-    targetTriangles: p['mesh.targetTriangles'],
-    minComponentFraction: p['mesh.minComponent'],
-    depth: p['mesh.depth'],
-  };
+  return resolveMeshValues(context.params, process.env);
 }
 
 /** Extracts with progress on the terminal (shared by `mesh` and `bench mesh`); the GPU is opened and closed here. */
