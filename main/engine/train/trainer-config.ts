@@ -3,12 +3,15 @@
  * registry's (shared/params/registry.ts); the engine's own knobs (loss readback cadence, learning
  * rates, ADC's and MCMC's thresholds) have their one table beside the code that reads them.
  */
-import { paramDefault } from '../../../shared/params/index.js';
+import { paramDefault, type ParamsWithPrefix, type ParamValuesOf } from '../../../shared/params/index.js';
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
 import type { DensifyStrategyName } from './densify-strategy.js';
 import type { SsimPadding } from './loss.js';
 import { DEFAULT_LEARNING_RATES, type LearningRates } from './schedule.js';
+
+/** The registry's `train.*` values, typed (resolveParams over paramsWithPrefix('train.')). */
+export type TrainParamValues = ParamValuesOf<ParamsWithPrefix<'train.'>>;
 
 export interface TrainerConfig {
   iterations: number;
