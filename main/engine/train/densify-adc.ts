@@ -5,7 +5,7 @@ import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { paramDefault } from '../../../shared/params/index.js';
 import type { AdamGroup } from './adam.js';
-import type { DensifyStep, DensifyStrategy } from './densify-strategy.js';
+import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
 
 /** gsplat DefaultStrategy's settings. */
 export interface AdcConfig {
@@ -218,17 +218,12 @@ export class AdcDensifier {
  */
 export class AdcStrategy implements DensifyStrategy {
   readonly name = 'adc';
-  private densifier: AdcDensifier | undefined;
+  private readonly densifier = new DensifierSlot<AdcDensifier>('ADC');
 
   constructor(
     private readonly ctx: GpuContext,
     readonly config: AdcConfig,
   ) {}
-
-  private get current(): AdcDensifier {
-    if (!this.densifier) throw new Error('ADC densification used before rebuild()');
-    return this.densifier;
-  }
 
   capacityFor(count: number, maxSplats: number): number {
     return Math.max(1024, Math.min(2 * Math.max(count, 1), 2 * maxSplats) + 1024);
@@ -248,21 +243,19 @@ export class AdcStrategy implements DensifyStrategy {
   }
 
   async rebuild(capacity: number): Promise<void> {
-    this.densifier?.destroy();
-    this.densifier = undefined;
-    this.densifier = await AdcDensifier.create(this.ctx, capacity, this.config);
+    await this.densifier.replace(() => AdcDensifier.create(this.ctx, capacity, this.config));
   }
 
   /** The gradient statistics gathered since the last refine survive a resize (one runs just before a refine). */
   holdStatistics(commands: GpuCommands): () => Promise<void> {
     const { device } = this.ctx;
-    const old = this.current;
+    const old = this.densifier.current;
     const acc = createStorage(device, 'resize.gradAcc', old.gradAcc.size);
     const hits = createStorage(device, 'resize.hits', old.hits.size);
     commands.copyBuffer(old.gradAcc, 0, acc, 0, acc.size);
     commands.copyBuffer(old.hits, 0, hits, 0, hits.size);
     return async () => {
-      const next = this.current;
+      const next = this.densifier.current;
       const c = this.ctx.commands('resize.stats');
       const bytes = Math.min(acc.size, next.gradAcc.size);
       c.copyBuffer(acc, 0, next.gradAcc, 0, bytes);
@@ -278,7 +271,7 @@ export class AdcStrategy implements DensifyStrategy {
   encodeAfterAdam(commands: GpuCommands, s: DensifyStep): boolean {
     const c = this.config;
     if (s.step >= c.refineStop) return false;
-    const densifier = this.current;
+    const densifier = this.densifier.current;
     densifier.encodeAccumulate(commands, s.countBuffer, s.visible, s.mean2dGrad, s.width, s.height);
     const refined = this.refinesAt(s.step);
     if (refined) {
@@ -298,7 +291,7 @@ export class AdcStrategy implements DensifyStrategy {
 
   async checkpointBlobs(count: number): Promise<{ name: string; data: Uint8Array }[]> {
     const { device } = this.ctx;
-    const d = this.current;
+    const d = this.densifier.current;
     return [
       { name: 'adc.gradAcc', data: new Uint8Array(count ? await readBuffer(device, d.gradAcc, count * 4) : new ArrayBuffer(0)) },
       { name: 'adc.hits', data: new Uint8Array(count ? await readBuffer(device, d.hits, count * 4) : new ArrayBuffer(0)) },
@@ -309,18 +302,17 @@ export class AdcStrategy implements DensifyStrategy {
     // a checkpoint without statistics resumes with fresh ones
     if (!blobs.has('adc.gradAcc') || !count) return;
     const q = this.ctx.device.queue;
-    const d = this.current;
+    const d = this.densifier.current;
     q.writeBuffer(d.gradAcc, 0, floats('adc.gradAcc', count));
     const hits = blobs.get('adc.hits')!;
     q.writeBuffer(d.hits, 0, hits.buffer, hits.byteOffset, hits.byteLength);
   }
 
   get bytes(): number {
-    return this.densifier?.bytes ?? 0;
+    return this.densifier.bytes;
   }
 
   destroy(): void {
-    this.densifier?.destroy();
-    this.densifier = undefined;
+    this.densifier.destroy();
   }
 }

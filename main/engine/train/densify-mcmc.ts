@@ -4,7 +4,7 @@ import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import type { AdamGroup } from './adam.js';
-import type { DensifyStep, DensifyStrategy } from './densify-strategy.js';
+import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
 
 /**
  * gsplat MCMCStrategy / simple_trainer defaults. None is a registry parameter (the registry's
@@ -223,17 +223,12 @@ export class McmcStrategy implements DensifyStrategy {
   readonly name = 'mcmc';
   /** More opaque, smaller splats than ADC's (gsplat: init_opa 0.5, init_scale 0.1). */
   readonly initialSplats = { opacity: 0.5, scale: 0.1 };
-  private densifier: McmcDensifier | undefined;
+  private readonly densifier = new DensifierSlot<McmcDensifier>('MCMC');
 
   constructor(
     private readonly ctx: GpuContext,
     readonly config: McmcConfig,
   ) {}
-
-  private get current(): McmcDensifier {
-    if (!this.densifier) throw new Error('MCMC densification used before rebuild()');
-    return this.densifier;
-  }
 
   capacityFor(count: number, maxSplats: number): number {
     // MCMC grows to its cap, 5% a refine: take the cap's room at once
@@ -249,9 +244,7 @@ export class McmcStrategy implements DensifyStrategy {
   }
 
   async rebuild(capacity: number): Promise<void> {
-    this.densifier?.destroy();
-    this.densifier = undefined;
-    this.densifier = await McmcDensifier.create(this.ctx, capacity, this.config);
+    await this.densifier.replace(() => McmcDensifier.create(this.ctx, capacity, this.config));
   }
 
   /** Nothing to keep: MCMC's buffers are scratch of one refine or one step. */
@@ -260,14 +253,14 @@ export class McmcStrategy implements DensifyStrategy {
   }
 
   encodeBeforeAdam(commands: GpuCommands, s: DensifyStep): void {
-    this.current.encodeRegularize(commands, s.countBuffer, s.groups);
+    this.densifier.current.encodeRegularize(commands, s.countBuffer, s.groups);
   }
 
   encodeAfterAdam(commands: GpuCommands, s: DensifyStep): boolean {
     const c = this.config;
     const refined = s.step < c.refineStop && s.step > c.refineStart && s.step % c.refineEvery === 0;
-    if (refined) this.current.encodeRefine(commands, s.countBuffer, s.groups, s.step, s.seed);
-    this.current.encodeNoise(commands, s.countBuffer, s.groups, s.step, s.seed, s.meansLearningRate);
+    if (refined) this.densifier.current.encodeRefine(commands, s.countBuffer, s.groups, s.step, s.seed);
+    this.densifier.current.encodeNoise(commands, s.countBuffer, s.groups, s.step, s.seed, s.meansLearningRate);
     return refined;
   }
 
@@ -278,11 +271,10 @@ export class McmcStrategy implements DensifyStrategy {
   restore(): void {}
 
   get bytes(): number {
-    return this.densifier?.bytes ?? 0;
+    return this.densifier.bytes;
   }
 
   destroy(): void {
-    this.densifier?.destroy();
-    this.densifier = undefined;
+    this.densifier.destroy();
   }
 }

@@ -62,3 +62,29 @@ export interface DensifyStrategy {
   readonly bytes: number;
   destroy(): void;
 }
+
+/** A strategy's capacity-sized densifier: made by `rebuild`, replaced by the next, destroyed with the strategy. */
+export class DensifierSlot<D extends { readonly bytes: number; destroy(): void }> {
+  private held: D | undefined;
+
+  constructor(private readonly strategy: string) {}
+
+  get current(): D {
+    if (!this.held) throw new Error(`${this.strategy} densification used before rebuild()`);
+    return this.held;
+  }
+
+  async replace(make: () => Promise<D>): Promise<void> {
+    this.destroy();
+    this.held = await make();
+  }
+
+  get bytes(): number {
+    return this.held?.bytes ?? 0;
+  }
+
+  destroy(): void {
+    this.held?.destroy();
+    this.held = undefined;
+  }
+}
