@@ -1,23 +1,13 @@
-import { allParams, resolveParams, type ParamValue } from '../../shared/params/index.js';
-import type { DepthSource, MeshOptions, MeshResult } from '../engine/mesh/extract.js';
+import type { MeshResult } from '../engine/mesh/extract.js';
+import { resolveMeshValues, type MeshParamValues } from '../engine/mesh/params.js';
 import type { CommandContext } from './command.js';
 
-// What `mesh` and `bench mesh` both read (the registry's mesh.* values) and report (the
-// extraction's summary), in a module of its own so neither command imports the other.
+// What `mesh` and `bench mesh` both read (the registry's mesh.* values, mapped to options by
+// engine/mesh/params.ts) and report (the extraction's summary), in a module of its own so neither command imports the other.
 
 /** The registry's `mesh.*` values, resolved (explicit > environment > default). */
-export function resolveMeshParams(context: Pick<CommandContext, 'params'>): Record<string, ParamValue> {
-  return resolveParams(allParams().filter((p) => p.key.startsWith('mesh.')), context.params, { env: process.env });
-}
-
-export function meshOptionsFromParams(p: Readonly<Record<string, ParamValue>>): MeshOptions {
-  return {
-    resolution: p['mesh.resolution'] as number,
-    truncationVoxels: p['mesh.truncation'] as number,
-    targetTriangles: p['mesh.targetTriangles'] as number,
-    minComponentFraction: p['mesh.minComponent'] as number,
-    depth: p['mesh.depth'] as DepthSource,
-  };
+export function resolveMeshParams(context: Pick<CommandContext, 'params'>): MeshParamValues {
+  return resolveMeshValues(context.params, process.env);
 }
 
 /** The extraction's statistics as the JSON result names them. */

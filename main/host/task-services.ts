@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Services } from '../../shared/contract/index.js';
 import type { CaptureReportView } from '../../shared/contract/tasks.js';
-import { allParams, resolveParams, type ParamValue } from '../../shared/params/index.js';
+import type { ParamValue } from '../../shared/params/index.js';
 import { PROJECT_EXTENSION } from '../../shared/project/manifest.js';
 import { ArgonautError, badInput } from '../../shared/rpc/errors.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
@@ -18,7 +18,8 @@ import type { Engine } from '../engine/engine.js';
 import { meshFormatOf, writeMesh } from '../engine/formats/mesh-file.js';
 import { checkedProjectFile } from '../engine/jobs/manager.js';
 import type { TaskManager } from '../engine/jobs/tasks.js';
-import { extractMesh, type DepthSource } from '../engine/mesh/extract.js';
+import { extractMesh } from '../engine/mesh/extract.js';
+import { meshOptionsFromParams, resolveMeshValues } from '../engine/mesh/params.js';
 import { loadProjectMeshInput } from '../engine/project/mesh-input.js';
 import { captureDatasetDir, importCapture } from '../engine/project/import-capture.js';
 import { addRecent, stateDir } from '../engine/project/state.js';
@@ -112,18 +113,14 @@ export function createTaskServices(engine: Engine, tasks: TaskManager): Pick<Imp
         const format = meshFormatOf(target);
         const folder = await stat(path.dirname(target)).catch(() => undefined);
         if (!folder?.isDirectory()) throw badInput(path.dirname(target), 'the folder for the mesh file does not exist');
-        const v = resolveParams(allParams().filter((p) => p.key.startsWith('mesh.')), params as Record<string, ParamValue>);
+        const v = resolveMeshValues(params as Record<string, ParamValue>);
         const task = tasks.start('mesh', path.basename(file), async ({ signal, progress }) => {
           progress('load', 0);
           const input = await loadProjectMeshInput(file, (m) => engine.log('warn', m, 'mesh'));
           progress('load', 1);
           const gpu = await engine.gpu();
           const result = await extractMesh(gpu, input, {
-            resolution: v['mesh.resolution'] as number,
-            truncationVoxels: v['mesh.truncation'] as number,
-            targetTriangles: v['mesh.targetTriangles'] as number,
-            minComponentFraction: v['mesh.minComponent'] as number,
-            depth: v['mesh.depth'] as DepthSource,
+            ...meshOptionsFromParams(v),
             antialiased: input.antialiased,
             signal,
             onProgress: (stage, done, total) => progress(stage, total ? done / total : 1),

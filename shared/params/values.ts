@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { ParamDef, ParamValue, PresetName } from './types.js';
+import type { ParamDef, ParamValue, ParamValueOf, ParamValuesOf, PresetName } from './types.js';
 
 /** Parses one raw string (a CLI flag or an environment variable) for a parameter. */
 export function parseParamValue(def: ParamDef, raw: string | boolean): ParamValue {
@@ -55,24 +55,27 @@ export function paramsSchema(defs: readonly ParamDef[]) {
 }
 
 /** Default of a parameter under a preset (the preset's value where it names one). */
-export function defaultFor(def: ParamDef, preset?: PresetName): ParamValue {
-  return (preset && def.presets?.[preset]) ?? def.default;
+export function defaultFor<D extends ParamDef>(def: D, preset?: PresetName): ParamValueOf<D> {
+  return ((preset && def.presets?.[preset]) ?? def.default) as ParamValueOf<D>;
 }
 
 /**
  * Resolves values in precedence order: explicit > environment > preset > default.
- * Returns a full map of every given parameter.
+ * Returns a full map of every given parameter, typed by the definitions given: resolved over
+ * `paramsWithPrefix('train.')`, `values['train.iterations']` is a `number` with no cast.
+ * Explicit values are taken as they are: they come from a parser or a schema (parseParamValue,
+ * paramsSchema) that checked them against the same definitions.
  */
-export function resolveParams(
-  defs: readonly ParamDef[],
+export function resolveParams<D extends ParamDef>(
+  defs: readonly D[],
   explicit: Readonly<Record<string, ParamValue>>,
   options: { env?: Readonly<Record<string, string | undefined>>; preset?: PresetName } = {},
-): Record<string, ParamValue> {
+): ParamValuesOf<D> {
   const out: Record<string, ParamValue> = {};
   for (const def of defs) {
     if (Object.hasOwn(explicit, def.key)) out[def.key] = explicit[def.key];
     else if (def.env && options.env?.[def.env] !== undefined) out[def.key] = parseParamValue(def, options.env[def.env] as string);
     else out[def.key] = defaultFor(def, options.preset);
   }
-  return out;
+  return out as ParamValuesOf<D>;
 }

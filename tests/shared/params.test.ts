@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { allParams, getParam, paramsForCommand, paramsSchema, parseParamValue, resolveParams } from '../../shared/params/index.js';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { allParams, getParam, isPresetName, paramDefault, paramsForCommand, paramsSchema, paramsWithPrefix, parseParamValue, PRESETS, resolveParams } from '../../shared/params/index.js';
 import type { IntParam } from '../../shared/params/index.js';
 
 const iterations: IntParam = { key: 't.iter', flag: 'iter', type: 'int', min: 1, max: 100, default: 10, presets: { fast: 5 }, group: 'g', label: 'l', help: 'h', commands: ['train'] };
@@ -44,5 +44,37 @@ describe('parameter registry', () => {
 
   it('gives every command the GPU options', () => {
     expect(paramsForCommand('info').map((p) => p.flag)).toEqual(expect.arrayContaining(['backend', 'adapter', 'profile', 'kernel-variant']));
+  });
+
+  it('types each resolved value by its definition, so lookups need no cast', () => {
+    const train = resolveParams(paramsWithPrefix('train.'), { 'train.iterations': 70 });
+    expect(train['train.iterations']).toBe(70);
+    expect(train['train.strategy']).toBe('adc');
+    expectTypeOf(train['train.iterations']).toEqualTypeOf<number>();
+    expectTypeOf(train['train.antialiased']).toEqualTypeOf<boolean>();
+    expectTypeOf(train['train.strategy']).toEqualTypeOf<'adc' | 'mcmc'>();
+    expectTypeOf(train).not.toHaveProperty('mesh.resolution');
+    // plain definitions keep the untyped map every caller had before
+    expectTypeOf(resolveParams(paramsForCommand('train'), {})).toEqualTypeOf<Record<string, string | number | boolean>>();
+  });
+
+  it('lists the parameters of one prefix, in table order', () => {
+    const mesh = paramsWithPrefix('mesh.');
+    expect(mesh.length).toBeGreaterThan(0);
+    expect(mesh.every((p) => p.key.startsWith('mesh.'))).toBe(true);
+    expect(mesh.map((p) => p.key)).toEqual(allParams().filter((p) => p.key.startsWith('mesh.')).map((p) => p.key));
+  });
+
+  it('states each default once: paramDefault reads the table', () => {
+    expect(paramDefault('train.iterations')).toBe(getParam('train.iterations').default);
+    expect(paramDefault('train.ssimPadding')).toBe('valid');
+    expectTypeOf(paramDefault('train.maxSplats')).toEqualTypeOf<number>();
+  });
+
+  it('knows the preset names from PRESETS', () => {
+    for (const name of PRESETS) expect(isPresetName(name)).toBe(true);
+    expect(isPresetName('turbo')).toBe(false);
+    expect(isPresetName('')).toBe(false);
+    for (const p of allParams()) for (const name of Object.keys(p.presets ?? {})) expect(PRESETS, `${p.key} preset ${name}`).toContain(name);
   });
 });

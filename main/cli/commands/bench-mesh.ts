@@ -13,7 +13,8 @@ import { runTrainingJob } from '../../engine/train/job.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
-import { meshOptionsFromParams, meshSummary, resolveMeshParams } from '../mesh-options.js';
+import { meshOptionsFromParams } from '../../engine/mesh/params.js';
+import { meshSummary, resolveMeshParams } from '../mesh-options.js';
 import { resolveTrainParams, trainEventPrinter } from '../training.js';
 
 /** What ../shared/tools/mesh-metrics.mjs prints (the fields used here). */

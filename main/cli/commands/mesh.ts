@@ -3,16 +3,17 @@ import { paramsForCommand } from '../../../shared/params/index.js';
 import { writeMesh, meshFormatOf } from '../../engine/formats/mesh-file.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { extractMesh, type MeshInput, type MeshOptions, type MeshResult } from '../../engine/mesh/extract.js';
+import { meshOptionsFromParams } from '../../engine/mesh/params.js';
 import { loadMeshInput, resolveMeshSource } from '../../engine/mesh/source.js';
 import { loadProjectMeshInput } from '../../engine/project/mesh-input.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
 import { benchStamp } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
-import { meshOptionsFromParams, meshSummary, resolveMeshParams } from '../mesh-options.js';
+import { meshSummary, resolveMeshParams } from '../mesh-options.js';
 import { isProjectFile } from '../../../shared/project/manifest.js';
 
-/** Extracts with progress on the terminal; the GPU is opened and closed here. */
+/** Extracts with progress on the terminal (shared by `mesh` and `bench mesh`); the GPU is opened and closed here. */
 export async function extractWithProgress(context: CommandContext, input: MeshInput, options: MeshOptions): Promise<{ result: MeshResult; gpu: { info: Awaited<ReturnType<typeof openGpu>>['info'] } }> {
   const gpu = await openGpu(context.engineOptions);
   try {

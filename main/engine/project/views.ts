@@ -3,6 +3,7 @@
  * scene's orbit): for `render --view K`, `projects.scene` and `projects.image`.
  */
 import { definedParams } from './train-run.js';
+import { getParam, resolveParams } from '../../../shared/params/index.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { loadDataset, type Dataset, type Rgb } from '../dataset/dataset.js';
@@ -18,10 +19,11 @@ export interface ProjectViews {
   dataset?: Dataset;
 }
 
-/** The parameters the project's images are seen with: the newest run's, else the project's, else defaults. */
+/** The parameters the project's images are seen with: the newest run's, else the project's, else the registry's defaults. */
 function viewParams(project: Project): { downscale: number; background: BackgroundChoice } {
-  const p = definedParams({ ...project.manifest.params, ...(project.latestRun()?.params ?? {}) });
-  return { downscale: (p['train.downscale'] as number | undefined) ?? 1, background: (p['train.background'] as BackgroundChoice | undefined) ?? 'auto' };
+  const defs = [getParam('train.downscale'), getParam('train.background')];
+  const p = resolveParams(defs, definedParams({ ...project.manifest.params, ...(project.latestRun()?.params ?? {}) }));
+  return { downscale: p['train.downscale'], background: p['train.background'] };
 }
 
 export async function projectViews(project: Project): Promise<ProjectViews> {

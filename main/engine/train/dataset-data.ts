@@ -2,8 +2,10 @@ import { loadDataset, type Dataset } from '../dataset/dataset.js';
 import { loadViewImage, loadViewImageRgb8 } from '../dataset/view-image.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import type { TrainingData } from './data.js';
+import type { ParamValues } from '../../../shared/params/index.js';
 
-export type BackgroundChoice = 'auto' | 'black' | 'white';
+/** The registry's `train.background` choices. */
+export type BackgroundChoice = ParamValues['train.background'];
 
 export interface DatasetDataOptions {
   downscale?: number;

@@ -1,12 +1,14 @@
-import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
+import { bindGroup, createStorage, createUniform, readBuffer } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
+import { paramDefault } from '../../../shared/params/index.js';
 import type { AdamGroup } from './adam.js';
+import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
 
-/** gsplat DefaultStrategy defaults. */
+/** gsplat DefaultStrategy's settings. */
 export interface AdcConfig {
   growGrad2d: number;
   growScale3d: number;
@@ -19,17 +21,23 @@ export interface AdcConfig {
   absgrad: boolean;
 }
 
+/** The registry's `train.*` values where it has them; gsplat DefaultStrategy's for the engine's own. */
 export const ADC_DEFAULTS: AdcConfig = {
-  growGrad2d: 0.0002,
+  growGrad2d: paramDefault('train.growGrad2d'),
   growScale3d: 0.01,
   pruneOpacity: 0.005,
   pruneScale3d: 0.1,
-  refineStart: 500,
-  refineStop: 15_000,
-  refineEvery: 100,
+  refineStart: paramDefault('train.refineStart'),
+  refineStop: paramDefault('train.refineStop'),
+  refineEvery: paramDefault('train.refineEvery'),
   resetEvery: 3000,
-  absgrad: false,
+  absgrad: paramDefault('train.absgrad'),
 };
+
+/** ADC refines until the smaller of its refine stop and half the run (the splats settle after). */
+export function adcRefineStop(refineStop: number, iterations: number): number {
+  return Math.min(refineStop, Math.floor(iterations / 2));
+}
 
 const UNIFORM_BYTES = 64;
 
@@ -200,5 +208,111 @@ export class AdcDensifier {
     this.scanPlan.destroy();
     for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, ...this.uniforms.values()]) b.destroy();
     for (const s of this.scratch.values()) for (const b of [s.param, s.m, s.v]) b.destroy();
+  }
+}
+
+/**
+ * ADC as a DensifyStrategy: statistics after Adam every step until the refine stop, a refine
+ * every `refineEvery` steps from `refineStart`, an opacity reset every `resetEvery`. A refine at
+ * most doubles the count, so before one the capacity must hold twice the count.
+ */
+export class AdcStrategy implements DensifyStrategy {
+  readonly name = 'adc';
+  private readonly densifier = new DensifierSlot<AdcDensifier>('ADC');
+
+  constructor(
+    private readonly ctx: GpuContext,
+    readonly config: AdcConfig,
+  ) {}
+
+  capacityFor(count: number, maxSplats: number): number {
+    return Math.max(1024, Math.min(2 * Math.max(count, 1), 2 * maxSplats) + 1024);
+  }
+
+  private refinesAt(step: number): boolean {
+    const c = this.config;
+    return step < c.refineStop && step > c.refineStart && step % c.refineEvery === 0;
+  }
+
+  checksCapacityAt(step: number): boolean {
+    return this.refinesAt(step);
+  }
+
+  hasRoom(count: number, capacity: number): boolean {
+    return 2 * count + 16 <= capacity;
+  }
+
+  async rebuild(capacity: number): Promise<void> {
+    await this.densifier.replace(() => AdcDensifier.create(this.ctx, capacity, this.config));
+  }
+
+  /** The gradient statistics gathered since the last refine survive a resize (one runs just before a refine). */
+  holdStatistics(commands: GpuCommands): () => Promise<void> {
+    const { device } = this.ctx;
+    const old = this.densifier.current;
+    const acc = createStorage(device, 'resize.gradAcc', old.gradAcc.size);
+    const hits = createStorage(device, 'resize.hits', old.hits.size);
+    commands.copyBuffer(old.gradAcc, 0, acc, 0, acc.size);
+    commands.copyBuffer(old.hits, 0, hits, 0, hits.size);
+    return async () => {
+      const next = this.densifier.current;
+      const c = this.ctx.commands('resize.stats');
+      const bytes = Math.min(acc.size, next.gradAcc.size);
+      c.copyBuffer(acc, 0, next.gradAcc, 0, bytes);
+      c.copyBuffer(hits, 0, next.hits, 0, bytes);
+      await c.submit();
+      acc.destroy();
+      hits.destroy();
+    };
+  }
+
+  encodeBeforeAdam(): void {}
+
+  encodeAfterAdam(commands: GpuCommands, s: DensifyStep): boolean {
+    const c = this.config;
+    if (s.step >= c.refineStop) return false;
+    const densifier = this.densifier.current;
+    densifier.encodeAccumulate(commands, s.countBuffer, s.visible, s.mean2dGrad, s.width, s.height);
+    const refined = this.refinesAt(s.step);
+    if (refined) {
+      densifier.encodeRefine(commands, {
+        step: s.step,
+        seed: s.seed,
+        sceneScale: s.sceneScale,
+        grow: s.splatCount < s.maxSplats,
+        pruneLarge: s.step > c.resetEvery,
+        splatCount: s.countBuffer,
+        groups: s.groups,
+      });
+    }
+    if (s.step > 0 && s.step % c.resetEvery === 0) densifier.encodeResetOpacity(commands, s.countBuffer, s.groups.opacityLogits);
+    return refined;
+  }
+
+  async checkpointBlobs(count: number): Promise<{ name: string; data: Uint8Array }[]> {
+    const { device } = this.ctx;
+    const d = this.densifier.current;
+    return [
+      { name: 'adc.gradAcc', data: new Uint8Array(count ? await readBuffer(device, d.gradAcc, count * 4) : new ArrayBuffer(0)) },
+      { name: 'adc.hits', data: new Uint8Array(count ? await readBuffer(device, d.hits, count * 4) : new ArrayBuffer(0)) },
+    ];
+  }
+
+  restore(blobs: ReadonlyMap<string, Uint8Array>, count: number, floats: (name: string, count: number) => Float32Array): void {
+    // a checkpoint without statistics resumes with fresh ones
+    if (!blobs.has('adc.gradAcc') || !count) return;
+    const q = this.ctx.device.queue;
+    const d = this.densifier.current;
+    q.writeBuffer(d.gradAcc, 0, floats('adc.gradAcc', count));
+    const hits = blobs.get('adc.hits')!;
+    q.writeBuffer(d.hits, 0, hits.buffer, hits.byteOffset, hits.byteLength);
+  }
+
+  get bytes(): number {
+    return this.densifier.bytes;
+  }
+
+  destroy(): void {
+    this.densifier.destroy();
   }
 }

@@ -5,8 +5,12 @@ import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import type { AdamGroup } from './adam.js';
+import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
 
-/** gsplat MCMCStrategy / simple_trainer defaults. */
+/**
+ * gsplat MCMCStrategy / simple_trainer defaults. None is a registry parameter (the registry's
+ * refine settings are ADC's); `capMax` is the run's --max-splats (defaultTrainerConfig).
+ */
 export interface McmcConfig {
   capMax: number;
   noiseLr: number;
@@ -207,5 +211,70 @@ export class McmcDensifier {
     this.scans.dead.destroy();
     this.scans.weight.destroy();
     for (const b of [...this.owned, ...this.uniforms.values()]) b.destroy();
+  }
+}
+
+/**
+ * MCMC as a DensifyStrategy: regularizer gradients before Adam, then a refine every
+ * `refineEvery` steps in [refineStart, refineStop) and position noise every step. Its capacity is
+ * its cap from the start, so it never needs to grow.
+ */
+export class McmcStrategy implements DensifyStrategy {
+  readonly name = 'mcmc';
+  /** More opaque, smaller splats than ADC's (gsplat: init_opa 0.5, init_scale 0.1). */
+  readonly initialSplats = { opacity: 0.5, scale: 0.1 };
+  private readonly densifier = new DensifierSlot<McmcDensifier>('MCMC');
+
+  constructor(
+    private readonly ctx: GpuContext,
+    readonly config: McmcConfig,
+  ) {}
+
+  capacityFor(count: number, maxSplats: number): number {
+    // MCMC grows to its cap, 5% a refine: take the cap's room at once
+    return Math.max(1024, count, Math.min(this.config.capMax, maxSplats)) + 16;
+  }
+
+  checksCapacityAt(): boolean {
+    return false;
+  }
+
+  hasRoom(): boolean {
+    return true;
+  }
+
+  async rebuild(capacity: number): Promise<void> {
+    await this.densifier.replace(() => McmcDensifier.create(this.ctx, capacity, this.config));
+  }
+
+  /** Nothing to keep: MCMC's buffers are scratch of one refine or one step. */
+  holdStatistics(): undefined {
+    return undefined;
+  }
+
+  encodeBeforeAdam(commands: GpuCommands, s: DensifyStep): void {
+    this.densifier.current.encodeRegularize(commands, s.countBuffer, s.groups);
+  }
+
+  encodeAfterAdam(commands: GpuCommands, s: DensifyStep): boolean {
+    const c = this.config;
+    const refined = s.step < c.refineStop && s.step > c.refineStart && s.step % c.refineEvery === 0;
+    if (refined) this.densifier.current.encodeRefine(commands, s.countBuffer, s.groups, s.step, s.seed);
+    this.densifier.current.encodeNoise(commands, s.countBuffer, s.groups, s.step, s.seed, s.meansLearningRate);
+    return refined;
+  }
+
+  async checkpointBlobs(): Promise<{ name: string; data: Uint8Array }[]> {
+    return [];
+  }
+
+  restore(): void {}
+
+  get bytes(): number {
+    return this.densifier.bytes;
+  }
+
+  destroy(): void {
+    this.densifier.destroy();
   }
 }

@@ -3,15 +3,17 @@ import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 import { UniformStruct } from '../gpu/uniforms.js';
+import type { ParamValues } from '../../../shared/params/index.js';
 
 const TS = 16;
 const HALO = 5;
 
 /**
  * Border handling of the SSIM term: 'same' averages over every pixel with zero padding (3DGS);
- * 'valid' over the pixels whose 11x11 window lies inside the image (gsplat's trainer).
+ * 'valid' over the pixels whose 11x11 window lies inside the image (gsplat's trainer). The
+ * registry's `train.ssimPadding` choices.
  */
-export type SsimPadding = 'same' | 'valid';
+export type SsimPadding = ParamValues['train.ssimPadding'];
 
 /** Values (pixels x 3) the mean SSIM is over; 'valid' falls back to 'same' at 10 px or less. */
 export function ssimValueCount(width: number, height: number, padding: SsimPadding): number {

@@ -1,0 +1,112 @@
+/**
+ * The model being trained, on the GPU: parameters, gradients and one Adam group per parameter
+ * kind. Capacity is fixed per instance; growing it makes a new one (`resized`) that the old one's
+ * values move into. Checkpoints store it in the host's interleaved order, whatever the GPU layout.
+ */
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import { readBuffer } from '../gpu/buffers.js';
+import { GpuSplatGrads, GpuSplats, shAosToPlanar, shPlanarToAos } from '../render/gpu-splats.js';
+import type { Adam, AdamGroup } from './adam.js';
+
+export type GroupName = 'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh';
+/** The parameter groups, by name (densification moves every one of them with its moments). */
+export type ModelGroups = Record<GroupName, AdamGroup>;
+
+export class Model {
+  readonly grads: GpuSplatGrads;
+  readonly groups: ModelGroups;
+
+  constructor(
+    readonly splats: GpuSplats,
+    adam: Adam,
+    ctx: GpuContext,
+  ) {
+    this.grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
+    const c = splats.countBuffer;
+    // The creation order gives each group its slot in Adam's non-finite flags.
+    this.groups = {
+      means: adam.createGroup('means', splats.means, this.grads.means, c, 3, 3),
+      logScales: adam.createGroup('logScales', splats.logScales, this.grads.logScales, c, 3, 3),
+      quats: adam.createGroup('quats', splats.quats, this.grads.quats, c, 4, 4),
+      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, this.grads.opacityLogits, c, 1, 1),
+      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3, undefined, splats.capacity),
+    };
+  }
+
+  get capacity(): number {
+    return this.splats.capacity;
+  }
+
+  /** GPU bytes of parameters, gradients and moments (all of capacity). */
+  get bytes(): number {
+    return Object.values(this.groups).reduce((sum, g) => sum + g.param.size + g.grad.size + g.m.size + g.v.size, 0) + this.grads.mean2d.size;
+  }
+
+  /**
+   * The groups whose non-finite counters (Adam.flags: [0] all, [1 + slot] per group) grew past
+   * `seen`, as "name count" parts of a warning; `seen` is moved up to the counters.
+   */
+  nonFiniteSince(flags: Uint32Array, seen: Record<string, number>): string[] {
+    const counter = (g: AdamGroup) => flags[1 + (g.index % 7)];
+    const groups = Object.values(this.groups);
+    const parts = groups.filter((g) => counter(g) > (seen[g.name] ?? 0)).map((g) => `${g.name} ${counter(g) - (seen[g.name] ?? 0)}`);
+    for (const g of groups) seen[g.name] = counter(g);
+    return parts;
+  }
+
+  /**
+   * A model of another capacity holding this one's parameters, moments and count: the copies are
+   * recorded into `commands` (this model stays valid until they have run).
+   */
+  resized(commands: GpuCommands, ctx: GpuContext, adam: Adam, capacity: number, splatCount: number): Model {
+    const splats = new GpuSplats(ctx, capacity, this.splats.shDegree, splatCount, 'model');
+    const next = new Model(splats, adam, ctx);
+    for (const name of Object.keys(this.groups) as GroupName[]) {
+      const from = this.groups[name];
+      const to = next.groups[name];
+      for (const part of ['param', 'm', 'v'] as const) {
+        if (from.plane) {
+          // planar (SH): each value's plane moves to its place in the new capacity
+          const rows = Math.min(from.plane, to.plane) * 4;
+          for (let j = 0; j < from.stride; j++) commands.copyBuffer(from[part], j * from.plane * 4, to[part], j * to.plane * 4, rows);
+        } else commands.copyBuffer(from[part], 0, to[part], 0, Math.min(from[part].size, to[part].size));
+      }
+    }
+    commands.copyBuffer(this.splats.countBuffer, 0, splats.countBuffer, 0, 16);
+    return next;
+  }
+
+  /** Parameters and moments of the first `count` splats, one blob per group and part (a GPU sync point). */
+  async checkpointBlobs(device: GPUDevice, count: number): Promise<{ name: string; data: Uint8Array }[]> {
+    const blobs: { name: string; data: Uint8Array }[] = [];
+    for (const [name, g] of Object.entries(this.groups)) {
+      const bytes = count * g.stride * 4;
+      for (const [part, buffer] of [['param', g.param], ['m', g.m], ['v', g.v]] as const) {
+        // stored in the host's interleaved order, whatever the GPU layout and capacity
+        const raw = bytes ? await readBuffer(device, buffer, g.plane ? buffer.size : bytes) : new ArrayBuffer(0);
+        const data: Uint8Array = g.plane && bytes ? new Uint8Array(shPlanarToAos(new Float32Array(raw), count, g.stride, g.plane).buffer) : new Uint8Array(raw);
+        blobs.push({ name: `${name}.${part}`, data });
+      }
+    }
+    return blobs;
+  }
+
+  /** Writes the Adam moments of `count` splats back from checkpoint blobs (`blob` checks each one's size). */
+  restoreMoments(queue: GPUQueue, count: number, blob: (name: string, floats: number) => Float32Array): void {
+    for (const [name, g] of Object.entries(this.groups)) {
+      const floats = count * g.stride;
+      if (!floats) continue;
+      for (const part of ['m', 'v'] as const) {
+        const values = blob(`${name}.${part}`, floats);
+        queue.writeBuffer(g[part], 0, g.plane ? shAosToPlanar(values, count, g.stride, g.plane) : values);
+      }
+    }
+  }
+
+  destroy(): void {
+    this.splats.destroy();
+    this.grads.destroy();
+    for (const g of Object.values(this.groups)) for (const b of [g.m, g.v, g.uniform]) b.destroy();
+  }
+}

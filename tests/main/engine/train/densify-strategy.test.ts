@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { GpuContext } from '../../../../main/engine/gpu/context.js';
+import { createDensifyStrategy } from '../../../../main/engine/train/densify.js';
+import type { DensifyStrategy } from '../../../../main/engine/train/densify-strategy.js';
+import { AdcStrategy, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
+import { McmcStrategy, MCMC_DEFAULTS } from '../../../../main/engine/train/densify-mcmc.js';
+import { defaultTrainerConfig } from '../../../../main/engine/train/trainer-config.js';
+import { getParam } from '../../../../shared/params/index.js';
+import { testGpu } from '../../../helpers/gpu.js';
+
+// The capacity rules touch no GPU: a strategy allocates nothing before rebuild().
+const noGpu = {} as GpuContext;
+
+describe('densification strategies', () => {
+  it('implements every strategy the registry offers, by its name', () => {
+    for (const name of getParam('train.strategy').choices) {
+      const strategy = createDensifyStrategy(noGpu, defaultTrainerConfig({ strategy: name }));
+      expect(strategy.name).toBe(name);
+    }
+  });
+
+  it('ADC checks capacity exactly before its refine steps, for twice the count', () => {
+    const adc: DensifyStrategy = new AdcStrategy(noGpu, { ...ADC_DEFAULTS, refineStart: 10, refineEvery: 5, refineStop: 30 });
+    const checked = Array.from({ length: 40 }, (_, step) => step).filter((step) => adc.checksCapacityAt(step));
+    expect(checked).toEqual([15, 20, 25]); // after the start, before the stop
+    expect(adc.hasRoom(100, 216)).toBe(true);
+    expect(adc.hasRoom(101, 216)).toBe(false);
+    expect(adc.capacityFor(10, 1_000_000)).toBe(1044);
+    expect(adc.capacityFor(0, 1_000_000)).toBe(1026);
+    expect(adc.capacityFor(5000, 2000)).toBe(5024); // never beyond twice the cap
+    expect(adc.initialSplats).toBeUndefined();
+  });
+
+  it('MCMC takes its cap at once and never needs to grow', () => {
+    const mcmc: DensifyStrategy = new McmcStrategy(noGpu, { ...MCMC_DEFAULTS, capMax: 5000 });
+    expect(mcmc.capacityFor(300, 1_000_000)).toBe(5016);
+    expect(mcmc.capacityFor(300, 2000)).toBe(2016);
+    expect(mcmc.capacityFor(9000, 2000)).toBe(9016);
+    expect(mcmc.capacityFor(10, 100)).toBe(1040);
+    expect([0, 500, 600, 1000].some((step) => mcmc.checksCapacityAt(step))).toBe(false);
+    expect(mcmc.initialSplats).toEqual({ opacity: 0.5, scale: 0.1 });
+  });
+
+  it('refuses to record before rebuild() gave it its buffers', () => {
+    const adc = new AdcStrategy(noGpu, ADC_DEFAULTS);
+    expect(() => adc.holdStatistics({} as never)).toThrow(/ADC densification used before rebuild\(\)/);
+    expect(adc.bytes).toBe(0);
+  });
+
+  it('ADC keeps its statistics across a resize and starts them over on a plain rebuild', async () => {
+    const ctx = await testGpu();
+    const adc = new AdcStrategy(ctx, ADC_DEFAULTS);
+    await adc.rebuild(64);
+    const bytes64 = adc.bytes;
+    expect(bytes64).toBeGreaterThan(64 * 4 * 4);
+    const [acc, hits] = [new Float32Array([0.5, 0.25, 2]), new Uint32Array([1, 2, 3])];
+    const blob = (name: string, count: number) => (name === 'adc.gradAcc' ? acc.slice(0, count) : new Float32Array(hits.buffer.slice(0, count * 4)));
+    adc.restore(new Map([['adc.gradAcc', new Uint8Array(acc.buffer)], ['adc.hits', new Uint8Array(hits.buffer)]]), 3, blob);
+    const saved = async () => Object.fromEntries((await adc.checkpointBlobs(3)).map((b) => [b.name, Array.from(new Uint32Array(b.data.slice().buffer))]));
+    expect(await saved()).toEqual({ 'adc.gradAcc': Array.from(new Uint32Array(acc.buffer)), 'adc.hits': [1, 2, 3] });
+
+    const commands = ctx.commands('hold');
+    const restore = adc.holdStatistics(commands);
+    await commands.submit();
+    await adc.rebuild(256);
+    await restore();
+    expect(adc.bytes).toBeGreaterThan(bytes64);
+    expect(await saved()).toEqual({ 'adc.gradAcc': Array.from(new Uint32Array(acc.buffer)), 'adc.hits': [1, 2, 3] });
+
+    await adc.rebuild(256);
+    expect(await saved()).toEqual({ 'adc.gradAcc': [0, 0, 0], 'adc.hits': [0, 0, 0] });
+    adc.destroy();
+    expect(adc.bytes).toBe(0);
+  });
+});

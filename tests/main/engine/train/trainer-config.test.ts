@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { ADC_DEFAULTS, adcRefineStop } from '../../../../main/engine/train/densify-adc.js';
+import { defaultTrainerConfig } from '../../../../main/engine/train/trainer-config.js';
+import { getParam, type ParamKey } from '../../../../shared/params/index.js';
+
+describe('trainer configuration', () => {
+  it("defaults every user-facing value to the registry's default", () => {
+    const config = defaultTrainerConfig();
+    const fromRegistry: [unknown, ParamKey][] = [
+      [config.iterations, 'train.iterations'],
+      [config.strategy, 'train.strategy'],
+      [config.maxSplats, 'train.maxSplats'],
+      [config.shDegree, 'train.shDegree'],
+      [config.antialiased, 'train.antialiased'],
+      [config.ssimPadding, 'train.ssimPadding'],
+      [config.seed, 'train.seed'],
+      [config.initPoints, 'train.initPoints'],
+      [config.adc.growGrad2d, 'train.growGrad2d'],
+      [config.adc.refineStart, 'train.refineStart'],
+      [config.adc.refineEvery, 'train.refineEvery'],
+      [config.adc.absgrad, 'train.absgrad'],
+      [ADC_DEFAULTS.refineStop, 'train.refineStop'],
+      [config.mcmc.capMax, 'train.maxSplats'],
+    ];
+    for (const [value, key] of fromRegistry) expect(value, key).toBe(getParam(key).default);
+  });
+
+  it('stops ADC refining at half a short run, and MCMC grows to the run cap', () => {
+    expect(adcRefineStop(15_000, 7000)).toBe(3500);
+    expect(adcRefineStop(15_000, 40_001)).toBe(15_000);
+    const short = defaultTrainerConfig({ iterations: 1000, maxSplats: 20_000 });
+    expect(short.adc.refineStop).toBe(500);
+    expect(short.mcmc.capMax).toBe(20_000);
+    expect(defaultTrainerConfig({ iterations: 1000, adc: { ...ADC_DEFAULTS, refineStop: 700 } }).adc.refineStop).toBe(700);
+  });
+});
