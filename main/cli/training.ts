@@ -5,7 +5,7 @@
  */
 import path from 'node:path';
 import type { TrainEvent, TrainEventSink } from '../../shared/contract/train-events.js';
-import { allParams, PRESETS, resolveParams, type PresetName } from '../../shared/params/index.js';
+import { allParams, isPresetName, PRESETS, resolveParams, type PresetName } from '../../shared/params/index.js';
 import type { SplatSet } from '../../shared/scene/splats.js';
 import { writeFile } from 'node:fs/promises';
 import { formatProfileTable } from '../../shared/contract/profile.js';
@@ -18,13 +18,13 @@ import { UsageError } from './args.js';
 import type { CommandContext } from './command.js';
 import type { Output } from './output.js';
 
-export const PRESET_OPTION = { flag: 'preset', type: 'string' as const, help: 'parameter preset: fast, balanced or quality (explicit flags win)', valueName: 'name' };
+export const PRESET_OPTION = { flag: 'preset', type: 'string' as const, choices: PRESETS, help: 'parameter preset (explicit flags win)', valueName: 'name' };
 
-/** The `--preset` given, checked against the registry's presets. */
+/** The `--preset` given (the parser checks it against the registry's presets). */
 export function presetOf(context: CommandContext): PresetName | undefined {
   const preset = context.options.preset as string | undefined;
-  if (preset !== undefined && !(PRESETS as readonly string[]).includes(preset)) throw new UsageError(`--preset: expected ${PRESETS.join(', ')}, got "${preset}"`);
-  return preset as PresetName | undefined;
+  if (preset !== undefined && !isPresetName(preset)) throw new UsageError(`--preset: expected ${PRESETS.join(', ')}, got "${preset}"`);
+  return preset;
 }
 
 /** Every `train.*` value for a job that is not a project's (benchmarks): flags > env > preset > default. */

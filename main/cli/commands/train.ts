@@ -8,7 +8,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { paramsForCommand } from '../../../shared/params/index.js';
+import { paramsForCommand, PRESETS } from '../../../shared/params/index.js';
 import { isProjectFile, PROJECT_EXTENSION } from '../../../shared/project/manifest.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { readPly } from '../../engine/formats/ply.js';
@@ -53,7 +53,7 @@ async function scratchProject(dir: string, source: TrainingSource, context: Comm
 export const trainCommand: CommandSpec = {
   name: 'train',
   summary: 'train Gaussian splats on a project (resumes its newest run), a dataset (COLMAP, transforms.json, NeRF-synthetic) or the built-in sample scene',
-  usage: 'train <file.argo> [--out DIR] | train <dataset-dir|--sample> --out DIR  [--iterations N] [--checkpoint-every N] [--preset fast|balanced|quality] [--json] ...',
+  usage: `train <file.argo> [--out DIR] | train <dataset-dir|--sample> --out DIR  [--iterations N] [--checkpoint-every N] [--preset ${PRESETS.join('|')}] [--json] ...`,
   options: [
     JSON_OPTION,
     { flag: 'out', type: 'string', help: 'output folder: splats.ply (standard 3DGS PLY) and metrics.json (a project keeps its own in its data folder too)', valueName: 'dir' },

@@ -12,7 +12,7 @@
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { allParams, resolveParams, type ParamValue } from '../../../shared/params/index.js';
+import { paramsWithPrefix, resolveParams, type ParamValue } from '../../../shared/params/index.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { copyFileAtomic, writeFileAtomic } from '../formats/atomic-file.js';
 import { processVideo, resolveInputs, framesPerClip, type CaptureInput, type VideoOutcome } from './capture-inputs.js';
@@ -95,15 +95,15 @@ export interface CaptureReport {
 
 /** Capture options from the registry's `capture.*` values (explicit values win over the defaults). */
 export function captureOptionsFromParams(values: Readonly<Record<string, ParamValue>>): Omit<CaptureOptions, 'signal' | 'onProgress' | 'onLog' | 'env'> {
-  const v = resolveParams(allParams().filter((p) => p.key.startsWith('capture.')), values);
+  const v = resolveParams(paramsWithPrefix('capture.'), values);
   return {
-    frames: v['capture.frames'] as number,
-    maxSize: v['capture.maxSize'] as number,
-    matcher: v['capture.matcher'] as CaptureOptions['matcher'],
-    cameraModel: v['capture.cameraModel'] as string,
-    maxFeatures: v['capture.maxFeatures'] as number,
-    bundleAdjust: v['capture.bundleAdjust'] as boolean,
-    blurRatio: v['capture.blurRatio'] as number,
+    frames: v['capture.frames'],
+    maxSize: v['capture.maxSize'],
+    matcher: v['capture.matcher'],
+    cameraModel: v['capture.cameraModel'],
+    maxFeatures: v['capture.maxFeatures'],
+    bundleAdjust: v['capture.bundleAdjust'],
+    blurRatio: v['capture.blurRatio'],
   };
 }
 

@@ -163,7 +163,7 @@ export class JobManager {
     }
     const now = new Date().toISOString();
     const job: Job = {
-      record: { job: id, source, project: projectFile, state: 'starting', step: 0, total: (trainParams['train.iterations'] as number | undefined) ?? 0, params: trainParams, newRun, recoveries: 0, createdAt: now, updatedAt: now },
+      record: { job: id, source, project: projectFile, state: 'starting', step: 0, total: typeof trainParams['train.iterations'] === 'number' ? trainParams['train.iterations'] : 0, params: trainParams, newRun, recoveries: 0, createdAt: now, updatedAt: now },
       pause: new PauseGate(),
       stopRequested: false,
     };

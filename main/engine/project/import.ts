@@ -21,7 +21,8 @@ import { resolveCacheDir } from '../formats/image-cache.js';
 import { writePly } from '../formats/ply.js';
 import { readSplatsFile } from '../formats/splat-files.js';
 import { refuseVideoLikeFile } from '../formats/video-signature.js';
-import { backgroundColour, type BackgroundChoice } from '../train/dataset-data.js';
+import { backgroundColour } from '../train/dataset-data.js';
+import { trainParamValues } from '../train/trainer-config.js';
 import { checkProjectFileName, defaultDataDirName } from './paths.js';
 import { Project } from './project.js';
 
@@ -62,8 +63,9 @@ export async function checkTarget(projectFile: string, { dataDir = true } = {}):
 
 /** Decodes every view's image as training will (downscale, background), naming the first bad file. */
 export async function verifyDatasetImages(dataset: Dataset, params: ProjectParams, onProgress?: (done: number, total: number) => void, warn?: (m: string) => void): Promise<void> {
-  const downscale = (params['train.downscale'] as number | undefined) ?? 1;
-  const background = backgroundColour((params['train.background'] as BackgroundChoice | undefined) ?? 'auto', dataset.background);
+  const values = trainParamValues(params);
+  const downscale = values['train.downscale'];
+  const background = backgroundColour(values['train.background'], dataset.background);
   const cacheDir = await resolveCacheDir(dataset.root);
   let done = 0;
   await mapLimit(dataset.views, IMAGES_IN_FLIGHT, async (view) => {
@@ -96,7 +98,7 @@ export async function importDataset(datasetPath: string, projectFile: string, op
   const params = projectParamsOf(options.params);
   if ((await stat(datasetPath).catch(() => undefined))?.isFile() && !datasetPath.toLowerCase().endsWith('.json')) await refuseVideoLikeFile(path.resolve(datasetPath));
   options.onProgress?.('load', 0, 1);
-  const dataset = await loadDataset(datasetPath, { downscale: (params['train.downscale'] as number | undefined) ?? 1 });
+  const dataset = await loadDataset(datasetPath, { downscale: trainParamValues(params)['train.downscale'] });
   options.onProgress?.('load', 1, 1);
   if (options.verifyImages !== false) await verifyDatasetImages(dataset, params, (d, t) => options.onProgress?.('verify', d, t), options.warn);
   // What training opens: the folder, or the transforms JSON file the user named.

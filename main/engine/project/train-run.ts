@@ -13,6 +13,7 @@
  */
 import path from 'node:path';
 import { resolveParams, type ParamValue, type PresetName } from '../../../shared/params/index.js';
+import { trainParamValues } from '../train/trainer-config.js';
 import type { TrainEvent, TrainEventOptions } from '../../../shared/contract/train-events.js';
 import { trainMetricsOf } from '../../../shared/contract/train-metrics.js';
 import { appendMetrics, projectParamDefs, type ProjectRun, type RunStatus } from '../../../shared/project/manifest.js';
@@ -130,7 +131,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
       const id = project.nextRunId();
       const now = new Date().toISOString();
       run = {
-        id, createdAt: now, updatedAt: now, params, status: 'running', step: 0, total: params['train.iterations'] as number, resumes: [],
+        id, createdAt: now, updatedAt: now, params, status: 'running', step: 0, total: trainParamValues(params)['train.iterations'], resumes: [],
         checkpointsDir: project.relative(path.join(project.runDir(id), 'checkpoints')), metrics: [], evaluations: [], outputs: {},
       };
       project.manifest.runs.push(run);
@@ -171,7 +172,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
         signal: options.signal,
         ...(fresh && options.initial ? { initial: options.initial } : {}),
         ...(between ? { between: (control: StepControl) => between({ ...control, setStatus }) } : {}),
-        checkpoints: { dir: checkpointsDir, every: run.params['train.checkpointEvery'] as number, keep: options.keep, from: from?.file },
+        checkpoints: { dir: checkpointsDir, every: trainParamValues(run.params)['train.checkpointEvery'], keep: options.keep, from: from?.file },
         onEvent: async (event) => {
           await recordRunEvent(project, run, event, warn);
           await emit(event);

@@ -39,7 +39,6 @@ export function adcRefineStop(refineStop: number, iterations: number): number {
   return Math.min(refineStop, Math.floor(iterations / 2));
 }
 
-const UNIFORM_BYTES = 64;
 
 interface Pipelines {
   accumulate: CompiledPipeline;
@@ -95,7 +94,7 @@ export class AdcDensifier {
 
   private uniform(name: string): GPUBuffer {
     let u = this.uniforms.get(name);
-    if (!u) this.uniforms.set(name, (u = createUniform(this.ctx.device, `adc.${name}`, UNIFORM_BYTES)));
+    if (!u) this.uniforms.set(name, (u = createUniform(this.ctx.device, `adc.${name}`, UniformStruct.of('densify', 'DensifyParams').size)));
     return u;
   }
 

@@ -34,7 +34,6 @@ export const MCMC_DEFAULTS: McmcConfig = {
 };
 
 const N_MAX = 51;
-const UNIFORM_BYTES = 64;
 type Groups = Record<'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh', AdamGroup>;
 
 /** Binomial coefficients C(n, k) for n, k < 51 (row-major), the relocation formula's table. */
@@ -119,7 +118,7 @@ export class McmcDensifier {
 
   private uniform(key: string, values: { round?: number; seed?: number; step?: number; stride?: number; plane?: number; noiseScale?: number }): GPUBuffer {
     let u = this.uniforms.get(key);
-    if (!u) this.uniforms.set(key, (u = createUniform(this.ctx.device, `mcmc.${key}`, UNIFORM_BYTES)));
+    if (!u) this.uniforms.set(key, (u = createUniform(this.ctx.device, `mcmc.${key}`, UniformStruct.of('mcmc', 'McmcParams').size)));
     const data = UniformStruct.of('mcmc', 'McmcParams').pack({
       count_index: 0,
       cap: Math.min(this.config.capMax, this.capacity),

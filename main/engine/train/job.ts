@@ -6,18 +6,18 @@
  * stops between steps.
  */
 import type { TrainEvent, TrainEventOf, TrainEventOptions } from '../../../shared/contract/train-events.js';
-import type { SsimPadding } from './loss.js';
 import type { ParamValue } from '../../../shared/params/index.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { TrainingData } from './data.js';
-import { trainingDataFromPath, type BackgroundChoice } from './dataset-data.js';
+import { trainingDataFromPath } from './dataset-data.js';
 import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { makeFolder } from '../formats/atomic-file.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import { sampleScene } from './sample-scene.js';
-import { defaultTrainerConfig, Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
+import { Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
+import { trainerConfigFromParams, trainParamValues, type TrainParamValues } from './trainer-config.js';
 
 export type TrainingSource = { kind: 'dataset'; path: string } | { kind: 'sample' };
 
@@ -90,51 +90,20 @@ export interface TrainJobResult {
   data: { name: string; train: number; test: number; width: number; height: number; background: number[] };
 }
 
-export function trainerConfigFromParams(p: Readonly<Record<string, ParamValue>>): TrainerConfig {
-  const iterations = p['train.iterations'] as number;
-  const refineStop = Math.min(p['train.refineStop'] as number, Math.floor(iterations / 2));
-  return defaultTrainerConfig({
-    iterations,
-    strategy: p['train.strategy'] as 'adc' | 'mcmc',
-    maxSplats: p['train.maxSplats'] as number,
-    shDegree: p['train.shDegree'] as number,
-    antialiased: p['train.antialiased'] as boolean,
-    // A run recorded before the parameter existed trained with zero padding: resume it so.
-    ssimPadding: (p['train.ssimPadding'] as SsimPadding | undefined) ?? 'same',
-    seed: p['train.seed'] as number,
-    initPoints: p['train.initPoints'] as number,
-    adc: {
-      ...defaultTrainerConfig().adc,
-      refineStart: p['train.refineStart'] as number,
-      refineEvery: p['train.refineEvery'] as number,
-      refineStop,
-      growGrad2d: p['train.growGrad2d'] as number,
-      absgrad: p['train.absgrad'] as boolean,
-    },
-    geometry: p['train.geometry']
-      ? {
-          distortionWeight: p['train.distortionWeight'] as number,
-          distortionStart: Math.min(p['train.distortionStart'] as number, Math.floor(iterations / 4)),
-          normalWeight: p['train.normalWeight'] as number,
-          normalStart: Math.min(p['train.normalStart'] as number, Math.floor(iterations / 4)),
-        }
-      : undefined,
-  });
-}
-
-export async function loadTrainingData(source: TrainingSource, ctx: GpuContext, p: Readonly<Record<string, ParamValue>>, filter?: TrainJobOptions['viewFilter'], warn?: (m: string) => void): Promise<TrainingData & { dispose?: () => void }> {
+export async function loadTrainingData(source: TrainingSource, ctx: GpuContext, p: Readonly<TrainParamValues>, filter?: TrainJobOptions['viewFilter'], warn?: (m: string) => void): Promise<TrainingData & { dispose?: () => void }> {
   if (source.kind === 'sample') return sampleScene(ctx);
-  return trainingDataFromPath(source.path, { downscale: p['train.downscale'] as number, background: p['train.background'] as BackgroundChoice, filter, warn });
+  return trainingDataFromPath(source.path, { downscale: p['train.downscale'], background: p['train.background'], filter, warn });
 }
 
 export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions): Promise<TrainJobResult> {
   const started = performance.now();
-  const config = trainerConfigFromParams(options.params);
+  const values = trainParamValues(options.params);
+  const config = trainerConfigFromParams(values);
   const emit = async (event: TrainEvent) => options.onEvent?.(event);
   const log = (level: TrainEventOf<'log'>['level'], message: string) => void emit({ type: 'log', level, message });
   const progress = (p: Omit<TrainProgress, 'type'>) => void emit({ type: 'progress', ...p });
   progress({ stage: 'load', step: 0, total: 1 });
-  const data = await loadTrainingData(options.source, ctx, options.params, options.viewFilter, (m) => log('warn', m));
+  const data = await loadTrainingData(options.source, ctx, values, options.viewFilter, (m) => log('warn', m));
   let trainer: Trainer | undefined;
   try {
     const ck = options.checkpoints;
@@ -168,7 +137,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     };
     const loadS = (performance.now() - started) / 1000;
     log('info', `training on ${data.views.filter((v) => v.split === 'train').length} views (${data.views.filter((v) => v.split === 'test').length} test), ${trainer.splatCount} initial splats, scene scale ${data.sceneScale.toFixed(3)}`);
-    const evalEvery = (options.params['train.evalEvery'] as number) || 0;
+    const evalEvery = values['train.evalEvery'] || 0;
     const profileEvery = options.profileEvery ?? 0;
     const trainStart = performance.now();
     let firstStepS = 0;

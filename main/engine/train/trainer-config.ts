@@ -3,7 +3,7 @@
  * registry's (shared/params/registry.ts); the engine's own knobs (loss readback cadence, learning
  * rates, ADC's and MCMC's thresholds) have their one table beside the code that reads them.
  */
-import { paramDefault, type ParamsWithPrefix, type ParamValuesOf } from '../../../shared/params/index.js';
+import { paramDefault, paramsWithPrefix, resolveParams, type ParamsWithPrefix, type ParamValue, type ParamValuesOf } from '../../../shared/params/index.js';
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
 import type { DensifyStrategyName } from './densify-strategy.js';
@@ -64,4 +64,46 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     mcmc: { ...MCMC_DEFAULTS, capMax: overrides.maxSplats ?? paramDefault('train.maxSplats'), ...overrides.mcmc },
     adc: { ...ADC_DEFAULTS, refineStop: adcRefineStop(ADC_DEFAULTS.refineStop, iterations), ...overrides.adc },
   };
+}
+
+/**
+ * A run's recorded `train.*` values (a manifest's record, a job's, a benchmark's), typed. A run
+ * recorded before `train.ssimPadding` existed trained with zero padding: it resumes so; any other
+ * missing key takes the registry's default.
+ */
+export function trainParamValues(record: Readonly<Record<string, ParamValue | undefined>>): TrainParamValues {
+  const given = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, ParamValue] => entry[1] !== undefined));
+  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', ...given });
+}
+
+/** The trainer's configuration from a run's `train.*` values. */
+export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerConfig {
+  const iterations = p['train.iterations'];
+  const geometryStart = (start: number) => Math.min(start, Math.floor(iterations / 4));
+  return defaultTrainerConfig({
+    iterations,
+    strategy: p['train.strategy'],
+    maxSplats: p['train.maxSplats'],
+    shDegree: p['train.shDegree'],
+    antialiased: p['train.antialiased'],
+    ssimPadding: p['train.ssimPadding'],
+    seed: p['train.seed'],
+    initPoints: p['train.initPoints'],
+    adc: {
+      ...defaultTrainerConfig().adc,
+      refineStart: p['train.refineStart'],
+      refineEvery: p['train.refineEvery'],
+      refineStop: adcRefineStop(p['train.refineStop'], iterations),
+      growGrad2d: p['train.growGrad2d'],
+      absgrad: p['train.absgrad'],
+    },
+    geometry: p['train.geometry']
+      ? {
+          distortionWeight: p['train.distortionWeight'],
+          distortionStart: geometryStart(p['train.distortionStart']),
+          normalWeight: p['train.normalWeight'],
+          normalStart: geometryStart(p['train.normalStart']),
+        }
+      : undefined,
+  });
 }

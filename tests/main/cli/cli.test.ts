@@ -19,6 +19,12 @@ describe('argonaut --no-gui', () => {
     expect(await runCli(['--no-gui'], { streams: captureStreams() })).toBe(2);
   });
 
+  it("takes --preset only from the registry's presets, before anything is written", async () => {
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'train', '--sample', '--out', '/nonexistent/never-made', '--preset', 'turbo'], { streams: s })).toBe(2);
+    expect(s.err()).toMatch(/--preset: expected one of fast, balanced, quality, got "turbo"/);
+  });
+
   it('info --json reports the adapter this machine has', async () => {
     const s = captureStreams();
     expect(await runCli(['--no-gui', 'info', '--json'], { streams: s })).toBe(0);

@@ -101,11 +101,11 @@ describe('loss kernel matches the reference', async () => {
 
 describe('SSIM padding of a run', () => {
   it("new runs take the registry's 'valid'; a run recorded before the parameter existed resumes with 'same'", async () => {
-    const { trainerConfigFromParams } = await import('../../../../main/engine/train/job.js');
+    const { trainerConfigFromParams, trainParamValues } = await import('../../../../main/engine/train/trainer-config.js');
     const { allParams, resolveParams } = await import('../../../../shared/params/index.js');
     const fresh = resolveParams(allParams().filter((p) => p.key.startsWith('train.')), {});
-    expect(trainerConfigFromParams(fresh).ssimPadding).toBe('valid');
+    expect(trainerConfigFromParams(trainParamValues(fresh)).ssimPadding).toBe('valid');
     const { ['train.ssimPadding']: _dropped, ...older } = fresh;
-    expect(trainerConfigFromParams(older).ssimPadding).toBe('same');
+    expect(trainerConfigFromParams(trainParamValues(older)).ssimPadding).toBe('same');
   });
 });
