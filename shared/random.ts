@@ -1,13 +1,14 @@
 /**
- * The trainer's host-side randomness: a small seeded generator whose whole state is one number,
- * so checkpoints restore it exactly (image order, initialization).
+ * The one seeded generator (mulberry32) of the project: the trainer's host-side randomness (image
+ * order, initialization), the viewer's demo scene and the tests' random data. Its whole state is
+ * one number, so checkpoints restore it exactly.
  */
 export class Random {
   constructor(public state: number) {
     this.state = state >>> 0;
   }
 
-  /** mulberry32 */
+  /** mulberry32: the next value in [0, 1). */
   next(): number {
     this.state = (this.state + 0x6d2b79f5) >>> 0;
     let t = this.state;
@@ -30,4 +31,10 @@ export class Random {
     }
     return p;
   }
+}
+
+/** The generator as a plain function of no arguments, for code that only needs uniform draws. */
+export function seededRandom(seed: number): () => number {
+  const random = new Random(seed);
+  return () => random.next();
 }
