@@ -113,14 +113,15 @@ describe('geometry regularizers (kernels/geometry.wgsl)', () => {
 
   it('training with the regularizers lowers depth distortion and normal inconsistency, keeping the photometric fit', async () => {
     const ctx = await testGpu();
-    // 300 steps on the sample scene, the regularizers from step 100 (after a first fit)
+    // 200 steps on the sample scene, the regularizers from step 70 (after a first fit); 300 steps
+    // from step 100 gave the same distortion ratio (0.77) at 1.5x the time
     const run = async (distortion: number, normal: number) => {
       const data = await sampleScene(ctx, { width: 48, height: 36, views: 16, splats: 1000 });
-      const geometry = { distortionWeight: distortion * data.sceneScale, distortionStart: 100, normalWeight: normal, normalStart: 100 };
-      const trainer = await Trainer.create(ctx, data, defaultTrainerConfig({ iterations: 300, shDegree: 0, initPoints: 1000, seed: 5, lossEvery: 5, geometry }));
-      for (let i = 0; i < 300; i++) await trainer.trainStep();
+      const geometry = { distortionWeight: distortion * data.sceneScale, distortionStart: 70, normalWeight: normal, normalStart: 70 };
+      const trainer = await Trainer.create(ctx, data, defaultTrainerConfig({ iterations: 200, shDegree: 0, initPoints: 1000, seed: 5, lossEvery: 5, geometry }));
+      for (let i = 0; i < 200; i++) await trainer.trainStep();
       const evaluation = await trainer.evaluate();
-      const last = trainer.losses.filter((l) => l.step >= 250);
+      const last = trainer.losses.filter((l) => l.step >= 160);
       trainer.destroy();
       const mean = (k: keyof StepLoss) => last.reduce((s, l) => s + (l[k] as number), 0) / last.length;
       for (const l of last) expect(Number.isFinite(l.distortion) && Number.isFinite(l.normalError), `step ${l.step}`).toBe(true);
@@ -129,7 +130,7 @@ describe('geometry regularizers (kernels/geometry.wgsl)', () => {
     const plain = await run(0, 0);
     const regular = await run(2, 0.5);
     const summary = `plain ${JSON.stringify(plain)} regularized ${JSON.stringify(regular)}`;
-    // measured on llvmpipe: distortion 0.031 -> ~0.024, 1 - N.S 0.935 -> ~0.92, PSNR 23.4 -> ~21.6
+    // measured on llvmpipe: distortion 0.033 -> 0.025 (x 0.77), 1 - N.S 0.944 -> 0.933, PSNR 21.7 -> 20.8
     expect(regular.distortion, summary).toBeLessThan(0.85 * plain.distortion);
     expect(regular.normalError, summary).toBeLessThan(plain.normalError - 0.005);
     expect(regular.psnr, summary).toBeGreaterThan(plain.psnr - 3);
