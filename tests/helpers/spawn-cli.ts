@@ -59,13 +59,3 @@ export function spawnCli(args: string[], env: NodeJS.ProcessEnv = {}): CliProces
   };
 }
 
-/** Polls until `fn` returns a value (not undefined), or throws after `timeoutMs`. */
-export async function pollFor<T>(fn: () => T | undefined, timeoutMs = 60_000, what = 'condition'): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = fn();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}

@@ -1,33 +1,3 @@
-/**
- * The trainer's host-side randomness: a small seeded generator whose whole state is one number,
- * so checkpoints restore it exactly (image order, initialization).
- */
-export class Random {
-  constructor(public state: number) {
-    this.state = state >>> 0;
-  }
-
-  /** mulberry32 */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  normal(): number {
-    const u = Math.max(this.next(), 1e-12);
-    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * this.next());
-  }
-
-  /** A random permutation of 0..n-1 (Fisher-Yates). */
-  permutation(n: number): number[] {
-    const p = Array.from({ length: n }, (_, i) => i);
-    for (let i = n - 1; i > 0; i--) {
-      const j = Math.floor(this.next() * (i + 1));
-      [p[i], p[j]] = [p[j], p[i]];
-    }
-    return p;
-  }
-}
+// The generator lives in shared/ so the renderer's demo scene and the tests draw from the same one
+// (mulberry32 once); the engine's modules import it from here.
+export { Random } from '../../../shared/random.js';

@@ -6,6 +6,7 @@
  * the same knot centre line and tube, cameras 3.2 from the origin, a y-up world) so a live training
  * run on the sample lands where this one is drawn; this one adds surface-aligned splats and shading.
  */
+import { seededRandom } from '../../../shared/random.js';
 import { lookAt, type PinholeCamera } from '../../../shared/scene/camera.js';
 import type { Vec3 } from './opencv-frame.js';
 import { createSplatBuffer, writeSplat } from './splat-layout.js';
@@ -23,18 +24,6 @@ export interface DemoSceneOptions {
   cameraCount?: number;
   pointCount?: number;
   seed?: number;
-}
-
-/** Mulberry32: small, fast, deterministic. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const TUBE_RADIUS = 0.1;

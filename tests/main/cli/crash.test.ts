@@ -11,7 +11,8 @@ import { Project } from '../../../main/engine/project/project.js';
 import { checkpointProblem } from '../../../main/engine/train/checkpoint.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { hashFile, hashTree, tinyDataset } from '../../helpers/projects.js';
-import { pollFor, spawnCli, type CliProcess } from '../../helpers/spawn-cli.js';
+import { spawnCli, type CliProcess } from '../../helpers/spawn-cli.js';
+import { waitFor } from '../../helpers/wait.js';
 
 const running: CliProcess[] = [];
 afterEach(() => {
@@ -72,7 +73,7 @@ describe('nothing lost when the CLI is killed', () => {
     const slow = { ...env, ARGONAUT_TEST_SLOW_WRITE_MS: '4000', ARGONAUT_TEST_SLOW_WRITE_MATCH: '\\.ckpt$' };
     const first = start(['train', file], slow);
     // Wait for the second checkpoint's write to be halfway (the first is complete by then).
-    await pollFor(() => (complete(checkpoints).length >= 1 && temps(checkpoints).length === 1 ? true : undefined), 120_000, 'a checkpoint write in progress');
+    await waitFor(() => (complete(checkpoints).length >= 1 && temps(checkpoints).length === 1 ? true : undefined), { timeoutMs: 120_000, what: 'a checkpoint write in progress' });
     const before = hashTree(dir);
     const temp = temps(checkpoints)[0];
     first.child.kill('SIGKILL');
@@ -102,7 +103,7 @@ describe('nothing lost when the CLI is killed', () => {
     const slow = { ...env, ARGONAUT_TEST_SLOW_WRITE_MS: '4000', ARGONAUT_TEST_SLOW_WRITE_MATCH: '\\.argo$' };
     const first = start(['train', file], slow);
     // The save after the first checkpoint (the run's start was saved before, slowly, too).
-    await pollFor(() => (complete(checkpoints).length >= 1 && temps(dir).some((n) => n.includes('.argo.')) ? true : undefined), 120_000, 'a manifest write in progress');
+    await waitFor(() => (complete(checkpoints).length >= 1 && temps(dir).some((n) => n.includes('.argo.')) ? true : undefined), { timeoutMs: 120_000, what: 'a manifest write in progress' });
     const manifestBefore = hashFile(file);
     const checkpointHashes = Object.fromEntries(complete(checkpoints).map((n) => [n, hashFile(path.join(checkpoints, n))]));
     first.child.kill('SIGKILL');

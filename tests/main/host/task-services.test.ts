@@ -22,6 +22,7 @@ import { installedTool } from '../../helpers/capture.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { writeFakeColmap } from '../../helpers/fake-colmap.js';
 import { sphereProject } from '../../helpers/mesh-project.js';
+import { waitFor, waitForEvent } from '../../helpers/wait.js';
 
 const ffmpeg = installedTool('ffmpeg');
 let dir: string;
@@ -56,16 +57,11 @@ afterAll(async () => {
 
 /** Resolves with the task's last event once it is no longer running. */
 function settled(task: string, timeoutMs = 60_000): Promise<TaskStatus> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const poll = () => {
-      const last = events.filter((e) => e.task === task).at(-1);
-      if (last && last.state !== 'running') return resolve(last);
-      if (Date.now() - started > timeoutMs) return reject(new Error(`${task} still running after ${timeoutMs} ms`));
-      setTimeout(poll, 20);
-    };
-    poll();
-  });
+  const last = () => events.filter((e) => e.task === task).at(-1);
+  return waitFor(() => {
+    const status = last();
+    return status && status.state !== 'running' ? status : undefined;
+  }, { timeoutMs, what: `${task} to settle`, lastSeen: () => JSON.stringify(last()) });
 }
 
 function clip(file: string): string {
@@ -101,8 +97,7 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('capture.import
     const video = clip(path.join(dir, 'hang.mp4'));
     process.env.FAKE_COLMAP_HANG = 'sequential_matcher';
     const { task } = await client.api.capture.import({ inputs: [video], params: { 'capture.frames': 5 } });
-    const started = Date.now();
-    while (!events.some((e) => e.task === task && e.stage === 'matching') && Date.now() - started < 30_000) await new Promise((r) => setTimeout(r, 20));
+    await waitForEvent(events, (e) => e.task === task && e.stage === 'matching', { timeoutMs: 30_000 });
     expect(await client.api.tasks.cancel({ task })).toMatchObject({ task });
     const last = await settled(task);
     delete process.env.FAKE_COLMAP_HANG;

@@ -11,6 +11,7 @@ import { HostSupervisor } from '../../../main/supervisor/supervisor.js';
 import { builtFile } from '../../helpers/build.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { tinyDataset } from '../../helpers/projects.js';
+import { waitForEvent } from '../../helpers/wait.js';
 
 let supervisor: HostSupervisor | undefined;
 afterEach(async () => {
@@ -27,30 +28,20 @@ describe('jobs survive an engine host crash', () => {
     supervisor = new HostSupervisor({ hostScript: builtFile('host/index.mjs'), stdio: 'pipe', backoffMs: [50], env: { ARGONAUT_STATE_DIR: path.join(dir, 'state') } });
     const events: { name: string; payload: Record<string, unknown> }[] = [];
     supervisor.onEvent((name, payload) => events.push({ name, payload: payload as Record<string, unknown> }));
-    const waitFor = (match: (e: { name: string; payload: Record<string, unknown> }) => boolean, timeoutMs = 120_000) =>
-      new Promise<Record<string, unknown>>((resolve, reject) => {
-        const deadline = Date.now() + timeoutMs;
-        const check = () => {
-          const found = events.find(match);
-          if (found) resolve(found.payload);
-          else if (Date.now() > deadline) reject(new Error('timed out'));
-          else setTimeout(check, 20);
-        };
-        check();
-      });
+    const eventPayload = async (match: (e: (typeof events)[number]) => boolean) => (await waitForEvent(events, match, { timeoutMs: 120_000 })).payload;
     await supervisor.start();
     const { job } = (await supervisor.request('train', 'start', { source: { kind: 'project', path: file }, params: {} })) as { job: string };
-    await waitFor((e) => e.name === 'log' && String(e.payload.message).includes('checkpoint at step 80'));
+    await eventPayload((e) => e.name === 'log' && String(e.payload.message).includes('checkpoint at step 80'));
     const firstPid = supervisor.pid!;
     process.kill(firstPid, 'SIGKILL');
 
-    const resumed = await waitFor((e) => e.name === 'job' && e.payload.job === job && e.payload.state === 'running' && String(e.payload.reason ?? '').startsWith('continues run-001 from step'));
+    const resumed = await eventPayload((e) => e.name === 'job' && e.payload.job === job && e.payload.state === 'running' && String(e.payload.reason ?? '').startsWith('continues run-001 from step'));
     expect(supervisor.pid).not.toBe(firstPid);
     expect(supervisor.restartCount).toBe(1);
     const from = resumed.step as number;
     expect(from).toBeGreaterThanOrEqual(80);
     expect(from % 40).toBe(0);
-    const finished = await waitFor((e) => e.name === 'job' && e.payload.job === job && e.payload.state === 'finished');
+    const finished = await eventPayload((e) => e.name === 'job' && e.payload.job === job && e.payload.state === 'finished');
     expect(finished).toMatchObject({ step: 500, total: 500, run: 'run-001' });
     const status = (await supervisor.request('train', 'status', {})) as { jobs: { job: string; state: string; step: number }[] };
     expect(status.jobs.find((j) => j.job === job)).toMatchObject({ state: 'finished', step: 500 });

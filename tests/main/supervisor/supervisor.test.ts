@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HostSupervisor, type HostState } from '../../../main/supervisor/supervisor.js';
 import { builtFile } from '../../helpers/build.js';
+import { waitFor } from '../../helpers/wait.js';
 
 let supervisor: HostSupervisor | undefined;
 afterEach(async () => {
@@ -8,17 +9,9 @@ afterEach(async () => {
   supervisor = undefined;
 });
 
-function waitFor(sup: HostSupervisor, state: HostState, timeoutMs = 20_000): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`host never became ${state} (now ${sup.state})`)), timeoutMs);
-    const off = sup.onState((s) => {
-      if (s === state) {
-        clearTimeout(timer);
-        off();
-        resolve();
-      }
-    });
-  });
+/** Resolves once the supervisor's state is `state`. */
+function untilState(sup: HostSupervisor, state: HostState): Promise<HostState> {
+  return waitFor(() => (sup.state === state ? state : undefined), { timeoutMs: 20_000, what: `host state ${state}`, lastSeen: () => sup.state });
 }
 
 describe('engine host supervision', () => {
@@ -37,10 +30,10 @@ describe('engine host supervision', () => {
     const states: HostState[] = [];
     supervisor.onState((s) => states.push(s));
     const inFlight = supervisor.request('system', 'info', {}); // opens the GPU: slow enough to be in flight
-    const ready = waitFor(supervisor, 'ready');
     process.kill(firstPid, 'SIGKILL');
+    // The call fails in the same exit handler that sets 'crashed', so 'ready' below is the restarted host.
     await expect(inFlight).rejects.toMatchObject({ code: 'host_crashed' });
-    await ready;
+    await untilState(supervisor, 'ready');
     expect(states).toEqual(['crashed', 'restarting', 'ready']);
     expect(supervisor.restartCount).toBe(1);
     expect(supervisor.pid).not.toBe(firstPid);
@@ -50,12 +43,11 @@ describe('engine host supervision', () => {
   it('gives up after too many crashes in a row', async () => {
     supervisor = new HostSupervisor({ hostScript: builtFile('host/index.mjs'), stdio: 'pipe', backoffMs: [10], maxRestarts: 2 });
     await supervisor.start();
-    const stopped = waitFor(supervisor, 'stopped');
     const killEachStart = supervisor.onState((s) => {
       if (s === 'ready') process.kill(supervisor!.pid!, 'SIGKILL');
     });
     process.kill(supervisor.pid!, 'SIGKILL');
-    await stopped;
+    await untilState(supervisor, 'stopped');
     killEachStart();
     expect(supervisor.restartCount).toBe(2);
     await expect(supervisor.request('system', 'ping', {})).rejects.toMatchObject({ code: 'unavailable' });

@@ -4,23 +4,7 @@ import { Adam } from '../../../../main/engine/train/adam.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { relativeL2 } from '../../../parity/loss.parity.js';
-
-/** Float64 Adam reference (PyTorch's update: bias-corrected moments, eps outside the sqrt). */
-function adamReference(p: number[], grads: number[][], lrHead: number, lrTail: number, stride: number, head: number, count: number) {
-  const m = p.map(() => 0);
-  const v = p.map(() => 0);
-  const out = [...p];
-  grads.forEach((g, step) => {
-    const t = step + 1;
-    for (let i = 0; i < count * stride; i++) {
-      m[i] = 0.9 * m[i] + 0.1 * g[i];
-      v[i] = 0.999 * v[i] + 0.001 * g[i] * g[i];
-      const lr = i % stride < head ? lrHead : lrTail;
-      out[i] -= (lr * (m[i] / (1 - 0.9 ** t))) / (Math.sqrt(v[i] / (1 - 0.999 ** t)) + 1e-15);
-    }
-  });
-  return out;
-}
+import { adamReference } from '../../../reference/adam.js';
 
 describe('fused Adam kernel', () => {
   it('matches the reference over several steps, with per-element learning rates and the GPU count', async () => {
