@@ -1,7 +1,7 @@
 import { emptySplats, SH_C0, type SplatSet } from '../../../shared/scene/splats.js';
 import type { TrainingData } from './data.js';
 import { meanSquaredKnnDistance } from './knn.js';
-import type { Random } from './random.js';
+import type { Random } from '../../../shared/random.js';
 
 /**
  * Initial splats (gsplat's simple_trainer): from SfM points when the dataset has them, else

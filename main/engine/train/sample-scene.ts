@@ -5,7 +5,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { Rasterizer } from '../render/rasterizer.js';
 import { sceneScaleOf, type TrainingData, type TrainingView } from './data.js';
-import { Random } from './random.js';
+import { Random } from '../../../shared/random.js';
 
 export interface SampleSceneOptions {
   splats?: number;

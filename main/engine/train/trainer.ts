@@ -17,7 +17,7 @@ import { initialSplats } from './init.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
 import { Model } from './model.js';
-import { Random } from './random.js';
+import { Random } from '../../../shared/random.js';
 import { StepReadbacks } from './readbacks.js';
 import { activeShDegree, meansLearningRate } from './schedule.js';
 import { GpuTargets } from './targets.js';

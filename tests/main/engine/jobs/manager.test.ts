@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { waitForEvent } from '../../../helpers/wait.js';
 import { Engine } from '../../../../main/engine/engine.js';
 import { JobManager } from '../../../../main/engine/jobs/manager.js';
 import { importDataset } from '../../../../main/engine/project/import.js';
@@ -23,17 +24,7 @@ async function manager() {
   const events: Event[] = [];
   const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: (name, payload) => events.push({ name, payload: payload as Record<string, unknown>, at: Date.now() }) });
   await jobs.recover(false);
-  const waitFor = (match: (e: Event) => boolean, timeoutMs = 120_000) =>
-    new Promise<Event>((resolve, reject) => {
-      const deadline = Date.now() + timeoutMs;
-      const check = () => {
-        const found = events.find(match);
-        if (found) resolve(found);
-        else if (Date.now() > deadline) reject(new Error(`no such event; last: ${JSON.stringify(events.slice(-3).map((e) => [e.name, e.payload.state ?? e.payload.stage]))}`));
-        else setTimeout(check, 20);
-      };
-      check();
-    });
+  const waitFor = (match: (e: Event) => boolean, timeoutMs = 120_000) => waitForEvent(events, match, { timeoutMs });
   const stateOf = (job: string, state: string) => (e: Event) => e.name === 'job' && e.payload.job === job && e.payload.state === state;
   return { dir, jobs, events, waitFor, stateOf };
 }
