@@ -75,7 +75,7 @@ describe('argonaut --no-gui capture and export: arguments', () => {
     expect(s.jsonLines().at(-1)).toMatchObject({ type: 'result', format: 'transforms', views: 3, points: 5, images_copied: 3, out: path.join(out, 'transforms.json') });
     const bad = captureStreams();
     expect(await runCli(['--no-gui', 'export', source.root, '--format', 'ply', '--out', out], { streams: bad })).toBe(2);
-    expect(bad.err()).toMatch(/--format ply writes splats: give a project \(\.argo\) or a splats \.ply; .* is a folder \(for a dataset's cameras use --format transforms or colmap\)/);
+    expect(bad.err()).toMatch(/--format ply writes splats: give a project \(\.argo\) or a splat file; .* is a folder \(for a dataset's cameras use --format transforms or colmap\)/);
   });
 });
 
