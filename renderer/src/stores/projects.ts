@@ -123,42 +123,54 @@ export const useProjectStore = defineStore('projects', () => {
     void loadFrames(project);
   }
 
-  /**
-   * A new project from `path` (absolute, on the engine's machine). Video and photos start a
-   * capture task (this resolves once it started); datasets and splat files are created at once.
-   */
-  async function create(kind: NewProjectKind, path: string): Promise<boolean> {
-    if (!client) return false;
-    const trimmed = path.trim();
-    if (!trimmed) {
-      report_({ code: 'invalid_argument', message: `Give the path of the ${kind === 'video' ? 'video file' : kind === 'photos' ? 'photo folder' : kind === 'dataset' ? 'dataset folder' : 'splat PLY'} first.` });
-      return false;
-    }
+  /** A project the engine just created or opened becomes the current one and joins the recent list. */
+  function showProject(project: ProjectSummary): true {
+    capture.value = undefined;
+    setCurrent(project);
+    void refreshRecent();
+    return true;
+  }
+
+  /** An engine call with `busy` set for its length; its error is reported, and the answer is false. */
+  async function whileBusy(action: () => Promise<boolean>): Promise<boolean> {
     busy.value = true;
     try {
-      if (kind === 'video' || kind === 'photos') {
-        if (Object.keys(captureErrors.value).length) {
-          report_({ code: 'invalid_argument', message: `Fix the capture settings first: ${Object.values(captureErrors.value).join('; ')}` });
-          return false;
-        }
-        captureKinds.value = [kind];
-        const { task } = await client.api.capture.import({ inputs: [trimmed], params: { ...captureValues.value } });
-        capture.value = early.get(task) ?? { task, kind: 'capture', state: 'running', title: trimmed, startedMs: Date.now() };
-        early.clear();
-        if (capture.value.state !== 'running') onCaptureEvent(capture.value);
-        return true;
-      }
-      capture.value = undefined;
-      const project = await client.api.projects.create({ source: kind === 'dataset' ? { kind: 'dataset', dir: trimmed } : { kind: 'splat', path: trimmed } });
-      setCurrent(project);
-      void refreshRecent();
-      return true;
+      return await action();
     } catch (error) {
       report_(error);
       return false;
     } finally {
       busy.value = false;
     }
+  }
+
+  /**
+   * A new project from `path` (absolute, on the engine's machine). Video and photos start a
+   * capture task (this resolves once it started); datasets and splat files are created at once.
+   */
+  async function create(kind: NewProjectKind, path: string): Promise<boolean> {
+    const api = client?.api;
+    if (!api) return false;
+    const trimmed = path.trim();
+    if (!trimmed) {
+      report_({ code: 'invalid_argument', message: `Give the path of the ${kind === 'video' ? 'video file' : kind === 'photos' ? 'photo folder' : kind === 'dataset' ? 'dataset folder' : 'splat file'} first.` });
+      return false;
+    }
+    return whileBusy(async () => {
+      if (kind === 'video' || kind === 'photos') {
+        if (Object.keys(captureErrors.value).length) {
+          report_({ code: 'invalid_argument', message: `Fix the capture settings first: ${Object.values(captureErrors.value).join('; ')}` });
+          return false;
+        }
+        captureKinds.value = [kind];
+        const { task } = await api.capture.import({ inputs: [trimmed], params: { ...captureValues.value } });
+        capture.value = early.get(task) ?? { task, kind: 'capture', state: 'running', title: trimmed, startedMs: Date.now() };
+        early.clear();
+        if (capture.value.state !== 'running') onCaptureEvent(capture.value);
+        return true;
+      }
+      return showProject(await api.projects.create({ source: kind === 'dataset' ? { kind: 'dataset', dir: trimmed } : { kind: 'splat', path: trimmed } }));
+    });
   }
 
   async function cancelCapture() {
@@ -172,19 +184,9 @@ export const useProjectStore = defineStore('projects', () => {
 
   /** Opens a .argo project (it joins the recent list). */
   async function open(path: string): Promise<boolean> {
-    if (!client) return false;
-    busy.value = true;
-    try {
-      capture.value = undefined;
-      setCurrent(await client.api.projects.open({ path: path.trim() }));
-      void refreshRecent();
-      return true;
-    } catch (error) {
-      report_(error);
-      return false;
-    } finally {
-      busy.value = false;
-    }
+    const api = client?.api;
+    if (!api) return false;
+    return whileBusy(async () => showProject(await api.projects.open({ path: path.trim() })));
   }
 
   /** Thumbnails of up to MAX_THUMBNAILS views, evenly spread (the engine's image service, PNG). */
