@@ -1,14 +1,37 @@
+import { existsSync } from 'node:fs';
+import type { BackendChoice } from '../../shared/contract/gpu.js';
 import { openGpu, type GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
 
 let shared: Promise<GpuContext> | undefined;
 
+/** Where Debian's chromium-common puts SwiftShader's Vulkan driver (`dpkg -S vk_swiftshader_icd.json`). */
+export const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+
+/**
+ * The backend tests open, from ARGONAUT_BACKEND: unset is the platform's choice (llvmpipe here);
+ * `swiftshader` is Vulkan on SwiftShader's CPU driver (subgroups of 4, 32 KiB of workgroup
+ * storage, 12 storage buffers per stage), pointing the Vulkan loader at its ICD unless
+ * VK_ICD_FILENAMES already names one. The loader reads the variable when Dawn creates its
+ * instance, so setting it here, before the first openGpu, is early enough.
+ */
+export function testBackend(env: NodeJS.ProcessEnv = process.env, icd = SWIFTSHADER_ICD): BackendChoice | undefined {
+  const requested = env.ARGONAUT_BACKEND || undefined;
+  if (requested !== 'swiftshader') return requested as BackendChoice | undefined;
+  if (!env.VK_ICD_FILENAMES) {
+    if (!existsSync(icd)) throw new Error(`ARGONAUT_BACKEND=swiftshader: ${icd} is missing (apt-get install chromium, or set VK_ICD_FILENAMES to SwiftShader's vk_swiftshader_icd.json)`);
+    env.VK_ICD_FILENAMES = icd;
+  }
+  return 'vulkan';
+}
+
 /**
  * One GPU context per test file (per process). Tests run on whatever adapter this machine has:
- * llvmpipe here and in CI, the H200 through the GPU runner.
+ * llvmpipe here and in CI, the H200 through the GPU runner, SwiftShader with
+ * ARGONAUT_BACKEND=swiftshader (docs/gpu-machine.md).
  */
 export function testGpu(): Promise<GpuContext> {
-  shared ??= openGpu({ backend: (process.env.ARGONAUT_BACKEND as never) ?? undefined, kernelVariant: 'auto' });
+  shared ??= openGpu({ backend: testBackend(), kernelVariant: 'auto' });
   return shared;
 }
 
