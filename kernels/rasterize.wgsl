@@ -33,7 +33,8 @@
 //                  host cleared them to.
 // Override constants: BATCH_B (intersections per backward batch), MAX_SUBGROUPS (workgroup size /
 //   the device's smallest subgroup size; sizes the partials), the three above, NORMAL_SLOTS
-//   (WG when OUT_NORMALS, else 1) and RECORDS (gradient vec4s per intersection: 3, 4 with normals).
+//   (WG when OUT_NORMALS, else 1; the backward's b_normal needs only BATCH_B, which
+//   render/backward-fit.ts passes where 256 would not fit) and RECORDS (gradient vec4s per intersection: 3, 4 with normals).
 
 #include "composite-forward"
 
@@ -632,7 +633,9 @@ fn rasterize_backward_cas(
 }
 #else
 const PORTABLE_THREADS: u32 = 64u; // 8 x 8, each a 2 x 2 pixel block
-const REDUCE_SPLATS: u32 = 4u;
+// Intersections reduced at a time: 2 (or 1) where 4 would not fit the device's workgroup storage
+// (with normals 4 take 16 KiB, all WebGPU guarantees); fewer cost more barriers.
+override REDUCE_SPLATS: u32 = 4u;
 var<workgroup> reduce_scratch: array<vec4f, PORTABLE_THREADS * REDUCE_SPLATS * RECORDS>;
 
 @compute @workgroup_size(8, 8, 1)

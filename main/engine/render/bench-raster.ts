@@ -10,7 +10,7 @@ import { createStorage, readBuffer, uploadStorage } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
-import { backwardDefaults, Rasterizer, type RasterizerOptions } from './rasterizer.js';
+import { Rasterizer, type RasterizerOptions } from './rasterizer.js';
 
 export interface RasterLoadInput {
   splats: SplatSet;
@@ -64,9 +64,11 @@ export async function benchRaster(
   const { device } = ctx;
   const warmup = options.warmup ?? 3;
   const iterations = options.iterations ?? 20;
-  const config = { workgroupSize: options.workgroupSize ?? 256, ...backwardDefaults(options.variant ?? ctx.info.variant, options) };
   // gsplat's benchmark computes no absgrad (its default): neither do we here
-  const rasterizer = await Rasterizer.create(ctx, { ...options, ...config, absgrad: false });
+  const rasterizer = await Rasterizer.create(ctx, { ...options, absgrad: false });
+  // what ran: the backward as sized from the device (a smaller batch where the preferred one does not fit)
+  const { backwardBatch, backwardReduce, backwardPixels } = rasterizer.backward;
+  const config = { workgroupSize: rasterizer.workgroupSize, backwardBatch, backwardReduce, backwardPixels };
   const memoryBefore = ctx.memory.live;
   const splats = GpuSplats.fromHost(ctx, load.splats);
   const { camera } = load;

@@ -8,6 +8,7 @@ import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import { cameraStruct, packCameraUniform, tileCounts, type RenderSettings } from './camera-uniform.js';
 import type { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
+import { deviceLimits, fitBackward, type BackwardFit } from './backward-fit.js';
 import type { RasterTuning } from './tuning.js';
 
 /** The tuning fields (workgroup size, backward batch, reduction, pixels per thread) are RasterTuning's. */
@@ -36,18 +37,6 @@ export interface RasterOutputs {
   distortion?: boolean;
   /** Per splat (sum over pixels of its blending weight w, max w): `RasterFrame.splatWeights`. Not differentiated. */
   weights?: boolean;
-}
-
-/**
- * The backward's configuration where `options` (or a tuning cache) leaves it open. Subgroup
- * 'partials': 2 pixels per thread, batches of 24 (the best of the H200 sweep, bench raster
- * --sweep: 8..24 x 1..2 px); 'cas': batches of 64; portable: batches of 64.
- */
-export function backwardDefaults(variant: KernelVariant, options: Pick<RasterizerOptions, 'backwardBatch' | 'backwardReduce' | 'backwardPixels'>): { backwardReduce: 'partials' | 'cas'; backwardBatch: number; backwardPixels: 1 | 2 } {
-  const backwardReduce = options.backwardReduce ?? 'partials';
-  const partials = variant === 'subgroup' && backwardReduce === 'partials';
-  const backwardPixels = options.backwardPixels ?? (partials ? 2 : 1);
-  return { backwardReduce, backwardPixels, backwardBatch: options.backwardBatch ?? (partials ? (backwardPixels === 2 ? 24 : 16) : 64) };
 }
 
 /** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
@@ -159,6 +148,8 @@ export class Rasterizer {
     private readonly sort: RadixSort,
     readonly workgroupSize: number,
     readonly variant: KernelVariant,
+    /** The backward's configuration sized from the device, and why (for info and profiles). */
+    readonly backward: BackwardFit,
     readonly outputs: Required<RasterOutputs>,
   ) {}
 
@@ -175,18 +166,14 @@ export class Rasterizer {
   static async create(ctx: GpuContext, options: RasterizerOptions = {}): Promise<Rasterizer> {
     const variant = options.variant ?? ctx.info.variant;
     const WG = options.workgroupSize ?? 256;
-    const minSubgroup = Math.max(4, ctx.info.subgroupMinSize || 4);
-    const chosen = backwardDefaults(variant, options);
-    const PPT = chosen.backwardPixels;
-    const backward = { BATCH_B: chosen.backwardBatch, PPT, MAX_SUBGROUPS: Math.ceil(256 / PPT / minSubgroup), ABSGRAD: options.absgrad === false ? 0 : 1 };
-    const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const outputs = options.outputs ?? {};
     const N = outputs.normals ? 1 : 0;
     const BIG = options.bigSplat ?? 32;
     const GATHER_BIG = options.bigSplat ?? 1024;
     const features = { OUT_MEDIAN: outputs.median ? 1 : 0, OUT_NORMALS: N, OUT_DISTORTION: outputs.distortion ? 1 : 0, NORMAL_SLOTS: N ? 256 : 1, RECORDS: N ? 4 : 3 };
-    const optional = outputs.median || outputs.normals || outputs.distortion;
-    if (optional && chosen.backwardReduce === 'cas') throw new Error("the 'cas' backward has no optional outputs; use 'partials'");
+    // sized from the device: a batch, reduction or variant whose workgroup memory fits
+    const backward = fitBackward(deviceLimits(ctx.info), { ...options, variant, features });
+    const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const weights: Record<string, number> = outputs.weights ? { OUT_WEIGHTS: 1, WEIGHT_SLOTS: 256 } : {};
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
@@ -198,16 +185,14 @@ export class Rasterizer {
       get('intersect', 'emit', { WG, BIG }),
       get('intersect', 'resolve'),
       get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS, ...weights }),
-      variant === 'subgroup' && chosen.backwardReduce === 'cas'
-        ? get('rasterize', 'rasterize_backward_cas', { BATCH_CAS: chosen.backwardBatch })
-        : get('rasterize', 'rasterize_backward', { ...(variant === 'subgroup' ? backward : { BATCH_B: chosen.backwardBatch }), ...features }),
+      ctx.kernels.get({ kernel: 'rasterize', entryPoint: backward.entryPoint, constants: backward.constants, variant: backward.variant }),
       get('gather', 'gather_grads', { WG, OUT_NORMALS: N, BIG: GATHER_BIG }),
       outputs.weights ? get('gather', 'gather_weights') : undefined,
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),
     ]);
     const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights };
-    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) });
+    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) });
   }
 
   /** Kernel pipelines (for reports: workgroup memory per variant etc.). */

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { backwardDefaults } from '../../../../main/engine/render/rasterizer.js';
+import { backwardDefaults } from '../../../../main/engine/render/backward-fit.js';
 import { adapterKey, loadTuning, saveTuning } from '../../../../main/engine/render/tuning.js';
 import type { GpuInfo } from '../../../../shared/contract/gpu.js';
 
