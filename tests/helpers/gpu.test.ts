@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testBackend } from './gpu.js';
+import { testBackend, testLimits } from './gpu.js';
 
 describe('testBackend', () => {
   it('passes a real backend through and leaves the platform choice when unset', () => {
@@ -18,5 +18,14 @@ describe('testBackend', () => {
 
   it('names the missing ICD file', () => {
     expect(() => testBackend({ ARGONAUT_BACKEND: 'swiftshader' }, '/no/such/icd.json')).toThrow('/no/such/icd.json is missing');
+  });
+});
+
+describe('testLimits', () => {
+  it('reads default or name=value lists, and names a malformed part', () => {
+    expect(testLimits({})).toBeUndefined();
+    expect(testLimits({ ARGONAUT_TEST_LIMITS: 'default' })).toEqual({ maxComputeWorkgroupStorageSize: 16384, maxStorageBuffersPerShaderStage: 8 });
+    expect(testLimits({ ARGONAUT_TEST_LIMITS: 'maxComputeWorkgroupStorageSize=16384' })).toEqual({ maxComputeWorkgroupStorageSize: 16384 });
+    expect(() => testLimits({ ARGONAUT_TEST_LIMITS: 'maxComputeWorkgroupStorageSize=16k' })).toThrow('"maxComputeWorkgroupStorageSize=16k" is not name=integer');
   });
 });

@@ -25,13 +25,34 @@ export function testBackend(env: NodeJS.ProcessEnv = process.env, icd = SWIFTSHA
   return 'vulkan';
 }
 
+/** WebGPU's guaranteed limits that size our pipelines (ARGONAUT_TEST_LIMITS=default). */
+export const WEBGPU_DEFAULT_TEST_LIMITS = { maxComputeWorkgroupStorageSize: 16384, maxStorageBuffersPerShaderStage: 8 } as const;
+
+/**
+ * Limits requested below the adapter's, from ARGONAUT_TEST_LIMITS: `default` (WebGPU's 16 KiB of
+ * workgroup storage, 8 storage buffers per stage) or `name=value,...` (e.g.
+ * maxComputeWorkgroupStorageSize=16384 alone, while storage buffers are still over 8 in places).
+ */
+export function testLimits(env: NodeJS.ProcessEnv = process.env): Record<string, number> | undefined {
+  const spec = env.ARGONAUT_TEST_LIMITS?.trim();
+  if (!spec) return undefined;
+  if (spec === 'default') return { ...WEBGPU_DEFAULT_TEST_LIMITS };
+  const limits: Record<string, number> = {};
+  for (const part of spec.split(',')) {
+    const [name, value] = part.split('=');
+    if (!/^[a-zA-Z]+$/.test(name ?? '') || !/^\d+$/.test(value ?? '')) throw new Error(`ARGONAUT_TEST_LIMITS: "${part}" is not name=integer (or the whole value "default")`);
+    limits[name] = Number(value);
+  }
+  return limits;
+}
+
 /**
  * One GPU context per test file (per process). Tests run on whatever adapter this machine has:
  * llvmpipe here and in CI, the H200 through the GPU runner, SwiftShader with
- * ARGONAUT_BACKEND=swiftshader (docs/gpu-machine.md).
+ * ARGONAUT_BACKEND=swiftshader, limits lowered with ARGONAUT_TEST_LIMITS (docs/gpu-machine.md).
  */
 export function testGpu(): Promise<GpuContext> {
-  shared ??= openGpu({ backend: testBackend(), kernelVariant: 'auto' });
+  shared ??= openGpu({ backend: testBackend(), kernelVariant: 'auto', limits: testLimits() });
   return shared;
 }
 

@@ -15,6 +15,11 @@ export interface OpenGpuOptions {
   adapter?: string;
   kernelVariant?: 'auto' | KernelVariant;
   profile?: boolean;
+  /**
+   * Limits to request lower than the adapter's (e.g. WebGPU's default 16 KiB of workgroup
+   * storage), so a test proves every pipeline fits a smaller conforming device.
+   */
+  limits?: Readonly<Record<string, number>>;
 }
 
 export interface DeviceLostInfo {
@@ -141,6 +146,11 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuContext>
   const { adapter } = choice;
   const features = WANTED_FEATURES.filter((f) => adapter.features.has(f));
   const requiredLimits = limitsRecord(adapter.limits);
+  for (const [name, value] of Object.entries(options.limits ?? {})) {
+    if (!(name in requiredLimits)) throw new ArgonautError('invalid_argument', `limit ${name} is not one of this adapter's (${choice.name})`);
+    // a maximum lowered, or an alignment (min*) raised: both only ever ask for less
+    requiredLimits[name] = name.startsWith('min') ? Math.max(requiredLimits[name], value) : Math.min(requiredLimits[name], value);
+  }
   let device: GPUDevice;
   try {
     device = await adapter.requestDevice({
