@@ -7,7 +7,8 @@
 // Requires: override WG (threads per 1D workgroup), called in uniform control flow.
 // SUBGROUPS: subgroupExclusiveAdd within subgroups, then one slot per subgroup. Relies on
 // subgroups being contiguous ranges of local_invocation_index (true for 1D workgroups on the
-// drivers we know; the parity tests check it on each device). Portable: Hillis-Steele in memory.
+// drivers we know; the parity tests check it on each device). Any subgroup size from 4 (the
+// totals' WG / 4 slots) to 128. Portable: Hillis-Steele in memory.
 
 struct ScanInvocation {
   @builtin(local_invocation_index) lid: u32,
@@ -29,7 +30,9 @@ fn workgroup_scan(inv: ScanInvocation, value: u32) -> vec2u {
   let sg_size = inv.sg_size;
   let inner = subgroupExclusiveAdd(value);
   let sg_index = lid / sg_size;
-  if (lane == sg_size - 1u) {
+  // the subgroup's last lane, or the workgroup's last thread where a subgroup is wider than the
+  // workgroup (64 threads on 128 lanes: lane sg_size - 1 does not exist)
+  if (lane == sg_size - 1u || lid == WG - 1u) {
     wg_scan_totals[sg_index] = inner + value;
   }
   workgroupBarrier();
