@@ -17,7 +17,8 @@ export interface OpenGpuOptions {
   profile?: boolean;
   /**
    * Limits to request lower than the adapter's (e.g. WebGPU's default 16 KiB of workgroup
-   * storage), so a test proves every pipeline fits a smaller conforming device.
+   * storage), so a test proves every pipeline fits a smaller conforming device. Dawn never
+   * gives less than the default of a limit, whatever is asked.
    */
   limits?: Readonly<Record<string, number>>;
 }

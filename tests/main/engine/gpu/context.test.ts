@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { chooseVariant, GpuContext } from '../../../../main/engine/gpu/context.js';
+import { chooseVariant, GpuContext, openGpu } from '../../../../main/engine/gpu/context.js';
 import { backendOrder, noGpuMessage } from '../../../../main/engine/gpu/adapter.js';
 import { KernelRegistry } from '../../../../main/engine/gpu/kernels.js';
 import type { GpuInfo } from '../../../../shared/contract/gpu.js';
@@ -78,5 +78,17 @@ describe('Dawn toggles', async () => {
   });
   it('validates under tests by default', () => {
     expect(dawnToggles(false)).toEqual([]);
+  });
+
+  it('opens a device with limits lowered below the adapter\'s, and names a limit it does not know', async () => {
+    // WebGPU's default (Dawn never gives less); llvmpipe offers 32 KiB, the H200 48
+    const ctx = await openGpu({ validate: true, limits: { maxComputeWorkgroupStorageSize: 16384 } });
+    try {
+      expect(ctx.device.limits.maxComputeWorkgroupStorageSize).toBe(16384);
+      expect(ctx.info.limits.maxComputeWorkgroupStorageSize).toBe(16384);
+    } finally {
+      ctx.destroy();
+    }
+    await expect(openGpu({ limits: { maxWorkgroupStorage: 1 } })).rejects.toThrow('limit maxWorkgroupStorage is not one of this adapter');
   });
 });
