@@ -5,6 +5,8 @@ import { ArgonautError } from '../../shared/rpc/errors.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
 import { APP_VERSION } from '../../shared/version.js';
 import type { Engine } from '../engine/engine.js';
+import { describeKernels } from '../engine/render/kernel-plan.js';
+import { TRAINING_BACKWARD } from '../engine/train/trainer.js';
 import type { JobManager } from '../engine/jobs/manager.js';
 import { TaskManager } from '../engine/jobs/tasks.js';
 import { createProjectServices } from './project-services.js';
@@ -36,7 +38,8 @@ export function createServices(engine: Engine, jobs: JobManager, host: HostConte
         return { pong: true as const, pid: process.pid, uptimeS: (Date.now() - startedAt) / 1000 };
       },
       async info() {
-        return (await engine.gpu()).info;
+        const gpu = await engine.gpu();
+        return { ...gpu.info, kernels: describeKernels(gpu, TRAINING_BACKWARD) };
       },
       async version() {
         return { app: APP_VERSION, node: process.version, platform: `${process.platform}-${process.arch}` };

@@ -1,5 +1,7 @@
-import type { GpuInfo } from '../../../shared/contract/gpu.js';
+import type { GpuInfo, KernelPlan } from '../../../shared/contract/gpu.js';
 import { openGpu } from '../../engine/gpu/context.js';
+import { describeKernels } from '../../engine/render/kernel-plan.js';
+import { TRAINING_BACKWARD } from '../../engine/train/trainer.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
 
 const KEY_LIMITS = [
@@ -24,7 +26,19 @@ export function formatGpuInfo(info: GpuInfo): string {
     'limits',
     ...KEY_LIMITS.map((k) => `  ${k.padEnd(36)} ${k.includes('Size') && info.limits[k] >= 2 ** 20 ? mib(info.limits[k]) : info.limits[k]}`),
   ];
-  return lines.filter(Boolean).join('\n');
+  return [...lines.filter(Boolean), ...(info.kernels ? formatKernelPlan(info.kernels) : [])].join('\n');
+}
+
+/** One line per kernel family: variant, constants, needs against the limits, and why. */
+export function formatKernelPlan(plan: KernelPlan): string[] {
+  return [
+    'kernel families (variant, constants; workgroup storage, storage buffers, invocations needed)',
+    ...plan.map((f) => {
+      const constants = Object.entries(f.constants).map(([k, v]) => `${k} ${v}`).join(', ');
+      const needs = `${f.needs.workgroupStorageBytes.toLocaleString('en-US')} B, <= ${f.needs.storageBuffers} buffers, ${f.needs.invocations} threads`;
+      return `  ${f.family.padEnd(27)} ${f.variant}${constants ? ` (${constants})` : ''}; ${needs}${f.fits ? '' : `: DOES NOT FIT (${f.overLimits})`}\n  ${''.padEnd(27)} ${f.reason}`;
+    }),
+  ];
 }
 
 export const infoCommand: CommandSpec = {
@@ -35,7 +49,8 @@ export const infoCommand: CommandSpec = {
   async run({ out, engineOptions }) {
     const gpu = await openGpu(engineOptions);
     try {
-      out.result({ ...gpu.info }, formatGpuInfo(gpu.info));
+      const info: GpuInfo = { ...gpu.info, kernels: describeKernels(gpu, TRAINING_BACKWARD) };
+      out.result(info, formatGpuInfo(info));
     } finally {
       gpu.destroy();
     }

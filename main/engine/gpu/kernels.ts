@@ -102,6 +102,11 @@ export class KernelRegistry {
     return this.pipelines.size;
   }
 
+  /** Every pipeline requested so far, by cache key (`kernel:entryPoint|variant|...`): what a command compiled (tests, reports). */
+  get requestedKeys(): string[] {
+    return [...this.pipelines.keys()];
+  }
+
   private async compile(request: PipelineRequest, variant: KernelVariant, key: string): Promise<CompiledPipeline> {
     const module = this.module(request.kernel, variant, request.consts ?? {});
     // Module errors first, from the module itself: error scopes interleave when several

@@ -107,13 +107,15 @@ export function workgroupMemoryBytes(source: string, entryPoint: string, constan
  * graph): exactly what a pipeline's automatic layout holds, so a bind group built for several
  * entry points of one kernel can be trimmed to the one it serves.
  */
-export function usedBindings(source: string, entryPoint: string, group = 0): Set<number> {
+export function usedBindings(source: string, entryPoint: string, group = 0, addressSpace?: 'storage' | 'uniform'): Set<number> {
   const bodies = functionBodies(source);
   const reachable = reachableFunctions(bodies, entryPoint);
   const used = new Set<number>();
-  for (const m of source.matchAll(/@group\((\d+)\)\s*@binding\((\d+)\)\s*var(?:<[^>]*>)?\s+(\w+)/g)) {
+  for (const m of source.matchAll(/@group\((\d+)\)\s*@binding\((\d+)\)\s*var(?:<([^>]*)>)?\s+(\w+)/g)) {
     if (Number(m[1]) !== group) continue;
-    const name = new RegExp(`\\b${m[3]}\\b`);
+    // only `addressSpace` bindings when given (maxStorageBuffersPerShaderStage counts var<storage>)
+    if (addressSpace && !(m[3] ?? '').trim().startsWith(addressSpace)) continue;
+    const name = new RegExp(`\\b${m[4]}\\b`);
     if ([...reachable].some((f) => name.test(bodies.get(f)!))) used.add(Number(m[2]));
   }
   return used;

@@ -123,7 +123,7 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
   const width = Math.max(...cameras.map((c) => c.width));
   const height = Math.max(...cameras.map((c) => c.height));
   const source = resolveDepthSource(options.depth, input.geometry);
-  const rasterizer = await Rasterizer.createTuned(ctx, source === 'median' ? { outputs: { median: true } } : {});
+  const rasterizer = await Rasterizer.createTuned(ctx, { passes: 'forward', ...(source === 'median' ? { outputs: { median: true } } : {}) });
   const gpuSplats = GpuSplats.fromHost(ctx, splats);
   const rayDepth = source === 'ray' || source === 'surface' ? await RayDepth.create(ctx, { entry: source === 'surface' }) : undefined;
   const volume = await TsdfVolume.create(ctx, grid, {

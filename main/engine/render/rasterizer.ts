@@ -29,6 +29,12 @@ export interface RasterizerOptions extends RasterTuning {
    * Each is an override constant: pipelines without it allocate none of its memory.
    */
   outputs?: RasterOutputs;
+  /**
+   * 'forward' compiles no backward pipeline (render, mesh, sample photos): they are the largest
+   * (the subgroup rasterize_backward needs 38 KiB of workgroup storage, over SwiftShader's 32)
+   * and half the start-up compile time. Default 'forward+backward' (training, benchmarks).
+   */
+  passes?: 'forward' | 'forward+backward';
 }
 
 export interface RasterOutputs {
@@ -45,15 +51,15 @@ export const COUNT = { splats: 0, visible: 1, intersections: 2, overflow: 3, cla
 interface Pipelines {
   visibleArgs: CompiledPipeline;
   projectForward: CompiledPipeline;
-  projectBackward: CompiledPipeline;
+  projectBackward?: CompiledPipeline;
   finishCount: CompiledPipeline;
   compactVisible: CompiledPipeline;
   gatherSorted: CompiledPipeline;
   emit: CompiledPipeline;
   resolve: CompiledPipeline;
   rasterForward: CompiledPipeline;
-  rasterBackward: CompiledPipeline;
-  gatherGrads: CompiledPipeline;
+  rasterBackward?: CompiledPipeline;
+  gatherGrads?: CompiledPipeline;
   gatherWeights?: CompiledPipeline;
 }
 
@@ -77,7 +83,7 @@ export class RasterFrame {
   readonly counts: GPUBuffer;
   readonly buffers: GPUBuffer[] = [];
   readonly camera: GPUBuffer;
-  groups!: Record<Exclude<keyof Pipelines, 'gatherWeights'>, GPUBindGroup> & { gatherWeights?: GPUBindGroup };
+  groups!: Record<Exclude<keyof Pipelines, 'gatherWeights' | 'gatherGrads'>, GPUBindGroup> & { gatherWeights?: GPUBindGroup; gatherGrads?: GPUBindGroup };
   scans!: { visible: ScanPlan; isect: ScanPlan };
   sorts!: { depth: SortPlan; tile: SortPlan };
   /** Rendered normals (vec4 per pixel) with outputs.normals; a placeholder otherwise. */
@@ -175,18 +181,19 @@ export class Rasterizer {
     const backward = fitBackward(deviceLimits(ctx.info), { ...options, variant, features });
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const weights: Record<string, number> = outputs.weights ? { OUT_WEIGHTS: 1, WEIGHT_SLOTS: 256 } : {};
+    const withBackward = (options.passes ?? 'forward+backward') === 'forward+backward';
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
       get('project', 'project_forward', { WG, OUT_NORMALS: N, BIG }),
-      get('project', 'project_backward', { WG, OUT_NORMALS: N }),
+      withBackward ? get('project', 'project_backward', { WG, OUT_NORMALS: N }) : undefined,
       get('intersect', 'finish_count'),
       get('intersect', 'compact_visible'),
       get('intersect', 'gather_sorted', { WG, OUT_NORMALS: N }),
       get('intersect', 'emit', { WG, BIG }),
       get('intersect', 'resolve'),
       get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS, ...weights }),
-      ctx.kernels.get({ kernel: 'rasterize', entryPoint: backward.entryPoint, constants: backward.constants, variant: backward.variant }),
-      get('gather', 'gather_grads', { WG, OUT_NORMALS: N, BIG: GATHER_BIG }),
+      withBackward ? ctx.kernels.get({ kernel: 'rasterize', entryPoint: backward.entryPoint, constants: backward.constants, variant: backward.variant }) : undefined,
+      withBackward ? get('gather', 'gather_grads', { WG, OUT_NORMALS: N, BIG: GATHER_BIG }) : undefined,
       outputs.weights ? get('gather', 'gather_weights') : undefined,
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),
@@ -195,7 +202,7 @@ export class Rasterizer {
     return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) });
   }
 
-  /** Kernel pipelines (for reports: workgroup memory per variant etc.). */
+  /** Kernel pipelines (for reports: workgroup memory per variant etc.); the backward's are absent with passes 'forward'. */
   get compiled(): Readonly<Pipelines> {
     return this.pipelines;
   }
@@ -291,7 +298,7 @@ export class Rasterizer {
       rasterForward: bindGroup(device, p.rasterForward.pipeline, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.state, 18: b.sortedNormal, 19: frame.normals, 20: frame.geometry, 14: sortedVals, 25: b.isectWeights }),
       // set by bindBackward
       rasterBackward: undefined as unknown as GPUBindGroup,
-      gatherGrads: bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 8: b.grads3, 5: b.v2d }),
+      gatherGrads: p.gatherGrads && bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 8: b.grads3, 5: b.v2d }),
       projectBackward: undefined as unknown as GPUBindGroup,
     };
     if (p.gatherWeights) frame.groups.gatherWeights = bindGroup(device, p.gatherWeights.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 9: order, 10: b.isectWeights, 11: frame.splatWeights });
@@ -305,7 +312,7 @@ export class Rasterizer {
    */
   bindBackward(frame: RasterFrame, vImage: GPUBuffer, vAux: GPUBuffer | undefined, grads: GpuSplatGrads, optional: { vNormals?: GPUBuffer } = {}): void {
     const { device } = this.ctx;
-    const p = this.pipelines;
+    const p = this.backwardPipelines('bindBackward');
     const b = frame.internal;
     const s = frame.splats;
     // The backward entry points use different subsets (the 'cas' one has no optional outputs):
@@ -363,12 +370,18 @@ export class Rasterizer {
 
   /** Records the backward (after encodeForward of the same frame; bindBackward first). */
   encodeBackward(commands: GpuCommands, frame: RasterFrame): void {
-    const p = this.pipelines;
+    const p = this.backwardPipelines('encodeBackward');
     const g = frame.groups;
-    if (!g.rasterBackward) throw new Error('encodeBackward: call bindBackward first');
+    if (!g.rasterBackward || !g.gatherGrads) throw new Error('encodeBackward: call bindBackward first');
     commands.dispatch(p.rasterBackward, [g.rasterBackward], frame.activeTiles.x, frame.activeTiles.y);
     commands.dispatchIndirect(p.gatherGrads, [g.gatherGrads], frame.dispatchArgs, 0);
     this.perSplat(commands, p.projectBackward, g.projectBackward, frame.capacity);
+  }
+
+  private backwardPipelines(caller: string): Required<Pick<Pipelines, 'rasterBackward' | 'gatherGrads' | 'projectBackward'>> {
+    const { rasterBackward, gatherGrads, projectBackward } = this.pipelines;
+    if (!rasterBackward || !gatherGrads || !projectBackward) throw new Error(`${caller}: this rasterizer was created with passes 'forward' (no backward pipelines)`);
+    return { rasterBackward, gatherGrads, projectBackward };
   }
 
   /** Reads the frame's counters (a sync point: tests, benchmarks, sizing; never inside a training step). */

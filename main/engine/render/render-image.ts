@@ -16,7 +16,7 @@ export interface RenderImageOptions {
 }
 
 export async function renderImage(gpu: GpuContext, splats: SplatSet, camera: PinholeCamera, options: RenderImageOptions): Promise<{ rgba: Float32Array; visible: number; intersections: number }> {
-  const rasterizer = await Rasterizer.create(gpu);
+  const rasterizer = await Rasterizer.create(gpu, { passes: 'forward' });
   const gpuSplats = GpuSplats.fromHost(gpu, splats);
   try {
     let capacity = Math.max(1 << 16, splats.count * 4);

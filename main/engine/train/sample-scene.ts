@@ -72,7 +72,7 @@ export async function sampleScene(ctx: GpuContext, options: SampleSceneOptions =
   const truth = torusKnotSplats(options.splats ?? SAMPLE_SCENE.splats, options.seed ?? SAMPLE_SCENE.seed);
   const views = sampleViews(options);
   const cameras = views.map((v) => v.camera);
-  const rasterizer = await Rasterizer.create(ctx);
+  const rasterizer = await Rasterizer.create(ctx, { passes: 'forward' });
   const gpuSplats = GpuSplats.fromHost(ctx, truth);
   const frame = await rasterizer.createFrame(gpuSplats, width, height);
   const background: [number, number, number] = [0, 0, 0];

@@ -36,6 +36,11 @@ describe('argonaut --no-gui', () => {
     expect(result.limits).toMatchObject({ maxComputeWorkgroupStorageSize: expect.any(Number) });
     // The device is opened with the adapter's real limits, not WebGPU's 16 KiB default.
     expect((result.limits as Record<string, number>).maxComputeWorkgroupStorageSize).toBeGreaterThan(16384);
+    // per kernel family: the variant this device gets, and the forward's needs against its limits
+    const kernels = result.kernels as { family: string; variant: string; fits: boolean; needs: { workgroupStorageBytes: number } }[];
+    const forward = kernels.find((k) => k.family === 'rasterize forward');
+    expect(forward).toMatchObject({ variant: result.variant, fits: true });
+    expect(forward!.needs.workgroupStorageBytes).toBeGreaterThan(0);
   });
 
   it('exits 4 with an install hint when no adapter matches', async () => {
