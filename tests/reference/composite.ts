@@ -65,6 +65,8 @@ export interface CompositeResult {
   splatWeightMax?: Float64Array;
   /** Number of splats composited per pixel. */
   compositedCount: Uint32Array;
+  /** Per pixel, PixelWalk.stopMargin: how close the 1e-4 stop came to going the other way. */
+  stopMargin: Float64Array;
   /**
    * Hash of every discrete decision, in order: which splats each pixel composited, whether alpha
    * was clamped at 0.99, where it stopped and which splat gave the median depth. Finite-difference tests compare it to detect a
@@ -145,6 +147,12 @@ export class PixelWalk {
   stoppedAt = -1;
   /** Transmittance after the last composited splat. */
   finalT = 1;
+  /**
+   * How close the stop test came to its threshold: the smallest |T (1 - alpha) - 1e-4| / 1e-4 over
+   * the splats tested. Opacity nudges cannot move it where alpha is clamped at 0.99 (two clamped
+   * splats give exactly 0.01 x 0.01 = 1e-4), so the parity filter reads it directly.
+   */
+  stopMargin = Infinity;
   index = new Int32Array(16);
   alpha = new Float64Array(16);
   /** Transmittance before each composited splat. */
@@ -176,6 +184,7 @@ export function walkPixel(input: CompositeInput, bins: Binning, u: number, v: nu
   walk.reserve(list.length);
   walk.n = 0;
   walk.stoppedAt = -1;
+  walk.stopMargin = Infinity;
   const px = u + 0.5;
   const py = v + 0.5;
   const box = bins.box;
@@ -191,6 +200,7 @@ export function walkPixel(input: CompositeInput, bins: Binning, u: number, v: nu
     const alpha = Math.min(ALPHA_MAX, raw);
     if (alpha < ALPHA_MIN) continue;
     const nextT = T * (1 - alpha);
+    walk.stopMargin = Math.min(walk.stopMargin, Math.abs(nextT - TRANSMITTANCE_MIN) / TRANSMITTANCE_MIN);
     if (nextT <= TRANSMITTANCE_MIN) {
       walk.stoppedAt = i;
       break;
@@ -223,6 +233,7 @@ export function compositeImage(input: CompositeInput, options: CompositeOptions 
     alpha: new Float64Array(pixels),
     depth: new Float64Array(pixels),
     compositedCount: new Uint32Array(pixels),
+    stopMargin: new Float64Array(pixels),
     branchSignature: 2166136261,
   };
   if (options.medianDepth) out.medianDepth = new Float64Array(pixels);
@@ -280,6 +291,7 @@ export function compositeImage(input: CompositeInput, options: CompositeOptions 
       out.alpha[p] = 1 - T;
       out.depth[p] = depth;
       out.compositedCount[p] = walk.n;
+      out.stopMargin[p] = walk.stopMargin;
       if (out.medianDepth) out.medianDepth[p] = median;
       if (out.distortion) out.distortion[p] = distortion;
     }

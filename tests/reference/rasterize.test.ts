@@ -219,6 +219,14 @@ describe('compositing order, cut, clamp and stop', () => {
     expect(1 - withoutThird.alpha[centre]).toBeGreaterThan(TRANSMITTANCE_MIN);
   });
 
+  it('says how close the stop test came to 1e-4: two clamped splats (0.01 x 0.01) are a tie no opacity nudge moves', () => {
+    const tie = render(stack([0.9999, 0.9999, 0.5]), camera, CLASSIC, [0, 0, 0]);
+    expect(tie.stopMargin[centre]).toBeLessThan(1e-12);
+    const clear = render(stack([0.9999, 0.98, 0.05]), camera, CLASSIC, [0, 0, 0]);
+    // tests 0.01 x 0.02 = 2e-4 and 2e-4 x 0.95 = 1.9e-4: margin 0.9
+    expect(clear.stopMargin[centre]).toBeCloseTo(0.9, 9);
+  });
+
   it('skips (without stopping) a splat whose alpha is below 1/255, keeps one just above', () => {
     const below = render(stack([ALPHA_MIN * (1 - 1e-7), 0.5]), camera);
     expect(below.compositedCount[centre]).toBe(1);
