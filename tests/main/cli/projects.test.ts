@@ -2,7 +2,6 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../main/cli/index.js';
 import { parseSpz } from '../../../main/engine/formats/spz.js';
 import { checkSplatFile } from '../../../main/engine/formats/splat.js';
 import { readPly, writePly } from '../../../main/engine/formats/ply.js';
@@ -13,16 +12,9 @@ import { EXPORT_FORMATS } from '../../../shared/project/manifest.js';
 import { randomSplats } from '../../helpers/splat-sets.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { tinyDataset } from '../../helpers/projects.js';
-import { captureStreams } from '../../helpers/streams.js';
+import { cliJson } from '../../helpers/cli-json.js';
 
-async function cli(argv: string[], options: { signal?: AbortSignal; onOutput?: (text: string) => void } = {}) {
-  const s = captureStreams();
-  const stdout = s.stdout.write;
-  if (options.onOutput) s.stdout.write = (t: string) => (options.onOutput!(t), stdout(t));
-  const code = await runCli(['--no-gui', ...argv, '--json'], { streams: s, signal: options.signal });
-  const lines = s.jsonLines();
-  return { code, lines, result: lines.find((l) => l.type === 'result'), error: lines.find((l) => l.type === 'error'), err: s.err() };
-}
+const cli = cliJson;
 
 describe('argonaut --no-gui with projects', () => {
   it('export --format transforms of a project without a dataset (the sample scene) is a bad input naming the project', async () => {

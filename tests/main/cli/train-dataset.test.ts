@@ -1,20 +1,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../../../main/cli/index.js';
 import { readPly } from '../../../main/engine/formats/ply.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { tinyDataset } from '../../helpers/projects.js';
-import { captureStreams } from '../../helpers/streams.js';
+import { cliJson } from '../../helpers/cli-json.js';
 
-async function cli(argv: string[], options: { signal?: AbortSignal; onOutput?: (text: string) => void } = {}) {
-  const s = captureStreams();
-  const stdout = s.stdout.write;
-  if (options.onOutput) s.stdout.write = (t: string) => (options.onOutput!(t), stdout(t));
-  const code = await runCli(['--no-gui', ...argv, '--json'], { streams: s, signal: options.signal });
-  const lines = s.jsonLines();
-  return { code, lines, result: lines.find((l) => l.type === 'result'), error: lines.find((l) => l.type === 'error') };
-}
+const cli = cliJson;
 
 describe('train <dataset-dir> --out DIR (a scratch project in DIR)', () => {
   it('writes DIR/splats.ply and DIR/metrics.json with the same fields as always, and keeps the run in DIR/train.argo', async () => {
