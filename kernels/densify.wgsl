@@ -53,21 +53,21 @@ struct DensifyParams {
 // classify
 @group(0) @binding(6) var<storage, read> grad_acc_in: array<f32>;
 @group(0) @binding(7) var<storage, read> hits_in: array<u32>;
-@group(0) @binding(8) var<storage, read> log_scales: array<f32>;
-@group(0) @binding(9) var<storage, read> opacity_logits: array<f32>;
+@group(0) @binding(8) var<storage, read> log_scales: array<f32>; // arena splat_params.logScales
+@group(0) @binding(9) var<storage, read> opacity_logits: array<f32>; // arena splat_params.opacityLogits
 @group(0) @binding(10) var<storage, read_write> action: array<u32>;
 @group(0) @binding(11) var<storage, read_write> out_count: array<u32>;
 // scatter_group
 @group(0) @binding(12) var<storage, read> action_in: array<u32>;
 @group(0) @binding(13) var<storage, read> offset: array<u32>;
 @group(0) @binding(14) var<storage, read> param_in: array<f32>;
-@group(0) @binding(15) var<storage, read> m_in: array<f32>;
-@group(0) @binding(16) var<storage, read> v_in: array<f32>;
+@group(0) @binding(15) var<storage, read> m_in: array<f32>; // arena moments.m moments_in
+@group(0) @binding(16) var<storage, read> v_in: array<f32>; // arena moments.v moments_in
 @group(0) @binding(17) var<storage, read_write> param_out: array<f32>;
-@group(0) @binding(18) var<storage, read_write> m_out: array<f32>;
-@group(0) @binding(19) var<storage, read_write> v_out: array<f32>;
-@group(0) @binding(20) var<storage, read> split_scales: array<f32>;
-@group(0) @binding(21) var<storage, read> split_quats: array<f32>;
+@group(0) @binding(18) var<storage, read_write> m_out: array<f32>; // arena moments.m moments_out
+@group(0) @binding(19) var<storage, read_write> v_out: array<f32>; // arena moments.v moments_out
+@group(0) @binding(20) var<storage, read> split_scales: array<f32>; // arena splat_params.logScales
+@group(0) @binding(21) var<storage, read> split_quats: array<f32>; // arena splat_params.quats
 // reset_opacity
 @group(0) @binding(22) var<storage, read_write> opacity_rw: array<f32>;
 @group(0) @binding(23) var<storage, read_write> opacity_m: array<f32>;

@@ -24,11 +24,11 @@ struct GatherParams {
 @group(0) @binding(0) var<uniform> gp: GatherParams;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
 @group(0) @binding(2) var<storage, read> isect_offset: array<u32>;
-@group(0) @binding(3) var<storage, read> rank_count: array<u32>;
-@group(0) @binding(4) var<storage, read> grads0: array<vec4f>;
-@group(0) @binding(6) var<storage, read> grads1: array<vec4f>;
-@group(0) @binding(7) var<storage, read> grads2: array<vec4f>;
-@group(0) @binding(8) var<storage, read> grads3: array<vec4f>;
+@group(0) @binding(3) var<storage, read> rank_count: array<u32>; // arena rank_counts.count
+@group(0) @binding(4) var<storage, read> grads0: array<vec4f>; // arena isect_grads.g0
+@group(0) @binding(6) var<storage, read> grads1: array<vec4f>; // arena isect_grads.g1
+@group(0) @binding(7) var<storage, read> grads2: array<vec4f>; // arena isect_grads.g2
+@group(0) @binding(8) var<storage, read> grads3: array<vec4f>; // arena isect_grads.g3
 @group(0) @binding(5) var<storage, read_write> v2d: array<vec4f>;
 
 // Splats with more than BIG intersections are summed by the whole workgroup (a strided share

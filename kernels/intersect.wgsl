@@ -41,43 +41,46 @@ struct IntersectParams {
 // compact_visible
 @group(0) @binding(4) var<storage, read> visible: array<u32>;
 @group(0) @binding(5) var<storage, read> visible_offset: array<u32>;
-@group(0) @binding(6) var<storage, read> color_depth: array<vec4f>;
+@group(0) @binding(6) var<storage, read> color_depth: array<vec4f>; // arena projected.colorDepth
 @group(0) @binding(7) var<storage, read_write> depth_keys: array<u32>;
 @group(0) @binding(8) var<storage, read_write> depth_vals: array<u32>;
 // gather_sorted
 @group(0) @binding(9) var<storage, read> order: array<u32>;
-@group(0) @binding(10) var<storage, read> xy: array<vec2f>;
-@group(0) @binding(11) var<storage, read> conic_opacity: array<vec4f>;
+@group(0) @binding(10) var<storage, read> splat_xy: array<vec2u>; // arena projected_xy_rect.xy
+@group(0) @binding(11) var<storage, read> conic_opacity: array<vec4f>; // arena projected.conicOpacity
 @group(0) @binding(12) var<storage, read> tile_count: array<u32>;
-@group(0) @binding(13) var<storage, read> tile_rect: array<vec2u>;
-@group(0) @binding(14) var<storage, read_write> sorted_xy: array<vec2f>;
-@group(0) @binding(15) var<storage, read_write> sorted_conic_opacity: array<vec4f>;
-@group(0) @binding(16) var<storage, read_write> sorted_color_depth: array<vec4f>;
-@group(0) @binding(17) var<storage, read_write> sorted_count: array<u32>;
-@group(0) @binding(18) var<storage, read_write> sorted_rect: array<vec2u>;
+@group(0) @binding(13) var<storage, read> tile_rect: array<vec2u>; // arena projected_xy_rect.rect
+@group(0) @binding(14) var<storage, read_write> sorted_xy: array<vec2u>; // arena ranked_xy_rect.xy
+@group(0) @binding(15) var<storage, read_write> sorted_conic_opacity: array<vec4f>; // arena ranked.conicOpacity
+@group(0) @binding(16) var<storage, read_write> sorted_color_depth: array<vec4f>; // arena ranked.colorDepth
+@group(0) @binding(17) var<storage, read_write> sorted_count: array<u32>; // arena rank_counts.count
+@group(0) @binding(18) var<storage, read_write> sorted_rect: array<vec2u>; // arena ranked_xy_rect.rect
 // emit (reads sorted_* through these read-only views)
-@group(0) @binding(19) var<storage, read> rank_xy: array<vec2f>;
-@group(0) @binding(20) var<storage, read> rank_conic_opacity: array<vec4f>;
-@group(0) @binding(21) var<storage, read> rank_rect: array<vec2u>;
+@group(0) @binding(19) var<storage, read> rank_xy: array<vec2u>; // arena ranked_xy_rect.xy
+@group(0) @binding(20) var<storage, read> rank_conic_opacity: array<vec4f>; // arena ranked.conicOpacity
+@group(0) @binding(21) var<storage, read> rank_rect: array<vec2u>; // arena ranked_xy_rect.rect
 @group(0) @binding(22) var<storage, read> isect_offset: array<u32>;
 @group(0) @binding(23) var<storage, read_write> isect_keys: array<u32>;
 @group(0) @binding(24) var<storage, read_write> isect_vals: array<u32>;
 @group(0) @binding(25) var<storage, read_write> isect_rank: array<u32>;
-@group(0) @binding(26) var<storage, read> rank_count: array<u32>;
+@group(0) @binding(26) var<storage, read> rank_count: array<u32>; // arena rank_counts.count
 // resolve
 @group(0) @binding(27) var<storage, read> sorted_keys: array<u32>;
 @group(0) @binding(28) var<storage, read> sorted_vals: array<u32>;
 @group(0) @binding(29) var<storage, read> rank_of_emit: array<u32>;
-@group(0) @binding(30) var<storage, read_write> sorted_rank: array<u32>;
+@group(0) @binding(30) var<storage, read_write> sorted_rank: array<u32>; // arena tile_order.rank
+// the emit index of each tile-sorted intersection (= sorted_vals, beside the rank so the rasterizer binds both as one)
+@group(0) @binding(39) var<storage, read_write> sorted_emit: array<u32>; // arena tile_order.emit
 @group(0) @binding(31) var<storage, read_write> tile_ranges: array<vec2u>;
-@group(0) @binding(32) var<storage, read_write> grads0: array<vec4f>;
-@group(0) @binding(35) var<storage, read_write> grads1: array<vec4f>;
-@group(0) @binding(36) var<storage, read_write> grads2: array<vec4f>;
-@group(0) @binding(37) var<storage, read> normal: array<vec4f>; // per splat (OUT_NORMALS)
-@group(0) @binding(38) var<storage, read_write> sorted_normal: array<vec4f>;
+@group(0) @binding(32) var<storage, read_write> grads0: array<vec4f>; // arena isect_grads.g0
+@group(0) @binding(35) var<storage, read_write> grads1: array<vec4f>; // arena isect_grads.g1
+@group(0) @binding(36) var<storage, read_write> grads2: array<vec4f>; // arena isect_grads.g2
+// normal: per splat (OUT_NORMALS)
+@group(0) @binding(37) var<storage, read> normal: array<vec4f>; // arena projected.normal
+@group(0) @binding(38) var<storage, read_write> sorted_normal: array<vec4f>; // arena ranked.normal
 
 override OUT_NORMALS: bool = false;
-@group(0) @binding(33) var<storage, read_write> rank_of_splat: array<u32>;
+@group(0) @binding(33) var<storage, read_write> rank_of_splat: array<u32>; // arena rank_counts.rankOfSplat
 // Indirect dispatch arguments sized on the GPU: [0..2] one thread per visible splat, [4..6] one
 // thread per intersection (WG threads a workgroup, 2D past 65535 workgroups).
 @group(0) @binding(34) var<storage, read_write> dispatch_args: array<u32>;
@@ -124,7 +127,7 @@ fn gather_sorted(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
     return;
   }
   let s = order[k];
-  sorted_xy[k] = xy[s];
+  sorted_xy[k] = splat_xy[s];
   sorted_conic_opacity[k] = conic_opacity[s];
   sorted_color_depth[k] = color_depth[s];
   sorted_count[k] = tile_count[s];
@@ -152,7 +155,7 @@ fn emit(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     if ((rect.z - rect.x) * (rect.w - rect.y) > BIG) {
       big_rank[big_list_push()] = k;
     } else {
-      let mean = rank_xy[k];
+      let mean = bitcast<vec2f>(rank_xy[k]);
       let co = rank_conic_opacity[k];
       let limit = power_limit(co.w);
       var e = isect_offset[k];
@@ -179,7 +182,7 @@ fn emit(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg:
     let rect = unpack_rect(rank_rect[kb]);
     let width = rect.z - rect.x;
     let area = width * (rect.w - rect.y);
-    let mean = rank_xy[kb];
+    let mean = bitcast<vec2f>(rank_xy[kb]);
     let co = rank_conic_opacity[kb];
     let limit = power_limit(co.w);
     var e = isect_offset[kb];
@@ -225,6 +228,7 @@ fn resolve(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) n
     return;
   }
   sorted_rank[i] = rank_of_emit[sorted_vals[i]];
+  sorted_emit[i] = sorted_vals[i];
   let tile = sorted_keys[i];
   if (tile >= cam.tiles.x * cam.tiles.y) {
     // sentinel: no tile's backward writes its gradient slot, so zero it here

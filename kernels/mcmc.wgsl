@@ -48,8 +48,8 @@ struct McmcParams {
 // dispatch args, [7] unused
 @group(0) @binding(0) var<uniform> mp: McmcParams;
 @group(0) @binding(1) var<storage, read_write> counts: array<u32>;
-@group(0) @binding(2) var<storage, read_write> opacity_logits: array<f32>;
-@group(0) @binding(3) var<storage, read_write> log_scales: array<f32>;
+@group(0) @binding(2) var<storage, read_write> opacity_logits: array<f32>; // arena splat_params.opacityLogits
+@group(0) @binding(3) var<storage, read_write> log_scales: array<f32>; // arena splat_params.logScales
 @group(0) @binding(4) var<storage, read_write> dead: array<u32>;
 @group(0) @binding(5) var<storage, read_write> weight: array<u32>;
 @group(0) @binding(6) var<storage, read> dead_offset: array<u32>;
@@ -60,15 +60,15 @@ struct McmcParams {
 @group(0) @binding(11) var<storage, read> binoms: array<f32>;
 // moments of opacity and scales for relocate_sources; a group's param/m/v for copy_group
 @group(0) @binding(12) var<storage, read_write> group_param: array<f32>;
-@group(0) @binding(13) var<storage, read_write> group_m: array<f32>;
-@group(0) @binding(14) var<storage, read_write> group_v: array<f32>;
-@group(0) @binding(15) var<storage, read_write> scale_m: array<f32>;
-@group(0) @binding(16) var<storage, read_write> scale_v: array<f32>;
+@group(0) @binding(13) var<storage, read_write> group_m: array<f32>; // arena moments.m group_moments
+@group(0) @binding(14) var<storage, read_write> group_v: array<f32>; // arena moments.v group_moments
+@group(0) @binding(15) var<storage, read_write> scale_m: array<f32>; // arena moments.m scale_moments
+@group(0) @binding(16) var<storage, read_write> scale_v: array<f32>; // arena moments.v scale_moments
 // inject_noise / regularize
-@group(0) @binding(17) var<storage, read_write> means: array<f32>;
-@group(0) @binding(18) var<storage, read> quats: array<f32>;
-@group(0) @binding(19) var<storage, read_write> grad_opacity: array<f32>;
-@group(0) @binding(20) var<storage, read_write> grad_log_scales: array<f32>;
+@group(0) @binding(17) var<storage, read_write> means: array<f32>; // arena splat_params.means
+@group(0) @binding(18) var<storage, read> quats: array<f32>; // arena splat_params.quats
+@group(0) @binding(19) var<storage, read_write> grad_opacity: array<f32>; // arena splat_grads.opacityLogits
+@group(0) @binding(20) var<storage, read_write> grad_log_scales: array<f32>; // arena splat_grads.logScales
 @group(0) @binding(21) var<storage, read_write> dispatch_args: array<u32>;
 
 fn logit(p: f32) -> f32 {

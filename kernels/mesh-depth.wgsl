@@ -38,16 +38,16 @@ override ENTRY: bool = true;
 
 @group(0) @binding(0) var<uniform> cam: Camera;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
-@group(0) @binding(2) var<storage, read> means: array<f32>;
-@group(0) @binding(3) var<storage, read> log_scales: array<f32>;
-@group(0) @binding(4) var<storage, read> quats: array<f32>;
+@group(0) @binding(2) var<storage, read> means: array<f32>; // arena splat_params.means
+@group(0) @binding(3) var<storage, read> log_scales: array<f32>; // arena splat_params.logScales
+@group(0) @binding(4) var<storage, read> quats: array<f32>; // arena splat_params.quats
 @group(0) @binding(5) var<storage, read> visible: array<u32>;
-@group(0) @binding(6) var<storage, read> rank_of_splat: array<u32>;
+@group(0) @binding(6) var<storage, read> rank_of_splat: array<u32>; // arena rank_counts.rankOfSplat
 @group(0) @binding(7) var<storage, read_write> planes: array<vec4f>;
 @group(0) @binding(8) var<storage, read> tile_ranges: array<vec2u>;
-@group(0) @binding(9) var<storage, read> sorted_rank: array<u32>;
-@group(0) @binding(10) var<storage, read> rank_xy: array<vec2f>;
-@group(0) @binding(11) var<storage, read> rank_conic_opacity: array<vec4f>;
+@group(0) @binding(9) var<storage, read> sorted_rank: array<u32>; // arena tile_order.rank
+@group(0) @binding(10) var<storage, read> rank_xy: array<vec2u>; // arena ranked_xy_rect.xy
+@group(0) @binding(11) var<storage, read> rank_conic_opacity: array<vec4f>; // arena ranked.conicOpacity
 @group(0) @binding(12) var<storage, read> planes_in: array<vec4f>;
 @group(0) @binding(13) var<storage, read_write> ray_depth: array<f32>;
 
@@ -106,7 +106,7 @@ struct ForwardPixel {
 fn begin_batch(li: u32, start: u32, end: u32) {
   if (start + li < end) {
     let k = sorted_rank[start + li];
-    s_xy[li] = rank_xy[k];
+    s_xy[li] = bitcast<vec2f>(rank_xy[k]);
     s_conic_opacity[li] = rank_conic_opacity[k];
     s_plane0[li] = planes_in[3u * k];
     s_plane1[li] = planes_in[3u * k + 1u];

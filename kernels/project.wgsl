@@ -27,30 +27,30 @@ override WG: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> cam: Camera;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
-@group(0) @binding(2) var<storage, read> means: array<f32>;
-@group(0) @binding(3) var<storage, read> log_scales: array<f32>;
-@group(0) @binding(4) var<storage, read> quats: array<f32>;
-@group(0) @binding(5) var<storage, read> opacity_logits: array<f32>;
-@group(0) @binding(6) var<storage, read> sh: array<f32>;
+@group(0) @binding(2) var<storage, read> means: array<f32>; // arena splat_params.means
+@group(0) @binding(3) var<storage, read> log_scales: array<f32>; // arena splat_params.logScales
+@group(0) @binding(4) var<storage, read> quats: array<f32>; // arena splat_params.quats
+@group(0) @binding(5) var<storage, read> opacity_logits: array<f32>; // arena splat_params.opacityLogits
+@group(0) @binding(6) var<storage, read> sh: array<f32>; // arena splat_params.sh
 // forward outputs
-@group(0) @binding(7) var<storage, read_write> out_xy: array<vec2f>;
-@group(0) @binding(8) var<storage, read_write> out_conic_opacity: array<vec4f>;
-@group(0) @binding(9) var<storage, read_write> out_color_depth: array<vec4f>;
+@group(0) @binding(7) var<storage, read_write> out_xy: array<vec2u>; // arena projected_xy_rect.xy
+@group(0) @binding(8) var<storage, read_write> out_conic_opacity: array<vec4f>; // arena projected.conicOpacity
+@group(0) @binding(9) var<storage, read_write> out_color_depth: array<vec4f>; // arena projected.colorDepth
 @group(0) @binding(10) var<storage, read_write> out_tile_count: array<u32>;
-@group(0) @binding(11) var<storage, read_write> out_tile_rect: array<vec2u>;
+@group(0) @binding(11) var<storage, read_write> out_tile_rect: array<vec2u>; // arena projected_xy_rect.rect
 @group(0) @binding(12) var<storage, read_write> out_visible: array<u32>;
 // backward
-@group(0) @binding(13) var<storage, read> rank_of_splat: array<u32>;
+@group(0) @binding(13) var<storage, read> rank_of_splat: array<u32>; // arena rank_counts.rankOfSplat
 @group(0) @binding(14) var<storage, read> v2d: array<vec4f>;
-@group(0) @binding(15) var<storage, read_write> grad_means: array<f32>;
-@group(0) @binding(16) var<storage, read_write> grad_log_scales: array<f32>;
-@group(0) @binding(17) var<storage, read_write> grad_quats: array<f32>;
-@group(0) @binding(18) var<storage, read_write> grad_opacity_logits: array<f32>;
-@group(0) @binding(19) var<storage, read_write> grad_sh: array<f32>;
+@group(0) @binding(15) var<storage, read_write> grad_means: array<f32>; // arena splat_grads.means
+@group(0) @binding(16) var<storage, read_write> grad_log_scales: array<f32>; // arena splat_grads.logScales
+@group(0) @binding(17) var<storage, read_write> grad_quats: array<f32>; // arena splat_grads.quats
+@group(0) @binding(18) var<storage, read_write> grad_opacity_logits: array<f32>; // arena splat_grads.opacityLogits
+@group(0) @binding(19) var<storage, read_write> grad_sh: array<f32>; // arena splat_grads.sh
 @group(0) @binding(20) var<storage, read_write> mean2d_grad: array<vec4f>;
 @group(0) @binding(21) var<storage, read> visible_in: array<u32>;
 // the splat's camera-space normal (OUT_NORMALS): the axis of its smallest scale, facing the camera
-@group(0) @binding(22) var<storage, read_write> out_normal: array<vec4f>;
+@group(0) @binding(22) var<storage, read_write> out_normal: array<vec4f>; // arena projected.normal
 
 override OUT_NORMALS: bool = false;
 
@@ -284,7 +284,7 @@ fn project_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workg
     let n = w * rot[normal_axis(load_vec3(1u, s))];
     out_normal[s] = vec4f(select(n, -n, dot(n, p) > 0.0), 0.0);
   }
-  out_xy[s] = xy;
+  out_xy[s] = bitcast<vec2u>(xy);
   out_conic_opacity[s] = vec4f(conic, opacity);
   out_color_depth[s] = vec4f(color, p.z);
   out_tile_count[s] = hits;

@@ -46,30 +46,30 @@ override ABSGRAD: bool = true;
 
 @group(0) @binding(0) var<uniform> cam: Camera;
 @group(0) @binding(1) var<storage, read> tile_ranges: array<vec2u>;
-@group(0) @binding(2) var<storage, read> sorted_rank: array<u32>;
-@group(0) @binding(3) var<storage, read> rank_xy: array<vec2f>;
-@group(0) @binding(4) var<storage, read> rank_conic_opacity: array<vec4f>;
-@group(0) @binding(5) var<storage, read> rank_color_depth: array<vec4f>;
+@group(0) @binding(2) var<storage, read> sorted_rank: array<u32>; // arena tile_order.rank
+@group(0) @binding(3) var<storage, read> rank_xy: array<vec2u>; // arena ranked_xy_rect.xy
+@group(0) @binding(4) var<storage, read> rank_conic_opacity: array<vec4f>; // arena ranked.conicOpacity
+@group(0) @binding(5) var<storage, read> rank_color_depth: array<vec4f>; // arena ranked.colorDepth
 // forward outputs
-@group(0) @binding(6) var<storage, read_write> out_image: array<vec4f>;
+@group(0) @binding(6) var<storage, read_write> out_image: array<vec4f>; // arena pixels.image
 @group(0) @binding(7) var<storage, read_write> out_depth: array<f32>;
 // per pixel: (final transmittance bits, 1 + list index of the last composited intersection)
 @group(0) @binding(8) var<storage, read_write> out_state: array<vec2u>;
 // backward
 @group(0) @binding(10) var<storage, read> state: array<vec2u>;
-@group(0) @binding(12) var<storage, read> v_image: array<vec4f>;
+@group(0) @binding(12) var<storage, read> v_image: array<vec4f>; // arena pixel_grads.image
 // per pixel: (dL/d depth, dL/d median depth, dL/d distortion, 0)
-@group(0) @binding(13) var<storage, read> v_aux: array<vec4f>;
-@group(0) @binding(14) var<storage, read> emit_index: array<u32>;
+@group(0) @binding(13) var<storage, read> v_aux: array<vec4f>; // arena pixel_grads.aux
+@group(0) @binding(14) var<storage, read> emit_index: array<u32>; // arena tile_order.emit
 // Optional outputs and their gradients (bound to a 16-byte placeholder when the feature is off)
-@group(0) @binding(18) var<storage, read> rank_normal: array<vec4f>;
-@group(0) @binding(19) var<storage, read_write> out_normals: array<vec4f>;
+@group(0) @binding(18) var<storage, read> rank_normal: array<vec4f>; // arena ranked.normal
+@group(0) @binding(19) var<storage, read_write> out_normals: array<vec4f>; // arena pixels.normals
 // per pixel: (median depth, distortion, median slot in the tile's list or -1, depth = sum w z)
-@group(0) @binding(20) var<storage, read_write> out_geometry: array<vec4f>;
-@group(0) @binding(21) var<storage, read> geometry: array<vec4f>;
+@group(0) @binding(20) var<storage, read_write> out_geometry: array<vec4f>; // arena pixels.geometry
+@group(0) @binding(21) var<storage, read> geometry: array<vec4f>; // arena pixels.geometry
 // per pixel: dL/d normals
-@group(0) @binding(23) var<storage, read> v_normals: array<vec4f>;
-@group(0) @binding(24) var<storage, read_write> grads3: array<vec4f>;
+@group(0) @binding(23) var<storage, read> v_normals: array<vec4f>; // arena pixel_grads.normals
+@group(0) @binding(24) var<storage, read_write> grads3: array<vec4f>; // arena isect_grads.g3
 
 override OUT_MEDIAN: bool = false;
 override OUT_NORMALS: bool = false;
@@ -83,9 +83,9 @@ override WEIGHT_SLOTS: u32 = 1u; // WG with OUT_WEIGHTS
 
 // Per-intersection gradient records, one vec4 of each in three buffers (each stays under the
 // 2 GiB binding limit up to 134M intersections); a fourth (v_normal) when OUT_NORMALS.
-@group(0) @binding(15) var<storage, read_write> grads0: array<vec4f>;
-@group(0) @binding(16) var<storage, read_write> grads1: array<vec4f>;
-@group(0) @binding(17) var<storage, read_write> grads2: array<vec4f>;
+@group(0) @binding(15) var<storage, read_write> grads0: array<vec4f>; // arena isect_grads.g0
+@group(0) @binding(16) var<storage, read_write> grads1: array<vec4f>; // arena isect_grads.g1
+@group(0) @binding(17) var<storage, read_write> grads2: array<vec4f>; // arena isect_grads.g2
 
 fn put_grad(e: u32, c: u32, v: vec4f) {
   if (c == 0u) {
@@ -140,7 +140,7 @@ struct ForwardPixel {
 fn begin_batch(li: u32, start: u32, end: u32) {
   if (start + li < end) {
     let k = sorted_rank[start + li];
-    s_xy[li] = rank_xy[k];
+    s_xy[li] = bitcast<vec2f>(rank_xy[k]);
     s_conic_opacity[li] = rank_conic_opacity[k];
     s_color_depth[li] = rank_color_depth[k];
     if (OUT_NORMALS) {
@@ -407,7 +407,7 @@ fn load_backward_batch(li: u32, count: u32, batch_start: u32, threads: u32) {
   for (var slot = li; slot < count; slot += threads) {
     let i = batch_start + slot;
     let k = sorted_rank[i];
-    b_xy[slot] = rank_xy[k];
+    b_xy[slot] = bitcast<vec2f>(rank_xy[k]);
     b_conic_opacity[slot] = rank_conic_opacity[k];
     b_color_depth[slot] = rank_color_depth[k];
     b_emit[slot] = emit_index[i];
@@ -598,7 +598,7 @@ fn rasterize_backward_cas(
     for (var slot = li; slot < count; slot += WG) {
       let i = batch_start + slot;
       let k = sorted_rank[i];
-      c_xy[slot] = rank_xy[k];
+      c_xy[slot] = bitcast<vec2f>(rank_xy[k]);
       c_conic_opacity[slot] = rank_conic_opacity[k];
       c_color_depth[slot] = rank_color_depth[k];
       c_emit[slot] = emit_index[i];

@@ -1,4 +1,4 @@
-import { poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
+import { poisonBuffer, readBuffer, writeRange, type GpuRange } from '../../main/engine/gpu/buffers.js';
 import type { GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
 import { GpuSplatGrads, GpuSplats, shPlanarToAos } from '../../main/engine/render/gpu-splats.js';
@@ -81,16 +81,16 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   const weights = randomLossWeights(random, P, refOptions);
   const vImage = new Float32Array(P * 4);
   for (let p = 0; p < P; p++) vImage.set([weights.rgb[3 * p], weights.rgb[3 * p + 1], weights.rgb[3 * p + 2], weights.alpha[p]], 4 * p);
-  const vImageBuf = uploadStorage(device, 'parity.vImage', vImage);
+  writeRange(device, frame.pixelGrads!.image, vImage);
   const vAux = new Float32Array(P * 4);
   for (let p = 0; p < P; p++) vAux.set([weights.depth[p], weights.medianDepth?.[p] ?? 0, weights.distortion?.[p] ?? 0, 0], 4 * p);
-  const vDepthBuf = uploadStorage(device, 'parity.vAux', vAux);
+  writeRange(device, frame.pixelGrads!.aux, vAux);
   const vNormals = new Float32Array(P * 4);
   if (weights.normals) for (let p = 0; p < P; p++) vNormals.set([weights.normals[3 * p], weights.normals[3 * p + 1], weights.normals[3 * p + 2], 0], 4 * p);
-  const vNormalsBuf = uploadStorage(device, 'parity.vNormals', vNormals);
+  if (out.normals) writeRange(device, frame.pixelGrads!.normals, vNormals);
   const grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
   for (const b of grads.all) poisonBuffer(device, b);
-  rasterizer.bindBackward(frame, vImageBuf, vDepthBuf, grads, { vNormals: vNormalsBuf });
+  rasterizer.bindBackward(frame, grads);
   const settings = { background, antialiased: c.antialiased, shDegree: scene.shDegree };
   const commands = ctx.commands('parity.raster');
   rasterizer.encodeForward(commands, frame, camera, settings);
@@ -116,7 +116,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     }
   }
   const n = c.count;
-  const read = async (b: GPUBuffer, floats: number) => new Float32Array(await readBuffer(device, b, floats * 4));
+  const read = async (b: GpuRange, floats: number) => new Float32Array(await readBuffer(device, b, floats * 4));
   const got = {
     means: await read(grads.means, 3 * n),
     logScales: await read(grads.logScales, 3 * n),
@@ -148,12 +148,9 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     extra.push({ what: 'forward splat weight sum', got: Float64Array.from({ length: c.count }, (_, i) => w[2 * i]), want: Float64Array.from(ref.splatWeightSum!) });
     extra.push({ what: 'forward splat weight max', got: Float64Array.from({ length: c.count }, (_, i) => w[2 * i + 1]), want: Float64Array.from(ref.splatWeightMax!) });
   }
-  vNormalsBuf.destroy();
   splats.destroy();
   grads.destroy();
   frame.destroy();
-  vImageBuf.destroy();
-  vDepthBuf.destroy();
   const name = `raster${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${bigSplat !== undefined ? ` (big > ${bigSplat})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
   const result = (what: string, g: ArrayLike<number>, w: ArrayLike<number>, tolerance: number): ParityResult => {
     const error = relativeL2(g, w);

@@ -1,3 +1,4 @@
+import { rangeOf, type GpuRange } from './buffers.js';
 import type { CompiledPipeline } from './kernels.js';
 import type { Profiler, TimestampBatch } from './profiler.js';
 
@@ -45,12 +46,17 @@ export class GpuCommands {
     this.record(compiled, bindGroups, { kind: 'indirect', buffer, offset }, label);
   }
 
-  copyBuffer(source: GPUBuffer, sourceOffset: number, destination: GPUBuffer, destinationOffset: number, size: number): void {
-    this.commandEncoder.copyBufferToBuffer(source, sourceOffset, destination, destinationOffset, size);
+  /** Offsets are within each range (a buffer, or an arena member's region). */
+  copyBuffer(source: GpuRange, sourceOffset: number, destination: GpuRange, destinationOffset: number, size: number): void {
+    const from = rangeOf(source);
+    const to = rangeOf(destination);
+    this.commandEncoder.copyBufferToBuffer(from.buffer, from.offset + sourceOffset, to.buffer, to.offset + destinationOffset, size);
   }
 
-  clearBuffer(buffer: GPUBuffer, offset?: number, size?: number): void {
-    this.commandEncoder.clearBuffer(buffer, offset, size);
+  /** Zeroes a buffer or region (or `size` bytes of it from `offset`). */
+  clearBuffer(target: GpuRange, offset = 0, size?: number): void {
+    const range = rangeOf(target);
+    this.commandEncoder.clearBuffer(range.buffer, range.offset + offset, size ?? range.size - offset);
   }
 
   /**

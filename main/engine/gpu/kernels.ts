@@ -1,6 +1,7 @@
 import { preprocessWgsl, type Defines } from './wgsl.js';
 import { KERNEL_SOURCES } from './kernel-sources.js';
 import { usedBindings } from './wgsl-analysis.js';
+import { needsPacking, packSource, type PackedBinding } from './wgsl-packing.js';
 
 export type KernelVariant = 'subgroup' | 'portable';
 
@@ -31,6 +32,13 @@ export interface CompiledPipeline {
    * entry points of a kernel that use different subsets.
    */
   readonly bindings: ReadonlySet<number>;
+  /**
+   * The arenas this pipeline binds whole (wgsl-packing.ts): empty where the device binds every
+   * member on its own. `bindGroup` turns a member's region into its arena's buffer and offsets.
+   */
+  readonly packs: readonly PackedBinding[];
+  /** Why it is packed (limits or access), when it is. */
+  readonly packReason?: string;
 }
 
 /**
@@ -53,7 +61,25 @@ export class KernelRegistry {
     return { SUBGROUPS: variant === 'subgroup' };
   }
 
-  source(kernel: string, variant: KernelVariant = this.variant, consts: Readonly<Record<string, number>> = {}): string {
+  /**
+   * Whether an entry point is packed on this device (its storage bindings over the limit, or
+   * reads and writes of one arena): `ARGONAUT_PACK=all` packs every entry point with arena
+   * members (tests of the packed path on a device that does not need it).
+   */
+  packingFor(kernel: string, entryPoint: string, variant: KernelVariant = this.variant, consts: Readonly<Record<string, number>> = {}): { packed: boolean; reason?: string; storageBuffers: number } {
+    const source = this.source(kernel, variant, consts);
+    const decision = needsPacking(source, entryPoint, this.device.limits.maxStorageBuffersPerShaderStage);
+    if (!decision.packed && process.env.ARGONAUT_PACK === 'all' && packSource(source).packs.length) return { ...decision, packed: true, reason: 'ARGONAUT_PACK=all' };
+    return decision;
+  }
+
+  /** The preprocessed source; `packedFor`: packed for that entry point (wgsl-packing.ts). */
+  source(kernel: string, variant: KernelVariant = this.variant, consts: Readonly<Record<string, number>> = {}, packedFor?: string): string {
+    const unpacked = this.unpackedSource(kernel, variant, consts);
+    return packedFor ? packSource(unpacked, packedFor).source : unpacked;
+  }
+
+  private unpackedSource(kernel: string, variant: KernelVariant, consts: Readonly<Record<string, number>>): string {
     const body = preprocessWgsl(kernel, this.sources, KernelRegistry.definesFor(variant));
     const declarations = Object.entries(consts).map(([name, value]) => {
       if (!/^[A-Z_][A-Z0-9_]*$/.test(name) || !Number.isInteger(value) || value < 0) throw new Error(`kernel ${kernel}: bad module constant ${name}=${value}`);
@@ -67,11 +93,11 @@ export class KernelRegistry {
     return [...lines.slice(0, at), ...declarations, ...lines.slice(at)].join('\n');
   }
 
-  private module(kernel: string, variant: KernelVariant, consts: Readonly<Record<string, number>>): GPUShaderModule {
-    const key = `${kernel}|${variant}|${describe(consts)}`;
+  private module(kernel: string, variant: KernelVariant, consts: Readonly<Record<string, number>>, packedFor?: string): GPUShaderModule {
+    const key = `${kernel}|${variant}|${describe(consts)}|${packedFor ?? ''}`;
     let module = this.modules.get(key);
     if (!module) {
-      module = this.device.createShaderModule({ label: `${kernel} (${variant})`, code: this.source(kernel, variant, consts) });
+      module = this.device.createShaderModule({ label: `${kernel} (${variant}${packedFor ? `, packed for ${packedFor}` : ''})`, code: this.source(kernel, variant, consts, packedFor) });
       this.modules.set(key, module);
     }
     return module;
@@ -108,7 +134,9 @@ export class KernelRegistry {
   }
 
   private async compile(request: PipelineRequest, variant: KernelVariant, key: string): Promise<CompiledPipeline> {
-    const module = this.module(request.kernel, variant, request.consts ?? {});
+    const packing = this.packingFor(request.kernel, request.entryPoint, variant, request.consts ?? {});
+    const packedFor = packing.packed ? request.entryPoint : undefined;
+    const module = this.module(request.kernel, variant, request.consts ?? {}, packedFor);
     // Module errors first, from the module itself: error scopes interleave when several
     // pipelines compile at once and could blame another kernel.
     const info = await module.getCompilationInfo();
@@ -131,13 +159,16 @@ export class KernelRegistry {
     if (scopeError) throw new Error(`kernel ${key} failed to compile: ${scopeError.message}`);
     const consts = { ...(request.consts ?? {}) };
     let bindings: Set<number> | undefined;
-    const source = () => this.source(request.kernel, variant, consts);
+    const source = () => this.source(request.kernel, variant, consts, packedFor);
+    const packs = packedFor ? packSource(this.source(request.kernel, variant, consts), packedFor).packs.filter((p) => usedBindings(source(), request.entryPoint).has(p.binding)) : [];
     return {
       pipeline,
       label: `${request.kernel}.${request.entryPoint}`,
       variant,
       constants,
       consts,
+      packs,
+      packReason: packing.reason,
       get bindings() {
         return (bindings ??= usedBindings(source(), request.entryPoint));
       },

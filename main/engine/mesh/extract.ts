@@ -8,6 +8,7 @@
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
+import type { GpuRange } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
@@ -97,7 +98,7 @@ export interface MeshResult {
 }
 
 interface ViewDepth {
-  buffer: GPUBuffer;
+  buffer: GpuRange;
   /** Extra work after the frame's forward (the ray depth pass). */
   encode?: (commands: GpuCommands) => void;
   destroy?: () => void;

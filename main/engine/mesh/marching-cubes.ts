@@ -96,7 +96,7 @@ export class MarchingCubes {
       return [x, Math.ceil(groups / x)] as const;
     };
     try {
-      const countGroup = bindGroup(device, this.count.pipeline, { 1: volume.gridUniform, 2: slabUniform, 3: volume.values, 4: volume.weights, 6: table, 7: triCount });
+      const countGroup = bindGroup(device, this.count, { 1: volume.gridUniform, 2: slabUniform, 3: volume.values, 4: volume.weights, 6: table, 7: triCount });
       for (const [index, slab] of slabs.entries()) {
         const cells = slab.layers * perLayer;
         device.queue.writeBuffer(slabUniform, 0, packSlab(slab));
@@ -121,7 +121,7 @@ export class MarchingCubes {
             device.queue.writeBuffer(outVertices!, 0, new Uint32Array(vertices * 4).fill(options.poison));
             device.queue.writeBuffer(outKeys!, 0, new Uint32Array(vertices).fill(options.poison));
           }
-          const emitGroup = bindGroup(device, this.emit.pipeline, { 1: volume.gridUniform, 2: slabUniform, 3: volume.values, 4: volume.weights, 5: volume.colors, 6: table, 7: triCount, 8: triOffset, 9: outVertices!, 10: outKeys! });
+          const emitGroup = bindGroup(device, this.emit, { 1: volume.gridUniform, 2: slabUniform, 3: volume.values, 4: volume.weights, 5: volume.colors, 6: table, 7: triCount, 8: triOffset, 9: outVertices!, 10: outKeys! });
           const emit = this.ctx.commands('mc.emit');
           emit.dispatch(this.emit, [emitGroup], ...dispatchSize(cells));
           await emit.submit();

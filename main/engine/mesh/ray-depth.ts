@@ -49,8 +49,8 @@ export class RayDepth {
     const s = frame.splats;
     const depth = createStorage(device, 'mesh.rayDepth', frame.width * frame.height * 4);
     const planes = createStorage(device, 'mesh.depthPlanes', frame.capacity * 48);
-    const planesGroup = bindGroup(device, this.planes.pipeline, { 0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: b.visible, 6: b.rankOfSplat, 7: planes });
-    const forwardGroup = bindGroup(device, this.forward.pipeline, { 0: frame.camera, 8: b.tileRanges, 9: b.sortedRank, 10: b.sortedXy, 11: b.sortedConicOpacity, 12: planes, 13: depth });
+    const planesGroup = bindGroup(device, this.planes, { 0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: b.visible, 6: b.rankOfSplat, 7: planes });
+    const forwardGroup = bindGroup(device, this.forward, { 0: frame.camera, 8: b.tileRanges, 9: b.sortedRank, 10: b.sortedXy, 11: b.sortedConicOpacity, 12: planes, 13: depth });
     return {
       depth,
       planes,

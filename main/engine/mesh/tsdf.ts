@@ -4,7 +4,7 @@
  * rasterizer wrote (no readback), in slabs of z-layers so no dispatch runs long.
  */
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
-import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
+import { bindGroup, createStorage, createUniform, type GpuRange } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
@@ -128,10 +128,10 @@ export class TsdfVolume {
   }
 
   /** Bind groups reading one pair of view buffers (made once per pair, reused for every view). */
-  bindView(depth: GPUBuffer, image: GPUBuffer, width: number, height: number): TsdfViewBinding {
+  bindView(depth: GpuRange, image: GpuRange, width: number, height: number): TsdfViewBinding {
     const { device } = this.ctx;
     const groups = this.slabs.map((s) =>
-      bindGroup(device, this.pipeline.pipeline, { 0: this.viewUniform, 1: this.gridUniform, 2: s.uniform, 3: depth, 4: image, 5: this.values, 6: this.weights, 7: this.colors }),
+      bindGroup(device, this.pipeline, { 0: this.viewUniform, 1: this.gridUniform, 2: s.uniform, 3: depth, 4: image, 5: this.values, 6: this.weights, 7: this.colors }),
     );
     return { groups, width, height };
   }

@@ -6,7 +6,7 @@
 import type { ProfileRow } from '../../../shared/contract/profile.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
-import { createStorage, readBuffer, uploadStorage } from '../gpu/buffers.js';
+import { readBuffer, writeRange } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
@@ -93,10 +93,9 @@ export async function benchRaster(
   const image = new Float32Array(await readBuffer(device, frame.image, P * 16));
   const vImage = new Float32Array(P * 4);
   for (let p = 0; p < P; p++) for (let c = 0; c < 3; c++) vImage[4 * p + c] = Math.sign(image[4 * p + c] - targetValue(3 * p + c)) / (3 * P);
-  const vImageBuf = uploadStorage(device, 'bench.vImage', vImage);
-  const vDepthBuf = createStorage(device, 'bench.vAux', P * 16);
+  writeRange(device, frame.pixelGrads!.image, vImage);
   const grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
-  rasterizer.bindBackward(frame, vImageBuf, vDepthBuf, grads);
+  rasterizer.bindBackward(frame, grads);
   const gpuMemory = ctx.memory.live - memoryBefore;
 
   const timestamps = device.features.has('timestamp-query');
@@ -182,7 +181,5 @@ export async function benchRaster(
   grads.destroy();
   frame.destroy();
   splats.destroy();
-  vImageBuf.destroy();
-  vDepthBuf.destroy();
   return result;
 }

@@ -1,5 +1,6 @@
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
-import { createStorage, readBuffer } from '../gpu/buffers.js';
+import { GpuArena } from '../gpu/arena.js';
+import { createStorage, readBuffer, type GpuRegion } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 
 /**
@@ -20,15 +21,17 @@ export function shPlanarToAos(planar: Float32Array, count: number, lanes: number
 /**
  * Splat parameters on the GPU, structure of arrays with room for `capacity` splats, and the
  * live count in a GPU buffer (densification changes it on the GPU). Each attribute is its own
- * buffer, so 10M splats at SH degree 3 stay under a 2 GiB binding (SH: 192 B a splat). SH is
- * planar (see shAosToPlanar).
+ * region of one arena (gpu/arena.ts) and binds on its own where the device allows, so 10M
+ * splats at SH degree 3 stay under a 2 GiB binding (SH: 192 B a splat); a device that binds the
+ * arena whole (packed kernels) needs it under its binding limit. SH is planar (see shAosToPlanar).
  */
 export class GpuSplats {
-  readonly means: GPUBuffer;
-  readonly logScales: GPUBuffer;
-  readonly quats: GPUBuffer;
-  readonly opacityLogits: GPUBuffer;
-  readonly sh: GPUBuffer;
+  readonly arena: GpuArena<'splat_params'>;
+  readonly means: GpuRegion;
+  readonly logScales: GpuRegion;
+  readonly quats: GpuRegion;
+  readonly opacityLogits: GpuRegion;
+  readonly sh: GpuRegion;
   /** u32[4]: [0] = count. */
   readonly countBuffer: GPUBuffer;
   readonly shCoeffs: number;
@@ -45,11 +48,8 @@ export class GpuSplats {
     const shBytes = capacity * this.shCoeffs * 12;
     const binding = device.limits.maxStorageBufferBindingSize;
     if (shBytes > binding) throw new Error(`${capacity} splats at SH degree ${shDegree} need ${shBytes} bytes of SH, over this device's ${binding}-byte binding limit`);
-    this.means = createStorage(device, `${label}.means`, capacity * 12);
-    this.logScales = createStorage(device, `${label}.logScales`, capacity * 12);
-    this.quats = createStorage(device, `${label}.quats`, capacity * 16);
-    this.opacityLogits = createStorage(device, `${label}.opacityLogits`, capacity * 4);
-    this.sh = createStorage(device, `${label}.sh`, shBytes);
+    this.arena = new GpuArena(device, 'splat_params', label, { means: capacity * 12, logScales: capacity * 12, quats: capacity * 16, opacityLogits: capacity * 4, sh: shBytes });
+    ({ means: this.means, logScales: this.logScales, quats: this.quats, opacityLogits: this.opacityLogits, sh: this.sh } = this.arena.regions);
     this.countBuffer = createStorage(device, `${label}.count`, 16);
     device.queue.writeBuffer(this.countBuffer, 0, new Uint32Array([count, 0, 0, 0]));
   }
@@ -64,8 +64,8 @@ export class GpuSplats {
     if (splats.count > this.capacity) throw new Error(`upload: ${splats.count} splats exceed the capacity ${this.capacity}`);
     if (splats.shDegree !== this.shDegree) throw new Error(`upload: SH degree ${splats.shDegree} != ${this.shDegree}`);
     const q = this.ctx.device.queue;
-    const put = (buffer: GPUBuffer, data: Float32Array) => {
-      if (data.byteLength) q.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+    const put = (region: GpuRegion, data: Float32Array) => {
+      if (data.byteLength) q.writeBuffer(region.buffer, region.offset, data.buffer, data.byteOffset, data.byteLength);
     };
     put(this.means, splats.means);
     put(this.logScales, splats.logScales);
@@ -80,7 +80,7 @@ export class GpuSplats {
   async download(count = this.count): Promise<SplatSet> {
     const out = emptySplats(count, this.shDegree);
     const { device } = this.ctx;
-    const read = async (buffer: GPUBuffer, bytes: number) => (bytes ? new Float32Array(await readBuffer(device, buffer, bytes)) : new Float32Array(0));
+    const read = async (region: GpuRegion, bytes: number) => (bytes ? new Float32Array(await readBuffer(device, region.buffer, bytes, region.offset)) : new Float32Array(0));
     out.means.set(await read(this.means, count * 12));
     out.logScales.set(await read(this.logScales, count * 12));
     out.quats.set(await read(this.quats, count * 16));
@@ -90,35 +90,36 @@ export class GpuSplats {
   }
 
   destroy(): void {
-    for (const b of [this.means, this.logScales, this.quats, this.opacityLogits, this.sh, this.countBuffer]) b.destroy();
+    this.arena.destroy();
+    this.countBuffer.destroy();
   }
 }
 
 /** Gradients w.r.t. every parameter, same layout as GpuSplats (planar SH), plus the screen-space ones. */
 export class GpuSplatGrads {
-  readonly means: GPUBuffer;
-  readonly logScales: GPUBuffer;
-  readonly quats: GPUBuffer;
-  readonly opacityLogits: GPUBuffer;
-  readonly sh: GPUBuffer;
+  readonly arena: GpuArena<'splat_grads'>;
+  readonly means: GpuRegion;
+  readonly logScales: GpuRegion;
+  readonly quats: GpuRegion;
+  readonly opacityLogits: GpuRegion;
+  readonly sh: GpuRegion;
   /** vec4 per splat: (d mean2d x, y, sum |.| x, y) for densification. */
   readonly mean2d: GPUBuffer;
 
   constructor(ctx: GpuContext, readonly capacity: number, readonly shCoeffs: number, label = 'grads') {
     const { device } = ctx;
-    this.means = createStorage(device, `${label}.means`, capacity * 12);
-    this.logScales = createStorage(device, `${label}.logScales`, capacity * 12);
-    this.quats = createStorage(device, `${label}.quats`, capacity * 16);
-    this.opacityLogits = createStorage(device, `${label}.opacityLogits`, capacity * 4);
-    this.sh = createStorage(device, `${label}.sh`, capacity * shCoeffs * 12);
+    this.arena = new GpuArena(device, 'splat_grads', label, { means: capacity * 12, logScales: capacity * 12, quats: capacity * 16, opacityLogits: capacity * 4, sh: capacity * shCoeffs * 12 });
+    ({ means: this.means, logScales: this.logScales, quats: this.quats, opacityLogits: this.opacityLogits, sh: this.sh } = this.arena.regions);
     this.mean2d = createStorage(device, `${label}.mean2d`, capacity * 16);
   }
 
-  get all(): GPUBuffer[] {
+  /** Every gradient range (clearing before a step). */
+  get all(): (GpuRegion | GPUBuffer)[] {
     return [this.means, this.logScales, this.quats, this.opacityLogits, this.sh, this.mean2d];
   }
 
   destroy(): void {
-    for (const b of this.all) b.destroy();
+    this.arena.destroy();
+    this.mean2d.destroy();
   }
 }

@@ -1,5 +1,6 @@
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
-import { bindGroup, createStorage, createUniform, readBuffer } from '../gpu/buffers.js';
+import { GpuArena, type ArenaKindName, type ArenaMember } from '../gpu/arena.js';
+import { bindGroup, createStorage, createUniform, readBuffer, type GpuRegion } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
@@ -45,6 +46,15 @@ export interface RasterOutputs {
   weights?: boolean;
 }
 
+/** A frame's own buffers (buffers) and arena regions, by what they hold. */
+export interface FrameBuffers {
+  xy: GpuRegion; conicOpacity: GpuRegion; colorDepth: GpuRegion; normal: GpuRegion; tileCount: GPUBuffer; tileRect: GpuRegion;
+  visible: GPUBuffer; visibleOffset: GPUBuffer; depthKeys: GPUBuffer; depthVals: GPUBuffer;
+  sortedXy: GpuRegion; sortedConicOpacity: GpuRegion; sortedColorDepth: GpuRegion; sortedNormal: GpuRegion; sortedCount: GpuRegion; sortedRect: GpuRegion; rankOfSplat: GpuRegion;
+  isectOffset: GPUBuffer; isectKeys: GPUBuffer; isectVals: GPUBuffer; isectRank: GPUBuffer; sortedRank: GpuRegion; sortedEmit: GpuRegion; tileRanges: GPUBuffer;
+  grads0: GpuRegion; grads1: GpuRegion; grads2: GpuRegion; grads3: GpuRegion; v2d: GPUBuffer; isectWeights: GPUBuffer;
+}
+
 /** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
 export const COUNT = { splats: 0, visible: 1, intersections: 2, overflow: 3, clamped: 4 } as const;
 
@@ -75,8 +85,10 @@ export class RasterFrame {
   activeTiles: { x: number; y: number; total: number };
   readonly capacity: number;
   readonly isectCapacity: number;
+  /** Arenas (gpu/arena.ts): the per-pixel outputs and, from createFrame, the per-splat and per-intersection data. */
+  readonly arenas: GpuArena[] = [];
   // outputs
-  readonly image: GPUBuffer; // vec4 per pixel: rgb, alpha
+  readonly image: GpuRegion; // vec4 per pixel: rgb, alpha
   readonly depth: GPUBuffer; // f32 per pixel: sum of w z
   /** Per pixel (final transmittance bits, 1 + last composited list index): the backward's state. */
   readonly state: GPUBuffer;
@@ -87,20 +99,23 @@ export class RasterFrame {
   scans!: { visible: ScanPlan; isect: ScanPlan };
   sorts!: { depth: SortPlan; tile: SortPlan };
   /** Rendered normals (vec4 per pixel) with outputs.normals; a placeholder otherwise. */
-  normals!: GPUBuffer;
+  readonly normals: GpuRegion;
   /** (median depth, distortion, median slot, depth) per pixel with outputs.median/distortion. */
-  geometry!: GPUBuffer;
+  readonly geometry: GpuRegion;
+  /**
+   * The backward's inputs, vec4 per pixel, zero until written: dL/d image (the loss writes it),
+   * dL/d (depth, median depth, distortion, 0) and dL/d normals (the geometry loss). One arena, so
+   * a device with few storage bindings binds them as one. Absent for a forward-only rasterizer.
+   */
+  pixelGrads?: Record<ArenaMember<'pixel_grads'>, GpuRegion>;
   /** vec2 per splat (capacity): (sum over pixels of w, max w) with outputs.weights; 0 for splats not visible. */
   splatWeights!: GPUBuffer;
-  private zeros?: GPUBuffer;
 
-  /** A zero vec4 per pixel (optional gradients nobody supplies). */
-  zeroPixels(): GPUBuffer {
-    if (!this.zeros) {
-      this.zeros = createStorage(this.ctx.device, 'raster.zeroPixels', this.width * this.height * 16);
-      this.buffers.push(this.zeros);
-    }
-    return this.zeros;
+  /** A new arena owned (and destroyed) by this frame. */
+  arena<K extends ArenaKindName>(kind: K, label: string, bytes: Readonly<Record<ArenaMember<K>, number>>): Record<ArenaMember<K>, GpuRegion> {
+    const arena = new GpuArena(this.ctx.device, kind, `raster.${label}`, bytes);
+    this.arenas.push(arena);
+    return arena.regions;
   }
 
   /** Indirect dispatch arguments written on the GPU: [0] per visible splat, [16] per intersection. */
@@ -108,9 +123,9 @@ export class RasterFrame {
   /** GPU bytes this frame holds per splat of capacity, per intersection of capacity, per pixel. */
   bytes = { perSplat: 0, perIntersection: 0, perPixel: 0 };
   /** Buffers the backward needs that callers may bind (v2d etc.). */
-  internal!: Record<string, GPUBuffer>;
+  internal!: FrameBuffers;
 
-  constructor(readonly ctx: GpuContext, readonly splats: GpuSplats, width: number, height: number, isectCapacity: number) {
+  constructor(readonly ctx: GpuContext, readonly splats: GpuSplats, width: number, height: number, isectCapacity: number, outputs: Required<RasterOutputs>) {
     this.width = width;
     this.height = height;
     this.tiles = tileCounts({ width, height });
@@ -124,7 +139,8 @@ export class RasterFrame {
       this.buffers.push(b);
       return b;
     };
-    this.image = own('image', pixels * 16);
+    const geometryOn = outputs.median || outputs.distortion;
+    ({ image: this.image, normals: this.normals, geometry: this.geometry } = this.arena('pixels', 'pixels', { image: pixels * 16, normals: outputs.normals ? pixels * 16 : 0, geometry: geometryOn ? pixels * 16 : 0 }));
     this.depth = own('depth', pixels * 4);
     this.state = own('state', pixels * 8);
     this.counts = own('counts', 32);
@@ -138,6 +154,7 @@ export class RasterFrame {
     this.sorts?.depth.destroy();
     this.sorts?.tile.destroy();
     for (const b of this.buffers) b.destroy();
+    for (const a of this.arenas) a.destroy();
   }
 }
 
@@ -208,7 +225,7 @@ export class Rasterizer {
   }
 
   async createFrame(splats: GpuSplats, width: number, height: number, isectCapacity = Math.max(1 << 16, splats.capacity * 4)): Promise<RasterFrame> {
-    const frame = new RasterFrame(this.ctx, splats, width, height, isectCapacity);
+    const frame = new RasterFrame(this.ctx, splats, width, height, isectCapacity, this.outputs);
     const { device } = this.ctx;
     const N = splats.capacity;
     const M = isectCapacity;
@@ -218,48 +235,58 @@ export class Rasterizer {
       frame.buffers.push(b);
       return b;
     };
-    const b = {
-      xy: own('xy', N * 8),
-      conicOpacity: own('conicOpacity', N * 16),
-      colorDepth: own('colorDepth', N * 16),
+    const normalsOn = this.outputs.normals;
+    // Arrays the kernels use together share an arena (gpu/arena.ts), so a device with few
+    // storage bindings binds each as one; the optional outputs' members are placeholders when off.
+    const projected = frame.arena('projected', 'projected', { conicOpacity: N * 16, colorDepth: N * 16, normal: normalsOn ? N * 16 : 0 });
+    const projectedXyRect = frame.arena('projected_xy_rect', 'projectedXyRect', { xy: N * 8, rect: N * 8 });
+    const ranked = frame.arena('ranked', 'ranked', { conicOpacity: N * 16, colorDepth: N * 16, normal: normalsOn ? N * 16 : 0 });
+    const rankedXyRect = frame.arena('ranked_xy_rect', 'rankedXyRect', { xy: N * 8, rect: N * 8 });
+    const rankCounts = frame.arena('rank_counts', 'rankCounts', { count: N * 4, rankOfSplat: N * 4 });
+    const tileOrder = frame.arena('tile_order', 'tileOrder', { rank: M * 4, emit: M * 4 });
+    const isectGrads = frame.arena('isect_grads', 'isectGrads', { g0: M * 16, g1: M * 16, g2: M * 16, g3: normalsOn ? M * 16 : 0 });
+    const P = width * height;
+    if (this.pipelines.rasterBackward) frame.pixelGrads = frame.arena('pixel_grads', 'pixelGrads', { image: P * 16, aux: P * 16, normals: normalsOn ? P * 16 : 0 });
+    const b: FrameBuffers = {
+      xy: projectedXyRect.xy,
+      conicOpacity: projected.conicOpacity,
+      colorDepth: projected.colorDepth,
+      normal: projected.normal,
       tileCount: own('tileCount', N * 4),
-      tileRect: own('tileRect', N * 8),
+      tileRect: projectedXyRect.rect,
       visible: own('visible', N * 4),
       visibleOffset: own('visibleOffset', (N + 1) * 4),
       depthKeys: own('depthKeys', N * 4),
       depthVals: own('depthVals', N * 4),
-      sortedXy: own('sortedXy', N * 8),
-      sortedConicOpacity: own('sortedConicOpacity', N * 16),
-      sortedColorDepth: own('sortedColorDepth', N * 16),
-      sortedCount: own('sortedCount', N * 4),
-      sortedRect: own('sortedRect', N * 8),
-      rankOfSplat: own('rankOfSplat', N * 4),
+      sortedXy: rankedXyRect.xy,
+      sortedConicOpacity: ranked.conicOpacity,
+      sortedColorDepth: ranked.colorDepth,
+      sortedNormal: ranked.normal,
+      sortedCount: rankCounts.count,
+      sortedRect: rankedXyRect.rect,
+      rankOfSplat: rankCounts.rankOfSplat,
       isectOffset: own('isectOffset', (N + 1) * 4),
       isectKeys: own('isectKeys', M * 4),
       isectVals: own('isectVals', M * 4),
       isectRank: own('isectRank', M * 4),
-      sortedRank: own('sortedRank', M * 4),
+      sortedRank: tileOrder.rank,
+      sortedEmit: tileOrder.emit,
       tileRanges: own('tileRanges', T * 8),
-      grads0: own('grads0', M * 16),
-      grads1: own('grads1', M * 16),
-      grads2: own('grads2', M * 16),
+      grads0: isectGrads.g0,
+      grads1: isectGrads.g1,
+      grads2: isectGrads.g2,
+      grads3: isectGrads.g3,
       v2d: own('v2d', N * 64),
-      // optional outputs (16-byte placeholders when off: the layouts still list them)
-      grads3: own('grads3', this.outputs.normals ? M * 16 : 16),
-      normal: own('normal', this.outputs.normals ? N * 16 : 16),
-      sortedNormal: own('sortedNormal', this.outputs.normals ? N * 16 : 16),
       isectWeights: own('isectWeights', this.outputs.weights ? M * 8 : 16),
     };
     frame.internal = b;
-    const geometryOn = this.outputs.median || this.outputs.distortion;
-    frame.normals = own('normals', this.outputs.normals ? width * height * 16 : 16);
-    frame.geometry = own('geometry', geometryOn ? width * height * 16 : 16);
     frame.splatWeights = own('splatWeights', this.outputs.weights ? N * 8 : 16);
     // Byte accounting for reports: per splat, per intersection (sort scratch and histograms: ~9 B
     // a key of the sorts), per pixel.
     const perSplat = [b.xy, b.conicOpacity, b.colorDepth, b.tileCount, b.tileRect, b.visible, b.visibleOffset, b.depthKeys, b.depthVals, b.sortedXy, b.sortedConicOpacity, b.sortedColorDepth, b.sortedCount, b.sortedRect, b.rankOfSplat, b.isectOffset, b.v2d].reduce((sum, x) => sum + x.size, 0);
-    const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.grads0, b.grads1, b.grads2].reduce((sum, x) => sum + x.size, 0);
-    frame.bytes = { perSplat: perSplat / N + 9, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.state.size) / (width * height) };
+    const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.sortedEmit, b.grads0, b.grads1, b.grads2].reduce((sum, x) => sum + x.size, 0);
+    const pixelGradBytes = frame.pixelGrads ? frame.pixelGrads.image.size + frame.pixelGrads.aux.size : 0;
+    frame.bytes = { perSplat: perSplat / N + 9, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.state.size + pixelGradBytes) / (width * height) };
     const dispatchArgs = createStorage(device, 'raster.dispatchArgs', 32, GPUBufferUsage.INDIRECT);
     frame.buffers.push(dispatchArgs);
     frame.dispatchArgs = dispatchArgs;
@@ -288,41 +315,42 @@ export class Rasterizer {
     const cam = frame.camera;
     const s = splats;
     frame.groups = {
-      projectForward: bindGroup(device, p.projectForward.pipeline, { 0: cam, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh, 7: b.xy, 8: b.conicOpacity, 9: b.colorDepth, 10: b.tileCount, 11: b.tileRect, 12: b.visible, 22: b.normal }),
-      visibleArgs: bindGroup(device, p.visibleArgs.pipeline, { 1: intersectParams, 2: frame.counts, 34: dispatchArgs }),
-      finishCount: bindGroup(device, p.finishCount.pipeline, { 1: intersectParams, 2: frame.counts, 34: dispatchArgs }),
-      compactVisible: bindGroup(device, p.compactVisible.pipeline, { 1: intersectParams, 2: frame.counts, 4: b.visible, 5: b.visibleOffset, 6: b.colorDepth, 7: b.depthKeys, 8: b.depthVals }),
-      gatherSorted: bindGroup(device, p.gatherSorted.pipeline, { 1: intersectParams, 2: frame.counts, 9: order, 10: b.xy, 11: b.conicOpacity, 12: b.tileCount, 13: b.tileRect, 14: b.sortedXy, 15: b.sortedConicOpacity, 16: b.sortedColorDepth, 17: b.sortedCount, 18: b.sortedRect, 33: b.rankOfSplat, 6: b.colorDepth, 37: b.normal, 38: b.sortedNormal }),
-      emit: bindGroup(device, p.emit.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 19: b.sortedXy, 20: b.sortedConicOpacity, 21: b.sortedRect, 22: b.isectOffset, 23: b.isectKeys, 24: b.isectVals, 25: b.isectRank, 26: b.sortedCount }),
-      resolve: bindGroup(device, p.resolve.pipeline, { 0: cam, 1: intersectParams, 2: frame.counts, 27: sortedKeys, 28: sortedVals, 29: b.isectRank, 30: b.sortedRank, 31: b.tileRanges, 32: b.grads0, 35: b.grads1, 36: b.grads2 }),
-      rasterForward: bindGroup(device, p.rasterForward.pipeline, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.state, 18: b.sortedNormal, 19: frame.normals, 20: frame.geometry, 14: sortedVals, 25: b.isectWeights }),
+      projectForward: bindGroup(device, p.projectForward, { 0: cam, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh, 7: b.xy, 8: b.conicOpacity, 9: b.colorDepth, 10: b.tileCount, 11: b.tileRect, 12: b.visible, 22: b.normal }),
+      visibleArgs: bindGroup(device, p.visibleArgs, { 1: intersectParams, 2: frame.counts, 34: dispatchArgs }),
+      finishCount: bindGroup(device, p.finishCount, { 1: intersectParams, 2: frame.counts, 34: dispatchArgs }),
+      compactVisible: bindGroup(device, p.compactVisible, { 1: intersectParams, 2: frame.counts, 4: b.visible, 5: b.visibleOffset, 6: b.colorDepth, 7: b.depthKeys, 8: b.depthVals }),
+      gatherSorted: bindGroup(device, p.gatherSorted, { 1: intersectParams, 2: frame.counts, 9: order, 10: b.xy, 11: b.conicOpacity, 12: b.tileCount, 13: b.tileRect, 14: b.sortedXy, 15: b.sortedConicOpacity, 16: b.sortedColorDepth, 17: b.sortedCount, 18: b.sortedRect, 33: b.rankOfSplat, 6: b.colorDepth, 37: b.normal, 38: b.sortedNormal }),
+      emit: bindGroup(device, p.emit, { 0: cam, 1: intersectParams, 2: frame.counts, 19: b.sortedXy, 20: b.sortedConicOpacity, 21: b.sortedRect, 22: b.isectOffset, 23: b.isectKeys, 24: b.isectVals, 25: b.isectRank, 26: b.sortedCount }),
+      resolve: bindGroup(device, p.resolve, { 0: cam, 1: intersectParams, 2: frame.counts, 27: sortedKeys, 28: sortedVals, 29: b.isectRank, 30: b.sortedRank, 39: b.sortedEmit, 31: b.tileRanges, 32: b.grads0, 35: b.grads1, 36: b.grads2 }),
+      rasterForward: bindGroup(device, p.rasterForward, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.state, 18: b.sortedNormal, 19: frame.normals, 20: frame.geometry, 14: b.sortedEmit, 25: b.isectWeights }),
       // set by bindBackward
       rasterBackward: undefined as unknown as GPUBindGroup,
-      gatherGrads: p.gatherGrads && bindGroup(device, p.gatherGrads.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 8: b.grads3, 5: b.v2d }),
+      gatherGrads: p.gatherGrads && bindGroup(device, p.gatherGrads, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 8: b.grads3, 5: b.v2d }),
       projectBackward: undefined as unknown as GPUBindGroup,
     };
-    if (p.gatherWeights) frame.groups.gatherWeights = bindGroup(device, p.gatherWeights.pipeline, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 9: order, 10: b.isectWeights, 11: frame.splatWeights });
+    if (p.gatherWeights) frame.groups.gatherWeights = bindGroup(device, p.gatherWeights, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 9: order, 10: b.isectWeights, 11: frame.splatWeights });
     return frame;
   }
 
   /**
-   * Binds the backward's inputs and outputs: dL/d image (vec4 per pixel: rgb, alpha), dL/d the
-   * other outputs (vec4 per pixel: depth, median depth, distortion, 0) and, with normals, dL/d
-   * normals (vec4 per pixel). Missing ones read as zero.
+   * Binds the backward: its inputs are the frame's `pixelGrads` (dL/d image, written by the loss;
+   * dL/d the other outputs and the normals, zero unless the geometry loss writes them), its
+   * outputs `grads`.
    */
-  bindBackward(frame: RasterFrame, vImage: GPUBuffer, vAux: GPUBuffer | undefined, grads: GpuSplatGrads, optional: { vNormals?: GPUBuffer } = {}): void {
+  bindBackward(frame: RasterFrame, grads: GpuSplatGrads): void {
     const { device } = this.ctx;
     const p = this.backwardPipelines('bindBackward');
     const b = frame.internal;
     const s = frame.splats;
+    const v = frame.pixelGrads!;
     // The backward entry points use different subsets (the 'cas' one has no optional outputs):
     // bindGroup binds what the chosen one uses.
     frame.groups.rasterBackward = bindGroup(device, p.rasterBackward, {
       0: frame.camera, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth,
-      10: frame.state, 12: vImage, 13: vAux ?? frame.zeroPixels(), 14: frame.sorts.tile.resultVals, 15: b.grads0, 16: b.grads1, 17: b.grads2,
-      18: b.sortedNormal, 21: frame.geometry, 23: optional.vNormals ?? frame.zeroPixels(), 24: b.grads3,
+      10: frame.state, 12: v.image, 13: v.aux, 14: b.sortedEmit, 15: b.grads0, 16: b.grads1, 17: b.grads2,
+      18: b.sortedNormal, 21: frame.geometry, 23: v.normals, 24: b.grads3,
     });
-    frame.groups.projectBackward = bindGroup(device, p.projectBackward.pipeline, {
+    frame.groups.projectBackward = bindGroup(device, p.projectBackward, {
       0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh,
       13: b.rankOfSplat, 14: b.v2d, 15: grads.means, 16: grads.logScales, 17: grads.quats, 18: grads.opacityLogits, 19: grads.sh, 20: grads.mean2d, 21: b.visible,
     });

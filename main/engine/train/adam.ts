@@ -1,4 +1,5 @@
-import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
+import { GpuArena } from '../gpu/arena.js';
+import { bindGroup, createStorage, createUniform, rangeOf, type GpuRange, type GpuRegion } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
@@ -12,13 +13,14 @@ export interface AdamHyper {
 
 export const ADAM_DEFAULTS: AdamHyper = { beta1: 0.9, beta2: 0.999, epsilon: 1e-15 };
 
-/** One parameter group: a flat f32 buffer, its gradient and moments. */
+/** One parameter group: a flat f32 range, its gradient and moments (one `moments` arena). */
 export interface AdamGroup {
   name: string;
-  param: GPUBuffer;
-  grad: GPUBuffer;
-  m: GPUBuffer;
-  v: GPUBuffer;
+  param: GpuRange;
+  grad: GpuRange;
+  moments: GpuArena<'moments'>;
+  m: GpuRegion;
+  v: GpuRegion;
   /** Floats per splat; elements [0, head) of each splat use lrHead, the rest lrTail. */
   stride: number;
   head: number;
@@ -53,14 +55,15 @@ export class Adam {
   }
 
   /** Moments are created zeroed (WebGPU zero-initializes buffers). */
-  createGroup(name: string, param: GPUBuffer, grad: GPUBuffer, counts: GPUBuffer, stride = 1, head = 1, moments?: { m: GPUBuffer; v: GPUBuffer }, plane = 0): AdamGroup {
+  createGroup(name: string, param: GpuRange, grad: GpuRange, counts: GPUBuffer, stride = 1, head = 1, moments?: GpuArena<'moments'>, plane = 0): AdamGroup {
     const { device } = this.ctx;
-    const m = moments?.m ?? createStorage(device, `adam.${name}.m`, param.size);
-    const v = moments?.v ?? createStorage(device, `adam.${name}.v`, param.size);
+    const bytes = rangeOf(param).size;
+    const arena = moments ?? new GpuArena(device, 'moments', `adam.${name}`, { m: bytes, v: bytes });
+    const { m, v } = arena.regions;
     const uniform = createUniform(device, `adam.${name}`, UniformStruct.of('adam', 'AdamParams').size);
-    const group = bindGroup(device, this.pipeline.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags });
+    const group = bindGroup(device, this.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags });
     const index = this.groups++;
-    return { name, param, grad, m, v, stride, head, index, plane, uniform, group };
+    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, uniform, group };
   }
 
   /** Records one step (t is 1-based) of a group over `capacity` splats (the GPU count limits it). */

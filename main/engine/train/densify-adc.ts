@@ -1,4 +1,5 @@
-import { bindGroup, createStorage, createUniform, readBuffer } from '../gpu/buffers.js';
+import { GpuArena } from '../gpu/arena.js';
+import { bindGroup, createStorage, createUniform, rangeOf, readBuffer, type BufferBinding, type GpuRegion } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
@@ -63,7 +64,7 @@ export class AdcDensifier {
   readonly counts: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private readonly uniforms = new Map<string, GPUBuffer>();
-  private readonly scratch = new Map<string, { param: GPUBuffer; m: GPUBuffer; v: GPUBuffer }>();
+  private readonly scratch = new Map<string, { param: GPUBuffer; moments: GpuArena<'moments'>; m: GpuRegion; v: GpuRegion }>();
   private readonly groupCache = new Map<string, GPUBindGroup>();
 
   private constructor(
@@ -121,9 +122,9 @@ export class AdcDensifier {
     return buffer;
   }
 
-  private cachedGroup(key: string, pipeline: CompiledPipeline, entries: Record<number, GPUBuffer>): GPUBindGroup {
+  private cachedGroup(key: string, pipeline: CompiledPipeline, entries: Record<number, BufferBinding>): GPUBindGroup {
     let g = this.groupCache.get(key);
-    if (!g) this.groupCache.set(key, (g = bindGroup(this.ctx.device, pipeline.pipeline, entries)));
+    if (!g) this.groupCache.set(key, (g = bindGroup(this.ctx.device, pipeline, entries)));
     return g;
   }
 
@@ -164,13 +165,13 @@ export class AdcDensifier {
       const scratch = this.scratchFor(name, g);
       const u = this.writeUniform(`scatter.${name}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane });
       // The layout is shared by every mode: the split inputs are bound even where unused.
-      const entries: Record<number, GPUBuffer> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
+      const entries: Record<number, BufferBinding> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
       this.dispatch(commands, this.pipelines.scatter, this.cachedGroup(`scatter.${name}`, this.pipelines.scatter, entries), `densify.scatter.${name}`);
     }
     for (const [name] of order) {
       const g = groups[name];
       const scratch = this.scratchFor(name, g);
-      commands.copyBuffer(scratch.param, 0, g.param, 0, g.param.size);
+      commands.copyBuffer(scratch.param, 0, g.param, 0, rangeOf(g.param).size);
       commands.copyBuffer(scratch.m, 0, g.m, 0, g.m.size);
       commands.copyBuffer(scratch.v, 0, g.v, 0, g.v.size);
     }
@@ -190,8 +191,10 @@ export class AdcDensifier {
   private scratchFor(name: string, g: AdamGroup) {
     let s = this.scratch.get(name);
     if (!s) {
-      const make = (what: string) => createStorage(this.ctx.device, `adc.scratch.${name}.${what}`, g.param.size);
-      this.scratch.set(name, (s = { param: make('param'), m: make('m'), v: make('v') }));
+      // the moments' scratch is a moments arena too: scatter binds it as one where it must
+      const bytes = rangeOf(g.param).size;
+      const moments = new GpuArena(this.ctx.device, 'moments', `adc.scratch.${name}`, { m: bytes, v: bytes });
+      this.scratch.set(name, (s = { param: createStorage(this.ctx.device, `adc.scratch.${name}.param`, bytes), moments, ...moments.regions }));
     }
     return s;
   }
@@ -199,14 +202,14 @@ export class AdcDensifier {
   /** GPU bytes this densifier holds (statistics, scan and refine scratch; uniforms aside). */
   get bytes(): number {
     let total = [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts].reduce((sum, b) => sum + b.size, 0);
-    for (const s of this.scratch.values()) total += s.param.size + s.m.size + s.v.size;
+    for (const s of this.scratch.values()) total += s.param.size + s.moments.size;
     return total;
   }
 
   destroy(): void {
     this.scanPlan.destroy();
     for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, ...this.uniforms.values()]) b.destroy();
-    for (const s of this.scratch.values()) for (const b of [s.param, s.m, s.v]) b.destroy();
+    for (const s of this.scratch.values()) for (const b of [s.param, s.moments]) b.destroy();
   }
 }
 

@@ -1,4 +1,4 @@
-import { bindGroup, createStorage, createUniform, uploadStorage } from '../gpu/buffers.js';
+import { bindGroup, createStorage, createUniform, uploadStorage, type BufferBinding } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
@@ -138,9 +138,9 @@ export class McmcDensifier {
     return u;
   }
 
-  private group(key: string, pipeline: string, entries: Record<number, GPUBuffer>): GPUBindGroup {
+  private group(key: string, pipeline: string, entries: Record<number, BufferBinding>): GPUBindGroup {
     let g = this.groups.get(key);
-    if (!g) this.groups.set(key, (g = bindGroup(this.ctx.device, this.pipelines[pipeline].pipeline, entries)));
+    if (!g) this.groups.set(key, (g = bindGroup(this.ctx.device, this.pipelines[pipeline], entries)));
     return g;
   }
 

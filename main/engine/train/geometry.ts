@@ -1,4 +1,4 @@
-import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
+import { bindGroup, createStorage, createUniform, type GpuRegion } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
@@ -19,8 +19,9 @@ export interface GeometryWeights {
  * consistency. Writes the rasterizer backward's auxiliary inputs (dL/d distortion, dL/d normals).
  */
 export class GeometryLoss {
-  readonly vAux: GPUBuffer;
-  readonly vNormals: GPUBuffer;
+  /** The frame's pixelGrads.aux and .normals, which this writes. */
+  readonly vAux: GpuRegion;
+  readonly vNormals: GpuRegion;
   /** vec2 per 16x16 tile: (sum distortion, sum (1 - N . S)). */
   readonly sums: GPUBuffer;
   private readonly params: GPUBuffer;
@@ -31,13 +32,13 @@ export class GeometryLoss {
 
   private constructor(private readonly ctx: GpuContext, private readonly pipeline: CompiledPipeline, frame: RasterFrame) {
     const { device } = ctx;
-    const pixels = frame.width * frame.height;
     this.tilesX = Math.ceil(frame.width / TS);
-    this.vAux = createStorage(device, 'geometry.vAux', pixels * 16);
-    this.vNormals = createStorage(device, 'geometry.vNormals', pixels * 16);
+    if (!frame.pixelGrads) throw new Error('GeometryLoss: the frame has no backward (a forward-only rasterizer)');
+    this.vAux = frame.pixelGrads.aux;
+    this.vNormals = frame.pixelGrads.normals;
     this.sums = createStorage(device, 'geometry.sums', this.tilesX * Math.ceil(frame.height / TS) * 8);
     this.params = createUniform(device, 'geometry.params', 48);
-    this.group = bindGroup(device, pipeline.pipeline, { 0: this.params, 1: frame.normals, 2: frame.geometry, 3: frame.image, 4: this.vAux, 5: this.vNormals, 6: this.sums });
+    this.group = bindGroup(device, pipeline, { 0: this.params, 1: frame.normals, 2: frame.geometry, 3: frame.image, 4: this.vAux, 5: this.vNormals, 6: this.sums });
   }
 
   static async create(ctx: GpuContext, frame: RasterFrame): Promise<GeometryLoss> {
@@ -82,6 +83,6 @@ export class GeometryLoss {
   }
 
   destroy(): void {
-    for (const b of [this.vAux, this.vNormals, this.sums, this.params]) b.destroy();
+    for (const b of [this.sums, this.params]) b.destroy();
   }
 }

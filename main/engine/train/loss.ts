@@ -1,4 +1,4 @@
-import { bindGroup, createStorage, createUniform } from '../gpu/buffers.js';
+import { bindGroup, createStorage, createUniform, type GpuRange } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
@@ -29,19 +29,22 @@ export class LossFrame {
   /** vec4 per workgroup: (sum SSIM, sum |I - T|, sum (I - T)^2, 0); read back asynchronously. */
   readonly sums: GPUBuffer;
   /** dL/d image (vec4 per pixel), the rasterizer backward's input. */
-  readonly vImage: GPUBuffer;
+  readonly vImage: GpuRange;
   readonly params: GPUBuffer;
   forwardGroup?: GPUBindGroup;
   backwardGroup?: GPUBindGroup;
-  private boundTo?: { image: GPUBuffer; targets: GPUBuffer };
+  private boundTo?: { image: GpuRange; targets: GPUBuffer };
+  private readonly ownsVImage: boolean;
 
-  constructor(device: GPUDevice, readonly width: number, readonly height: number) {
+  /** `vImage`: where dL/d image goes (training: the rasterizer frame's pixelGrads.image); else its own buffer. */
+  constructor(device: GPUDevice, readonly width: number, readonly height: number, vImage?: GpuRange) {
     this.tilesX = Math.ceil(width / TS);
     this.tilesY = Math.ceil(height / TS);
     const pixels = width * height;
     this.partials = createStorage(device, 'loss.partials', pixels * 48);
     this.sums = createStorage(device, 'loss.sums', this.tilesX * this.tilesY * 16);
-    this.vImage = createStorage(device, 'loss.vImage', pixels * 16);
+    this.ownsVImage = !vImage;
+    this.vImage = vImage ?? createStorage(device, 'loss.vImage', pixels * 16);
     this.params = createUniform(device, 'loss.params', 16);
   }
 
@@ -59,10 +62,10 @@ export class LossFrame {
     return this.active.tilesX * this.active.tilesY * 16;
   }
 
-  bind(device: GPUDevice, forward: CompiledPipeline, backward: CompiledPipeline, image: GPUBuffer, targets: GPUBuffer): void {
+  bind(device: GPUDevice, forward: CompiledPipeline, backward: CompiledPipeline, image: GpuRange, targets: GPUBuffer): void {
     if (this.boundTo?.image === image && this.boundTo.targets === targets) return;
-    this.forwardGroup = bindGroup(device, forward.pipeline, { 0: this.params, 1: image, 2: targets, 3: this.partials, 4: this.sums });
-    this.backwardGroup = bindGroup(device, backward.pipeline, { 0: this.params, 1: image, 2: targets, 5: this.partials, 6: this.vImage });
+    this.forwardGroup = bindGroup(device, forward, { 0: this.params, 1: image, 2: targets, 3: this.partials, 4: this.sums });
+    this.backwardGroup = bindGroup(device, backward, { 0: this.params, 1: image, 2: targets, 5: this.partials, 6: this.vImage });
     this.boundTo = { image, targets };
   }
 
@@ -88,7 +91,8 @@ export class LossFrame {
   }
 
   destroy(): void {
-    for (const b of [this.partials, this.sums, this.vImage, this.params]) b.destroy();
+    for (const b of [this.partials, this.sums, this.params]) b.destroy();
+    if (this.ownsVImage) (this.vImage as GPUBuffer).destroy();
   }
 }
 
@@ -124,25 +128,25 @@ export class TrainingLoss {
    * Evaluation: clamps `image` to [0, 1] into `scratch` and records the forward statistics of the
    * clamped render against the target (PSNR and SSIM come from `frame.sums`).
    */
-  encodeEvaluation(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, scratch: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
+  encodeEvaluation(commands: GpuCommands, frame: LossFrame, image: GpuRange, scratch: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
     const { device } = this.ctx;
     const tiles = frame.setSize(width, height);
     device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x));
-    const clampGroup = bindGroup(device, this.clampPipeline.pipeline, { 0: frame.params, 1: image, 7: scratch });
+    const clampGroup = bindGroup(device, this.clampPipeline, { 0: frame.params, 1: image, 7: scratch });
     commands.dispatch(this.clampPipeline, [clampGroup], tiles.x, tiles.y);
-    const statsGroup = bindGroup(device, this.forward.pipeline, { 0: frame.params, 1: scratch, 2: targets, 3: frame.partials, 4: frame.sums });
+    const statsGroup = bindGroup(device, this.forward, { 0: frame.params, 1: scratch, 2: targets, 3: frame.partials, 4: frame.sums });
     commands.dispatch(this.forward, [statsGroup], tiles.x, tiles.y);
   }
 
-  createFrame(width: number, height: number): LossFrame {
-    return new LossFrame(this.ctx.device, width, height);
+  createFrame(width: number, height: number, vImage?: GpuRange): LossFrame {
+    return new LossFrame(this.ctx.device, width, height, vImage);
   }
 
   /**
    * Records loss + gradient of `image` (vec4 per pixel, row length `width`) against the RGBA8
    * target at `targetOffset` (pixels). The image may be smaller than the frame.
    */
-  encode(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
+  encode(commands: GpuCommands, frame: LossFrame, image: GpuRange, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
     const { device } = this.ctx;
     frame.bind(device, this.forward, this.backward, image, targets);
     const tiles = frame.setSize(width, height);

@@ -5,7 +5,7 @@
  */
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
-import { readBuffer } from '../gpu/buffers.js';
+import { rangeOf, readBuffer } from '../gpu/buffers.js';
 import { GpuSplatGrads, GpuSplats, shAosToPlanar, shPlanarToAos } from '../render/gpu-splats.js';
 import type { Adam, AdamGroup } from './adam.js';
 
@@ -40,7 +40,7 @@ export class Model {
 
   /** GPU bytes of parameters, gradients and moments (all of capacity). */
   get bytes(): number {
-    return Object.values(this.groups).reduce((sum, g) => sum + g.param.size + g.grad.size + g.m.size + g.v.size, 0) + this.grads.mean2d.size;
+    return Object.values(this.groups).reduce((sum, g) => sum + rangeOf(g.param).size + rangeOf(g.grad).size + g.moments.size, 0) + this.grads.mean2d.size;
   }
 
   /**
@@ -70,7 +70,7 @@ export class Model {
           // planar (SH): each value's plane moves to its place in the new capacity
           const rows = Math.min(from.plane, to.plane) * 4;
           for (let j = 0; j < from.stride; j++) commands.copyBuffer(from[part], j * from.plane * 4, to[part], j * to.plane * 4, rows);
-        } else commands.copyBuffer(from[part], 0, to[part], 0, Math.min(from[part].size, to[part].size));
+        } else commands.copyBuffer(from[part], 0, to[part], 0, Math.min(rangeOf(from[part]).size, rangeOf(to[part]).size));
       }
     }
     commands.copyBuffer(this.splats.countBuffer, 0, splats.countBuffer, 0, 16);
@@ -84,7 +84,7 @@ export class Model {
       const bytes = count * g.stride * 4;
       for (const [part, buffer] of [['param', g.param], ['m', g.m], ['v', g.v]] as const) {
         // stored in the host's interleaved order, whatever the GPU layout and capacity
-        const raw = bytes ? await readBuffer(device, buffer, g.plane ? buffer.size : bytes) : new ArrayBuffer(0);
+        const raw = bytes ? await readBuffer(device, buffer, g.plane ? rangeOf(buffer).size : bytes) : new ArrayBuffer(0);
         const data: Uint8Array = g.plane && bytes ? new Uint8Array(shPlanarToAos(new Float32Array(raw), count, g.stride, g.plane).buffer) : new Uint8Array(raw);
         blobs.push({ name: `${name}.${part}`, data });
       }
@@ -99,7 +99,8 @@ export class Model {
       if (!floats) continue;
       for (const part of ['m', 'v'] as const) {
         const values = blob(`${name}.${part}`, floats);
-        queue.writeBuffer(g[part], 0, g.plane ? shAosToPlanar(values, count, g.stride, g.plane) : values);
+        const data = g.plane ? shAosToPlanar(values, count, g.stride, g.plane) : values;
+        queue.writeBuffer(g[part].buffer, g[part].offset, data.buffer, data.byteOffset, data.byteLength);
       }
     }
   }
@@ -107,6 +108,6 @@ export class Model {
   destroy(): void {
     this.splats.destroy();
     this.grads.destroy();
-    for (const g of Object.values(this.groups)) for (const b of [g.m, g.v, g.uniform]) b.destroy();
+    for (const g of Object.values(this.groups)) for (const b of [g.moments, g.uniform]) b.destroy();
   }
 }

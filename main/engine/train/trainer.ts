@@ -144,9 +144,10 @@ export class Trainer {
     this.geometry?.destroy();
     this.isectCapacity = isectCapacity;
     this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isectCapacity);
-    this.lossFrame = this.loss.createFrame(width, height);
+    // the loss and the geometry loss write the backward's inputs, the frame's pixelGrads
+    this.lossFrame = this.loss.createFrame(width, height, this.frame.pixelGrads!.image);
     this.geometry = this.config.geometry ? await GeometryLoss.create(this.ctx, this.frame) : undefined;
-    this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, this.geometry?.vAux, this.model.grads, { vNormals: this.geometry?.vNormals });
+    this.rasterizer.bindBackward(this.frame, this.model.grads);
     // Every frame build starts the densifier over, statistics included (as it always has: keeping
     // them across an intersection-buffer growth would change training results).
     await this.densify.rebuild(this.capacity);

@@ -1,4 +1,4 @@
-import { bindBuffers, createStorage, createUniform } from '../buffers.js';
+import { bindBuffers, createStorage, createUniform, type GpuRange } from '../buffers.js';
 import type { GpuCommands } from '../commands.js';
 import type { GpuContext } from '../context.js';
 import type { CompiledPipeline, KernelVariant } from '../kernels.js';
@@ -63,7 +63,7 @@ export class ExclusiveScan {
   /**
    * `totalIndex`: also write the total into `count.buffer[totalIndex]` (the count of a later stage).
    */
-  createPlan(capacity: number, input: GPUBuffer, output: GPUBuffer, count: CountSource, totalIndex?: number): ScanPlan {
+  createPlan(capacity: number, input: GpuRange, output: GPUBuffer, count: CountSource, totalIndex?: number): ScanPlan {
     const { device } = this.ctx;
     const B = this.blockSize;
     if (output.size < (capacity + 1) * 4) throw new Error(`scan: output holds ${output.size / 4} words, needs capacity + 1 = ${capacity + 1}`);
@@ -71,7 +71,7 @@ export class ExclusiveScan {
     const zeros = createStorage(device, 'scan.zeros', 16);
     owned.push(zeros);
     // inputs[k], outputs[k]: level k scans inputs[k] into outputs[k]
-    const inputs: GPUBuffer[] = [input];
+    const inputs: GpuRange[] = [input];
     const outputs: GPUBuffer[] = [output];
     const blocks: number[] = [];
     let size = capacity;

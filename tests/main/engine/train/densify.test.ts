@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readBuffer } from '../../../../main/engine/gpu/buffers.js';
+import { readBuffer, writeRange } from '../../../../main/engine/gpu/buffers.js';
 import { GpuSplats, shPlanarToAos } from '../../../../main/engine/render/gpu-splats.js';
 import { Adam } from '../../../../main/engine/train/adam.js';
 import { AdcDensifier, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
@@ -40,9 +40,9 @@ describe('adaptive density control on the GPU', () => {
     };
     // moments: recognisable values
     for (const g of Object.values(groups)) {
-      const floats = g.param.size / 4;
-      ctx.device.queue.writeBuffer(g.m, 0, new Float32Array(floats).fill(7));
-      ctx.device.queue.writeBuffer(g.v, 0, new Float32Array(floats).fill(9));
+      const floats = g.m.size / 4;
+      writeRange(ctx.device, g.m, new Float32Array(floats).fill(7));
+      writeRange(ctx.device, g.v, new Float32Array(floats).fill(9));
     }
     const densifier = await AdcDensifier.create(ctx, 32, ADC_DEFAULTS);
     // gradient statistics: 2 hits each, average 0.001 (> 0.0002) except splats 0 and 5

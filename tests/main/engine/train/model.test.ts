@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { writeRange } from '../../../../main/engine/gpu/buffers.js';
 import { GpuSplats } from '../../../../main/engine/render/gpu-splats.js';
 import { Adam } from '../../../../main/engine/train/adam.js';
 import { Model } from '../../../../main/engine/train/model.js';
@@ -18,7 +19,7 @@ async function model(count: number, capacity: number) {
 describe('the training model', () => {
   it('moves parameters and moments to a larger capacity unchanged (planar SH included)', async () => {
     const { ctx, adam, model: small } = await model(5, 8);
-    for (const g of Object.values(small.groups)) ctx.device.queue.writeBuffer(g.m, 0, new Float32Array(g.m.size / 4).map((_, i) => i + g.stride));
+    for (const g of Object.values(small.groups)) writeRange(ctx.device, g.m, new Float32Array(g.m.size / 4).map((_, i) => i + g.stride));
     const before = await small.checkpointBlobs(ctx.device, 5);
     const commands = ctx.commands('resize');
     const large = small.resized(commands, ctx, adam, 40, 5);

@@ -1,0 +1,99 @@
+/**
+ * Arenas: several arrays of one element type in one GPUBuffer, each in its own aligned region.
+ *
+ * Why: WebGPU guarantees only 8 storage buffers per shader stage (SwiftShader has 12, the H200 16)
+ * and the rasterizer's kernels bind up to 16. Arrays that kernels use together live in one arena;
+ * where a device has bindings enough, each region binds as its own buffer (offset + size, so the
+ * kernels are exactly today's); where it has not, the kernel is rewritten to bind the whole arena
+ * once (wgsl-packing.ts) and index it at each member's offset, which a small uniform per arena
+ * holds. The element offsets are in the uniform rather than in the source so a capacity change
+ * needs no new pipeline.
+ *
+ * Every kind of arena is declared here once: the WGSL annotations (`// arena splat_params.means`)
+ * and the host allocations both name these kinds and members, and the packer takes a member's
+ * slot in the offsets uniform from its position in the list.
+ */
+import { createStorage, createUniform, type GpuRegion } from './buffers.js';
+
+export interface ArenaKind {
+  /** WGSL element type of every member (a packed binding is one `array<element>`). */
+  readonly element: 'f32' | 'u32' | 'vec2u' | 'vec4f';
+  readonly members: readonly string[];
+}
+
+export const ARENA_KINDS = {
+  /** The trained splat parameters (GpuSplats); SH planar. */
+  splat_params: { element: 'f32', members: ['means', 'logScales', 'quats', 'opacityLogits', 'sh'] },
+  /** Their gradients (GpuSplatGrads). */
+  splat_grads: { element: 'f32', members: ['means', 'logScales', 'quats', 'opacityLogits', 'sh'] },
+  /** Adam's moments of one parameter group. */
+  moments: { element: 'f32', members: ['m', 'v'] },
+  /** Per splat, written by the projection: conic + opacity, colour + depth, camera-space normal. */
+  projected: { element: 'vec4f', members: ['conicOpacity', 'colorDepth', 'normal'] },
+  /** Per splat: screen mean (f32 bits) and tile rectangle. */
+  projected_xy_rect: { element: 'vec2u', members: ['xy', 'rect'] },
+  /** The same per depth rank (gather_sorted's output). */
+  ranked: { element: 'vec4f', members: ['conicOpacity', 'colorDepth', 'normal'] },
+  ranked_xy_rect: { element: 'vec2u', members: ['xy', 'rect'] },
+  /** Per rank: intersections; per splat: its rank. */
+  rank_counts: { element: 'u32', members: ['count', 'rankOfSplat'] },
+  /** Per tile-sorted intersection: its depth rank and its emit index. */
+  tile_order: { element: 'u32', members: ['rank', 'emit'] },
+  /** Per intersection: the backward's gradient records. */
+  isect_grads: { element: 'vec4f', members: ['g0', 'g1', 'g2', 'g3'] },
+  /** Per pixel, the forward's vec4 outputs. */
+  pixels: { element: 'vec4f', members: ['image', 'normals', 'geometry'] },
+  /** Per pixel, the backward's inputs: dL/d image, dL/d (depth, median, distortion), dL/d normals. */
+  pixel_grads: { element: 'vec4f', members: ['image', 'aux', 'normals'] },
+} as const satisfies Record<string, ArenaKind>;
+
+export type ArenaKindName = keyof typeof ARENA_KINDS;
+export type ArenaMember<K extends ArenaKindName> = (typeof ARENA_KINDS)[K]['members'][number];
+
+export const ELEMENT_BYTES: Readonly<Record<ArenaKind['element'], number>> = { f32: 4, u32: 4, vec2u: 8, vec4f: 16 };
+
+export class GpuArena<K extends ArenaKindName = ArenaKindName> {
+  readonly buffer: GPUBuffer;
+  /** u32 element offset of each member, four to a vec4 (the packed kernels' `pack_*_at`). */
+  readonly layout: GPUBuffer;
+  readonly regions: Readonly<Record<ArenaMember<K>, GpuRegion<GpuArena<K>>>>;
+
+  /**
+   * `bytes`: each member's size (0 for a member a configuration does not use: it gets a 16-byte
+   * placeholder, since a binding cannot be empty). Regions start at the device's storage offset
+   * alignment, so each can bind on its own.
+   */
+  constructor(device: GPUDevice, readonly kind: K, readonly label: string, bytes: Readonly<Record<ArenaMember<K>, number>>) {
+    const spec: ArenaKind = ARENA_KINDS[kind];
+    const element = ELEMENT_BYTES[spec.element];
+    const align = Math.max(device.limits.minStorageBufferOffsetAlignment, element, 16);
+    const offsets: number[] = [];
+    const sizes: number[] = [];
+    let end = 0;
+    for (const member of spec.members) {
+      const size = Math.max(16, Math.ceil((bytes as Record<string, number>)[member] / element) * element);
+      if (!Number.isFinite(size)) throw new Error(`arena ${label}: no size for member ${member}`);
+      end = Math.ceil(end / align) * align;
+      offsets.push(end);
+      sizes.push(size);
+      end += size;
+    }
+    this.buffer = createStorage(device, label, end);
+    this.layout = createUniform(device, `${label}.layout`, Math.ceil(spec.members.length / 4) * 16);
+    device.queue.writeBuffer(this.layout, 0, new Uint32Array(offsets.map((o) => o / element).concat(new Array((4 - (offsets.length % 4)) % 4).fill(0))));
+    const regions: Record<string, GpuRegion<GpuArena<K>>> = {};
+    spec.members.forEach((member, i) => {
+      regions[member] = { buffer: this.buffer, offset: offsets[i], size: sizes[i], arena: this };
+    });
+    this.regions = regions as Record<ArenaMember<K>, GpuRegion<GpuArena<K>>>;
+  }
+
+  get size(): number {
+    return this.buffer.size;
+  }
+
+  destroy(): void {
+    this.buffer.destroy();
+    this.layout.destroy();
+  }
+}
