@@ -5,7 +5,8 @@
 //
 // composite_front_to_back(li, inside, center, range, pixel): one 16x16 workgroup per tile, one
 //   thread per pixel (li = local_invocation_index). The intersections [range.x, range.y) are
-//   loaded COMPOSITE_BATCH at a time into workgroup memory; each pixel composites
+//   loaded COMPOSITE_BATCH at a time into workgroup memory (an override: 256, one per thread, or
+//   fewer where the includer's arrays would not fit the device: ray-depth.ts); each pixel composites
 //   alpha = min(0.99, o exp(-power)), skipping alpha < 1/255 and stopping before transmittance
 //   would fall to 1e-4; the tile stops when every pixel is done. Returns the pixel's final
 //   transmittance and 1 + list index of its last composited intersection.
@@ -13,8 +14,9 @@
 // functions are called like any other, so the compiled loop is the one the includer would write):
 //   struct ForwardPixel                    what one pixel carries and sums (its own fields)
 //   fn begin_batch(li: u32, start: u32, end: u32)
-//       every thread, before the batch's barrier: when start + li < end, load intersection
-//       start + li into slot li (s_xy and s_conic_opacity below, and the includer's own arrays)
+//       every thread, before the batch's barrier: when li < COMPOSITE_BATCH and start + li < end,
+//       load intersection start + li into slot li (s_xy and s_conic_opacity below, and the
+//       includer's own arrays)
 //   fn composite_splat(pixel: ptr<function, ForwardPixel>, j: u32, index: u32, alpha: f32, t: f32, next_t: f32)
 //       one composited intersection: batch slot j, list index `index`, its alpha, the
 //       transmittance in front of it (t, so its weight is alpha t) and behind it (next_t)
@@ -24,7 +26,7 @@
 
 #include "splat-common"
 
-const COMPOSITE_BATCH: u32 = 256u; // TILE * TILE: one intersection loaded per thread
+override COMPOSITE_BATCH: u32 = 256u; // <= TILE * TILE: at most one intersection loaded per thread
 
 var<workgroup> s_xy: array<vec2f, COMPOSITE_BATCH>;
 var<workgroup> s_conic_opacity: array<vec4f, COMPOSITE_BATCH>;
@@ -52,7 +54,7 @@ fn composite_front_to_back(li: u32, inside: bool, center: vec2f, range: vec2u, p
     if (li == 0u) {
       done_snapshot = atomicLoad(&done_count);
     }
-    if (workgroupUniformLoad(&done_snapshot) >= COMPOSITE_BATCH) {
+    if (workgroupUniformLoad(&done_snapshot) >= TILE * TILE) {
       break;
     }
     begin_batch(li, start, range.y);

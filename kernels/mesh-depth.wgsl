@@ -104,7 +104,7 @@ struct ForwardPixel {
 }
 
 fn begin_batch(li: u32, start: u32, end: u32) {
-  if (start + li < end) {
+  if (li < COMPOSITE_BATCH && start + li < end) {
     let k = sorted_rank[start + li];
     s_xy[li] = bitcast<vec2f>(rank_xy[k]);
     s_conic_opacity[li] = rank_conic_opacity[k];

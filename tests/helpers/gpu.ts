@@ -60,3 +60,11 @@ export function testGpu(): Promise<GpuContext> {
 export function variantsOf(ctx: GpuContext): KernelVariant[] {
   return ctx.hasSubgroups ? ['portable', 'subgroup'] : ['portable'];
 }
+
+/**
+ * Whether this run is one of npm test's second passes on another adapter (SwiftShader, lowered
+ * limits): the slow suites then take a few cases that still reach every pipeline.
+ */
+export function isSecondAdapterRun(env: NodeJS.ProcessEnv = process.env): boolean {
+  return Boolean(env.ARGONAUT_BACKEND || env.ARGONAUT_TEST_LIMITS);
+}

@@ -5,6 +5,7 @@
  * the frame's internal buffers; forward-only, nothing of training changes.
  */
 import { bindGroup, createStorage } from '../gpu/buffers.js';
+import { workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
@@ -35,9 +36,10 @@ export class RayDepth {
    */
   static async create(ctx: GpuContext, options: { centreDepth?: boolean; entry?: boolean } = {}): Promise<RayDepth> {
     const WG = 256;
+    const constants = { CENTRE_DEPTH: options.centreDepth ? 1 : 0, ENTRY: options.entry === false ? 0 : 1 };
     const [planes, forward] = await Promise.all([
       ctx.kernels.get({ kernel: 'mesh-depth', entryPoint: 'depth_planes', constants: { WG } }),
-      ctx.kernels.get({ kernel: 'mesh-depth', entryPoint: 'depth_forward', constants: { CENTRE_DEPTH: options.centreDepth ? 1 : 0, ENTRY: options.entry === false ? 0 : 1 } }),
+      ctx.kernels.get({ kernel: 'mesh-depth', entryPoint: 'depth_forward', constants: { ...constants, COMPOSITE_BATCH: compositeBatchFor(ctx, constants) } }),
     ]);
     return new RayDepth(ctx, planes, forward, WG);
   }
@@ -73,4 +75,15 @@ export class RayDepth {
     commands.dispatch(this.planes, [target.planesGroup], x, Math.ceil(groups / x));
     commands.dispatch(this.forward, [target.forwardGroup], frame.activeTiles.x, frame.activeTiles.y);
   }
+}
+
+/**
+ * depth_forward's batch: one intersection per thread (256) where its five workgroup arrays fit
+ * the device (18,432 B), else the largest power of two that does (WebGPU's 16 KiB: 128).
+ */
+export function compositeBatchFor(ctx: GpuContext, constants: Readonly<Record<string, number>>): number {
+  const source = ctx.kernels.source('mesh-depth');
+  const limit = ctx.device.limits.maxComputeWorkgroupStorageSize;
+  for (let batch = 256; batch > 8; batch /= 2) if (workgroupMemoryBytes(source, 'depth_forward', { ...constants, COMPOSITE_BATCH: batch }) <= limit) return batch;
+  return 8;
 }

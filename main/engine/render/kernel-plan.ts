@@ -64,17 +64,21 @@ export function kernelPlan(info: GpuInfo, backward: RasterTuning): PlannedFamily
 }
 
 /**
- * Each family's largest needs, read from its WGSL, against the device's limits. Storage buffers
- * are those the entry point references statically: an upper bound, not checked (Dawn lays out
- * after override substitution: rasterize_forward references 13 and runs on SwiftShader's 12).
+ * Each family's largest needs, read from its WGSL as the device compiles it (packed where the
+ * registry packs it: gpu/wgsl-packing.ts), against the device's limits. Storage buffers are those
+ * the entry point references statically (an upper bound: Dawn lays out after override
+ * substitution).
  */
 export function measureKernelPlan(plan: readonly PlannedFamily[], kernels: KernelRegistry, limits: Readonly<Record<string, number>>): KernelPlan {
   const families: KernelFamilyFit[] = plan.map((family) => {
     let workgroupStorageBytes = 0;
     let storageBuffers = 0;
     let invocations = 0;
+    const packed: string[] = [];
     for (const entry of family.entries) {
-      const source = kernels.source(entry.kernel, family.variant, entry.consts ?? {});
+      const packing = kernels.packingFor(entry.kernel, entry.entryPoint, family.variant, entry.consts ?? {});
+      if (packing.packed) packed.push(`${entry.entryPoint} packed (${packing.reason})`);
+      const source = kernels.source(entry.kernel, family.variant, entry.consts ?? {}, packing.packed ? entry.entryPoint : undefined);
       workgroupStorageBytes = Math.max(workgroupStorageBytes, workgroupMemoryBytes(source, entry.entryPoint, entry.constants));
       storageBuffers = Math.max(storageBuffers, usedBindings(source, entry.entryPoint, 0, 'storage').size);
       invocations = Math.max(invocations, entry.constants.WG ?? WG);
@@ -82,8 +86,10 @@ export function measureKernelPlan(plan: readonly PlannedFamily[], kernels: Kerne
     const over = [
       workgroupStorageBytes > limits.maxComputeWorkgroupStorageSize ? `workgroup storage ${workgroupStorageBytes} B > ${limits.maxComputeWorkgroupStorageSize} B` : '',
       invocations > limits.maxComputeInvocationsPerWorkgroup ? `${invocations} invocations > ${limits.maxComputeInvocationsPerWorkgroup}` : '',
+      storageBuffers > limits.maxStorageBuffersPerShaderStage ? `${storageBuffers} storage buffers > ${limits.maxStorageBuffersPerShaderStage}` : '',
     ].filter(Boolean);
-    return { family: family.family, variant: family.variant, constants: family.constants, reason: family.reason, needs: { workgroupStorageBytes, storageBuffers, invocations }, fits: !over.length, ...(over.length ? { overLimits: over.join('; ') } : {}) };
+    const reason = packed.length ? `${family.reason}; ${packed.join('; ')}` : family.reason;
+    return { family: family.family, variant: family.variant, constants: family.constants, reason, needs: { workgroupStorageBytes, storageBuffers, invocations }, fits: !over.length, ...(over.length ? { overLimits: over.join('; ') } : {}) };
   });
   return KernelPlanSchema.parse(families);
 }
