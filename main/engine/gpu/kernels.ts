@@ -66,9 +66,9 @@ export class KernelRegistry {
    * reads and writes of one arena): `ARGONAUT_PACK=all` packs every entry point with arena
    * members (tests of the packed path on a device that does not need it).
    */
-  packingFor(kernel: string, entryPoint: string, variant: KernelVariant = this.variant, consts: Readonly<Record<string, number>> = {}): { packed: boolean; reason?: string; storageBuffers: number } {
+  packingFor(kernel: string, entryPoint: string, variant: KernelVariant = this.variant, consts: Readonly<Record<string, number>> = {}, maxStorageBuffers = this.device.limits.maxStorageBuffersPerShaderStage): { packed: boolean; reason?: string; storageBuffers: number } {
     const source = this.source(kernel, variant, consts);
-    const decision = needsPacking(source, entryPoint, this.device.limits.maxStorageBuffersPerShaderStage);
+    const decision = needsPacking(source, entryPoint, maxStorageBuffers);
     if (!decision.packed && process.env.ARGONAUT_PACK === 'all' && packSource(source).packs.length) return { ...decision, packed: true, reason: 'ARGONAUT_PACK=all' };
     return decision;
   }

@@ -76,7 +76,7 @@ export function measureKernelPlan(plan: readonly PlannedFamily[], kernels: Kerne
     let invocations = 0;
     const packed: string[] = [];
     for (const entry of family.entries) {
-      const packing = kernels.packingFor(entry.kernel, entry.entryPoint, family.variant, entry.consts ?? {});
+      const packing = kernels.packingFor(entry.kernel, entry.entryPoint, family.variant, entry.consts ?? {}, limits.maxStorageBuffersPerShaderStage);
       if (packing.packed) packed.push(`${entry.entryPoint} packed (${packing.reason})`);
       const source = kernels.source(entry.kernel, family.variant, entry.consts ?? {}, packing.packed ? entry.entryPoint : undefined);
       workgroupStorageBytes = Math.max(workgroupStorageBytes, workgroupMemoryBytes(source, entry.entryPoint, entry.constants));
