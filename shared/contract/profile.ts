@@ -7,6 +7,8 @@ export const ProfileRowSchema = z.object({
   totalMs: z.number(),
   avgMs: z.number(),
   percent: z.number(),
+  /** The pipeline's capability variant, sizing constants and packing (why it runs as it does on this device). */
+  config: z.string().optional(),
 });
 export type ProfileRow = z.infer<typeof ProfileRowSchema>;
 
@@ -23,12 +25,13 @@ export type ProfileReport = z.infer<typeof ProfileReportSchema>;
 
 /** Formats a profile as an aligned text table (CLI, logs). */
 export function formatProfileTable(report: ProfileReport): string {
-  const header = ['kernel', 'total ms', 'calls', 'avg ms', '% GPU'];
-  const body = report.rows.map((r) => [r.kernel, r.totalMs.toFixed(3), String(r.calls), r.avgMs.toFixed(4), r.percent.toFixed(1)]);
-  const total = ['total', report.gpuMs.toFixed(3), String(report.rows.reduce((s, r) => s + r.calls, 0)), '', '100.0'];
+  const configs = report.rows.some((r) => r.config);
+  const header = ['kernel', 'total ms', 'calls', 'avg ms', '% GPU', ...(configs ? ['pipeline'] : [])];
+  const body = report.rows.map((r) => [r.kernel, r.totalMs.toFixed(3), String(r.calls), r.avgMs.toFixed(4), r.percent.toFixed(1), ...(configs ? [r.config ?? ''] : [])]);
+  const total = ['total', report.gpuMs.toFixed(3), String(report.rows.reduce((s, r) => s + r.calls, 0)), '', '100.0', ...(configs ? [''] : [])];
   const table = [header, ...body, total];
   const widths = header.map((_, i) => Math.max(...table.map((row) => row[i].length)));
-  const line = (row: string[]) => row.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ');
+  const line = (row: string[]) => row.map((cell, i) => (i === 0 || i === 5 ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
   const rule = widths.map((w) => '-'.repeat(w)).join('  ');
   const ratio = report.wallMs > 0 ? (report.gpuMs / report.wallMs) * 100 : 0;
   return [

@@ -75,6 +75,7 @@ export class GpuCommands {
       return;
     }
     this.endPass();
+    this.profiler.describe(label, pipelineConfig(compiled));
     if (mode === 'timestamps') {
       if (this.labels.length >= this.maxProfiled) throw new Error(`more than ${this.maxProfiled} profiled dispatches in one submit`);
       this.batch ??= this.profiler.createTimestampBatch(this.maxProfiled);
@@ -141,4 +142,10 @@ function encodeDispatch(pass: GPUComputePassEncoder, compiled: CompiledPipeline,
   bindGroups.forEach((group, index) => pass.setBindGroup(index, group));
   if (dispatch.kind === 'direct') pass.dispatchWorkgroups(dispatch.x, dispatch.y, dispatch.z);
   else pass.dispatchWorkgroupsIndirect(dispatch.buffer, dispatch.offset);
+}
+
+/** A pipeline in a few words: its variant, its override constants, and whether and why it is packed. */
+export function pipelineConfig(compiled: CompiledPipeline): string {
+  const constants = Object.entries(compiled.constants).sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => `${k}=${v}`).join(' ');
+  return [compiled.variant, constants, compiled.packReason ? `packed: ${compiled.packReason}` : ''].filter(Boolean).join('; ');
 }

@@ -15,6 +15,7 @@ interface KernelStats {
  */
 export class Profiler {
   private stats = new Map<string, KernelStats>();
+  private readonly configs = new Map<string, string>();
   private pending: Promise<void>[] = [];
   private wallStartMs = performance.now();
 
@@ -46,6 +47,11 @@ export class Profiler {
   reset(): void {
     this.stats.clear();
     this.wallStartMs = performance.now();
+  }
+
+  /** What a label's pipeline is (variant, constants, packing), for the report's last column. */
+  describe(kernel: string, config: string): void {
+    if (!this.configs.has(kernel)) this.configs.set(kernel, config);
   }
 
   record(kernel: string, durationNs: number): void {
@@ -82,6 +88,7 @@ export class Profiler {
         totalMs: s.totalNs / 1e6,
         avgMs: s.totalNs / 1e6 / s.calls,
         percent: gpuNs > 0 ? (100 * s.totalNs) / gpuNs : 0,
+        ...(this.configs.has(kernel) ? { config: this.configs.get(kernel) } : {}),
       }))
       .sort((a, b) => b.totalMs - a.totalMs);
     return { source: this.source, rows, gpuMs: gpuNs / 1e6, wallMs };

@@ -19,6 +19,9 @@ describe('GPU profiler', () => {
     const table = formatProfileTable(report);
     expect(table).toMatch(/scan\.scan_blocks/);
     expect(table).toMatch(/GPU [\d.]+ ms over [\d.]+ ms wall-clock/);
+    // each row says how its pipeline runs here (variant and constants)
+    for (const r of report.rows) expect(r.config).toMatch(/^(portable|subgroup); .*WG=256/);
+    expect(table).toMatch(/scan\.scan_blocks .*(portable|subgroup); .*WG=256/);
   });
 
   it('costs nothing when off: no rows', async () => {
