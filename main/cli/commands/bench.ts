@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { buildRasterLoad, readRasterLoadSource, RASTER_LOAD_COUNT } from '../../../bench/raster-load.js';
+import { buildRasterLoad, readRasterLoadSource, RASTER_LOAD_COUNT, RASTER_LOADS, type RasterLoadName } from '../../../bench/raster-load.js';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { paramsForCommand } from '../../../shared/params/index.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
@@ -25,8 +25,9 @@ async function raster(context: CommandContext) {
     if (error instanceof ArgonautError) throw error;
     throw new ArgonautError('bad_input', `${dataDir}: cannot read the raster load's source points (${(error as Error).message}); pass --data <folder holding gsplat_test_garden/>`);
   }
-  out.progress({ stage: 'generate', message: `${count.toLocaleString()} splats` }, true);
-  const load = buildRasterLoad(source, { count });
+  const loadName = (options.load as RasterLoadName | undefined) ?? 'fixed';
+  out.progress({ stage: 'generate', message: `${count.toLocaleString()} splats (load ${loadName})` }, true);
+  const load = buildRasterLoad(source, { count, load: loadName });
   const gpu = await openGpu({ ...engineOptions, profile: true });
   try {
     const configs: RasterTuning[] = options.sweep
@@ -54,13 +55,14 @@ async function raster(context: CommandContext) {
     }
     const result = {
       bench: 'raster',
+      load: loadName,
       ...best,
       ...(options.sweep ? { sweep: results.map((r) => ({ ...r.config, forward_ms: r.forward_ms, backward_ms: r.backward_ms })) } : {}),
       ...benchStamp(gpu),
     };
     await writeResult(options.out as string | undefined, result);
     const human = [
-      `raster load: ${best.splats.toLocaleString()} splats, ${best.width}x${best.height}, ${best.visible.toLocaleString()} visible, ${best.intersections.toLocaleString()} intersections`,
+      `raster load ${loadName}: ${best.splats.toLocaleString()} splats, ${best.width}x${best.height}, ${best.visible.toLocaleString()} visible, ${best.intersections.toLocaleString()} intersections`,
       `forward ${best.forward_ms.toFixed(3)} ms, backward ${best.backward_ms.toFixed(3)} ms (median of ${best.forward_samples_ms.length}, ${best.timing}; ${best.variant} kernels, wg ${best.config.workgroupSize}, backward batch ${best.config.backwardBatch})`,
       `GPU memory ${(best.gpu_memory_bytes / 2 ** 20).toFixed(0)} MiB; ${best.bytes_per_splat.toFixed(0)} B per splat, ${best.bytes_per_intersection.toFixed(0)} B per intersection`,
       '',
@@ -78,10 +80,11 @@ async function raster(context: CommandContext) {
 export const benchCommand: CommandSpec = {
   name: 'bench',
   summary: 'benchmarks: `bench raster` (the fixed raster load), `bench train <dataset>` (the training protocol) and `bench mesh <dataset>` (train, extract, score against gt_mesh.ply)',
-  usage: 'bench raster [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
-    { flag: 'splats', type: 'int', help: `raster: splats of the fixed load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
+    { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
+    { flag: 'load', type: 'string', choices: Object.keys(RASTER_LOADS), help: "raster: 'fixed' (RASTER_LOAD.md, 1237x822) or 'bigsplat' (its splats' scales x4 at 1920x1440: what real captures stress; docs/benchmarks.md)" },
     { flag: 'data', type: 'string', help: 'raster: folder holding gsplat_test_garden/ (default ../shared/data)', valueName: 'dir' },
     { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
     { flag: 'backward-reduce', type: 'string', choices: ['partials', 'cas'], help: 'raster: how the subgroup backward sums over a tile (default partials)' },
