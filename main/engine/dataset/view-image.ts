@@ -13,7 +13,7 @@ import { fallbackCacheDir, readCachedImage, resolveCacheDir, writeCachedImage, t
 import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes } from '../formats/image-ops.js';
 import { imageDecoder, imageFileStat, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
 import type { Dataset, DatasetView, Rgb } from './types.js';
-import { lensOf, undistortImage } from './distortion.js';
+import { lensOf, undistortImage, undistortedPinhole } from './distortion.js';
 import { mapLimit } from './source-view.js';
 
 export interface ViewImageOptions {
@@ -25,6 +25,8 @@ export interface ViewImageOptions {
   cacheDir?: string | null;
   /** The decoder. Default: sharp's (imageDecoder); tests wrap it. */
   decoder?: ImageDecoder;
+  /** Alpha 0 of RGBA photos leaves the loss (the 4th channel's mask) instead of only compositing. Default false. */
+  alphaMask?: boolean;
   /** Non-fatal problems (a cache that cannot be written). Default console.warn. */
   warn?: (message: string) => void;
 }
@@ -34,6 +36,8 @@ export interface ViewImage {
   height: number;
   /** Row-major RGB, H * W * 3 values in [0, 1]. */
   rgb: Float32Array;
+  /** H * W bytes, 0 where the loss ignores the pixel, 255 elsewhere; absent when none is masked. */
+  mask?: Uint8Array;
 }
 
 const BLACK: Rgb = [0, 0, 0];
@@ -44,27 +48,77 @@ const BLACK: Rgb = [0, 0, 0];
  */
 export const IMAGES_IN_FLIGHT = 2 * Math.max(2, Math.min(8, os.availableParallelism()));
 
-/** Decoded pixels -> the view's final 8-bit RGB. Pure; exported for tests. */
-export function processViewPixels(image: Image, view: DatasetView, downscale: number, background: Rgb): Image {
+/**
+ * Decoded pixels -> the view's final 8-bit pixels: RGB, or RGB + mask (4 channels, the 4th 255
+ * where the pixel counts and 0 where the loss ignores it) when any pixel is masked: by the mask
+ * file's zeros (`mask`, the photo's size), by alpha 0 with `alphaMask`, or outside the
+ * undistortion's valid field. A downscaled pixel is valid only where all it covers is. Pure;
+ * exported for tests.
+ */
+export function processViewPixels(image: Image, view: DatasetView, downscale: number, background: Rgb, masking: PixelMasking = {}): Image {
   const target = downscaledSize(image.width, image.height, downscale);
-  if (!view.distortion && target.width === image.width && target.height === image.height) {
+  let valid: Uint8Array | undefined = masking.mask ? Uint8Array.from(masking.mask, (m) => (m === 0 ? 0 : 1)) : undefined;
+  if (masking.alphaMask && image.channels === 4) {
+    valid ??= new Uint8Array(image.width * image.height).fill(1);
+    for (let p = 0; p < valid.length; p++) if (image.data[4 * p + 3] === 0) valid[p] = 0;
+  }
+  if (!view.distortion && !valid && target.width === image.width && target.height === image.height) {
     return { width: image.width, height: image.height, channels: 3, data: compositeToBytes(image, background) };
   }
   let rgb = compositeToRgb(image, background);
-  if (view.distortion) rgb = undistortImage(rgb, lensOf(view.distortion, view.imagePath, 'view'));
+  if (view.distortion) {
+    const lens = lensOf(view.distortion, view.imagePath, 'view');
+    const pinhole = undistortedPinhole(lens, image.width, image.height);
+    let undistortedValid: Uint8Array | undefined;
+    if (valid) {
+      // the mask is a picture of the photo too: undistort it with the same map
+      const maskImage = { width: image.width, height: image.height, channels: 1, data: Float32Array.from(valid) };
+      const m = undistortImage(maskImage, lens, pinhole);
+      undistortedValid = Uint8Array.from(m.image.data, (v, i) => (m.valid[i] && v >= 1 - 1e-6 ? 1 : 0));
+    }
+    const undistorted = undistortImage(rgb, lens, pinhole);
+    rgb = undistorted.image;
+    valid = undistortedValid ?? (undistorted.invalidPixels > 0 ? undistorted.valid : undefined);
+  }
   rgb = downscaleArea(rgb, downscale);
-  return { width: rgb.width, height: rgb.height, channels: 3, data: quantizeToBytes(rgb.data) };
+  const bytes = quantizeToBytes(rgb.data);
+  if (!valid || valid.every((v) => v === 1)) return { width: rgb.width, height: rgb.height, channels: 3, data: bytes };
+  const coverage = downscaleArea({ width: image.width, height: image.height, channels: 1, data: Float32Array.from(valid) }, downscale).data;
+  const out = new Uint8Array(rgb.width * rgb.height * 4);
+  for (let p = 0; p < rgb.width * rgb.height; p++) {
+    out[4 * p] = bytes[3 * p];
+    out[4 * p + 1] = bytes[3 * p + 1];
+    out[4 * p + 2] = bytes[3 * p + 2];
+    out[4 * p + 3] = coverage[p] >= 1 - 1e-6 ? 255 : 0;
+  }
+  return { width: rgb.width, height: rgb.height, channels: 4, data: out };
+}
+
+/** What marks a view's pixels out of the loss besides the undistortion's invalid border. */
+export interface PixelMasking {
+  /** The mask file's first channel (photo size, one byte per pixel): 0 = ignore. */
+  mask?: Uint8Array;
+  /** Alpha 0 of an RGBA photo = ignore. */
+  alphaMask?: boolean;
 }
 
 function toViewImage(image: Image): ViewImage {
-  return { width: image.width, height: image.height, rgb: bytesToUnit(image.data) };
+  if (image.channels === 3) return { width: image.width, height: image.height, rgb: bytesToUnit(image.data) };
+  const pixels = image.width * image.height;
+  const rgb = new Uint8Array(pixels * 3);
+  const mask = new Uint8Array(pixels);
+  for (let p = 0; p < pixels; p++) {
+    rgb.set(image.data.subarray(4 * p, 4 * p + 3), 3 * p);
+    mask[p] = image.data[4 * p + 3];
+  }
+  return { width: image.width, height: image.height, rgb: bytesToUnit(rgb), mask };
 }
 
 export async function loadViewImage(view: DatasetView, options: ViewImageOptions = {}): Promise<ViewImage> {
   return toViewImage(await loadViewImageRgb8(view, options));
 }
 
-/** As loadViewImage, the final 8-bit RGB (what the cache holds; no conversion to floats). */
+/** As loadViewImage, the final 8-bit pixels (what the cache holds; no conversion to floats): RGB, or RGB + mask (processViewPixels). */
 export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOptions = {}): Promise<Image> {
   const downscale = options.downscale ?? 1;
   if (!Number.isFinite(downscale) || downscale < 1) throw new ArgonautError('invalid_argument', `downscale must be a finite number >= 1, got ${downscale}`);
@@ -81,10 +135,12 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
     background: [...background],
     undistortion: view.distortion ? { model: view.distortion.model, params: view.distortion.params } : null,
   };
+  if (view.maskPath) key.mask = { absolutePath: path.resolve(view.maskPath), ...(await imageFileStat(view.maskPath)) };
+  if (options.alphaMask) key.alphaMask = true;
   const expected = `${view.camera.width}x${view.camera.height}`;
   if (cacheDir) {
     const hit = await readCachedImage(cacheDir, key);
-    if (hit && hit.channels === 3 && `${hit.width}x${hit.height}` === expected) return hit;
+    if (hit && `${hit.width}x${hit.height}` === expected) return hit;
   }
   const decoded = await (options.decoder ?? imageDecoder).decode(await readImageBytes(file), file);
   const target = downscaledSize(decoded.width, decoded.height, downscale);
@@ -94,7 +150,8 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
       `image is ${decoded.width}x${decoded.height}, which at downscale ${downscale} gives ${target.width}x${target.height}, but the view's camera is ${expected} (was the dataset loaded with another downscale?)`,
     );
   }
-  const processed = processViewPixels(decoded, view, downscale, background);
+  const mask = view.maskPath ? await readMask(view.maskPath, decoded, file, options.decoder ?? imageDecoder) : undefined;
+  const processed = processViewPixels(decoded, view, downscale, background, { mask, alphaMask: options.alphaMask });
   if (cacheDir) {
     try {
       await writeCachedImage(cacheDir, key, processed);
@@ -103,6 +160,23 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
     }
   }
   return processed;
+}
+
+/** A mask file's first channel, checked to be the photo's size. */
+async function readMask(maskPath: string, photo: Image, photoPath: string, decoder: ImageDecoder): Promise<Uint8Array> {
+  let image: Image;
+  try {
+    image = await decoder.decode(await readImageBytes(maskPath), maskPath);
+  } catch (error) {
+    if (error instanceof ArgonautError) throw new ArgonautError(error.code, `${error.message} (the mask of ${photoPath})`, error.details);
+    throw error;
+  }
+  if (image.width !== photo.width || image.height !== photo.height) {
+    throw badInput(maskPath, `mask is ${image.width}x${image.height} but its image ${photoPath} is ${photo.width}x${photo.height}`);
+  }
+  const mask = new Uint8Array(image.width * image.height);
+  for (let p = 0; p < mask.length; p++) mask[p] = image.data[p * image.channels];
+  return mask;
 }
 
 export interface LoadViewImagesOptions extends ViewImageOptions {
