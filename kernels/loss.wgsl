@@ -4,14 +4,25 @@
 // zero padding like conv2d(padding=5) (3DGS); on: over the pixels whose window lies inside the
 // image, (W - 10) x (H - 10) (fused-ssim's padding="valid", gsplat's trainer), falling back to
 // the padded mean for an image of 10 pixels or less on a side. The L1 term is over every pixel.
+// Masks: the target's alpha byte is the pixel's mask m (0: the loss ignores the pixel, else it
+//   counts; packRgba8 and unmasked views write 255). Exactly:
+//     x'_q = m_q x_q, y'_q = m_q y_q: a masked pixel enters every window sum as zero, as a pixel
+//       outside the image does (its window weight is zero; the others' are not renormalized);
+//     S_p is counted when ssim_counted(p) and m_p = 1; |x_p - y_p| when m_p = 1;
+//     L = 0.8 sum_{m=1} |x - y| / l1_values + 0.2 (1 - sum_counted S / ssim_values), with
+//       l1_values = 3 x the unmasked pixels and ssim_values = 3 x the counted unmasked pixels
+//       (the host counts them from the mask: LossParams, train/loss.ts lossCounts);
+//     dL/dx_q = m_q (blur(dS/dmu) + 2 x blur(dS/dE[x^2]) + y blur(dS/dE[xy]) + the L1 term).
+//   With no pixel masked every m is 1 and every value is bit-identical to the unmasked loss
+//   (x * 1 and the same counts).
 //   ssim_forward:  per pixel and channel the SSIM value S and its partials w.r.t. the three
 //                  statistics that depend on I (mu_x, E[x^2], E[xy]), premultiplied by dL/dS;
-//                  per-workgroup sums of S, |I - T| and (I - T)^2 (loss value, PSNR; read back
-//                  later)
+//                  per-workgroup sums of S, |I - T| and (I - T)^2 over the unmasked pixels (loss
+//                  value, PSNR; read back later)
 //   ssim_backward: dL/dI = blur(dS/dmu) + 2 I blur(dS/dE[x^2]) + T blur(dS/dE[xy]) + the L1 term
 //                  (the window is symmetric, so the adjoint of the blur is the blur)
 // Inputs: image (vec4 per pixel: rgb, alpha), target (RGBA8 packed u32 per pixel, at
-//   target_offset in a buffer holding every training image).
+//   target_offset in a buffer holding every training image; alpha = mask).
 //   clamp_image:   image clamped to [0, 1] (evaluation scores the clamped render, like 3DGS)
 // Outputs: partials (3 vec4 per pixel), sums (vec4 per workgroup: sum S, sum |I - T|,
 //   sum (I - T)^2),
@@ -33,6 +44,10 @@ struct LossParams {
   height: u32,
   target_offset: u32,
   tiles_x: u32,
+  l1_values: u32, // 3 x the unmasked pixels: the L1 mean's and the MSE's count
+  ssim_values: u32, // 3 x the counted unmasked pixels: the SSIM mean's count
+  _pad0: u32,
+  _pad1: u32,
 }
 
 @group(0) @binding(0) var<uniform> lp: LossParams;
@@ -63,6 +78,11 @@ fn target_rgb(pixel: u32) -> vec3f {
   return vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
 }
 
+// The pixel's mask (the target's alpha byte): false = the loss ignores it.
+fn target_kept(pixel: u32) -> bool {
+  return (targets[lp.target_offset + pixel] >> 24u) != 0u;
+}
+
 fn in_image(p: vec2i) -> bool {
   return p.x >= 0 && p.y >= 0 && p.x < i32(lp.width) && p.y < i32(lp.height);
 }
@@ -79,12 +99,6 @@ fn valid_ssim() -> bool {
   return SSIM_VALID && lp.width > 2u * HALO && lp.height > 2u * HALO;
 }
 
-fn ssim_values() -> f32 {
-  if (valid_ssim()) {
-    return f32((lp.width - 2u * HALO) * (lp.height - 2u * HALO) * 3u);
-  }
-  return f32(lp.width * lp.height * 3u);
-}
 
 fn pixel_index(p: vec2i) -> u32 {
   return u32(p.y) * lp.width + u32(p.x);
@@ -95,8 +109,9 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
   let me = vec2i(wid.xy * TS + lid.xy);
   let inside = in_image(me);
-  let counted = ssim_counted(me);
-  let d_s = -SSIM_WEIGHT / ssim_values(); // dL/dS for every counted pixel and channel
+  let kept = inside && target_kept(pixel_index(me));
+  let counted = ssim_counted(me) && kept;
+  let d_s = -SSIM_WEIGHT / f32(lp.ssim_values); // dL/dS for every counted pixel and channel
   var ssim_sum = 0.0;
   var l1_sum = 0.0;
   var sq_sum = 0.0;
@@ -110,8 +125,10 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       var y = 0.0;
       if (in_image(p)) {
         let q = pixel_index(p);
-        x = image[q][c];
-        y = target_rgb(q)[c];
+        if (target_kept(q)) {
+          x = image[q][c];
+          y = target_rgb(q)[c];
+        }
       }
       s_a[i] = x;
       s_b[i] = y;
@@ -201,7 +218,8 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
   let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
   let me = vec2i(wid.xy * TS + lid.xy);
   let inside = in_image(me);
-  let n_values = f32(lp.width * lp.height * 3u);
+  let kept = inside && target_kept(pixel_index(me));
+  let n_values = f32(lp.l1_values);
   var grad = vec4f(0.0);
   var x = vec3f(0.0);
   var y = vec3f(0.0);
@@ -242,7 +260,9 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
       blurred += gauss(k) * vec3f(s_h[o], s_h[o + 1u], s_h[o + 2u]);
     }
     let l1 = L1_WEIGHT * sign(x[c] - y[c]) / n_values;
-    grad[c] = blurred.x + 2.0 * x[c] * blurred.y + y[c] * blurred.z + l1;
+    if (kept) {
+      grad[c] = blurred.x + 2.0 * x[c] * blurred.y + y[c] * blurred.z + l1;
+    }
     workgroupBarrier();
   }
   if (inside) {

@@ -54,6 +54,16 @@ export const PARAMS = [
     help: "Background colour behind the splats; 'auto' is white for NeRF-synthetic scenes and black otherwise. Transparent images are composited over it.",
   },
   {
+    key: 'train.masks', flag: 'masks', type: 'string', default: '',
+    group: 'Data', label: 'Mask folder', commands: ['train', 'bench', 'import'],
+    help: "Folder of per-image masks (IMG_1.jpg.png or IMG_1.png; zero = the loss ignores the pixel). Empty: the dataset's masks/ folder beside images/, when there is one.",
+  },
+  {
+    key: 'train.alphaMask', flag: 'alpha-mask', type: 'bool', default: false,
+    group: 'Data', label: 'Alpha is a mask', commands: ['train', 'bench', 'import'], advanced: true,
+    help: 'Pixels of RGBA images with alpha 0 leave the loss (the image is still composited over the background).',
+  },
+  {
     key: 'train.evalEvery', flag: 'eval-every', type: 'int', min: 0, max: 10_000_000, default: 0, unit: 'steps',
     group: 'Training', label: 'Evaluate every', commands: ['train'], help: 'Evaluate PSNR/SSIM on the test views every N steps (0: only at the end).',
   },

@@ -11,6 +11,10 @@ export interface DatasetDataOptions {
   downscale?: number;
   background?: BackgroundChoice;
   testEvery?: number;
+  /** Mask folder (loadDataset's `masks`); empty or undefined: the dataset's own masks/ when present. */
+  masks?: string;
+  /** Alpha 0 of RGBA images is masked (view-image.ts). */
+  alphaMask?: boolean;
   /** Keep only these views (after the split): protocols that evaluate on a subset. */
   filter?: (view: Dataset['views'][number], index: number) => boolean;
   warn?: (message: string) => void;
@@ -29,11 +33,12 @@ export function backgroundColour(choice: BackgroundChoice, datasetDefault?: read
  */
 export async function trainingDataFromPath(datasetPath: string, options: DatasetDataOptions = {}): Promise<TrainingData & { dataset: Dataset; dispose(): void }> {
   const downscale = options.downscale ?? 1;
-  const probe = await loadDataset(datasetPath, { downscale, testEvery: options.testEvery });
+  const probe = await loadDataset(datasetPath, { downscale, testEvery: options.testEvery, ...(options.masks ? { masks: options.masks } : {}) });
   const background = backgroundColour(options.background ?? 'auto', probe.background);
   const views = probe.views.filter((v, i) => (options.filter ? options.filter(v, i) : true));
   const dataset = { ...probe, views };
   const cacheDir = await resolveCacheDir(dataset.root);
+  const alphaMask = options.alphaMask ?? false;
   return {
     name: datasetPath,
     dataset,
@@ -43,8 +48,8 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     points: dataset.points,
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)
     ...(dataset.format === 'nerf-synthetic' ? { initBox: [-1.3, -1.3, -1.3, 1.3, 1.3, 1.3] as [number, number, number, number, number, number] } : {}),
-    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, warn: options.warn })).rgb,
-    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, warn: options.warn })).data,
+    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, alphaMask, warn: options.warn })).rgb,
+    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, alphaMask, warn: options.warn })).data,
     dispose: () => undefined,
   };
 }

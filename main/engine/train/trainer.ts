@@ -196,7 +196,8 @@ export class Trainer {
     const loc = this.targets.location[view];
     const commands = this.ctx.commands(`step ${t}`);
     this.rasterizer.encodeForward(commands, this.frame, camera, this.settings(t));
-    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+    const counts = loc.masked?.[cfg.ssimPadding];
+    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts);
     const geo = cfg.geometry;
     if (this.geometry && geo) {
       // distortion (sum of w w |z - z|) is in depth units: its weight is per scene scale
@@ -231,7 +232,7 @@ export class Trainer {
     if (lossStaging) {
       const { width, height } = camera;
       this.readbacks.read(lossStaging, (data) => {
-        const v = this.loss.value(new Float32Array(data), width, height);
+        const v = this.loss.value(new Float32Array(data), width, height, counts);
         this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr, ...this.geometryLate.get(t) });
         this.geometryLate.delete(t);
       });
@@ -304,10 +305,11 @@ export class Trainer {
       const commands = this.ctx.commands('eval');
       this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: degree });
       const loc = this.targets.location[view];
-      this.loss.encodeEvaluation(commands, this.lossFrame, this.frame.image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+      const counts = loc.masked?.[this.config.ssimPadding];
+      this.loss.encodeEvaluation(commands, this.lossFrame, this.frame.image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts);
       await commands.submit();
       const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
-      const v = this.loss.value(sums, camera.width, camera.height);
+      const v = this.loss.value(sums, camera.width, camera.height, counts);
       results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim });
     }
     scratch.destroy();

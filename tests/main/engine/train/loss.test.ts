@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testGpu } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
-import { lossParity } from '../../../parity/loss.parity.js';
+import { lossParity, randomMask } from '../../../parity/loss.parity.js';
 import { lossReference } from '../../../reference/loss.js';
 
 describe('loss reference (float64)', () => {
@@ -35,6 +35,59 @@ describe('loss reference (float64)', () => {
       den += fd * fd;
     }
     expect(Math.sqrt(num / den), `seed ${seed}`).toBeLessThan(1e-6);
+  });
+
+  it.each(['same', 'valid'] as const)('with a mask, has the gradient finite differences give, and none at masked pixels (%s padding)', (padding) => {
+    const seed = freshSeed();
+    const random = rng(seed);
+    const W = 23;
+    const H = 19;
+    const target = Float64Array.from({ length: W * H * 3 }, () => random());
+    const image = Float64Array.from(target, (t) => t + (random() - 0.5) * 0.3);
+    const mask = randomMask(W, H, random);
+    const ref = lossReference(image, target, W, H, padding, mask);
+    const eps = 1e-6;
+    let num = 0;
+    let den = 0;
+    let probes = 0;
+    for (let probe = 0; probe < 60; probe++) {
+      const i = Math.floor(random() * image.length);
+      if (Math.abs(image[i] - target[i]) < 1e-3) continue; // |.| kink
+      const plus = Float64Array.from(image);
+      const minus = Float64Array.from(image);
+      plus[i] += eps;
+      minus[i] -= eps;
+      const fd = (lossReference(plus, target, W, H, padding, mask).loss - lossReference(minus, target, W, H, padding, mask).loss) / (2 * eps);
+      if (mask[Math.floor(i / 3)] === 0) expect(fd, `masked value ${i}, seed ${seed}`).toBe(0);
+      num += (fd - ref.grad[i]) ** 2;
+      den += fd * fd;
+      probes++;
+    }
+    expect(probes).toBeGreaterThan(30);
+    expect(Math.sqrt(num / den), `seed ${seed}`).toBeLessThan(1e-6);
+    for (let p = 0; p < W * H; p++) if (mask[p] === 0) expect([0, 1, 2].map((c) => ref.grad[3 * p + c])).toEqual([0, 0, 0]);
+  });
+
+  it('a masked pixel is a zero in every window: what it holds changes nothing, and the means are over the rest', () => {
+    const seed = freshSeed();
+    const random = rng(seed);
+    const W = 20;
+    const H = 17;
+    const target = Float64Array.from({ length: W * H * 3 }, () => random());
+    const image = Float64Array.from(target, (t) => t + (random() - 0.5) * 0.3);
+    const mask = randomMask(W, H, random);
+    const ref = lossReference(image, target, W, H, 'same', mask);
+    // anything under the mask: same loss, same gradient
+    const other = Float64Array.from(image, (v, i) => (mask[Math.floor(i / 3)] === 0 ? random() : v));
+    const otherTarget = Float64Array.from(target, (v, i) => (mask[Math.floor(i / 3)] === 0 ? random() : v));
+    const again = lossReference(other, otherTarget, W, H, 'same', mask);
+    expect(again.loss).toBe(ref.loss);
+    expect(again.grad).toEqual(ref.grad);
+    // zeros under the mask without a mask give the same windows: the L1 mean differs only by its count
+    const zeroed = (a: Float64Array) => Float64Array.from(a, (v, i) => (mask[Math.floor(i / 3)] === 0 ? 0 : v));
+    const unmasked = lossReference(zeroed(image), zeroed(target), W, H, 'same');
+    const kept = mask.reduce((s, m) => s + (m === 0 ? 0 : 1), 0);
+    expect(ref.l1).toBeCloseTo((unmasked.l1 * W * H) / kept, 12);
   });
 
   it("'valid' counts only windows inside the image: a corner pixel is in one window's 1e-6 tail", () => {
@@ -83,17 +136,20 @@ describe('loss gradient stays finite where 2 cov(x, y) + C2 = 0', () => {
 
 describe('loss kernel matches the reference', async () => {
   const ctx = await testGpu();
-  for (const [w, h, padding] of [
-    [16, 16, 'same'],
-    [37, 29, 'same'],
-    [64, 48, 'same'],
-    [37, 29, 'valid'],
-    [64, 48, 'valid'],
-    [9, 40, 'valid'],
+  for (const [w, h, padding, masked] of [
+    [16, 16, 'same', false],
+    [37, 29, 'same', false],
+    [64, 48, 'same', false],
+    [37, 29, 'valid', false],
+    [64, 48, 'valid', false],
+    [9, 40, 'valid', false],
+    [37, 29, 'same', true],
+    [64, 48, 'same', true],
+    [64, 48, 'valid', true],
   ] as const) {
-    it(`${w}x${h} (${padding} SSIM)`, async () => {
+    it(`${w}x${h} (${padding} SSIM${masked ? ', masked' : ''})`, async () => {
       const seed = freshSeed();
-      const r = await lossParity(ctx, seed, w, h, padding);
+      const r = await lossParity(ctx, seed, w, h, padding, masked);
       expect(r.ok, `seed ${seed}: ${r.detail}`).toBe(true);
     });
   }
