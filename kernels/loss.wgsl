@@ -28,7 +28,7 @@
 //   sum (I - T)^2),
 //   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
 // Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
-//   (26x26 inputs + 26x16 horizontal sums: under 16 KiB).
+//   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below).
 
 const TS: u32 = 16u;
 const HALO: u32 = 5u;
@@ -58,11 +58,15 @@ struct LossParams {
 @group(0) @binding(5) var<storage, read> partials_in: array<vec4f>;
 @group(0) @binding(6) var<storage, read_write> v_image: array<vec4f>;
 
+// Workgroup memory is allocated per pipeline for the variables its entry point uses, so each pass
+// has its own horizontal-sum array of the size it needs, and the forward's final reduction reuses
+// its one: ssim_forward 13,728 B (s_a, s_b, s_h5), ssim_backward 13,104 B (s_a, s_b, s_c, s_h3),
+// both within WebGPU's guaranteed 16,384 at today's 16x16 tile (before: 17,824 and 16,432).
 var<workgroup> s_a: array<f32, SPAN * SPAN>; // x, or partial mu
 var<workgroup> s_b: array<f32, SPAN * SPAN>; // y, or partial E[x^2]
 var<workgroup> s_c: array<f32, SPAN * SPAN>; // partial E[xy] (backward)
-var<workgroup> s_h: array<f32, SPAN * TS * 5u>; // horizontal sums
-var<workgroup> s_sum: array<vec4f, 256>;
+var<workgroup> s_h5: array<f32, SPAN * TS * 5u>; // forward: horizontal sums of 5 statistics, then the workgroup's sums
+var<workgroup> s_h3: array<f32, SPAN * TS * 3u>; // backward: horizontal sums of 3 partials
 
 fn gauss(i: u32) -> f32 {
   // normalized 11-tap Gaussian, sigma = 1.5
@@ -149,11 +153,11 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
         exy += g * x * y;
       }
       let o = i * 5u;
-      s_h[o] = m.x;
-      s_h[o + 1u] = m.y;
-      s_h[o + 2u] = m.z;
-      s_h[o + 3u] = m.w;
-      s_h[o + 4u] = exy;
+      s_h5[o] = m.x;
+      s_h5[o + 1u] = m.y;
+      s_h5[o + 2u] = m.z;
+      s_h5[o + 3u] = m.w;
+      s_h5[o + 4u] = exy;
     }
     workgroupBarrier();
     var m = vec4f(0.0);
@@ -161,8 +165,8 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
     for (var k = 0u; k < 11u; k++) {
       let o = ((lid.y + k) * TS + lid.x) * 5u;
       let g = gauss(k);
-      m += g * vec4f(s_h[o], s_h[o + 1u], s_h[o + 2u], s_h[o + 3u]);
-      exy += g * s_h[o + 4u];
+      m += g * vec4f(s_h5[o], s_h5[o + 1u], s_h5[o + 2u], s_h5[o + 3u]);
+      exy += g * s_h5[o + 4u];
     }
     if (inside) {
       let mx = m.x;
@@ -200,16 +204,22 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
     partials[3u * q + 1u] = out_xx;
     partials[3u * q + 2u] = out_xy;
   }
-  s_sum[li] = vec4f(ssim_sum, l1_sum, sq_sum, 0.0);
+  // The same tree as a vec4 array would take, one component per 256 floats of s_h5 (free now:
+  // the channel loop ended on a barrier).
+  s_h5[li] = ssim_sum;
+  s_h5[256u + li] = l1_sum;
+  s_h5[512u + li] = sq_sum;
   workgroupBarrier();
   for (var stride = 128u; stride > 0u; stride >>= 1u) {
     if (li < stride) {
-      s_sum[li] += s_sum[li + stride];
+      s_h5[li] += s_h5[li + stride];
+      s_h5[256u + li] += s_h5[256u + li + stride];
+      s_h5[512u + li] += s_h5[512u + li + stride];
     }
     workgroupBarrier();
   }
   if (li == 0u) {
-    sums[wid.y * lp.tiles_x + wid.x] = s_sum[0];
+    sums[wid.y * lp.tiles_x + wid.x] = vec4f(s_h5[0], s_h5[256u], s_h5[512u], 0.0);
   }
 }
 
@@ -249,15 +259,15 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
         let at = row * SPAN + col + k;
         h += gauss(k) * vec3f(s_a[at], s_b[at], s_c[at]);
       }
-      s_h[i * 3u] = h.x;
-      s_h[i * 3u + 1u] = h.y;
-      s_h[i * 3u + 2u] = h.z;
+      s_h3[i * 3u] = h.x;
+      s_h3[i * 3u + 1u] = h.y;
+      s_h3[i * 3u + 2u] = h.z;
     }
     workgroupBarrier();
     var blurred = vec3f(0.0);
     for (var k = 0u; k < 11u; k++) {
       let o = ((lid.y + k) * TS + lid.x) * 3u;
-      blurred += gauss(k) * vec3f(s_h[o], s_h[o + 1u], s_h[o + 2u]);
+      blurred += gauss(k) * vec3f(s_h3[o], s_h3[o + 1u], s_h3[o + 2u]);
     }
     let l1 = L1_WEIGHT * sign(x[c] - y[c]) / n_values;
     if (kept) {

@@ -70,7 +70,7 @@ function vitest(label, args, env = {}) {
 const SWIFTSHADER_FILES = ['tests/main/engine/gpu/scan.test.ts', 'tests/main/engine/gpu/radix-sort.test.ts', 'tests/main/engine/mesh/kernels.test.ts', 'tests/main/engine/train/loss.test.ts'];
 // (The rasterizer passes there too, but its random scenes already run above: a second run would
 // only double the exposure to its rare marginal gradient seeds, noted in docs/device-matrix.md.)
-const SMALL_STORAGE_FILES = ['tests/main/engine/gpu/scan.test.ts', 'tests/main/engine/mesh/kernels.test.ts'];
+const SMALL_STORAGE_FILES = ['tests/main/engine/gpu/scan.test.ts', 'tests/main/engine/mesh/kernels.test.ts', 'tests/main/engine/train/loss.test.ts'];
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 if (built) {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testGpu } from '../../../helpers/gpu.js';
+import { testGpu, variantsOf, WEBGPU_DEFAULT_TEST_LIMITS } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { lossParity, randomMask } from '../../../parity/loss.parity.js';
 import { lossReference } from '../../../reference/loss.js';
@@ -153,6 +153,19 @@ describe('loss kernel matches the reference', async () => {
       expect(r.ok, `seed ${seed}: ${r.detail}`).toBe(true);
     });
   }
+});
+
+describe('SSIM within the workgroup storage every WebGPU device has', () => {
+  it('ssim_forward and ssim_backward declare at most 16,384 B at the 16x16 tile (read from the WGSL, both variants)', async () => {
+    const ctx = await testGpu();
+    const { workgroupMemoryBytes } = await import('../../../../main/engine/gpu/wgsl-analysis.js');
+    for (const variant of variantsOf(ctx)) {
+      const source = ctx.kernels.source('loss', variant, {});
+      expect(workgroupMemoryBytes(source, 'ssim_forward')).toBe(13_728);
+      expect(workgroupMemoryBytes(source, 'ssim_backward')).toBe(13_104);
+    }
+    expect(13_728).toBeLessThanOrEqual(WEBGPU_DEFAULT_TEST_LIMITS.maxComputeWorkgroupStorageSize);
+  });
 });
 
 describe('SSIM padding of a run', () => {
