@@ -15,6 +15,10 @@
 //     dL/dx_q = m_q (blur(dS/dmu) + 2 x blur(dS/dE[x^2]) + y blur(dS/dE[xy]) + the L1 term).
 //   With no pixel masked every m is 1 and every value is bit-identical to the unmasked loss
 //   (x * 1 and the same counts).
+// RANDOM_BACKGROUND (override, off by default): the target's colour is premultiplied and its
+//   alpha byte b is 0 (masked) or 1 + 254 a (view-image.ts, alpha 'coverage'); the target is
+//   composited over lp.background, y = rgb + background (1 - a), the colour the render was drawn
+//   over this step (train.alpha 'random').
 //   ssim_forward:  per pixel and channel the SSIM value S and its partials w.r.t. the three
 //                  statistics that depend on I (mu_x, E[x^2], E[xy]), premultiplied by dL/dS;
 //                  per-workgroup sums of S, |I - T| and (I - T)^2 over the unmasked pixels (loss
@@ -38,6 +42,7 @@ const C2: f32 = 0.0009; // 0.03^2
 const L1_WEIGHT: f32 = 0.8;
 const SSIM_WEIGHT: f32 = 0.2;
 override SSIM_VALID: bool = false;
+override RANDOM_BACKGROUND: bool = false;
 
 struct LossParams {
   width: u32,
@@ -48,6 +53,8 @@ struct LossParams {
   ssim_values: u32, // 3 x the counted unmasked pixels: the SSIM mean's count
   _pad0: u32,
   _pad1: u32,
+  background: vec3f, // what RANDOM_BACKGROUND composites the target over
+  _pad2: f32,
 }
 
 @group(0) @binding(0) var<uniform> lp: LossParams;
@@ -79,7 +86,12 @@ fn gauss(i: u32) -> f32 {
 
 fn target_rgb(pixel: u32) -> vec3f {
   let packed = targets[lp.target_offset + pixel];
-  return vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
+  let rgb = vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
+  if (RANDOM_BACKGROUND) {
+    let coverage = f32(max(packed >> 24u, 1u) - 1u) / 254.0;
+    return rgb + lp.background * (1.0 - coverage);
+  }
+  return rgb;
 }
 
 // The pixel's mask (the target's alpha byte): false = the loss ignores it.

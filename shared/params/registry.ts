@@ -59,9 +59,9 @@ export const PARAMS = [
     help: "Folder of per-image masks (IMG_1.jpg.png or IMG_1.png; zero = the loss ignores the pixel). Empty: the dataset's masks/ folder beside images/, when there is one.",
   },
   {
-    key: 'train.alphaMask', flag: 'alpha-mask', type: 'bool', default: false,
-    group: 'Data', label: 'Alpha is a mask', commands: ['train', 'bench', 'import'], advanced: true,
-    help: 'Pixels of RGBA images with alpha 0 leave the loss (the image is still composited over the background).',
+    key: 'train.alpha', flag: 'alpha', type: 'enum', choices: ['background', 'mask', 'random'], default: 'background',
+    group: 'Data', label: 'Image alpha', commands: ['train', 'bench', 'import'], advanced: true,
+    help: "What RGBA images' alpha does: 'background' composites them over --background; 'mask' also leaves alpha-0 pixels out of the loss; 'random' trains over a random background colour each step (the render's and the image's the same), so the object learns to be transparent where alpha is 0.",
   },
   {
     key: 'train.evalEvery', flag: 'eval-every', type: 'int', min: 0, max: 10_000_000, default: 0, unit: 'steps',

@@ -32,21 +32,32 @@ export function randomMask(width: number, height: number, random: () => number):
   return mask;
 }
 
-/** GPU loss value and dL/dI against the float64 reference on a random image pair (`masked`: with randomMask). */
-export async function lossParity(ctx: GpuContext, seed: number, width: number, height: number, padding: SsimPadding = 'same', masked = false): Promise<ParityResult & { lossError: number }> {
+/**
+ * GPU loss value and dL/dI against the float64 reference on a random image pair (`masked`: with
+ * randomMask; `randomBackground`: targets premultiplied with random coverage, composited by the
+ * kernel over a random colour, by the test in float64 for the reference).
+ */
+export async function lossParity(ctx: GpuContext, seed: number, width: number, height: number, padding: SsimPadding = 'same', masked = false, randomBackground = false): Promise<ParityResult & { lossError: number }> {
   const random = rng(seed);
   const P = width * height;
   const mask = masked ? randomMask(width, height, random) : undefined;
   // targets are 8-bit: quantize first so both sides see the same values
-  const targetRgb = Float64Array.from({ length: P * 3 }, () => Math.round(random() * 255) / 255);
+  let targetRgb = Float64Array.from({ length: P * 3 }, () => Math.round(random() * 255) / 255);
+  const background: [number, number, number] = [random(), random(), random()];
+  const coverageBytes = Uint8Array.from({ length: P }, (_, p) => (mask && mask[p] === 0 ? 0 : random() < 0.3 ? 1 + Math.floor(random() * 255) : 255));
+  const packed = randomBackground ? packRgba8(targetRgb, P, undefined, 0, mask).map((w, p) => ((w & 0xffffff) | (coverageBytes[p] << 24)) >>> 0) : undefined;
+  if (randomBackground) {
+    // the kernel's target: premultiplied rgb + background (1 - a), a = (byte - 1) / 254
+    targetRgb = targetRgb.map((v, i) => v + background[i % 3] * (1 - Math.max(coverageBytes[Math.floor(i / 3)] - 1, 0) / 254));
+  }
   // the image: the target plus smooth-ish noise, so SSIM is far from 0 and 1
   const image = Float32Array.from(targetRgb, (t) => Math.min(1, Math.max(0, t + (random() - 0.5) * 0.4)));
   const imageVec4 = new Float32Array(P * 4);
   for (let i = 0; i < P; i++) imageVec4.set([image[3 * i], image[3 * i + 1], image[3 * i + 2], 1], 4 * i);
-  const targets = packRgba8(targetRgb, P, undefined, 0, mask);
+  const targets = packed ?? packRgba8(targetRgb, P, undefined, 0, mask);
   const counts = lossCounts(width, height, padding, mask);
   const { device } = ctx;
-  const loss = await TrainingLoss.create(ctx, padding);
+  const loss = await TrainingLoss.create(ctx, padding, { randomBackground });
   const frame = loss.createFrame(width, height);
   const imageBuf = uploadStorage(device, 'loss.test.image', imageVec4);
   // the target sits after 7 words of another image: exercises target_offset
@@ -54,7 +65,7 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
   device.queue.writeBuffer(targetBuf, 28, targets);
   poisonBuffer(device, frame.vImage);
   const commands = ctx.commands('loss.test');
-  loss.encode(commands, frame, imageBuf, targetBuf, 7, width, height, counts);
+  loss.encode(commands, frame, imageBuf, targetBuf, 7, width, height, counts, background);
   await commands.submit();
   const v = new Float32Array(await readBuffer(device, frame.vImage, P * 16));
   const sums = new Float32Array(await readBuffer(device, frame.sums, frame.sumsBytes));
@@ -72,7 +83,7 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
   imageBuf.destroy();
   targetBuf.destroy();
   return {
-    name: `loss ${width}x${height}${padding === 'valid' ? ' (valid SSIM)' : ''}${masked ? ' (masked)' : ''}`,
+    name: `loss ${width}x${height}${padding === 'valid' ? ' (valid SSIM)' : ''}${masked ? ' (masked)' : ''}${randomBackground ? ' (random background)' : ''}`,
     variant: 'portable',
     seed,
     ok: error < 1e-4 && lossError < 1e-5 && psnrError < 1e-3 && Number.isFinite(error),

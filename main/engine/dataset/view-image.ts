@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { fallbackCacheDir, readCachedImage, resolveCacheDir, writeCachedImage, type ImageCacheKey } from '../formats/image-cache.js';
-import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes } from '../formats/image-ops.js';
+import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes, type FloatImage } from '../formats/image-ops.js';
 import { imageDecoder, imageFileStat, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
 import type { Dataset, DatasetView, Rgb } from './types.js';
 import { lensOf, undistortImage, undistortedPinhole } from './distortion.js';
@@ -25,8 +25,8 @@ export interface ViewImageOptions {
   cacheDir?: string | null;
   /** The decoder. Default: sharp's (imageDecoder); tests wrap it. */
   decoder?: ImageDecoder;
-  /** Alpha 0 of RGBA photos leaves the loss (the 4th channel's mask) instead of only compositing. Default false. */
-  alphaMask?: boolean;
+  /** What an RGBA photo's alpha does (AlphaUse). Default 'background'. */
+  alpha?: AlphaUse;
   /** Non-fatal problems (a cache that cannot be written). Default console.warn. */
   warn?: (message: string) => void;
 }
@@ -36,7 +36,7 @@ export interface ViewImage {
   height: number;
   /** Row-major RGB, H * W * 3 values in [0, 1]. */
   rgb: Float32Array;
-  /** H * W bytes, 0 where the loss ignores the pixel, 255 elsewhere; absent when none is masked. */
+  /** H * W bytes, 0 where the loss ignores the pixel, else 255 (or 1 + 254 alpha: processViewPixels); absent when none is masked and no alpha is kept. */
   mask?: Uint8Array;
 }
 
@@ -49,23 +49,31 @@ const BLACK: Rgb = [0, 0, 0];
 export const IMAGES_IN_FLIGHT = 2 * Math.max(2, Math.min(8, os.availableParallelism()));
 
 /**
- * Decoded pixels -> the view's final 8-bit pixels: RGB, or RGB + mask (4 channels, the 4th 255
- * where the pixel counts and 0 where the loss ignores it) when any pixel is masked: by the mask
- * file's zeros (`mask`, the photo's size), by alpha 0 with `alphaMask`, or outside the
- * undistortion's valid field. A downscaled pixel is valid only where all it covers is. Pure;
- * exported for tests.
+ * Decoded pixels -> the view's final 8-bit pixels: RGB, or RGB + a 4th byte per pixel when any
+ * pixel is masked or alpha is kept (`masking.alpha` 'coverage'):
+ *   0            the loss ignores the pixel: the mask file's zeros (`mask`, the photo's size),
+ *                alpha 0 with alpha 'mask', or outside the undistortion's valid field; a
+ *                downscaled pixel counts only where every pixel it covers does;
+ *   1 + 254 a    with alpha 'coverage': the pixel counts, its colour is premultiplied (composited
+ *                over black) and a is its alpha, so the loss can composite it over any
+ *                background (kernels/loss.wgsl, RANDOM_BACKGROUND); 255 (a = 1) for RGB photos;
+ *   255          otherwise.
+ * Pure; exported for tests.
  */
 export function processViewPixels(image: Image, view: DatasetView, downscale: number, background: Rgb, masking: PixelMasking = {}): Image {
+  const alphaUse = masking.alpha ?? 'background';
+  const keepAlpha = alphaUse === 'coverage';
   const target = downscaledSize(image.width, image.height, downscale);
   let valid: Uint8Array | undefined = masking.mask ? Uint8Array.from(masking.mask, (m) => (m === 0 ? 0 : 1)) : undefined;
-  if (masking.alphaMask && image.channels === 4) {
+  if (alphaUse === 'mask' && image.channels === 4) {
     valid ??= new Uint8Array(image.width * image.height).fill(1);
     for (let p = 0; p < valid.length; p++) if (image.data[4 * p + 3] === 0) valid[p] = 0;
   }
-  if (!view.distortion && !valid && target.width === image.width && target.height === image.height) {
+  if (!view.distortion && !valid && !keepAlpha && target.width === image.width && target.height === image.height) {
     return { width: image.width, height: image.height, channels: 3, data: compositeToBytes(image, background) };
   }
-  let rgb = compositeToRgb(image, background);
+  let rgb = compositeToRgb(image, keepAlpha ? BLACK : background);
+  let alpha = keepAlpha ? alphaOf(image) : undefined;
   if (view.distortion) {
     const lens = lensOf(view.distortion, view.imagePath, 'view');
     const pinhole = undistortedPinhole(lens, image.width, image.height);
@@ -78,28 +86,46 @@ export function processViewPixels(image: Image, view: DatasetView, downscale: nu
     }
     const undistorted = undistortImage(rgb, lens, pinhole);
     rgb = undistorted.image;
+    if (alpha) alpha = undistortImage(alpha, lens, pinhole).image;
     valid = undistortedValid ?? (undistorted.invalidPixels > 0 ? undistorted.valid : undefined);
   }
   rgb = downscaleArea(rgb, downscale);
   const bytes = quantizeToBytes(rgb.data);
-  if (!valid || valid.every((v) => v === 1)) return { width: rgb.width, height: rgb.height, channels: 3, data: bytes };
-  const coverage = downscaleArea({ width: image.width, height: image.height, channels: 1, data: Float32Array.from(valid) }, downscale).data;
+  const allValid = !valid || valid.every((v) => v === 1);
+  if (allValid && !keepAlpha) return { width: rgb.width, height: rgb.height, channels: 3, data: bytes };
+  const counted = allValid ? undefined : downscaleArea({ width: image.width, height: image.height, channels: 1, data: Float32Array.from(valid!) }, downscale).data;
+  const coverage = alpha ? downscaleArea(alpha, downscale).data : undefined;
   const out = new Uint8Array(rgb.width * rgb.height * 4);
   for (let p = 0; p < rgb.width * rgb.height; p++) {
     out[4 * p] = bytes[3 * p];
     out[4 * p + 1] = bytes[3 * p + 1];
     out[4 * p + 2] = bytes[3 * p + 2];
-    out[4 * p + 3] = coverage[p] >= 1 - 1e-6 ? 255 : 0;
+    const kept = !counted || counted[p] >= 1 - 1e-6;
+    out[4 * p + 3] = !kept ? 0 : coverage ? 1 + Math.round(254 * Math.min(1, Math.max(0, coverage[p]))) : 255;
   }
   return { width: rgb.width, height: rgb.height, channels: 4, data: out };
 }
+
+/** An image's alpha in [0, 1] as a one-channel float image (1 everywhere for RGB). */
+function alphaOf(image: Image): FloatImage {
+  const pixels = image.width * image.height;
+  const data = new Float32Array(pixels).fill(1);
+  if (image.channels === 4) for (let p = 0; p < pixels; p++) data[p] = image.data[4 * p + 3] / 255;
+  return { width: image.width, height: image.height, channels: 1, data };
+}
+
+/**
+ * What an RGBA photo's alpha does: 'background' composites it over the background (and nothing
+ * more), 'mask' also leaves alpha 0 out of the loss, 'coverage' keeps it for the loss to
+ * composite over a background of its own (random backgrounds).
+ */
+export type AlphaUse = 'background' | 'mask' | 'coverage';
 
 /** What marks a view's pixels out of the loss besides the undistortion's invalid border. */
 export interface PixelMasking {
   /** The mask file's first channel (photo size, one byte per pixel): 0 = ignore. */
   mask?: Uint8Array;
-  /** Alpha 0 of an RGBA photo = ignore. */
-  alphaMask?: boolean;
+  alpha?: AlphaUse;
 }
 
 function toViewImage(image: Image): ViewImage {
@@ -136,7 +162,7 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
     undistortion: view.distortion ? { model: view.distortion.model, params: view.distortion.params } : null,
   };
   if (view.maskPath) key.mask = { absolutePath: path.resolve(view.maskPath), ...(await imageFileStat(view.maskPath)) };
-  if (options.alphaMask) key.alphaMask = true;
+  if (options.alpha && options.alpha !== 'background') key.alpha = options.alpha;
   const expected = `${view.camera.width}x${view.camera.height}`;
   if (cacheDir) {
     const hit = await readCachedImage(cacheDir, key);
@@ -151,7 +177,7 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
     );
   }
   const mask = view.maskPath ? await readMask(view.maskPath, decoded, file, options.decoder ?? imageDecoder) : undefined;
-  const processed = processViewPixels(decoded, view, downscale, background, { mask, alphaMask: options.alphaMask });
+  const processed = processViewPixels(decoded, view, downscale, background, { mask, alpha: options.alpha });
   if (cacheDir) {
     try {
       await writeCachedImage(cacheDir, key, processed);

@@ -30,8 +30,8 @@ export interface ImageCacheKey {
   undistortion: { model: string; params: readonly number[] } | null;
   /** The mask file the 4th channel came from. */
   mask?: { absolutePath: string; size: number; mtimeMs: number };
-  /** Alpha 0 marked as masked (the 4th channel). */
-  alphaMask?: boolean;
+  /** What alpha became in the 4th channel ('mask' or 'coverage'; absent: composited only). */
+  alpha?: string;
 }
 
 export function imageCacheKeyHash(key: ImageCacheKey): Buffer {
@@ -46,7 +46,7 @@ export function imageCacheKeyHash(key: ImageCacheKey): Buffer {
     key.undistortion ? [key.undistortion.model, key.undistortion.params, 'masked'] : null,
     // appended only when set, so unmasked views keep their hashes
     ...(key.mask ? [['mask', key.mask.absolutePath, key.mask.size, key.mask.mtimeMs]] : []),
-    ...(key.alphaMask ? [['alphaMask']] : []),
+    ...(key.alpha ? [['alpha', key.alpha]] : []),
   ]);
   return createHash('sha256').update(canonical).digest();
 }

@@ -21,7 +21,7 @@ import { resolveCacheDir } from '../formats/image-cache.js';
 import { writePly } from '../formats/ply.js';
 import { readSplatsFile } from '../formats/splat-files.js';
 import { refuseVideoLikeFile } from '../formats/video-signature.js';
-import { backgroundColour } from '../train/dataset-data.js';
+import { alphaUseOf, backgroundColour } from '../train/dataset-data.js';
 import { trainParamValues } from '../train/trainer-config.js';
 import { checkProjectFileName, defaultDataDirName } from './paths.js';
 import { Project } from './project.js';
@@ -69,7 +69,9 @@ export async function verifyDatasetImages(dataset: Dataset, params: ProjectParam
   const cacheDir = await resolveCacheDir(dataset.root);
   let done = 0;
   await mapLimit(dataset.views, IMAGES_IN_FLIGHT, async (view) => {
-    await loadViewImage(view, { downscale, background, cacheDir, alphaMask: values['train.alphaMask'], warn });
+    // as training loads them (dataset-data.ts), so that training finds them in the cache
+    const alpha = alphaUseOf(values['train.alpha']);
+    await loadViewImage(view, { downscale, background: alpha === 'coverage' ? [0, 0, 0] : background, cacheDir, alpha, warn });
     onProgress?.(++done, dataset.views.length);
   });
 }

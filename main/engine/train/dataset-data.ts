@@ -1,5 +1,5 @@
 import { loadDataset, type Dataset } from '../dataset/dataset.js';
-import { loadViewImage, loadViewImageRgb8 } from '../dataset/view-image.js';
+import { loadViewImage, loadViewImageRgb8, type AlphaUse } from '../dataset/view-image.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import type { TrainingData } from './data.js';
 import type { ParamValues } from '../../../shared/params/index.js';
@@ -13,11 +13,16 @@ export interface DatasetDataOptions {
   testEvery?: number;
   /** Mask folder (loadDataset's `masks`); empty or undefined: the dataset's own masks/ when present. */
   masks?: string;
-  /** Alpha 0 of RGBA images is masked (view-image.ts). */
-  alphaMask?: boolean;
+  /** The registry's `train.alpha`: 'random' keeps alpha for the loss (view-image.ts's 'coverage', images composited over black). */
+  alpha?: ParamValues['train.alpha'];
   /** Keep only these views (after the split): protocols that evaluate on a subset. */
   filter?: (view: Dataset['views'][number], index: number) => boolean;
   warn?: (message: string) => void;
+}
+
+/** The registry's `train.alpha` as what view images do with alpha. */
+export function alphaUseOf(choice: ParamValues['train.alpha']): AlphaUse {
+  return choice === 'random' ? 'coverage' : choice;
 }
 
 export function backgroundColour(choice: BackgroundChoice, datasetDefault?: readonly number[]): [number, number, number] {
@@ -38,7 +43,9 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
   const views = probe.views.filter((v, i) => (options.filter ? options.filter(v, i) : true));
   const dataset = { ...probe, views };
   const cacheDir = await resolveCacheDir(dataset.root);
-  const alphaMask = options.alphaMask ?? false;
+  const alpha = alphaUseOf(options.alpha ?? 'background');
+  // 'random': premultiplied targets (over black); the trainer composites them per step
+  const loadBackground: [number, number, number] = alpha === 'coverage' ? [0, 0, 0] : background;
   return {
     name: datasetPath,
     dataset,
@@ -48,8 +55,8 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     points: dataset.points,
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)
     ...(dataset.format === 'nerf-synthetic' ? { initBox: [-1.3, -1.3, -1.3, 1.3, 1.3, 1.3] as [number, number, number, number, number, number] } : {}),
-    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, alphaMask, warn: options.warn })).rgb,
-    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, alphaMask, warn: options.warn })).data,
+    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background: loadBackground, cacheDir, alpha, warn: options.warn })).rgb,
+    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background: loadBackground, cacheDir, alpha, warn: options.warn })).data,
     dispose: () => undefined,
   };
 }

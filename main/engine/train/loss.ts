@@ -8,6 +8,9 @@ import type { ParamValues } from '../../../shared/params/index.js';
 const TS = 16;
 const HALO = 5;
 
+type Rgb = readonly [number, number, number];
+const BLACK: Rgb = [0, 0, 0];
+
 /**
  * Border handling of the SSIM term: 'same' averages over every pixel with zero padding (3DGS);
  * 'valid' over the pixels whose 11x11 window lies inside the image (gsplat's trainer). The
@@ -72,7 +75,7 @@ export class LossFrame {
     this.partials = createStorage(device, 'loss.partials', pixels * 48);
     this.sums = createStorage(device, 'loss.sums', this.tilesX * this.tilesY * 16);
     this.vImage = createStorage(device, 'loss.vImage', pixels * 16);
-    this.params = createUniform(device, 'loss.params', 32);
+    this.params = createUniform(device, 'loss.params', 48);
   }
 
   /** Size of the image last encoded (<= the frame's), whose statistics `sums` holds. */
@@ -131,11 +134,13 @@ export class TrainingLoss {
     readonly padding: SsimPadding,
   ) {}
 
-  static async create(ctx: GpuContext, padding: SsimPadding = 'same'): Promise<TrainingLoss> {
-    const constants = { SSIM_VALID: padding === 'valid' ? 1 : 0 };
+  /** `randomBackground`: targets keep alpha (premultiplied, 1 + 254 a) and are composited over each encode's background (kernels/loss.wgsl). */
+  static async create(ctx: GpuContext, padding: SsimPadding = 'same', options: { randomBackground?: boolean } = {}): Promise<TrainingLoss> {
+    const random: Record<string, number> = options.randomBackground ? { RANDOM_BACKGROUND: 1 } : {};
+    const constants = { SSIM_VALID: padding === 'valid' ? 1 : 0, ...random };
     const [forward, backward, clamp] = await ctx.kernels.preload([
       { kernel: 'loss', entryPoint: 'ssim_forward', constants },
-      { kernel: 'loss', entryPoint: 'ssim_backward' },
+      { kernel: 'loss', entryPoint: 'ssim_backward', constants: random },
       { kernel: 'loss', entryPoint: 'clamp_image' },
     ]);
     const loss = new TrainingLoss(ctx, forward, backward, padding);
@@ -154,10 +159,10 @@ export class TrainingLoss {
    * Evaluation: clamps `image` to [0, 1] into `scratch` and records the forward statistics of the
    * clamped render against the target (PSNR and SSIM come from `frame.sums`).
    */
-  encodeEvaluation(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, scratch: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height, counts?: LossCounts): void {
+  encodeEvaluation(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, scratch: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height, counts?: LossCounts, background: Rgb = BLACK): void {
     const { device } = this.ctx;
     const tiles = frame.setSize(width, height);
-    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x, counts ?? lossCounts(width, height, this.padding)));
+    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x, counts ?? lossCounts(width, height, this.padding), background));
     const clampGroup = bindGroup(device, this.clampPipeline.pipeline, { 0: frame.params, 1: image, 7: scratch });
     commands.dispatch(this.clampPipeline, [clampGroup], tiles.x, tiles.y);
     const statsGroup = bindGroup(device, this.forward.pipeline, { 0: frame.params, 1: scratch, 2: targets, 3: frame.partials, 4: frame.sums });
@@ -171,13 +176,14 @@ export class TrainingLoss {
   /**
    * Records loss + gradient of `image` (vec4 per pixel, row length `width`) against the RGBA8
    * target at `targetOffset` (pixels). The image may be smaller than the frame. `counts`: the
-   * view's mask's (lossCounts), for a target with masked pixels (alpha 0).
+   * view's mask's (lossCounts), for a target with masked pixels (alpha 0). `background`: what a
+   * random-background loss composites the target over (the render's background this step).
    */
-  encode(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height, counts?: LossCounts): void {
+  encode(commands: GpuCommands, frame: LossFrame, image: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height, counts?: LossCounts, background: Rgb = BLACK): void {
     const { device } = this.ctx;
     frame.bind(device, this.forward, this.backward, image, targets);
     const tiles = frame.setSize(width, height);
-    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x, counts ?? lossCounts(width, height, this.padding)));
+    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x, counts ?? lossCounts(width, height, this.padding), background));
     commands.dispatch(this.forward, [frame.forwardGroup!], tiles.x, tiles.y);
     commands.dispatch(this.backward, [frame.backwardGroup!], tiles.x, tiles.y);
   }
@@ -199,6 +205,6 @@ export function packRgba8(rgb: ArrayLike<number>, pixels: number, out = new Uint
 }
 
 /** kernels/loss.wgsl's LossParams. */
-function packLossParams(width: number, height: number, targetOffset: number, tilesX: number, counts: LossCounts): ArrayBuffer {
-  return UniformStruct.of('loss', 'LossParams').pack({ width, height, target_offset: targetOffset, tiles_x: tilesX, l1_values: counts.l1Values, ssim_values: counts.ssimValues });
+function packLossParams(width: number, height: number, targetOffset: number, tilesX: number, counts: LossCounts, background: Rgb): ArrayBuffer {
+  return UniformStruct.of('loss', 'LossParams').pack({ width, height, target_offset: targetOffset, tiles_x: tilesX, l1_values: counts.l1Values, ssim_values: counts.ssimValues, background: [...background] });
 }

@@ -103,18 +103,35 @@ describe('mask files', () => {
 });
 
 describe('alpha as a mask', () => {
-  it('alpha 0 is masked with alphaMask, composited as before without', async () => {
+  it("alpha 0 is masked with alpha 'mask', composited as before without", async () => {
     const d = await colmap({ width: 4, height: 3, count: 1 });
     const samples: number[] = [];
     for (let p = 0; p < 12; p++) samples.push(200, 100, 50, p === 5 ? 0 : p === 6 ? 128 : 255);
     await writeFile(path.join(d.root, 'images', 'img_0.png'), encodePng({ width: 4, height: 3, colorType: 6, depth: 8, samples }));
     const [view] = (await loadDataset(d.root, { testEvery: 0 })).views;
-    const masked = await loadViewImage(view, { cacheDir: null, alphaMask: true, background: [0, 0, 1] });
+    const masked = await loadViewImage(view, { cacheDir: null, alpha: 'mask', background: [0, 0, 1] });
     expect([...masked.mask!]).toEqual(Array.from({ length: 12 }, (_, p) => (p === 5 ? 0 : 255)));
     const plain = await loadViewImage(view, { cacheDir: null, background: [0, 0, 1] });
     expect(plain.mask).toBeUndefined();
     expect(masked.rgb).toEqual(plain.rgb);
     expect(plain.rgb[3 * 5 + 2]).toBe(1); // alpha 0 over a blue background
+  });
+});
+
+describe("alpha kept as coverage (alpha 'random')", () => {
+  it('premultiplied colour, and 1 + 254 alpha in the 4th byte (0 only where masked)', async () => {
+    const d = await colmap({ width: 4, height: 3, count: 1 });
+    const samples: number[] = [];
+    for (let p = 0; p < 12; p++) samples.push(200, 100, 50, p === 5 ? 0 : p === 6 ? 127 : 255);
+    await writeFile(path.join(d.root, 'images', 'img_0.png'), encodePng({ width: 4, height: 3, colorType: 6, depth: 8, samples }));
+    await mkdir(path.join(d.root, 'masks'));
+    await writeFile(path.join(d.root, 'masks', 'img_0.png.png'), maskPng(4, 3, (x, y) => x === 3 && y === 2));
+    const [view] = (await loadDataset(d.root, { testEvery: 0 })).views;
+    const image = await loadViewImageRgb8(view, { cacheDir: null, alpha: 'coverage', background: [0, 0, 0] });
+    expect(image.channels).toBe(4);
+    expect(Array.from({ length: 12 }, (_, p) => image.data[4 * p + 3])).toEqual(Array.from({ length: 12 }, (_, p) => (p === 11 ? 0 : p === 5 ? 1 : p === 6 ? 1 + Math.round((254 * 127) / 255) : 255)));
+    expect([...image.data.subarray(4 * 6, 4 * 6 + 3)]).toEqual([200, 100, 50].map((c) => Math.round(Math.fround((c / 255) * (127 / 255)) * 255)));
+    expect([...image.data.subarray(4 * 5, 4 * 5 + 3)]).toEqual([0, 0, 0]);
   });
 });
 

@@ -136,20 +136,22 @@ describe('loss gradient stays finite where 2 cov(x, y) + C2 = 0', () => {
 
 describe('loss kernel matches the reference', async () => {
   const ctx = await testGpu();
-  for (const [w, h, padding, masked] of [
-    [16, 16, 'same', false],
-    [37, 29, 'same', false],
-    [64, 48, 'same', false],
-    [37, 29, 'valid', false],
-    [64, 48, 'valid', false],
-    [9, 40, 'valid', false],
-    [37, 29, 'same', true],
-    [64, 48, 'same', true],
-    [64, 48, 'valid', true],
+  for (const [w, h, padding, masked, randomBackground] of [
+    [16, 16, 'same', false, false],
+    [37, 29, 'same', false, false],
+    [64, 48, 'same', false, false],
+    [37, 29, 'valid', false, false],
+    [64, 48, 'valid', false, false],
+    [9, 40, 'valid', false, false],
+    [37, 29, 'same', true, false],
+    [64, 48, 'same', true, false],
+    [64, 48, 'valid', true, false],
+    [37, 29, 'valid', false, true],
+    [64, 48, 'same', true, true],
   ] as const) {
-    it(`${w}x${h} (${padding} SSIM${masked ? ', masked' : ''})`, async () => {
+    it(`${w}x${h} (${padding} SSIM${masked ? ', masked' : ''}${randomBackground ? ', random background' : ''})`, async () => {
       const seed = freshSeed();
-      const r = await lossParity(ctx, seed, w, h, padding, masked);
+      const r = await lossParity(ctx, seed, w, h, padding, masked, randomBackground);
       expect(r.ok, `seed ${seed}: ${r.detail}`).toBe(true);
     });
   }
@@ -165,6 +167,27 @@ describe('SSIM within the workgroup storage every WebGPU device has', () => {
       expect(workgroupMemoryBytes(source, 'ssim_backward')).toBe(13_104);
     }
     expect(13_728).toBeLessThanOrEqual(WEBGPU_DEFAULT_TEST_LIMITS.maxComputeWorkgroupStorageSize);
+  });
+});
+
+describe('random backgrounds (train.alpha random)', () => {
+  it('are a pure function of seed and step, uniform-looking in [0, 1], and differ between steps and seeds', async () => {
+    const { randomBackgroundColour } = await import('../../../../main/engine/train/random-background.js');
+    expect(randomBackgroundColour(3, 17)).toEqual(randomBackgroundColour(3, 17));
+    expect(randomBackgroundColour(3, 17)).not.toEqual(randomBackgroundColour(3, 18));
+    expect(randomBackgroundColour(3, 17)).not.toEqual(randomBackgroundColour(4, 17));
+    const values = Array.from({ length: 3000 }, (_, step) => randomBackgroundColour(0, step)).flat();
+    expect(values.every((v) => v >= 0 && v <= 1)).toBe(true);
+    const mean = values.reduce((a, b) => a + b, 0) / values.length;
+    expect(Math.abs(mean - 0.5)).toBeLessThan(0.02);
+    expect(values.filter((v) => v < 0.1).length / values.length).toBeGreaterThan(0.08);
+  });
+
+  it("the trainer's config takes it from train.alpha", async () => {
+    const { trainerConfigFromParams, trainParamValues } = await import('../../../../main/engine/train/trainer-config.js');
+    expect(trainerConfigFromParams(trainParamValues({ 'train.alpha': 'random' })).randomBackground).toBe(true);
+    expect(trainerConfigFromParams(trainParamValues({})).randomBackground).toBe(false);
+    expect(trainerConfigFromParams(trainParamValues({ 'train.alpha': 'mask' })).randomBackground).toBe(false);
   });
 });
 
