@@ -154,9 +154,9 @@ export const PARAMS = [
     help: "Which image pairs COLMAP matches: 'sequential' neighbours in time (video), 'exhaustive' every pair (small photo sets, several clips). 'auto' picks sequential for one clip or more than 100 images.",
   },
   {
-    key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',
+    key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'FULL_OPENCV', 'OPENCV_FISHEYE', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',
     group: 'Capture', label: 'Camera model', commands: ['capture', 'import'], advanced: true,
-    help: 'COLMAP camera model: SIMPLE_RADIAL (one focal length, one distortion term) suits most phones; OPENCV for wide or strongly distorted lenses.',
+    help: 'COLMAP camera model: SIMPLE_RADIAL (one focal length, one distortion term) suits most phones; OPENCV for wide or strongly distorted lenses; OPENCV_FISHEYE for fisheye and action cameras (undistorted to a pinhole on load).',
   },
   {
     key: 'capture.maxFeatures', flag: 'max-features', type: 'int', min: 256, max: 65_536, default: 8192,
