@@ -87,44 +87,87 @@ export interface UndistortedImage {
 }
 
 /**
- * Undistorts to the pinhole `pinhole` of the same size: each output pixel centre is mapped through
- * the distortion into the source and sampled bilinearly (edge pixels clamped within the last half
- * pixel). Rays that land outside the source or the valid field are marked invalid and take 0.
+ * Where each output pixel samples the photo: the top-left source pixel and the bilinear weights,
+ * computed once per view and applied to its colour, mask and alpha alike.
  */
-export function undistortImage(image: FloatImage, lens: Lens, pinhole: PinholeIntrinsics = lens): UndistortedImage {
-  const { width: w, height: h, channels: c, data } = image;
-  const out = new Float32Array(data.length);
+export interface UndistortionMap {
+  width: number;
+  height: number;
+  /** Per output pixel: y0 * width + x0 of the source, -1 where invalid. */
+  source: Int32Array;
+  tx: Float64Array;
+  ty: Float64Array;
+  valid: Uint8Array;
+  invalidPixels: number;
+}
+
+/**
+ * The map from the pinhole `pinhole` (of the photo's size) into the photo: each output pixel
+ * centre through the distortion, bilinear between the four nearest source pixels (clamped within
+ * the last half pixel). Rays that land outside the photo or the valid field are invalid.
+ */
+export function undistortionMap(lens: Lens, width: number, height: number, pinhole: PinholeIntrinsics = lens): UndistortionMap {
+  const w = width;
+  const h = height;
+  const source = new Int32Array(w * h).fill(-1);
+  const tx = new Float64Array(w * h);
+  const ty = new Float64Array(w * h);
   const valid = new Uint8Array(w * h);
   const radiusLimit = validRadius(lens);
+  const radiusLimit2 = radiusLimit * radiusLimit; // Infinity stays Infinity
   let invalidPixels = 0;
   for (let v = 0; v < h; v++) {
+    const y = (v + 0.5 - pinhole.cy) / pinhole.fy;
     for (let u = 0; u < w; u++) {
       const x = (u + 0.5 - pinhole.cx) / pinhole.fx;
-      const y = (v + 0.5 - pinhole.cy) / pinhole.fy;
       const [xd, yd] = distortNormalized(lens, x, y);
       const ud = xd * lens.fx + lens.cx;
       const vd = yd * lens.fy + lens.cy;
-      if (!(Math.hypot(x, y) < radiusLimit && ud >= 0 && ud <= w && vd >= 0 && vd <= h)) {
+      const i = v * w + u;
+      if (!(x * x + y * y < radiusLimit2 && ud >= 0 && ud <= w && vd >= 0 && vd <= h)) {
         invalidPixels++;
         continue;
       }
-      valid[v * w + u] = 1;
+      valid[i] = 1;
       // Continuous source coordinates in pixel-index space (centre of pixel i at i).
       const sx = Math.min(Math.max(ud - 0.5, 0), w - 1);
       const sy = Math.min(Math.max(vd - 0.5, 0), h - 1);
       const x0 = Math.floor(sx);
       const y0 = Math.floor(sy);
-      const x1 = Math.min(x0 + 1, w - 1);
-      const y1 = Math.min(y0 + 1, h - 1);
-      const tx = sx - x0;
-      const ty = sy - y0;
-      const to = (v * w + u) * c;
-      for (let k = 0; k < c; k++) {
-        const top = data[(y0 * w + x0) * c + k] * (1 - tx) + data[(y0 * w + x1) * c + k] * tx;
-        const bottom = data[(y1 * w + x0) * c + k] * (1 - tx) + data[(y1 * w + x1) * c + k] * tx;
-        out[to + k] = top * (1 - ty) + bottom * ty;
-      }
+      source[i] = y0 * w + x0;
+      tx[i] = sx - x0;
+      ty[i] = sy - y0;
     }
   }
-  return { image: { width: w, height: h, channels: c, data: out }, valid, invalidPixels };
+  return { width: w, height: h, source, tx, ty, valid, invalidPixels };
+}
+
+/** `image` (the photo's size, any channel count) resampled through `map`; invalid pixels are 0. */
+export function applyUndistortion(map: UndistortionMap, image: FloatImage): FloatImage {
+  const { width: w, height: h, channels: c, data } = image;
+  if (w !== map.width || h !== map.height) throw new Error(`undistortion map is ${map.width}x${map.height}, the image ${w}x${h}`);
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < w * h; i++) {
+    const s = map.source[i];
+    if (s < 0) continue;
+    const x0 = s % w;
+    const y0 = (s - x0) / w;
+    const x1 = Math.min(x0 + 1, w - 1);
+    const y1 = Math.min(y0 + 1, h - 1);
+    const tx = map.tx[i];
+    const ty = map.ty[i];
+    const to = i * c;
+    for (let k = 0; k < c; k++) {
+      const top = data[(y0 * w + x0) * c + k] * (1 - tx) + data[(y0 * w + x1) * c + k] * tx;
+      const bottom = data[(y1 * w + x0) * c + k] * (1 - tx) + data[(y1 * w + x1) * c + k] * tx;
+      out[to + k] = top * (1 - ty) + bottom * ty;
+    }
+  }
+  return { width: w, height: h, channels: c, data: out };
+}
+
+/** undistortionMap then applyUndistortion: one image through the lens to the pinhole (default: the lens's own intrinsics). */
+export function undistortImage(image: FloatImage, lens: Lens, pinhole: PinholeIntrinsics = lens): UndistortedImage {
+  const map = undistortionMap(lens, image.width, image.height, pinhole);
+  return { image: applyUndistortion(map, image), valid: map.valid, invalidPixels: map.invalidPixels };
 }

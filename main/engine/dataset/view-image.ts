@@ -13,7 +13,7 @@ import { fallbackCacheDir, readCachedImage, resolveCacheDir, writeCachedImage, t
 import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes, type FloatImage } from '../formats/image-ops.js';
 import { imageDecoder, imageFileStat, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
 import type { Dataset, DatasetView, Rgb } from './types.js';
-import { lensOf, undistortImage, undistortedPinhole } from './distortion.js';
+import { applyUndistortion, lensOf, undistortedPinhole, undistortionMap } from './distortion.js';
 import { mapLimit } from './source-view.js';
 
 export interface ViewImageOptions {
@@ -76,18 +76,14 @@ export function processViewPixels(image: Image, view: DatasetView, downscale: nu
   let alpha = keepAlpha ? alphaOf(image) : undefined;
   if (view.distortion) {
     const lens = lensOf(view.distortion, view.imagePath, 'view');
-    const pinhole = undistortedPinhole(lens, image.width, image.height);
-    let undistortedValid: Uint8Array | undefined;
+    const map = undistortionMap(lens, image.width, image.height, undistortedPinhole(lens, image.width, image.height));
+    rgb = applyUndistortion(map, rgb);
+    if (alpha) alpha = applyUndistortion(map, alpha);
     if (valid) {
-      // the mask is a picture of the photo too: undistort it with the same map
-      const maskImage = { width: image.width, height: image.height, channels: 1, data: Float32Array.from(valid) };
-      const m = undistortImage(maskImage, lens, pinhole);
-      undistortedValid = Uint8Array.from(m.image.data, (v, i) => (m.valid[i] && v >= 1 - 1e-6 ? 1 : 0));
-    }
-    const undistorted = undistortImage(rgb, lens, pinhole);
-    rgb = undistorted.image;
-    if (alpha) alpha = undistortImage(alpha, lens, pinhole).image;
-    valid = undistortedValid ?? (undistorted.invalidPixels > 0 ? undistorted.valid : undefined);
+      // the mask is a picture of the photo too: through the same map, kept where every sample it weighs is
+      const m = applyUndistortion(map, { width: image.width, height: image.height, channels: 1, data: Float32Array.from(valid) }).data;
+      valid = Uint8Array.from(m, (v, i) => (map.valid[i] && v >= 1 - 1e-6 ? 1 : 0));
+    } else if (map.invalidPixels > 0) valid = map.valid;
   }
   rgb = downscaleArea(rgb, downscale);
   const bytes = quantizeToBytes(rgb.data);
