@@ -171,3 +171,37 @@ describe('a fisheye dataset end to end', () => {
     expect(worst).toBeLessThan(0.02); // bilinear resampling + 8-bit quantization only
   });
 });
+
+describe('a mask on a distorted view', () => {
+  it('is undistorted with the photo: a pixel counts where its ray lands on the unmasked part of the photo', async () => {
+    const [w, h] = [64, 48];
+    const params = [30, 30, 32, 24, 0.05, -0.01, 0, 0];
+    const d = await colmap({ model: 'OPENCV_FISHEYE', params, width: w, height: h, count: 1 });
+    await mkdir(path.join(d.root, 'masks'));
+    await writeFile(path.join(d.root, 'masks', 'img_0.png.png'), maskPng(w, h, (x) => x < 20));
+    const [view] = (await loadDataset(d.root, { testEvery: 0 })).views;
+    const image = await loadViewImage(view, { cacheDir: null });
+    const lens = lensOf({ model: 'OPENCV_FISHEYE', params });
+    const pinhole = undistortedPinhole(lens, w, h);
+    let masked = 0;
+    let kept = 0;
+    for (let v = 0; v < h; v++)
+      for (let u = 0; u < w; u++) {
+        const [xd, yd] = distortNormalized(lens, (u + 0.5 - pinhole.cx) / pinhole.fx, (v + 0.5 - pinhole.cy) / pinhole.fy);
+        const [ud, vd] = [xd * 30 + 32, yd * 30 + 24];
+        const m = image.mask![v * w + u];
+        if (!(ud >= 0 && ud <= w && vd >= 0 && vd <= h)) {
+          expect(m, `(${u}, ${v}) outside the photo`).toBe(0);
+        } else if (ud < 19.5) {
+          expect(m, `(${u}, ${v}) on the masked part`).toBe(0);
+          masked++;
+        } else if (ud > 21.5) {
+          // beyond the bilinear reach of the masked columns
+          expect(m, `(${u}, ${v}) on the kept part`).toBe(255);
+          kept++;
+        }
+      }
+    expect(masked).toBeGreaterThan(200);
+    expect(kept).toBeGreaterThan(1000);
+  });
+});
