@@ -4,20 +4,35 @@
 // zero padding like conv2d(padding=5) (3DGS); on: over the pixels whose window lies inside the
 // image, (W - 10) x (H - 10) (fused-ssim's padding="valid", gsplat's trainer), falling back to
 // the padded mean for an image of 10 pixels or less on a side. The L1 term is over every pixel.
+// Masks: the target's alpha byte is the pixel's mask m (0: the loss ignores the pixel, else it
+//   counts; packRgba8 and unmasked views write 255). Exactly:
+//     x'_q = m_q x_q, y'_q = m_q y_q: a masked pixel enters every window sum as zero, as a pixel
+//       outside the image does (its window weight is zero; the others' are not renormalized);
+//     S_p is counted when ssim_counted(p) and m_p = 1; |x_p - y_p| when m_p = 1;
+//     L = 0.8 sum_{m=1} |x - y| / l1_values + 0.2 (1 - sum_counted S / ssim_values), with
+//       l1_values = 3 x the unmasked pixels and ssim_values = 3 x the counted unmasked pixels
+//       (the host counts them from the mask: LossParams, train/loss.ts lossCounts);
+//     dL/dx_q = m_q (blur(dS/dmu) + 2 x blur(dS/dE[x^2]) + y blur(dS/dE[xy]) + the L1 term).
+//   With no pixel masked every m is 1 and every value is bit-identical to the unmasked loss
+//   (x * 1 and the same counts).
+// RANDOM_BACKGROUND (override, off by default): the target's colour is premultiplied and its
+//   alpha byte b is 0 (masked) or 1 + 254 a (view-image.ts, alpha 'coverage'); the target is
+//   composited over lp.background, y = rgb + background (1 - a), the colour the render was drawn
+//   over this step (train.alpha 'random').
 //   ssim_forward:  per pixel and channel the SSIM value S and its partials w.r.t. the three
 //                  statistics that depend on I (mu_x, E[x^2], E[xy]), premultiplied by dL/dS;
-//                  per-workgroup sums of S, |I - T| and (I - T)^2 (loss value, PSNR; read back
-//                  later)
+//                  per-workgroup sums of S, |I - T| and (I - T)^2 over the unmasked pixels (loss
+//                  value, PSNR; read back later)
 //   ssim_backward: dL/dI = blur(dS/dmu) + 2 I blur(dS/dE[x^2]) + T blur(dS/dE[xy]) + the L1 term
 //                  (the window is symmetric, so the adjoint of the blur is the blur)
 // Inputs: image (vec4 per pixel: rgb, alpha), target (RGBA8 packed u32 per pixel, at
-//   target_offset in a buffer holding every training image).
+//   target_offset in a buffer holding every training image; alpha = mask).
 //   clamp_image:   image clamped to [0, 1] (evaluation scores the clamped render, like 3DGS)
 // Outputs: partials (3 vec4 per pixel), sums (vec4 per workgroup: sum S, sum |I - T|,
 //   sum (I - T)^2),
 //   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
 // Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
-//   (26x26 inputs + 26x16 horizontal sums: under 16 KiB).
+//   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below).
 
 const TS: u32 = 16u;
 const HALO: u32 = 5u;
@@ -27,12 +42,19 @@ const C2: f32 = 0.0009; // 0.03^2
 const L1_WEIGHT: f32 = 0.8;
 const SSIM_WEIGHT: f32 = 0.2;
 override SSIM_VALID: bool = false;
+override RANDOM_BACKGROUND: bool = false;
 
 struct LossParams {
   width: u32,
   height: u32,
   target_offset: u32,
   tiles_x: u32,
+  l1_values: u32, // 3 x the unmasked pixels: the L1 mean's and the MSE's count
+  ssim_values: u32, // 3 x the counted unmasked pixels: the SSIM mean's count
+  _pad0: u32,
+  _pad1: u32,
+  background: vec3f, // what RANDOM_BACKGROUND composites the target over
+  _pad2: f32,
 }
 
 @group(0) @binding(0) var<uniform> lp: LossParams;
@@ -43,11 +65,15 @@ struct LossParams {
 @group(0) @binding(5) var<storage, read> partials_in: array<vec4f>;
 @group(0) @binding(6) var<storage, read_write> v_image: array<vec4f>;
 
+// Workgroup memory is allocated per pipeline for the variables its entry point uses, so each pass
+// has its own horizontal-sum array of the size it needs, and the forward's final reduction reuses
+// its one: ssim_forward 13,728 B (s_a, s_b, s_h5), ssim_backward 13,104 B (s_a, s_b, s_c, s_h3),
+// both within WebGPU's guaranteed 16,384 at today's 16x16 tile (before: 17,824 and 16,432).
 var<workgroup> s_a: array<f32, SPAN * SPAN>; // x, or partial mu
 var<workgroup> s_b: array<f32, SPAN * SPAN>; // y, or partial E[x^2]
 var<workgroup> s_c: array<f32, SPAN * SPAN>; // partial E[xy] (backward)
-var<workgroup> s_h: array<f32, SPAN * TS * 5u>; // horizontal sums
-var<workgroup> s_sum: array<vec4f, 256>;
+var<workgroup> s_h5: array<f32, SPAN * TS * 5u>; // forward: horizontal sums of 5 statistics, then the workgroup's sums
+var<workgroup> s_h3: array<f32, SPAN * TS * 3u>; // backward: horizontal sums of 3 partials
 
 fn gauss(i: u32) -> f32 {
   // normalized 11-tap Gaussian, sigma = 1.5
@@ -60,7 +86,17 @@ fn gauss(i: u32) -> f32 {
 
 fn target_rgb(pixel: u32) -> vec3f {
   let packed = targets[lp.target_offset + pixel];
-  return vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
+  let rgb = vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
+  if (RANDOM_BACKGROUND) {
+    let coverage = f32(max(packed >> 24u, 1u) - 1u) / 254.0;
+    return rgb + lp.background * (1.0 - coverage);
+  }
+  return rgb;
+}
+
+// The pixel's mask (the target's alpha byte): false = the loss ignores it.
+fn target_kept(pixel: u32) -> bool {
+  return (targets[lp.target_offset + pixel] >> 24u) != 0u;
 }
 
 fn in_image(p: vec2i) -> bool {
@@ -79,12 +115,6 @@ fn valid_ssim() -> bool {
   return SSIM_VALID && lp.width > 2u * HALO && lp.height > 2u * HALO;
 }
 
-fn ssim_values() -> f32 {
-  if (valid_ssim()) {
-    return f32((lp.width - 2u * HALO) * (lp.height - 2u * HALO) * 3u);
-  }
-  return f32(lp.width * lp.height * 3u);
-}
 
 fn pixel_index(p: vec2i) -> u32 {
   return u32(p.y) * lp.width + u32(p.x);
@@ -95,8 +125,9 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
   let me = vec2i(wid.xy * TS + lid.xy);
   let inside = in_image(me);
-  let counted = ssim_counted(me);
-  let d_s = -SSIM_WEIGHT / ssim_values(); // dL/dS for every counted pixel and channel
+  let kept = inside && target_kept(pixel_index(me));
+  let counted = ssim_counted(me) && kept;
+  let d_s = -SSIM_WEIGHT / f32(lp.ssim_values); // dL/dS for every counted pixel and channel
   var ssim_sum = 0.0;
   var l1_sum = 0.0;
   var sq_sum = 0.0;
@@ -110,8 +141,10 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       var y = 0.0;
       if (in_image(p)) {
         let q = pixel_index(p);
-        x = image[q][c];
-        y = target_rgb(q)[c];
+        if (target_kept(q)) {
+          x = image[q][c];
+          y = target_rgb(q)[c];
+        }
       }
       s_a[i] = x;
       s_b[i] = y;
@@ -132,11 +165,11 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
         exy += g * x * y;
       }
       let o = i * 5u;
-      s_h[o] = m.x;
-      s_h[o + 1u] = m.y;
-      s_h[o + 2u] = m.z;
-      s_h[o + 3u] = m.w;
-      s_h[o + 4u] = exy;
+      s_h5[o] = m.x;
+      s_h5[o + 1u] = m.y;
+      s_h5[o + 2u] = m.z;
+      s_h5[o + 3u] = m.w;
+      s_h5[o + 4u] = exy;
     }
     workgroupBarrier();
     var m = vec4f(0.0);
@@ -144,8 +177,8 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
     for (var k = 0u; k < 11u; k++) {
       let o = ((lid.y + k) * TS + lid.x) * 5u;
       let g = gauss(k);
-      m += g * vec4f(s_h[o], s_h[o + 1u], s_h[o + 2u], s_h[o + 3u]);
-      exy += g * s_h[o + 4u];
+      m += g * vec4f(s_h5[o], s_h5[o + 1u], s_h5[o + 2u], s_h5[o + 3u]);
+      exy += g * s_h5[o + 4u];
     }
     if (inside) {
       let mx = m.x;
@@ -183,16 +216,22 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
     partials[3u * q + 1u] = out_xx;
     partials[3u * q + 2u] = out_xy;
   }
-  s_sum[li] = vec4f(ssim_sum, l1_sum, sq_sum, 0.0);
+  // The same tree as a vec4 array would take, one component per 256 floats of s_h5 (free now:
+  // the channel loop ended on a barrier).
+  s_h5[li] = ssim_sum;
+  s_h5[256u + li] = l1_sum;
+  s_h5[512u + li] = sq_sum;
   workgroupBarrier();
   for (var stride = 128u; stride > 0u; stride >>= 1u) {
     if (li < stride) {
-      s_sum[li] += s_sum[li + stride];
+      s_h5[li] += s_h5[li + stride];
+      s_h5[256u + li] += s_h5[256u + li + stride];
+      s_h5[512u + li] += s_h5[512u + li + stride];
     }
     workgroupBarrier();
   }
   if (li == 0u) {
-    sums[wid.y * lp.tiles_x + wid.x] = s_sum[0];
+    sums[wid.y * lp.tiles_x + wid.x] = vec4f(s_h5[0], s_h5[256u], s_h5[512u], 0.0);
   }
 }
 
@@ -201,7 +240,8 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
   let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
   let me = vec2i(wid.xy * TS + lid.xy);
   let inside = in_image(me);
-  let n_values = f32(lp.width * lp.height * 3u);
+  let kept = inside && target_kept(pixel_index(me));
+  let n_values = f32(lp.l1_values);
   var grad = vec4f(0.0);
   var x = vec3f(0.0);
   var y = vec3f(0.0);
@@ -231,18 +271,20 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
         let at = row * SPAN + col + k;
         h += gauss(k) * vec3f(s_a[at], s_b[at], s_c[at]);
       }
-      s_h[i * 3u] = h.x;
-      s_h[i * 3u + 1u] = h.y;
-      s_h[i * 3u + 2u] = h.z;
+      s_h3[i * 3u] = h.x;
+      s_h3[i * 3u + 1u] = h.y;
+      s_h3[i * 3u + 2u] = h.z;
     }
     workgroupBarrier();
     var blurred = vec3f(0.0);
     for (var k = 0u; k < 11u; k++) {
       let o = ((lid.y + k) * TS + lid.x) * 3u;
-      blurred += gauss(k) * vec3f(s_h[o], s_h[o + 1u], s_h[o + 2u]);
+      blurred += gauss(k) * vec3f(s_h3[o], s_h3[o + 1u], s_h3[o + 2u]);
     }
     let l1 = L1_WEIGHT * sign(x[c] - y[c]) / n_values;
-    grad[c] = blurred.x + 2.0 * x[c] * blurred.y + y[c] * blurred.z + l1;
+    if (kept) {
+      grad[c] = blurred.x + 2.0 * x[c] * blurred.y + y[c] * blurred.z + l1;
+    }
     workgroupBarrier();
   }
   if (inside) {

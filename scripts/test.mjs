@@ -69,7 +69,7 @@ function vitest(label, args, env = {}) {
 // storage, 8 storage buffers per stage: the packed kernels). The rasterizer's file takes two
 // cases there that reach every pipeline (tests/helpers/gpu.ts isSecondAdapterRun).
 const SWIFTSHADER_FILES = ['tests/main/engine/gpu/scan.test.ts', 'tests/main/engine/gpu/radix-sort.test.ts', 'tests/main/engine/mesh/kernels.test.ts', 'tests/main/engine/train/loss.test.ts', 'tests/main/engine/render/rasterizer.test.ts'];
-const DEFAULT_LIMITS_FILES = ['tests/main/engine/gpu/scan.test.ts', 'tests/main/engine/gpu/radix-sort.test.ts', 'tests/main/engine/mesh/kernels.test.ts', 'tests/main/engine/mesh/ray-depth.test.ts', 'tests/main/engine/render/rasterizer.test.ts'];
+const DEFAULT_LIMITS_FILES = ['tests/main/engine/gpu/scan.test.ts', 'tests/main/engine/gpu/radix-sort.test.ts', 'tests/main/engine/mesh/kernels.test.ts', 'tests/main/engine/mesh/ray-depth.test.ts', 'tests/main/engine/train/loss.test.ts', 'tests/main/engine/render/rasterizer.test.ts'];
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 
 if (built) {

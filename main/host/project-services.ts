@@ -77,7 +77,8 @@ export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Im
           const dataset = await checkedDatasetPath(source.dir);
           const folder = dir ? await checkedFolder(dir) : path.dirname(dataset);
           const file = await freeProjectFile(folder, name ?? path.basename(dataset, path.extname(dataset)), name !== undefined);
-          const imported = await importDataset(dataset, file, { copy, warn: (m) => engine.log('warn', m, 'projects') });
+          const params = source.masks ? { 'train.masks': await checkedFolder(source.masks) } : undefined;
+          const imported = await importDataset(dataset, file, { copy, params, warn: (m) => engine.log('warn', m, 'projects') });
           if (source.format && imported.dataset.format !== source.format) {
             engine.log('warn', `${dataset}: asked for a ${source.format} dataset, found ${imported.dataset.format}`, 'projects');
           }

@@ -30,8 +30,11 @@ export const ProjectSummarySchema = z.object({
 export type ProjectSummary = z.infer<typeof ProjectSummarySchema>;
 
 export const ProjectCreateSource = z.discriminatedUnion('kind', [
-  /** An existing dataset folder; `format`, when given, must be what the folder holds. */
-  z.object({ kind: z.literal('dataset'), dir: path, format: DatasetFormatSchema.optional() }).strict(),
+  /**
+   * An existing dataset folder; `format`, when given, must be what the folder holds. `masks`: a
+   * folder of per-image masks (docs/datasets.md, "Masks"), kept as the project's `train.masks`.
+   */
+  z.object({ kind: z.literal('dataset'), dir: path, format: DatasetFormatSchema.optional(), masks: path.optional() }).strict(),
   z.object({ kind: z.literal('splat'), path }).strict(),
   z.object({ kind: z.literal('sample') }).strict(),
 ]);

@@ -54,6 +54,16 @@ export const PARAMS = [
     help: "Background colour behind the splats; 'auto' is white for NeRF-synthetic scenes and black otherwise. Transparent images are composited over it.",
   },
   {
+    key: 'train.masks', flag: 'masks', type: 'string', default: '',
+    group: 'Data', label: 'Mask folder', commands: ['train', 'bench', 'import'],
+    help: "Folder of per-image masks (IMG_1.jpg.png or IMG_1.png; zero = the loss ignores the pixel). Empty: the dataset's masks/ folder beside images/, when there is one.",
+  },
+  {
+    key: 'train.alpha', flag: 'alpha', type: 'enum', choices: ['background', 'mask', 'random'], default: 'background',
+    group: 'Data', label: 'Image alpha', commands: ['train', 'bench', 'import'], advanced: true,
+    help: "What RGBA images' alpha does: 'background' composites them over --background; 'mask' also leaves alpha-0 pixels out of the loss; 'random' trains over a random background colour each step (the render's and the image's the same), so the object learns to be transparent where alpha is 0.",
+  },
+  {
     key: 'train.evalEvery', flag: 'eval-every', type: 'int', min: 0, max: 10_000_000, default: 0, unit: 'steps',
     group: 'Training', label: 'Evaluate every', commands: ['train'], help: 'Evaluate PSNR/SSIM on the test views every N steps (0: only at the end).',
   },
@@ -144,9 +154,9 @@ export const PARAMS = [
     help: "Which image pairs COLMAP matches: 'sequential' neighbours in time (video), 'exhaustive' every pair (small photo sets, several clips). 'auto' picks sequential for one clip or more than 100 images.",
   },
   {
-    key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',
+    key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'FULL_OPENCV', 'OPENCV_FISHEYE', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',
     group: 'Capture', label: 'Camera model', commands: ['capture', 'import'], advanced: true,
-    help: 'COLMAP camera model: SIMPLE_RADIAL (one focal length, one distortion term) suits most phones; OPENCV for wide or strongly distorted lenses.',
+    help: 'COLMAP camera model: SIMPLE_RADIAL (one focal length, one distortion term) suits most phones; OPENCV for wide or strongly distorted lenses; OPENCV_FISHEYE for fisheye and action cameras (undistorted to a pinhole on load).',
   },
   {
     key: 'capture.maxFeatures', flag: 'max-features', type: 'int', min: 256, max: 65_536, default: 8192,

@@ -11,7 +11,7 @@ import { writePly } from '../../main/engine/formats/ply.js';
 import { emptySplats } from '../../shared/scene/splats.js';
 import { camerasBin, colmapImage, imagesBin, writeColmapModel } from '../helpers/colmap-writer.js';
 import { makeColmapDataset, type SyntheticColmap } from '../helpers/datasets.js';
-import { encodeJpeg } from '../helpers/images.js';
+import { encodeJpeg, encodePng } from '../helpers/images.js';
 import { tinyDataset, validManifest } from '../helpers/projects.js';
 import { captureStreams } from '../helpers/streams.js';
 
@@ -65,6 +65,13 @@ async function colmap(dir: string, kind: 'bin' | 'txt' = 'bin'): Promise<Synthet
 function importInto(dir: string, dataset: string): { argv: string[]; target: string } {
   const target = path.join(dir, 'new project ✓.argo');
   return { argv: ['import', dataset, '--project', target], target };
+}
+
+/** A grey all-255 mask for each of the tiny COLMAP dataset's four images, in `<root>/masks`. */
+async function writeMasks(root: string, width: number, height: number): Promise<void> {
+  await mkdir(path.join(root, 'masks'), { recursive: true });
+  const samples = Array.from({ length: width * height }, (_, i) => (i % 7 === 0 ? 0 : 255));
+  for (let i = 0; i < 4; i++) await writeFile(path.join(root, 'masks', `img_${i}.png.png`), encodePng({ width, height, colorType: 0, depth: 8, samples }));
 }
 
 async function truncate(file: string, keep: (length: number) => number): Promise<void> {
@@ -175,6 +182,35 @@ export const CASES: BadInputCase[] = [
     await writeFile(file, camerasBin(d.cameras.map((c) => ({ ...c, params: [0, ...c.params.slice(1)] }))));
     return file;
   }, /focal/i),
+  colmapCase('a fisheye camera with a NaN parameter (cameras.bin)', 'bin', async (d) => {
+    const file = path.join(d.sparse, 'cameras.bin');
+    await writeFile(file, camerasBin(d.cameras.map((c) => ({ ...c, model: 'OPENCV_FISHEYE', params: [20, 20, 16, 12, 0.01, Number.NaN, 0, 0] }))));
+    return file;
+  }, /OPENCV_FISHEYE\): params\[5\] is NaN/),
+  colmapCase('a fisheye whose model folds back inside the image (cameras.txt)', 'txt', async (d) => {
+    const file = path.join(d.sparse, 'cameras.txt');
+    await writeFile(file, '1 SIMPLE_RADIAL_FISHEYE 32 24 20 16 12 -20\n');
+    return file;
+  }, /fisheye distortion \[-20, 0, 0, 0\] folds back/),
+  // ---- masks ----
+  colmapCase('a mask of the wrong size', 'bin', async (d) => {
+    await writeMasks(d.root, 32, 24);
+    const file = path.join(d.root, 'masks', 'img_2.png.png');
+    await writeFile(file, encodePng({ width: 31, height: 24, colorType: 0, depth: 8, samples: new Array(31 * 24).fill(255) }));
+    return file;
+  }, /mask is 31x24 but its image .*img_2.png is 32x24/),
+  colmapCase('a mask folder with missing files', 'bin', async (d) => {
+    await writeMasks(d.root, 32, 24);
+    await rm(path.join(d.root, 'masks', 'img_1.png.png'));
+    await rm(path.join(d.root, 'masks', 'img_3.png.png'));
+    return path.join(d.root, 'masks');
+  }, /no mask for 2 of 4 images: img_1.png .*img_3.png/),
+  colmapCase('an unreadable mask (pixels cut off, header intact)', 'bin', async (d) => {
+    await writeMasks(d.root, 32, 24);
+    const file = path.join(d.root, 'masks', 'img_0.png.png');
+    await truncate(file, (n) => n - 20);
+    return file;
+  }, /PNG|truncated|corrupt|decode/i),
   // ---- images ----
   colmapCase('a missing image', 'bin', async (d) => {
     const file = path.join(d.root, 'images', 'img_2.png');

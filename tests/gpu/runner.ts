@@ -59,7 +59,11 @@ if (want('mesh')) {
   await run(() => rayDepthPlaneParity(ctx, freshSeed()));
   await run(() => rayDepthEntryParity(ctx, freshSeed()));
 }
-if (want('loss')) for (const [w, h, padding] of [[16, 16, 'same'], [37, 29, 'same'], [200, 150, 'same'], [37, 29, 'valid'], [200, 150, 'valid']] as const) await run(() => lossParity(ctx, freshSeed(), w, h, padding));
+if (want('loss')) {
+  for (const [w, h, padding] of [[16, 16, 'same'], [37, 29, 'same'], [200, 150, 'same'], [37, 29, 'valid'], [200, 150, 'valid']] as const) await run(() => lossParity(ctx, freshSeed(), w, h, padding));
+  for (const [w, h, padding] of [[37, 29, 'same'], [200, 150, 'same'], [200, 150, 'valid']] as const) await run(() => lossParity(ctx, freshSeed(), w, h, padding, true));
+  for (const [w, h, padding, masked] of [[200, 150, 'valid', false], [200, 150, 'same', true]] as const) await run(() => lossParity(ctx, freshSeed(), w, h, padding, masked, true));
+}
 if (want('profiler')) {
   await run(async () => {
     const { report, dispatches } = await profileScans({}, 4_000_000, 3);

@@ -50,14 +50,22 @@ export interface LossResult {
   grad: Float64Array;
 }
 
-/** image, target: H*W*3 in [0,1]. */
-export function lossReference(image: ArrayLike<number>, target: ArrayLike<number>, width: number, height: number, padding: 'same' | 'valid' = 'same'): LossResult {
+/** image, target: H*W*3 in [0,1]; mask: H*W, 0 = the pixel is ignored (default: none). */
+export function lossReference(image: ArrayLike<number>, target: ArrayLike<number>, width: number, height: number, padding: 'same' | 'valid' = 'same', mask?: ArrayLike<number>): LossResult {
   const P = width * height;
-  const n = P * 3;
+  const kept = (i: number) => !mask || mask[i] !== 0;
   const valid = padding === 'valid' && width > 2 * HALF && height > 2 * HALF;
-  const counted = (i: number) => !valid || (i % width >= HALF && i % width < width - HALF && Math.floor(i / width) >= HALF && Math.floor(i / width) < height - HALF);
-  const nSsim = valid ? (width - 2 * HALF) * (height - 2 * HALF) * 3 : n;
-  const grad = new Float64Array(n);
+  const interior = (i: number) => !valid || (i % width >= HALF && i % width < width - HALF && Math.floor(i / width) >= HALF && Math.floor(i / width) < height - HALF);
+  const counted = (i: number) => interior(i) && kept(i);
+  let keptPixels = 0;
+  let countedPixels = 0;
+  for (let i = 0; i < P; i++) {
+    if (kept(i)) keptPixels++;
+    if (counted(i)) countedPixels++;
+  }
+  const n = Math.max(1, keptPixels * 3);
+  const nSsim = Math.max(1, countedPixels * 3);
+  const grad = new Float64Array(P * 3);
   let ssimSum = 0;
   let l1Sum = 0;
   const C1 = 0.01 ** 2;
@@ -66,8 +74,9 @@ export function lossReference(image: ArrayLike<number>, target: ArrayLike<number
     const x = new Float64Array(P);
     const y = new Float64Array(P);
     for (let i = 0; i < P; i++) {
-      x[i] = image[3 * i + c];
-      y[i] = target[3 * i + c];
+      // a masked pixel is a zero in every window (kernels/loss.wgsl)
+      x[i] = kept(i) ? image[3 * i + c] : 0;
+      y[i] = kept(i) ? target[3 * i + c] : 0;
     }
     const mx = blur(x, width, height);
     const my = blur(y, width, height);
@@ -95,6 +104,7 @@ export function lossReference(image: ArrayLike<number>, target: ArrayLike<number
     const bXx = blur(pXx, width, height);
     const bXy = blur(pXy, width, height);
     for (let i = 0; i < P; i++) {
+      if (!kept(i)) continue; // dL/dx = 0: x enters only as m x
       const diff = x[i] - y[i];
       l1Sum += Math.abs(diff);
       grad[3 * i + c] = bMu[i] + 2 * x[i] * bXx[i] + y[i] * bXy[i] + (0.8 * Math.sign(diff)) / n;

@@ -9,7 +9,7 @@
  * camera (with its distortion), so the number is checked rather than copied.
  */
 import type { ColmapCamera, ColmapModel } from '../dataset/colmap-model.js';
-import { distortNormalized, lensOf, type Lens } from '../dataset/distortion.js';
+import { distortNormalized, LENS_MODELS, lensOf, type Lens } from '../dataset/lens.js';
 import { worldToCameraFromQuaternion } from '../dataset/pose.js';
 
 export interface ModelStats {
@@ -31,15 +31,12 @@ function lensOfCamera(camera: ColmapCamera): Lens | null {
   const p = camera.params;
   switch (camera.model) {
     case 'SIMPLE_PINHOLE':
-      return { fx: p[0], fy: p[0], cx: p[1], cy: p[2], k1: 0, k2: 0, p1: 0, p2: 0 };
+      return lensOf({ model: 'SIMPLE_RADIAL', params: [p[0], p[1], p[2], 0] });
     case 'PINHOLE':
-      return { fx: p[0], fy: p[1], cx: p[2], cy: p[3], k1: 0, k2: 0, p1: 0, p2: 0 };
-    case 'SIMPLE_RADIAL':
-    case 'RADIAL':
-    case 'OPENCV':
-      return lensOf({ model: camera.model, params: p });
+      return lensOf({ model: 'OPENCV', params: [p[0], p[1], p[2], p[3], 0, 0, 0, 0] });
     default:
-      return null; // other models are not projected (their error is left out)
+      // other models are not projected (their error is left out)
+      return (LENS_MODELS as readonly string[]).includes(camera.model) ? lensOf({ model: camera.model, params: p }) : null;
   }
 }
 

@@ -4,6 +4,7 @@
  * (qw, qx, qy, qz) + translation in OpenCV axes, pixel centres at +0.5.
  */
 import { badInput } from '../../../shared/rpc/errors.js';
+import { LENS_MODELS } from './lens.js';
 import { requireFinite } from './pose.js';
 
 /** Every model COLMAP defines (id = index in cameras.bin), with its parameter count. */
@@ -13,17 +14,17 @@ export const COLMAP_CAMERA_MODELS = [
   { id: 2, name: 'SIMPLE_RADIAL', params: 4 }, // f, cx, cy, k
   { id: 3, name: 'RADIAL', params: 5 }, // f, cx, cy, k1, k2
   { id: 4, name: 'OPENCV', params: 8 }, // fx, fy, cx, cy, k1, k2, p1, p2
-  { id: 5, name: 'OPENCV_FISHEYE', params: 8 },
-  { id: 6, name: 'FULL_OPENCV', params: 12 },
+  { id: 5, name: 'OPENCV_FISHEYE', params: 8 }, // fx, fy, cx, cy, k1, k2, k3, k4
+  { id: 6, name: 'FULL_OPENCV', params: 12 }, // fx, fy, cx, cy, k1, k2, p1, p2, k3, k4, k5, k6
   { id: 7, name: 'FOV', params: 5 },
-  { id: 8, name: 'SIMPLE_RADIAL_FISHEYE', params: 4 },
-  { id: 9, name: 'RADIAL_FISHEYE', params: 5 },
+  { id: 8, name: 'SIMPLE_RADIAL_FISHEYE', params: 4 }, // f, cx, cy, k
+  { id: 9, name: 'RADIAL_FISHEYE', params: 5 }, // f, cx, cy, k1, k2
   { id: 10, name: 'THIN_PRISM_FISHEYE', params: 12 },
   { id: 11, name: 'RAD_TAN_THIN_PRISM_FISHEYE', params: 16 },
 ] as const;
 
 /** The models the loader turns into pinhole views (undistorting the images where needed). */
-export const SUPPORTED_COLMAP_MODELS = ['SIMPLE_PINHOLE', 'PINHOLE', 'SIMPLE_RADIAL', 'RADIAL', 'OPENCV'];
+export const SUPPORTED_COLMAP_MODELS = ['SIMPLE_PINHOLE', 'PINHOLE', ...LENS_MODELS];
 
 export interface ColmapCamera {
   id: number;

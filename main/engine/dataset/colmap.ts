@@ -1,8 +1,9 @@
 /**
  * COLMAP datasets: `<root>/sparse/0/` (or `<root>/sparse/`) with cameras, images and points3D in
  * binary (preferred, as 3DGS does) or text form, and the photos in `<root>/images/`. Views are
- * sorted by image name; distorted models (SIMPLE_RADIAL, RADIAL, OPENCV) become pinhole views of
- * the same size and intrinsics whose images loadViewImage undistorts.
+ * sorted by image name; distorted models (SIMPLE_RADIAL, RADIAL, OPENCV, FULL_OPENCV and the
+ * fisheyes OPENCV_FISHEYE, SIMPLE_RADIAL_FISHEYE, RADIAL_FISHEYE) become pinhole views of the same
+ * size (distortion.ts chooses the intrinsics) whose images loadViewImage undistorts.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { parseCamerasBin, parseImagesBin, parsePoints3DBin } from './colmap-bina
 import { SUPPORTED_COLMAP_MODELS, type ColmapCamera, type ColmapModel, type ColmapPoints } from './colmap-model.js';
 import { parseCamerasText, parseImagesText, parsePoints3DText } from './colmap-text.js';
 import type { Distortion } from './types.js';
-import { isPinholeLens, lensOf } from './distortion.js';
+import { checkLens, isPinholeLens, lensOf, undistortedPinhole } from './distortion.js';
 import { worldToCameraFromQuaternion } from './pose.js';
 import { byName, checkViewImage, isFile, mapLimit, resolveInside, type SourceDataset, type SourceView } from './source-view.js';
 
@@ -62,7 +63,10 @@ export async function readColmapModel(dir: string, kind?: 'bin' | 'txt'): Promis
   return { cameras, images, points, files };
 }
 
-/** Pinhole intrinsics (full resolution) and, for distorted models, the distortion to remove. */
+/**
+ * Pinhole intrinsics (full resolution) and, for distorted models, the distortion to remove: the
+ * lens is checked against the camera's image size, and the pinhole is distortion.ts's choice.
+ */
 export function colmapIntrinsics(camera: ColmapCamera, file: string): { fx: number; fy: number; cx: number; cy: number; distortion?: Distortion } {
   const where = `${camera.source} (camera ${camera.id})`;
   if (!SUPPORTED_COLMAP_MODELS.includes(camera.model)) {
@@ -74,10 +78,11 @@ export function colmapIntrinsics(camera: ColmapCamera, file: string): { fx: numb
   const p = camera.params;
   if (camera.model === 'SIMPLE_PINHOLE') return { fx: p[0], fy: p[0], cx: p[1], cy: p[2] };
   if (camera.model === 'PINHOLE') return { fx: p[0], fy: p[1], cx: p[2], cy: p[3] };
-  const distortion: Distortion = { model: camera.model, params: [...p] };
+  const distortion: Distortion = { model: camera.model, params: [...p], width: camera.width, height: camera.height };
   const lens = lensOf(distortion, file, where);
-  const intrinsics = { fx: lens.fx, fy: lens.fy, cx: lens.cx, cy: lens.cy };
-  return isPinholeLens(lens) ? intrinsics : { ...intrinsics, distortion };
+  checkLens(lens, camera.width, camera.height, file, where);
+  if (isPinholeLens(lens)) return { fx: lens.fx, fy: lens.fy, cx: lens.cx, cy: lens.cy };
+  return { ...undistortedPinhole(lens, camera.width, camera.height), distortion };
 }
 
 export async function readColmapDataset(root: string, location: ColmapModelLocation): Promise<SourceDataset> {

@@ -10,6 +10,7 @@ import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { downscaledSize } from '../formats/image-ops.js';
 import { findColmapModel, readColmapDataset } from './colmap.js';
+import { attachMasks } from './masks.js';
 import { readNerfSynthetic } from './nerf-synthetic.js';
 import { cameraCenter } from './pose.js';
 import { isFile, type SourceDataset, type SourceView } from './source-view.js';
@@ -24,12 +25,15 @@ export interface LoadDatasetOptions {
   background?: Rgb;
   /** Every testEvery-th view (index % testEvery == 0, sorted by name) is held out, unless the dataset has its own split. 0: none. Default 8. */
   testEvery?: number;
+  /** Folder of per-view masks (masks.ts); default `<dataset>/masks` when it exists. */
+  masks?: string;
 }
 
 export interface ResolvedOptions {
   downscale: number;
   background: Rgb | undefined;
   testEvery: number;
+  masks?: string;
 }
 
 export function resolveOptions(options: LoadDatasetOptions): ResolvedOptions {
@@ -45,7 +49,10 @@ export function resolveOptions(options: LoadDatasetOptions): ResolvedOptions {
   if (background !== undefined && (!Array.isArray(background) || background.length !== 3 || !background.every((c) => Number.isFinite(c) && c >= 0 && c <= 1))) {
     throw new ArgonautError('invalid_argument', `background must be three numbers in [0, 1], got ${JSON.stringify(background)}`);
   }
-  return { downscale, background: background && ([...background] as Rgb), testEvery };
+  if (options.masks !== undefined && (typeof options.masks !== 'string' || options.masks.length === 0)) {
+    throw new ArgonautError('invalid_argument', `masks must be a folder path, got ${JSON.stringify(options.masks)}`);
+  }
+  return { downscale, background: background && ([...background] as Rgb), testEvery, ...(options.masks !== undefined ? { masks: options.masks } : {}) };
 }
 
 /** Intrinsics for an image resized from camera.width x camera.height to width x height. */
@@ -78,6 +85,7 @@ export function finishDataset(source: SourceDataset, options: ResolvedOptions): 
     const split = view.split ?? (options.testEvery > 0 && index % options.testEvery === 0 ? 'test' : 'train');
     const out: DatasetView = { name: view.name, imagePath: view.imagePath, camera: scaleCamera(view.camera, size.width, size.height), split };
     if (view.distortion) out.distortion = view.distortion;
+    if (view.maskPath) out.maskPath = view.maskPath;
     return out;
   });
   const train = views.filter((v) => v.split === 'train');
@@ -125,6 +133,7 @@ export async function loadDataset(datasetPath: string, options: LoadDatasetOptio
       throw badInput(root, 'not a dataset folder: expected sparse/0/cameras.bin (or .txt), transforms_train.json or transforms.json');
     }
   }
+  await attachMasks(source.views, source.root, resolved.masks);
   return finishDataset(source, resolved);
 }
 

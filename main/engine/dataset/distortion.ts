@@ -1,131 +1,173 @@
 /**
- * Lens distortion of the models the loaders accept (COLMAP SIMPLE_RADIAL, RADIAL, OPENCV, and
- * transforms.json k1 k2 p1 p2, which is OPENCV), and image undistortion to a pinhole camera with the
- * same size, focal lengths and principal point.
+ * Undistortion of a view's image to the pinhole camera the rasterizer renders (it is pinhole only:
+ * its projection's Jacobian is the pinhole's; native fisheye rendering is not in scope), and the
+ * choice of that pinhole. The lens models and their math are in lens.ts.
  *
- * All three are the OPENCV polynomial with some coefficients zero, in normalized camera coordinates
- * (x, y) = ((u - cx) / fx, (v - cy) / fy):
- *   r2 = x^2 + y^2, radial = k1 r2 + k2 r2^2
- *   xd = x (1 + radial) + 2 p1 x y + p2 (r2 + 2 x^2)
- *   yd = y (1 + radial) + p1 (r2 + 2 y^2) + 2 p2 x y
- * Pixel coordinates follow COLMAP and shared/scene/camera.ts: pixel (u, v) has its centre at (u + 0.5, v + 0.5).
+ * - Perspective models keep the lens's size, focal lengths and principal point (what 3DGS and
+ *   COLMAP's keypoints expect; our keypoints agree with image_undistorter to 1e-9 px).
+ * - Fisheye models keep the size and principal point and shrink the focal lengths (one factor, so
+ *   pixels stay square) until the four half fields of view along the axes through the principal
+ *   point fit: each up to the lens's valid angle and at most MAX_FISHEYE_HALF_FOV_DEGREES.
+ * Output pixels whose ray leaves the photo or the lens's valid field are invalid: undistortImage
+ * returns them in its mask (0 = invalid), which the loss ignores.
  */
 import { badInput } from '../../../shared/rpc/errors.js';
 import type { FloatImage } from '../formats/image-ops.js';
-import type { Distortion } from './types.js';
+import { distortNormalized, undistortNormalized, validAngle, validDistortedRadius, validRadius, type Lens } from './lens.js';
 
-export interface Lens {
+export {
+  distortNormalized,
+  distortPixel,
+  isPinholeLens,
+  lensOf,
+  undistortNormalized,
+  undistortPixel,
+  type Lens,
+} from './lens.js';
+
+/**
+ * Widest half field of view a fisheye's pinhole keeps. A pinhole spends 1 / cos^2(theta) times
+ * the centre's pixels per angle at theta: 4x at 60 degrees, 8x at 69; wider fields cost the centre
+ * its resolution for a periphery the lens itself records at the centre's density.
+ */
+export const MAX_FISHEYE_HALF_FOV_DEGREES = 60;
+
+export interface PinholeIntrinsics {
   fx: number;
   fy: number;
   cx: number;
   cy: number;
-  k1: number;
-  k2: number;
-  p1: number;
-  p2: number;
 }
 
-/** COLMAP parameter order -> Lens; `file` and `where` name the source in errors. */
-export function lensOf(distortion: Distortion, file = 'distortion', where = 'camera'): Lens {
-  const p = distortion.params;
-  const expect = (n: number): void => {
-    if (p.length !== n || !p.every(Number.isFinite)) {
-      throw badInput(file, `${where}: ${distortion.model} needs ${n} finite parameters, got [${p.join(', ')}]`);
-    }
-  };
-  switch (distortion.model) {
-    case 'SIMPLE_RADIAL':
-      expect(4);
-      return { fx: p[0], fy: p[0], cx: p[1], cy: p[2], k1: p[3], k2: 0, p1: 0, p2: 0 };
-    case 'RADIAL':
-      expect(5);
-      return { fx: p[0], fy: p[0], cx: p[1], cy: p[2], k1: p[3], k2: p[4], p1: 0, p2: 0 };
-    case 'OPENCV':
-      expect(8);
-      return { fx: p[0], fy: p[1], cx: p[2], cy: p[3], k1: p[4], k2: p[5], p1: p[6], p2: p[7] };
-    default:
-      throw badInput(file, `${where}: cannot undistort camera model ${distortion.model} (supported: SIMPLE_RADIAL, RADIAL, OPENCV)`);
+/** The pinhole a view of `lens` (an image of width x height) is undistorted to (see the header). */
+export function undistortedPinhole(lens: Lens, width: number, height: number): PinholeIntrinsics {
+  const { fx, fy, cx, cy } = lens;
+  if (lens.projection === 'perspective') return { fx, fy, cx, cy };
+  const widest = Math.min(validAngle(lens), (MAX_FISHEYE_HALF_FOV_DEGREES * Math.PI) / 180);
+  // Per axis direction: the distorted edge (pixels from the principal point, focal) -> the angle it sees.
+  const edges: [number, number][] = [[cx, fx], [width - cx, fx], [cy, fy], [height - cy, fy]];
+  let scale = Infinity;
+  for (const [pixels, focal] of edges) {
+    const [x] = undistortNormalized(lens, pixels / focal, 0);
+    const theta = Number.isFinite(x) ? Math.min(Math.atan(x), widest) : widest;
+    // the pinhole's edge at `pixels` sees theta: pixels / (s focal) = tan(theta)
+    if (pixels > 0) scale = Math.min(scale, pixels / (focal * Math.tan(theta)));
   }
-}
-
-/** True when the lens has no distortion at all, so the image can be used as it is. */
-export function isPinholeLens(lens: Lens): boolean {
-  return lens.k1 === 0 && lens.k2 === 0 && lens.p1 === 0 && lens.p2 === 0;
-}
-
-/** Normalized undistorted -> normalized distorted coordinates. */
-export function distortNormalized(lens: Lens, x: number, y: number): [number, number] {
-  const { k1, k2, p1, p2 } = lens;
-  const r2 = x * x + y * y;
-  const radial = k1 * r2 + k2 * r2 * r2;
-  return [x * (1 + radial) + 2 * p1 * x * y + p2 * (r2 + 2 * x * x), y * (1 + radial) + p1 * (r2 + 2 * y * y) + 2 * p2 * x * y];
-}
-
-/** Normalized distorted -> undistorted, by Newton's method on distortNormalized (analytic Jacobian). */
-export function undistortNormalized(lens: Lens, xd: number, yd: number): [number, number] {
-  const { k1, k2, p1, p2 } = lens;
-  let x = xd;
-  let y = yd;
-  for (let iter = 0; iter < 50; iter++) {
-    const r2 = x * x + y * y;
-    const radial = k1 * r2 + k2 * r2 * r2;
-    const dRadial = k1 + 2 * k2 * r2; // d radial / d(r2)
-    const [fx, fy] = distortNormalized(lens, x, y);
-    const ex = fx - xd;
-    const ey = fy - yd;
-    const a = 1 + radial + 2 * x * x * dRadial + 2 * p1 * y + 6 * p2 * x; // dxd/dx
-    const b = 2 * x * y * dRadial + 2 * p1 * x + 2 * p2 * y; // dxd/dy = dyd/dx
-    const d = 1 + radial + 2 * y * y * dRadial + 6 * p1 * y + 2 * p2 * x; // dyd/dy
-    const det = a * d - b * b;
-    if (!(Math.abs(det) > 1e-12)) break;
-    const sx = (d * ex - b * ey) / det;
-    const sy = (a * ey - b * ex) / det;
-    x -= sx;
-    y -= sy;
-    if (Math.abs(sx) + Math.abs(sy) < 1e-15) break;
-  }
-  return [x, y];
-}
-
-/** A pixel of the distorted image -> the same ray's pixel in the undistorted pinhole image. */
-export function undistortPixel(lens: Lens, u: number, v: number): [number, number] {
-  const [x, y] = undistortNormalized(lens, (u - lens.cx) / lens.fx, (v - lens.cy) / lens.fy);
-  return [x * lens.fx + lens.cx, y * lens.fy + lens.cy];
-}
-
-/** A pixel of the undistorted pinhole image -> where that ray lands in the distorted image. */
-export function distortPixel(lens: Lens, u: number, v: number): [number, number] {
-  const [x, y] = distortNormalized(lens, (u - lens.cx) / lens.fx, (v - lens.cy) / lens.fy);
-  return [x * lens.fx + lens.cx, y * lens.fy + lens.cy];
+  return { fx: fx * scale, fy: fy * scale, cx, cy };
 }
 
 /**
- * Undistorts to a pinhole image of the same size and intrinsics: each output pixel centre is
- * mapped through the distortion into the source and sampled bilinearly. Rays that land outside
- * the source take the nearest edge pixel (no mask: the trainer has none to use yet).
+ * Refuses a lens no photo of width x height could have been taken with, so a wrong model or a
+ * corrupt calibration fails at load instead of training on garbage: the principal point outside
+ * the image, a focal length under 1 % or over 1000 times the image's larger side, or a model that
+ * is one-to-one over less than half of the image's inscribed radius around the principal point.
  */
-export function undistortImage(image: FloatImage, lens: Lens): FloatImage {
-  const { width: w, height: h, channels: c, data } = image;
-  const out = new Float32Array(data.length);
+export function checkLens(lens: Lens, width: number, height: number, file: string, where: string): void {
+  const side = Math.max(width, height);
+  for (const [name, focal] of [['fx', lens.fx], ['fy', lens.fy]] as const) {
+    if (!(focal >= 0.01 * side && focal <= 1000 * side)) throw badInput(file, `${where}: focal length ${name} = ${focal} is not plausible for a ${width}x${height} image (expected ${0.01 * side}..${1000 * side})`);
+  }
+  if (!(lens.cx >= 0 && lens.cx <= width && lens.cy >= 0 && lens.cy <= height)) {
+    throw badInput(file, `${where}: principal point (${lens.cx}, ${lens.cy}) is outside the ${width}x${height} image`);
+  }
+  const inscribed = Math.min(lens.cx / lens.fx, (width - lens.cx) / lens.fx, lens.cy / lens.fy, (height - lens.cy) / lens.fy);
+  const valid = validDistortedRadius(lens);
+  if (!(valid >= 0.5 * inscribed)) {
+    const coefficients = lens.projection === 'fisheye' ? [lens.k1, lens.k2, lens.k3, lens.k4] : [lens.k1, lens.k2, lens.k3, lens.k4, lens.k5, lens.k6, lens.p1, lens.p2];
+    throw badInput(file, `${where}: the ${lens.projection} distortion [${coefficients.join(', ')}] folds back ${(valid * Math.min(lens.fx, lens.fy)).toFixed(1)} px from the principal point, inside half the image's inscribed radius (${(0.5 * inscribed * Math.min(lens.fx, lens.fy)).toFixed(1)} px): not a lens model of this image`);
+  }
+}
+
+export interface UndistortedImage {
+  image: FloatImage;
+  /** 1 where the output pixel's ray is inside the photo and the lens's valid field, else 0. */
+  valid: Uint8Array;
+  /** Count of the zeros in `valid`. */
+  invalidPixels: number;
+}
+
+/**
+ * Where each output pixel samples the photo: the top-left source pixel and the bilinear weights,
+ * computed once per view and applied to its colour, mask and alpha alike.
+ */
+export interface UndistortionMap {
+  width: number;
+  height: number;
+  /** Per output pixel: y0 * width + x0 of the source, -1 where invalid. */
+  source: Int32Array;
+  tx: Float64Array;
+  ty: Float64Array;
+  valid: Uint8Array;
+  invalidPixels: number;
+}
+
+/**
+ * The map from the pinhole `pinhole` (of the photo's size) into the photo: each output pixel
+ * centre through the distortion, bilinear between the four nearest source pixels (clamped within
+ * the last half pixel). Rays that land outside the photo or the valid field are invalid.
+ */
+export function undistortionMap(lens: Lens, width: number, height: number, pinhole: PinholeIntrinsics = lens): UndistortionMap {
+  const w = width;
+  const h = height;
+  const source = new Int32Array(w * h).fill(-1);
+  const tx = new Float64Array(w * h);
+  const ty = new Float64Array(w * h);
+  const valid = new Uint8Array(w * h);
+  const radiusLimit = validRadius(lens);
+  const radiusLimit2 = radiusLimit * radiusLimit; // Infinity stays Infinity
+  let invalidPixels = 0;
   for (let v = 0; v < h; v++) {
+    const y = (v + 0.5 - pinhole.cy) / pinhole.fy;
     for (let u = 0; u < w; u++) {
-      const [ud, vd] = distortPixel(lens, u + 0.5, v + 0.5);
+      const x = (u + 0.5 - pinhole.cx) / pinhole.fx;
+      const [xd, yd] = distortNormalized(lens, x, y);
+      const ud = xd * lens.fx + lens.cx;
+      const vd = yd * lens.fy + lens.cy;
+      const i = v * w + u;
+      if (!(x * x + y * y < radiusLimit2 && ud >= 0 && ud <= w && vd >= 0 && vd <= h)) {
+        invalidPixels++;
+        continue;
+      }
+      valid[i] = 1;
       // Continuous source coordinates in pixel-index space (centre of pixel i at i).
       const sx = Math.min(Math.max(ud - 0.5, 0), w - 1);
       const sy = Math.min(Math.max(vd - 0.5, 0), h - 1);
       const x0 = Math.floor(sx);
       const y0 = Math.floor(sy);
-      const x1 = Math.min(x0 + 1, w - 1);
-      const y1 = Math.min(y0 + 1, h - 1);
-      const tx = sx - x0;
-      const ty = sy - y0;
-      const to = (v * w + u) * c;
-      for (let k = 0; k < c; k++) {
-        const top = data[(y0 * w + x0) * c + k] * (1 - tx) + data[(y0 * w + x1) * c + k] * tx;
-        const bottom = data[(y1 * w + x0) * c + k] * (1 - tx) + data[(y1 * w + x1) * c + k] * tx;
-        out[to + k] = top * (1 - ty) + bottom * ty;
-      }
+      source[i] = y0 * w + x0;
+      tx[i] = sx - x0;
+      ty[i] = sy - y0;
+    }
+  }
+  return { width: w, height: h, source, tx, ty, valid, invalidPixels };
+}
+
+/** `image` (the photo's size, any channel count) resampled through `map`; invalid pixels are 0. */
+export function applyUndistortion(map: UndistortionMap, image: FloatImage): FloatImage {
+  const { width: w, height: h, channels: c, data } = image;
+  if (w !== map.width || h !== map.height) throw new Error(`undistortion map is ${map.width}x${map.height}, the image ${w}x${h}`);
+  const out = new Float32Array(data.length);
+  for (let i = 0; i < w * h; i++) {
+    const s = map.source[i];
+    if (s < 0) continue;
+    const x0 = s % w;
+    const y0 = (s - x0) / w;
+    const x1 = Math.min(x0 + 1, w - 1);
+    const y1 = Math.min(y0 + 1, h - 1);
+    const tx = map.tx[i];
+    const ty = map.ty[i];
+    const to = i * c;
+    for (let k = 0; k < c; k++) {
+      const top = data[(y0 * w + x0) * c + k] * (1 - tx) + data[(y0 * w + x1) * c + k] * tx;
+      const bottom = data[(y1 * w + x0) * c + k] * (1 - tx) + data[(y1 * w + x1) * c + k] * tx;
+      out[to + k] = top * (1 - ty) + bottom * ty;
     }
   }
   return { width: w, height: h, channels: c, data: out };
+}
+
+/** undistortionMap then applyUndistortion: one image through the lens to the pinhole (default: the lens's own intrinsics). */
+export function undistortImage(image: FloatImage, lens: Lens, pinhole: PinholeIntrinsics = lens): UndistortedImage {
+  const map = undistortionMap(lens, image.width, image.height, pinhole);
+  return { image: applyUndistortion(map, image), valid: map.valid, invalidPixels: map.invalidPixels };
 }

@@ -74,8 +74,14 @@ function intrinsicsJson(view: DatasetView): Json {
   const c = view.camera;
   const out: Json = { w: c.width, h: c.height, fl_x: c.fx, fl_y: c.fy, cx: c.cx, cy: c.cy };
   if (view.distortion) {
+    // the original lens at this view's size (a fisheye's pinhole has other focal lengths)
     const lens = lensOf(view.distortion, view.imagePath, view.name);
-    Object.assign(out, { k1: lens.k1, k2: lens.k2, p1: lens.p1, p2: lens.p2 });
+    const sx = c.width / view.distortion.width;
+    const sy = c.height / view.distortion.height;
+    Object.assign(out, { fl_x: lens.fx * sx, fl_y: lens.fy * sy, cx: lens.cx * sx, cy: lens.cy * sy });
+    if (lens.projection === 'fisheye') Object.assign(out, { k1: lens.k1, k2: lens.k2, k3: lens.k3, k4: lens.k4 });
+    else if (lens.k4 !== 0 || lens.k5 !== 0 || lens.k6 !== 0) throw new ArgonautError('invalid_argument', `${view.name}: ${view.distortion.model} with k4..k6 (a rational model) has no transforms.json form; export --format colmap keeps it`);
+    else Object.assign(out, { k1: lens.k1, k2: lens.k2, p1: lens.p1, p2: lens.p2, ...(lens.k3 !== 0 ? { k3: lens.k3 } : {}) });
   }
   return out;
 }
@@ -105,6 +111,15 @@ export function openGlCameraToWorld(worldToCamera: readonly number[]): number[][
   return rows;
 }
 
+/** transforms.json has one camera_model for every frame: PINHOLE, OPENCV, or OPENCV_FISHEYE. */
+function transformsCameraModel(dataset: Dataset): string {
+  const models = new Set(dataset.views.map((v) => (v.distortion ? (lensOf(v.distortion).projection === 'fisheye' ? 'OPENCV_FISHEYE' : 'OPENCV') : 'PINHOLE')));
+  if (models.has('OPENCV_FISHEYE') && models.size > 1) {
+    throw new ArgonautError('invalid_argument', 'the dataset mixes fisheye and perspective cameras, which one transforms.json cannot hold (one camera_model); export --format colmap keeps them');
+  }
+  return models.has('OPENCV_FISHEYE') ? 'OPENCV_FISHEYE' : models.has('OPENCV') ? 'OPENCV' : 'PINHOLE';
+}
+
 async function exportTransforms(dataset: Dataset, outPath: string, images: 'copy' | 'reference'): Promise<ExportResult> {
   const file = outPath.endsWith('.json') ? outPath : path.join(outPath, 'transforms.json');
   const dir = path.dirname(file);
@@ -113,7 +128,7 @@ async function exportTransforms(dataset: Dataset, outPath: string, images: 'copy
   const filePath = (view: DatasetView): string => (copied ? `images/${copied.get(view)}` : path.relative(dir, view.imagePath).split(path.sep).join('/'));
   const perView = dataset.views.map(intrinsicsJson);
   const shared = perView.every((j) => JSON.stringify(j) === JSON.stringify(perView[0]));
-  const json: Json = { camera_model: dataset.views.some((v) => v.distortion) ? 'OPENCV' : 'PINHOLE' };
+  const json: Json = { camera_model: transformsCameraModel(dataset) };
   if (shared) Object.assign(json, perView[0]);
   json.frames = dataset.views.map((view, i) => ({ file_path: filePath(view), transform_matrix: openGlCameraToWorld(view.camera.worldToCamera), ...(shared ? {} : perView[i]) }));
   if (dataset.views.some((v) => v.split === 'test')) {

@@ -17,6 +17,8 @@ export interface SourceView {
   /** Set when the dataset defines its own split. */
   split?: 'train' | 'test';
   distortion?: Distortion;
+  /** The view's mask file (masks.ts). */
+  maskPath?: string;
   /** The file that declared the view, and where in it ("record 3", "line 12", "frames[4]"). */
   file: string;
   source: string;

@@ -2,16 +2,18 @@
  * instant-ngp / nerfstudio `transforms.json`, and the frame parsing NeRF-synthetic reuses.
  *
  * Intrinsics come from the top level and may be overridden per frame: fl_x, fl_y, cx, cy, w, h, or
- * camera_angle_x / camera_angle_y; k1 k2 p1 p2 (OPENCV distortion, undistorted on load).
+ * camera_angle_x / camera_angle_y; k1 k2 k3 p1 p2 (OPENCV distortion) or, with `camera_model:
+ * OPENCV_FISHEYE`, k1..k4 (fisheye), undistorted on load to distortion.ts's pinhole.
  * `transform_matrix` is camera-to-world in OpenGL axes. `file_path` is relative to the JSON and
  * may omit the extension. instant-ngp's `scale`/`offset`/`aabb_scale` only place the scene in its
- * own unit cube and are ignored. nerfstudio's `train_filenames`/`test_filenames` (or
+ * own unit cube and are ignored. A frame's `mask_path` (nerfstudio) names its mask (masks.ts). nerfstudio's `train_filenames`/`test_filenames` (or
  * `val_filenames`) define the split when present; its `ply_file_path` points are loaded.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { openGlCameraToWorldToOpenCvWorldToCamera } from '../../../shared/scene/camera.js';
+import { checkLens, lensOf, undistortedPinhole } from './distortion.js';
 import type { Distortion } from './types.js';
 import { readPlyPoints } from './ply-points.js';
 import { requireFinite, requireRotation } from './pose.js';
@@ -72,6 +74,39 @@ async function resolveFramePath(dir: string, filePath: string, file: string, whe
   throw badInput(base, `image file not found (${where} of ${file}; also tried ${IMAGE_EXTENSIONS.slice(0, 3).join(', ')})`);
 }
 
+interface Coefficients {
+  k1: number;
+  k2: number;
+  k3: number;
+  k4: number;
+  p1: number;
+  p2: number;
+}
+
+/**
+ * A frame's lens as COLMAP's model: OPENCV (k1 k2 p1 p2; with k3, nerfstudio's OPENCV, it is
+ * FULL_OPENCV), OPENCV_FISHEYE (k1..k4), PINHOLE (no coefficients allowed); undefined when there
+ * is nothing to undistort. Checked against the image (distortion.ts's checkLens).
+ */
+function transformsDistortion(model: string, k: Coefficients, intrinsics: number[], width: number, height: number, file: string, where: string): Distortion | undefined {
+  let distortion: Distortion;
+  if (model === 'OPENCV_FISHEYE') {
+    if (k.p1 !== 0 || k.p2 !== 0) throw badInput(file, `${where}: OPENCV_FISHEYE has no tangential terms, but p1/p2 are ${k.p1}, ${k.p2}`);
+    distortion = { model: 'OPENCV_FISHEYE', params: [...intrinsics, k.k1, k.k2, k.k3, k.k4], width, height };
+  } else {
+    const any = [k.k1, k.k2, k.k3, k.k4, k.p1, k.p2].some((c) => c !== 0);
+    if (!any) return undefined;
+    if (model === 'PINHOLE') throw badInput(file, `${where}: camera_model PINHOLE has no distortion, but k1 k2 k3 k4 p1 p2 are ${[k.k1, k.k2, k.k3, k.k4, k.p1, k.p2].join(' ')}`);
+    if (k.k4 !== 0) throw badInput(file, `${where}: k4 is a fisheye term (camera_model OPENCV_FISHEYE); OPENCV takes k1 k2 k3 p1 p2`);
+    distortion =
+      k.k3 !== 0
+        ? { model: 'FULL_OPENCV', params: [...intrinsics, k.k1, k.k2, k.p1, k.p2, k.k3, 0, 0, 0], width, height }
+        : { model: 'OPENCV', params: [...intrinsics, k.k1, k.k2, k.p1, k.p2], width, height };
+  }
+  checkLens(lensOf(distortion, file, where), width, height, file, where);
+  return distortion;
+}
+
 export interface FrameOptions {
   /** Split every frame of this file belongs to (NeRF-synthetic); otherwise left to the caller. */
   split?: 'train' | 'test';
@@ -82,9 +117,9 @@ export async function readTransformsFrames(file: string, json: Json, options: Fr
   const dir = path.dirname(file);
   const frames = json.frames;
   if (!Array.isArray(frames) || frames.length === 0) throw badInput(file, 'has no "frames" array (or it is empty)');
-  const model = json.camera_model;
-  if (model !== undefined && model !== 'OPENCV' && model !== 'PINHOLE') {
-    throw badInput(file, `camera_model ${JSON.stringify(model)} is not supported (supported: OPENCV, PINHOLE)`);
+  const model = json.camera_model ?? 'OPENCV';
+  if (model !== 'OPENCV' && model !== 'PINHOLE' && model !== 'OPENCV_FISHEYE') {
+    throw badInput(file, `camera_model ${JSON.stringify(model)} is not supported (supported: OPENCV, PINHOLE, OPENCV_FISHEYE)`);
   }
   const global: Json = {};
   for (const key of INTRINSIC_KEYS) if (json[key] !== undefined) global[key] = json[key];
@@ -110,16 +145,20 @@ export async function readTransformsFrames(file: string, json: Json, options: Fr
     if (!(fx > 0) || !(fy > 0)) throw badInput(file, `${where}: focal length (${fx}, ${fy}) must be > 0`);
     const cx = num('cx') ?? width / 2;
     const cy = num('cy') ?? height / 2;
-    if ((num('k3') ?? 0) !== 0 || (num('k4') ?? 0) !== 0) throw badInput(file, `${where}: k3/k4 radial terms are not supported (only k1 k2 p1 p2)`);
-    const coefficients = [num('k1') ?? 0, num('k2') ?? 0, num('p1') ?? 0, num('p2') ?? 0];
+    const distortion = transformsDistortion(model, { k1: num('k1') ?? 0, k2: num('k2') ?? 0, k3: num('k3') ?? 0, k4: num('k4') ?? 0, p1: num('p1') ?? 0, p2: num('p2') ?? 0 }, [fx, fy, cx, cy], width, height, file, where);
+    const pinhole = distortion ? undistortedPinhole(lensOf(distortion, file, where), width, height) : { fx, fy, cx, cy };
     const view: SourceView = {
       name: path.relative(dir, imagePath).split(path.sep).join('/'),
       imagePath,
-      camera: { width, height, fx, fy, cx, cy, worldToCamera: openGlCameraToWorldToOpenCvWorldToCamera(c2w) },
+      camera: { width, height, ...pinhole, worldToCamera: openGlCameraToWorldToOpenCvWorldToCamera(c2w) },
       file,
       source: where,
     };
-    if (coefficients.some((k) => k !== 0)) view.distortion = { model: 'OPENCV', params: [fx, fy, cx, cy, ...coefficients] } satisfies Distortion;
+    if (distortion) view.distortion = distortion;
+    if (f.mask_path !== undefined) {
+      if (typeof f.mask_path !== 'string' || f.mask_path.length === 0) throw badInput(file, `${where}: mask_path must be a non-empty string`);
+      view.maskPath = path.resolve(dir, f.mask_path);
+    }
     if (options.split) view.split = options.split;
     return view;
   });

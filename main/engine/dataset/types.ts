@@ -8,10 +8,13 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 export type Rgb = [number, number, number];
 
 export interface Distortion {
-  /** COLMAP model name: SIMPLE_RADIAL, RADIAL or OPENCV. */
+  /** COLMAP model name: one of lens.ts's LENS_MODELS. */
   model: string;
   /** COLMAP parameter order for that model, in pixels of the original image (focal, principal point, coefficients). */
   params: number[];
+  /** Size of the original image, which the fisheye's pinhole is chosen for (distortion.ts). */
+  width: number;
+  height: number;
 }
 
 export interface DatasetView {
@@ -22,6 +25,8 @@ export interface DatasetView {
   split: 'train' | 'test';
   /** The original lens model, when the image must be undistorted before use. */
   distortion?: Distortion;
+  /** The view's mask file (same size as the photo; 0 = ignore the pixel), when the dataset has masks. */
+  maskPath?: string;
 }
 
 export type DatasetFormat = 'colmap' | 'transforms' | 'nerf-synthetic';

@@ -10,10 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { fallbackCacheDir, readCachedImage, resolveCacheDir, writeCachedImage, type ImageCacheKey } from '../formats/image-cache.js';
-import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes } from '../formats/image-ops.js';
+import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscaledSize, quantizeToBytes, type FloatImage } from '../formats/image-ops.js';
 import { imageDecoder, imageFileStat, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
 import type { Dataset, DatasetView, Rgb } from './types.js';
-import { lensOf, undistortImage } from './distortion.js';
+import { applyUndistortion, lensOf, undistortedPinhole, undistortionMap } from './distortion.js';
 import { mapLimit } from './source-view.js';
 
 export interface ViewImageOptions {
@@ -25,6 +25,8 @@ export interface ViewImageOptions {
   cacheDir?: string | null;
   /** The decoder. Default: sharp's (imageDecoder); tests wrap it. */
   decoder?: ImageDecoder;
+  /** What an RGBA photo's alpha does (AlphaUse). Default 'background'. */
+  alpha?: AlphaUse;
   /** Non-fatal problems (a cache that cannot be written). Default console.warn. */
   warn?: (message: string) => void;
 }
@@ -34,6 +36,8 @@ export interface ViewImage {
   height: number;
   /** Row-major RGB, H * W * 3 values in [0, 1]. */
   rgb: Float32Array;
+  /** H * W bytes, 0 where the loss ignores the pixel, else 255 (or 1 + 254 alpha: processViewPixels); absent when none is masked and no alpha is kept. */
+  mask?: Uint8Array;
 }
 
 const BLACK: Rgb = [0, 0, 0];
@@ -44,27 +48,99 @@ const BLACK: Rgb = [0, 0, 0];
  */
 export const IMAGES_IN_FLIGHT = 2 * Math.max(2, Math.min(8, os.availableParallelism()));
 
-/** Decoded pixels -> the view's final 8-bit RGB. Pure; exported for tests. */
-export function processViewPixels(image: Image, view: DatasetView, downscale: number, background: Rgb): Image {
+/**
+ * Decoded pixels -> the view's final 8-bit pixels: RGB, or RGB + a 4th byte per pixel when any
+ * pixel is masked or alpha is kept (`masking.alpha` 'coverage'):
+ *   0            the loss ignores the pixel: the mask file's zeros (`mask`, the photo's size),
+ *                alpha 0 with alpha 'mask', or outside the undistortion's valid field; a
+ *                downscaled pixel counts only where every pixel it covers does;
+ *   1 + 254 a    with alpha 'coverage': the pixel counts, its colour is premultiplied (composited
+ *                over black) and a is its alpha, so the loss can composite it over any
+ *                background (kernels/loss.wgsl, RANDOM_BACKGROUND); 255 (a = 1) for RGB photos;
+ *   255          otherwise.
+ * Pure; exported for tests.
+ */
+export function processViewPixels(image: Image, view: DatasetView, downscale: number, background: Rgb, masking: PixelMasking = {}): Image {
+  const alphaUse = masking.alpha ?? 'background';
+  const keepAlpha = alphaUse === 'coverage';
   const target = downscaledSize(image.width, image.height, downscale);
-  if (!view.distortion && target.width === image.width && target.height === image.height) {
+  let valid: Uint8Array | undefined = masking.mask ? Uint8Array.from(masking.mask, (m) => (m === 0 ? 0 : 1)) : undefined;
+  if (alphaUse === 'mask' && image.channels === 4) {
+    valid ??= new Uint8Array(image.width * image.height).fill(1);
+    for (let p = 0; p < valid.length; p++) if (image.data[4 * p + 3] === 0) valid[p] = 0;
+  }
+  if (!view.distortion && !valid && !keepAlpha && target.width === image.width && target.height === image.height) {
     return { width: image.width, height: image.height, channels: 3, data: compositeToBytes(image, background) };
   }
-  let rgb = compositeToRgb(image, background);
-  if (view.distortion) rgb = undistortImage(rgb, lensOf(view.distortion, view.imagePath, 'view'));
+  let rgb = compositeToRgb(image, keepAlpha ? BLACK : background);
+  let alpha = keepAlpha ? alphaOf(image) : undefined;
+  if (view.distortion) {
+    const lens = lensOf(view.distortion, view.imagePath, 'view');
+    const map = undistortionMap(lens, image.width, image.height, undistortedPinhole(lens, image.width, image.height));
+    rgb = applyUndistortion(map, rgb);
+    if (alpha) alpha = applyUndistortion(map, alpha);
+    if (valid) {
+      // the mask is a picture of the photo too: through the same map, kept where every sample it weighs is
+      const m = applyUndistortion(map, { width: image.width, height: image.height, channels: 1, data: Float32Array.from(valid) }).data;
+      valid = Uint8Array.from(m, (v, i) => (map.valid[i] && v >= 1 - 1e-6 ? 1 : 0));
+    } else if (map.invalidPixels > 0) valid = map.valid;
+  }
   rgb = downscaleArea(rgb, downscale);
-  return { width: rgb.width, height: rgb.height, channels: 3, data: quantizeToBytes(rgb.data) };
+  const bytes = quantizeToBytes(rgb.data);
+  const allValid = !valid || valid.every((v) => v === 1);
+  if (allValid && !keepAlpha) return { width: rgb.width, height: rgb.height, channels: 3, data: bytes };
+  const counted = allValid ? undefined : downscaleArea({ width: image.width, height: image.height, channels: 1, data: Float32Array.from(valid!) }, downscale).data;
+  const coverage = alpha ? downscaleArea(alpha, downscale).data : undefined;
+  const out = new Uint8Array(rgb.width * rgb.height * 4);
+  for (let p = 0; p < rgb.width * rgb.height; p++) {
+    out[4 * p] = bytes[3 * p];
+    out[4 * p + 1] = bytes[3 * p + 1];
+    out[4 * p + 2] = bytes[3 * p + 2];
+    const kept = !counted || counted[p] >= 1 - 1e-6;
+    out[4 * p + 3] = !kept ? 0 : coverage ? 1 + Math.round(254 * Math.min(1, Math.max(0, coverage[p]))) : 255;
+  }
+  return { width: rgb.width, height: rgb.height, channels: 4, data: out };
+}
+
+/** An image's alpha in [0, 1] as a one-channel float image (1 everywhere for RGB). */
+function alphaOf(image: Image): FloatImage {
+  const pixels = image.width * image.height;
+  const data = new Float32Array(pixels).fill(1);
+  if (image.channels === 4) for (let p = 0; p < pixels; p++) data[p] = image.data[4 * p + 3] / 255;
+  return { width: image.width, height: image.height, channels: 1, data };
+}
+
+/**
+ * What an RGBA photo's alpha does: 'background' composites it over the background (and nothing
+ * more), 'mask' also leaves alpha 0 out of the loss, 'coverage' keeps it for the loss to
+ * composite over a background of its own (random backgrounds).
+ */
+export type AlphaUse = 'background' | 'mask' | 'coverage';
+
+/** What marks a view's pixels out of the loss besides the undistortion's invalid border. */
+export interface PixelMasking {
+  /** The mask file's first channel (photo size, one byte per pixel): 0 = ignore. */
+  mask?: Uint8Array;
+  alpha?: AlphaUse;
 }
 
 function toViewImage(image: Image): ViewImage {
-  return { width: image.width, height: image.height, rgb: bytesToUnit(image.data) };
+  if (image.channels === 3) return { width: image.width, height: image.height, rgb: bytesToUnit(image.data) };
+  const pixels = image.width * image.height;
+  const rgb = new Uint8Array(pixels * 3);
+  const mask = new Uint8Array(pixels);
+  for (let p = 0; p < pixels; p++) {
+    rgb.set(image.data.subarray(4 * p, 4 * p + 3), 3 * p);
+    mask[p] = image.data[4 * p + 3];
+  }
+  return { width: image.width, height: image.height, rgb: bytesToUnit(rgb), mask };
 }
 
 export async function loadViewImage(view: DatasetView, options: ViewImageOptions = {}): Promise<ViewImage> {
   return toViewImage(await loadViewImageRgb8(view, options));
 }
 
-/** As loadViewImage, the final 8-bit RGB (what the cache holds; no conversion to floats). */
+/** As loadViewImage, the final 8-bit pixels (what the cache holds; no conversion to floats): RGB, or RGB + mask (processViewPixels). */
 export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOptions = {}): Promise<Image> {
   const downscale = options.downscale ?? 1;
   if (!Number.isFinite(downscale) || downscale < 1) throw new ArgonautError('invalid_argument', `downscale must be a finite number >= 1, got ${downscale}`);
@@ -81,10 +157,12 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
     background: [...background],
     undistortion: view.distortion ? { model: view.distortion.model, params: view.distortion.params } : null,
   };
+  if (view.maskPath) key.mask = { absolutePath: path.resolve(view.maskPath), ...(await imageFileStat(view.maskPath)) };
+  if (options.alpha && options.alpha !== 'background') key.alpha = options.alpha;
   const expected = `${view.camera.width}x${view.camera.height}`;
   if (cacheDir) {
     const hit = await readCachedImage(cacheDir, key);
-    if (hit && hit.channels === 3 && `${hit.width}x${hit.height}` === expected) return hit;
+    if (hit && `${hit.width}x${hit.height}` === expected) return hit;
   }
   const decoded = await (options.decoder ?? imageDecoder).decode(await readImageBytes(file), file);
   const target = downscaledSize(decoded.width, decoded.height, downscale);
@@ -94,7 +172,8 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
       `image is ${decoded.width}x${decoded.height}, which at downscale ${downscale} gives ${target.width}x${target.height}, but the view's camera is ${expected} (was the dataset loaded with another downscale?)`,
     );
   }
-  const processed = processViewPixels(decoded, view, downscale, background);
+  const mask = view.maskPath ? await readMask(view.maskPath, decoded, file, options.decoder ?? imageDecoder) : undefined;
+  const processed = processViewPixels(decoded, view, downscale, background, { mask, alpha: options.alpha });
   if (cacheDir) {
     try {
       await writeCachedImage(cacheDir, key, processed);
@@ -103,6 +182,23 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
     }
   }
   return processed;
+}
+
+/** A mask file's first channel, checked to be the photo's size. */
+async function readMask(maskPath: string, photo: Image, photoPath: string, decoder: ImageDecoder): Promise<Uint8Array> {
+  let image: Image;
+  try {
+    image = await decoder.decode(await readImageBytes(maskPath), maskPath);
+  } catch (error) {
+    if (error instanceof ArgonautError) throw new ArgonautError(error.code, `${error.message} (the mask of ${photoPath})`, error.details);
+    throw error;
+  }
+  if (image.width !== photo.width || image.height !== photo.height) {
+    throw badInput(maskPath, `mask is ${image.width}x${image.height} but its image ${photoPath} is ${photo.width}x${photo.height}`);
+  }
+  const mask = new Uint8Array(image.width * image.height);
+  for (let p = 0; p < mask.length; p++) mask[p] = image.data[p * image.channels];
+  return mask;
 }
 
 export interface LoadViewImagesOptions extends ViewImageOptions {

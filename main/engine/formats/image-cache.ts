@@ -28,6 +28,10 @@ export interface ImageCacheKey {
   background: readonly number[] | null;
   /** Distortion model and parameters the image was undistorted with, or null. */
   undistortion: { model: string; params: readonly number[] } | null;
+  /** The mask file the 4th channel came from. */
+  mask?: { absolutePath: string; size: number; mtimeMs: number };
+  /** What alpha became in the 4th channel ('mask' or 'coverage'; absent: composited only). */
+  alpha?: string;
 }
 
 export function imageCacheKeyHash(key: ImageCacheKey): Buffer {
@@ -38,7 +42,11 @@ export function imageCacheKeyHash(key: ImageCacheKey): Buffer {
     key.mtimeMs,
     key.downscale,
     key.background,
-    key.undistortion ? [key.undistortion.model, key.undistortion.params] : null,
+    // 'masked': undistorted images mark their invalid border (a 4th channel) since issue 14
+    key.undistortion ? [key.undistortion.model, key.undistortion.params, 'masked'] : null,
+    // appended only when set, so unmasked views keep their hashes
+    ...(key.mask ? [['mask', key.mask.absolutePath, key.mask.size, key.mask.mtimeMs]] : []),
+    ...(key.alpha ? [['alpha', key.alpha]] : []),
   ]);
   return createHash('sha256').update(canonical).digest();
 }

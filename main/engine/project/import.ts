@@ -21,7 +21,7 @@ import { resolveCacheDir } from '../formats/image-cache.js';
 import { writePly } from '../formats/ply.js';
 import { readSplatsFile } from '../formats/splat-files.js';
 import { refuseVideoLikeFile } from '../formats/video-signature.js';
-import { backgroundColour } from '../train/dataset-data.js';
+import { alphaUseOf, backgroundColour } from '../train/dataset-data.js';
 import { trainParamValues } from '../train/trainer-config.js';
 import { checkProjectFileName, defaultDataDirName } from './paths.js';
 import { Project } from './project.js';
@@ -69,7 +69,9 @@ export async function verifyDatasetImages(dataset: Dataset, params: ProjectParam
   const cacheDir = await resolveCacheDir(dataset.root);
   let done = 0;
   await mapLimit(dataset.views, IMAGES_IN_FLIGHT, async (view) => {
-    await loadViewImage(view, { downscale, background, cacheDir, warn });
+    // as training loads them (dataset-data.ts), so that training finds them in the cache
+    const alpha = alphaUseOf(values['train.alpha']);
+    await loadViewImage(view, { downscale, background: alpha === 'coverage' ? [0, 0, 0] : background, cacheDir, alpha, warn });
     onProgress?.(++done, dataset.views.length);
   });
 }
@@ -96,9 +98,12 @@ export async function importDataset(datasetPath: string, projectFile: string, op
   const file = path.resolve(projectFile);
   await checkTarget(file, { dataDir: !options.captured });
   const params = projectParamsOf(options.params);
+  // a mask folder is kept absolute: training may run from another working directory
+  if (typeof params['train.masks'] === 'string' && params['train.masks'] !== '') params['train.masks'] = path.resolve(params['train.masks']);
   if ((await stat(datasetPath).catch(() => undefined))?.isFile() && !datasetPath.toLowerCase().endsWith('.json')) await refuseVideoLikeFile(path.resolve(datasetPath));
   options.onProgress?.('load', 0, 1);
-  const dataset = await loadDataset(datasetPath, { downscale: trainParamValues(params)['train.downscale'] });
+  const values = trainParamValues(params);
+  const dataset = await loadDataset(datasetPath, { downscale: values['train.downscale'], ...(values['train.masks'] ? { masks: values['train.masks'] } : {}) });
   options.onProgress?.('load', 1, 1);
   if (options.verifyImages !== false) await verifyDatasetImages(dataset, params, (d, t) => options.onProgress?.('verify', d, t), options.warn);
   // What training opens: the folder, or the transforms JSON file the user named.

@@ -22,7 +22,10 @@ export interface TrainingData {
   /** Box for random initialization when there are no points: [min xyz, max xyz]. */
   initBox?: [number, number, number, number, number, number];
   loadImage(index: number): Promise<Float32Array>;
-  /** The same pixels as 8-bit RGB (H*W*3 bytes) where the source has them: no float round trip. */
+  /**
+   * The same pixels as 8-bit RGB (H*W*3 bytes) where the source has them: no float round trip. A
+   * view with masked pixels gives RGB + mask (H*W*4; the 4th byte 0 where the loss ignores the pixel).
+   */
   loadImageRgb8?(index: number): Promise<Uint8Array>;
 }
 

@@ -1,5 +1,5 @@
 import { loadDataset, type Dataset } from '../dataset/dataset.js';
-import { loadViewImage, loadViewImageRgb8 } from '../dataset/view-image.js';
+import { loadViewImage, loadViewImageRgb8, type AlphaUse } from '../dataset/view-image.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import type { TrainingData } from './data.js';
 import type { ParamValues } from '../../../shared/params/index.js';
@@ -11,9 +11,18 @@ export interface DatasetDataOptions {
   downscale?: number;
   background?: BackgroundChoice;
   testEvery?: number;
+  /** Mask folder (loadDataset's `masks`); empty or undefined: the dataset's own masks/ when present. */
+  masks?: string;
+  /** The registry's `train.alpha`: 'random' keeps alpha for the loss (view-image.ts's 'coverage', images composited over black). */
+  alpha?: ParamValues['train.alpha'];
   /** Keep only these views (after the split): protocols that evaluate on a subset. */
   filter?: (view: Dataset['views'][number], index: number) => boolean;
   warn?: (message: string) => void;
+}
+
+/** The registry's `train.alpha` as what view images do with alpha. */
+export function alphaUseOf(choice: ParamValues['train.alpha']): AlphaUse {
+  return choice === 'random' ? 'coverage' : choice;
 }
 
 export function backgroundColour(choice: BackgroundChoice, datasetDefault?: readonly number[]): [number, number, number] {
@@ -29,11 +38,14 @@ export function backgroundColour(choice: BackgroundChoice, datasetDefault?: read
  */
 export async function trainingDataFromPath(datasetPath: string, options: DatasetDataOptions = {}): Promise<TrainingData & { dataset: Dataset; dispose(): void }> {
   const downscale = options.downscale ?? 1;
-  const probe = await loadDataset(datasetPath, { downscale, testEvery: options.testEvery });
+  const probe = await loadDataset(datasetPath, { downscale, testEvery: options.testEvery, ...(options.masks ? { masks: options.masks } : {}) });
   const background = backgroundColour(options.background ?? 'auto', probe.background);
   const views = probe.views.filter((v, i) => (options.filter ? options.filter(v, i) : true));
   const dataset = { ...probe, views };
   const cacheDir = await resolveCacheDir(dataset.root);
+  const alpha = alphaUseOf(options.alpha ?? 'background');
+  // 'random': premultiplied targets (over black); the trainer composites them per step
+  const loadBackground: [number, number, number] = alpha === 'coverage' ? [0, 0, 0] : background;
   return {
     name: datasetPath,
     dataset,
@@ -43,8 +55,8 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     points: dataset.points,
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)
     ...(dataset.format === 'nerf-synthetic' ? { initBox: [-1.3, -1.3, -1.3, 1.3, 1.3, 1.3] as [number, number, number, number, number, number] } : {}),
-    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, warn: options.warn })).rgb,
-    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, warn: options.warn })).data,
+    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background: loadBackground, cacheDir, alpha, warn: options.warn })).rgb,
+    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background: loadBackground, cacheDir, alpha, warn: options.warn })).data,
     dispose: () => undefined,
   };
 }

@@ -92,7 +92,7 @@ export interface TrainJobResult {
 
 export async function loadTrainingData(source: TrainingSource, ctx: GpuContext, p: Readonly<TrainParamValues>, filter?: TrainJobOptions['viewFilter'], warn?: (m: string) => void): Promise<TrainingData & { dispose?: () => void }> {
   if (source.kind === 'sample') return sampleScene(ctx);
-  return trainingDataFromPath(source.path, { downscale: p['train.downscale'], background: p['train.background'], filter, warn });
+  return trainingDataFromPath(source.path, { downscale: p['train.downscale'], background: p['train.background'], masks: p['train.masks'], alpha: p['train.alpha'], filter, warn });
 }
 
 export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions): Promise<TrainJobResult> {

@@ -8,6 +8,9 @@ import type { ParamValues } from '../../../shared/params/index.js';
 const TS = 16;
 const HALO = 5;
 
+type Rgb = readonly [number, number, number];
+const BLACK: Rgb = [0, 0, 0];
+
 /**
  * Border handling of the SSIM term: 'same' averages over every pixel with zero padding (3DGS);
  * 'valid' over the pixels whose 11x11 window lies inside the image (gsplat's trainer). The
@@ -19,6 +22,36 @@ export type SsimPadding = ParamValues['train.ssimPadding'];
 export function ssimValueCount(width: number, height: number, padding: SsimPadding): number {
   if (padding === 'valid' && width > 2 * HALO && height > 2 * HALO) return (width - 2 * HALO) * (height - 2 * HALO) * 3;
   return width * height * 3;
+}
+
+/**
+ * How many values the loss's means are over (kernels/loss.wgsl, "Masks"): 3 x the unmasked pixels
+ * for L1 and MSE, 3 x the unmasked pixels SSIM counts (all of them, or the valid interior).
+ */
+export interface LossCounts {
+  l1Values: number;
+  ssimValues: number;
+}
+
+/**
+ * The counts for an image whose mask is `mask` (one byte per pixel, 0 = ignored; undefined: none
+ * masked, the unmasked loss's counts). At least 1 each, so a view masked whole has a finite loss
+ * (0.2: no SSIM counted) and no gradient.
+ */
+export function lossCounts(width: number, height: number, padding: SsimPadding, mask?: ArrayLike<number>): LossCounts {
+  if (!mask) return { l1Values: width * height * 3, ssimValues: ssimValueCount(width, height, padding) };
+  const valid = padding === 'valid' && width > 2 * HALO && height > 2 * HALO;
+  let kept = 0;
+  let counted = 0;
+  for (let y = 0; y < height; y++) {
+    const interiorRow = !valid || (y >= HALO && y < height - HALO);
+    for (let x = 0; x < width; x++) {
+      if (mask[y * width + x] === 0) continue;
+      kept++;
+      if (interiorRow && (!valid || (x >= HALO && x < width - HALO))) counted++;
+    }
+  }
+  return { l1Values: Math.max(1, kept * 3), ssimValues: Math.max(1, counted * 3) };
 }
 
 /** Per image size: the buffers of the L1 + D-SSIM loss (kernels/loss.wgsl). */
@@ -45,7 +78,7 @@ export class LossFrame {
     this.sums = createStorage(device, 'loss.sums', this.tilesX * this.tilesY * 16);
     this.ownsVImage = !vImage;
     this.vImage = vImage ?? createStorage(device, 'loss.vImage', pixels * 16);
-    this.params = createUniform(device, 'loss.params', 16);
+    this.params = createUniform(device, 'loss.params', 48);
   }
 
   /** Size of the image last encoded (<= the frame's), whose statistics `sums` holds. */
@@ -73,8 +106,8 @@ export class LossFrame {
     return this.tilesX * this.tilesY * 16;
   }
 
-  /** Loss value, SSIM, L1 and PSNR from the read-back sums (`padding`: the loss's, see kernels/loss.wgsl). */
-  static value(sums: Float32Array, width: number, height: number, padding: SsimPadding = 'same'): { loss: number; ssim: number; l1: number; mse: number; psnr: number } {
+  /** Loss value, SSIM, L1 and PSNR from the read-back sums (`padding`: the loss's, see kernels/loss.wgsl; `counts`: a masked view's). */
+  static value(sums: Float32Array, width: number, height: number, padding: SsimPadding = 'same', counts = lossCounts(width, height, padding)): { loss: number; ssim: number; l1: number; mse: number; psnr: number } {
     let s = 0;
     let l = 0;
     let q = 0;
@@ -83,8 +116,8 @@ export class LossFrame {
       l += sums[i + 1];
       q += sums[i + 2];
     }
-    const n = width * height * 3;
-    const ssim = s / ssimValueCount(width, height, padding);
+    const n = counts.l1Values;
+    const ssim = s / counts.ssimValues;
     const l1 = l / n;
     const mse = q / n;
     return { loss: 0.8 * l1 + 0.2 * (1 - ssim), ssim, l1, mse, psnr: -10 * Math.log10(Math.max(mse, 1e-20)) };
@@ -105,11 +138,13 @@ export class TrainingLoss {
     readonly padding: SsimPadding,
   ) {}
 
-  static async create(ctx: GpuContext, padding: SsimPadding = 'same'): Promise<TrainingLoss> {
-    const constants = { SSIM_VALID: padding === 'valid' ? 1 : 0 };
+  /** `randomBackground`: targets keep alpha (premultiplied, 1 + 254 a) and are composited over each encode's background (kernels/loss.wgsl). */
+  static async create(ctx: GpuContext, padding: SsimPadding = 'same', options: { randomBackground?: boolean } = {}): Promise<TrainingLoss> {
+    const random: Record<string, number> = options.randomBackground ? { RANDOM_BACKGROUND: 1 } : {};
+    const constants = { SSIM_VALID: padding === 'valid' ? 1 : 0, ...random };
     const [forward, backward, clamp] = await ctx.kernels.preload([
       { kernel: 'loss', entryPoint: 'ssim_forward', constants },
-      { kernel: 'loss', entryPoint: 'ssim_backward' },
+      { kernel: 'loss', entryPoint: 'ssim_backward', constants: random },
       { kernel: 'loss', entryPoint: 'clamp_image' },
     ]);
     const loss = new TrainingLoss(ctx, forward, backward, padding);
@@ -119,19 +154,19 @@ export class TrainingLoss {
 
   private clampPipeline!: CompiledPipeline;
 
-  /** Loss value, SSIM, L1 and PSNR of read-back `sums` of this loss (its SSIM padding). */
-  value(sums: Float32Array, width: number, height: number): ReturnType<typeof LossFrame.value> {
-    return LossFrame.value(sums, width, height, this.padding);
+  /** Loss value, SSIM, L1 and PSNR of read-back `sums` of this loss (its SSIM padding; `mask`: the view's, if any). */
+  value(sums: Float32Array, width: number, height: number, counts?: LossCounts): ReturnType<typeof LossFrame.value> {
+    return LossFrame.value(sums, width, height, this.padding, counts ?? lossCounts(width, height, this.padding));
   }
 
   /**
    * Evaluation: clamps `image` to [0, 1] into `scratch` and records the forward statistics of the
    * clamped render against the target (PSNR and SSIM come from `frame.sums`).
    */
-  encodeEvaluation(commands: GpuCommands, frame: LossFrame, image: GpuRange, scratch: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
+  encodeEvaluation(commands: GpuCommands, frame: LossFrame, image: GpuRange, scratch: GPUBuffer, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height, counts?: LossCounts, background: Rgb = BLACK): void {
     const { device } = this.ctx;
     const tiles = frame.setSize(width, height);
-    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x));
+    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x, counts ?? lossCounts(width, height, this.padding), background));
     const clampGroup = bindGroup(device, this.clampPipeline, { 0: frame.params, 1: image, 7: scratch });
     commands.dispatch(this.clampPipeline, [clampGroup], tiles.x, tiles.y);
     const statsGroup = bindGroup(device, this.forward, { 0: frame.params, 1: scratch, 2: targets, 3: frame.partials, 4: frame.sums });
@@ -144,30 +179,36 @@ export class TrainingLoss {
 
   /**
    * Records loss + gradient of `image` (vec4 per pixel, row length `width`) against the RGBA8
-   * target at `targetOffset` (pixels). The image may be smaller than the frame.
+   * target at `targetOffset` (pixels). The image may be smaller than the frame. `counts`: the
+   * view's mask's (lossCounts), for a target with masked pixels (alpha 0). `background`: what a
+   * random-background loss composites the target over (the render's background this step).
    */
-  encode(commands: GpuCommands, frame: LossFrame, image: GpuRange, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height): void {
+  encode(commands: GpuCommands, frame: LossFrame, image: GpuRange, targets: GPUBuffer, targetOffset: number, width = frame.width, height = frame.height, counts?: LossCounts, background: Rgb = BLACK): void {
     const { device } = this.ctx;
     frame.bind(device, this.forward, this.backward, image, targets);
     const tiles = frame.setSize(width, height);
-    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x));
+    device.queue.writeBuffer(frame.params, 0, packLossParams(width, height, targetOffset, tiles.x, counts ?? lossCounts(width, height, this.padding), background));
     commands.dispatch(this.forward, [frame.forwardGroup!], tiles.x, tiles.y);
     commands.dispatch(this.backward, [frame.backwardGroup!], tiles.x, tiles.y);
   }
 }
 
-/** Packs RGB floats in [0,1] (H*W*3) as RGBA8 u32 words, the targets' GPU layout. */
-export function packRgba8(rgb: ArrayLike<number>, pixels: number, out = new Uint32Array(pixels), offset = 0): Uint32Array {
+/**
+ * Packs RGB floats in [0,1] (H*W*3) as RGBA8 u32 words, the targets' GPU layout; alpha is the
+ * mask (`mask[i]` 0: ignored by the loss; without a mask 255).
+ */
+export function packRgba8(rgb: ArrayLike<number>, pixels: number, out = new Uint32Array(pixels), offset = 0, mask?: ArrayLike<number>): Uint32Array {
   for (let i = 0; i < pixels; i++) {
     const r = Math.round(Math.min(1, Math.max(0, rgb[3 * i])) * 255);
     const g = Math.round(Math.min(1, Math.max(0, rgb[3 * i + 1])) * 255);
     const b = Math.round(Math.min(1, Math.max(0, rgb[3 * i + 2])) * 255);
-    out[offset + i] = (r | (g << 8) | (b << 16) | (255 << 24)) >>> 0;
+    const a = mask && mask[i] === 0 ? 0 : 255;
+    out[offset + i] = (r | (g << 8) | (b << 16) | (a << 24)) >>> 0;
   }
   return out;
 }
 
 /** kernels/loss.wgsl's LossParams. */
-function packLossParams(width: number, height: number, targetOffset: number, tilesX: number): ArrayBuffer {
-  return UniformStruct.of('loss', 'LossParams').pack({ width, height, target_offset: targetOffset, tiles_x: tilesX });
+function packLossParams(width: number, height: number, targetOffset: number, tilesX: number, counts: LossCounts, background: Rgb): ArrayBuffer {
+  return UniformStruct.of('loss', 'LossParams').pack({ width, height, target_offset: targetOffset, tiles_x: tilesX, l1_values: counts.l1Values, ssim_values: counts.ssimValues, background: [...background] });
 }

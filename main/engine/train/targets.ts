@@ -1,6 +1,6 @@
 import { createStorage } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
-import { packRgba8 } from './loss.js';
+import { lossCounts, packRgba8, type LossCounts, type SsimPadding } from './loss.js';
 import type { TrainingData } from './data.js';
 
 /**
@@ -9,8 +9,11 @@ import type { TrainingData } from './data.js';
  */
 export class GpuTargets {
   private readonly buffers: GPUBuffer[] = [];
-  /** Per view: which buffer and the pixel offset in it. */
-  readonly location: { buffer: number; offset: number; width: number; height: number }[] = [];
+  /**
+   * Per view: which buffer and the pixel offset in it; for a view with masked pixels, the loss's
+   * counts per SSIM padding (lossCounts; absent: nothing masked).
+   */
+  readonly location: { buffer: number; offset: number; width: number; height: number; masked?: Record<SsimPadding, LossCounts> }[] = [];
 
   private constructor() {}
 
@@ -50,9 +53,16 @@ export class GpuTargets {
         loading.delete(view);
         startNext();
         const cam = data.views[view].camera;
-        if (rgb.length !== pixels * 3) throw new Error(`view ${data.views[view].name}: image has ${rgb.length / 3} pixels, camera says ${cam.width}x${cam.height}`);
-        ctx.device.queue.writeBuffer(buffer, offset * 4, rgb instanceof Uint8Array ? packRgb8(rgb, pixels) : packRgba8(rgb, pixels));
+        // 8-bit RGB, or RGB + mask (view-image.ts: the 4th byte 0 where the loss ignores the pixel)
+        const masked = rgb instanceof Uint8Array && rgb.length === pixels * 4;
+        if (rgb.length !== pixels * 3 && !masked) throw new Error(`view ${data.views[view].name}: image has ${rgb.length / 3} pixels, camera says ${cam.width}x${cam.height}`);
+        const words = masked ? new Uint32Array(rgb.buffer.slice(rgb.byteOffset, rgb.byteOffset + rgb.byteLength)) : rgb instanceof Uint8Array ? packRgb8(rgb, pixels) : packRgba8(rgb, pixels);
+        ctx.device.queue.writeBuffer(buffer, offset * 4, words);
         targets.location[view] = { buffer: c, offset, width: cam.width, height: cam.height };
+        if (masked) {
+          const mask = Uint8Array.from({ length: pixels }, (_, p) => rgb[4 * p + 3]);
+          targets.location[view].masked = { same: lossCounts(cam.width, cam.height, 'same', mask), valid: lossCounts(cam.width, cam.height, 'valid', mask) };
+        }
         offset += pixels;
         onProgress?.(++done, views.length);
       }

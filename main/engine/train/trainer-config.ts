@@ -21,6 +21,8 @@ export interface TrainerConfig {
   antialiased: boolean;
   /** Border handling of the SSIM term (kernels/loss.wgsl). */
   ssimPadding: SsimPadding;
+  /** train.alpha 'random': a random background each step, the targets composited over it (random-background.ts). */
+  randomBackground: boolean;
   seed: number;
   initPoints: number;
   rates: LearningRates;
@@ -55,6 +57,7 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     shDegree: paramDefault('train.shDegree'),
     antialiased: paramDefault('train.antialiased'),
     ssimPadding: paramDefault('train.ssimPadding'),
+    randomBackground: paramDefault('train.alpha') === 'random',
     seed: paramDefault('train.seed'),
     initPoints: paramDefault('train.initPoints'),
     rates: DEFAULT_LEARNING_RATES,
@@ -87,6 +90,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     shDegree: p['train.shDegree'],
     antialiased: p['train.antialiased'],
     ssimPadding: p['train.ssimPadding'],
+    randomBackground: p['train.alpha'] === 'random',
     seed: p['train.seed'],
     initPoints: p['train.initPoints'],
     adc: {

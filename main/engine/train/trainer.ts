@@ -16,6 +16,7 @@ import type { DensifyStrategy } from './densify-strategy.js';
 import { initialSplats } from './init.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
+import { randomBackgroundColour } from './random-background.js';
 import { Model } from './model.js';
 import { Random } from '../../../shared/random.js';
 import { StepReadbacks } from './readbacks.js';
@@ -100,7 +101,7 @@ export class Trainer {
 
   /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
   static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
-    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined }), TrainingLoss.create(ctx, config.ssimPadding), Adam.create(ctx)]);
+    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
     const random = new Random(config.seed ^ 0x5eed);
     const densify = createDensifyStrategy(ctx, config);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
@@ -196,8 +197,10 @@ export class Trainer {
     const camera = this.data.views[view].camera;
     const loc = this.targets.location[view];
     const commands = this.ctx.commands(`step ${t}`);
-    this.rasterizer.encodeForward(commands, this.frame, camera, this.settings(t));
-    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+    const background = cfg.randomBackground ? randomBackgroundColour(cfg.seed, t) : this.data.background;
+    this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(t), background });
+    const counts = loc.masked?.[cfg.ssimPadding];
+    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, background);
     const geo = cfg.geometry;
     if (this.geometry && geo) {
       // distortion (sum of w w |z - z|) is in depth units: its weight is per scene scale
@@ -232,7 +235,7 @@ export class Trainer {
     if (lossStaging) {
       const { width, height } = camera;
       this.readbacks.read(lossStaging, (data) => {
-        const v = this.loss.value(new Float32Array(data), width, height);
+        const v = this.loss.value(new Float32Array(data), width, height, counts);
         this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr, ...this.geometryLate.get(t) });
         this.geometryLate.delete(t);
       });
@@ -305,10 +308,11 @@ export class Trainer {
       const commands = this.ctx.commands('eval');
       this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: degree });
       const loc = this.targets.location[view];
-      this.loss.encodeEvaluation(commands, this.lossFrame, this.frame.image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+      const counts = loc.masked?.[this.config.ssimPadding];
+      this.loss.encodeEvaluation(commands, this.lossFrame, this.frame.image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, this.data.background);
       await commands.submit();
       const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
-      const v = this.loss.value(sums, camera.width, camera.height);
+      const v = this.loss.value(sums, camera.width, camera.height, counts);
       results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim });
     }
     scratch.destroy();

@@ -147,8 +147,9 @@ export const useProjectStore = defineStore('projects', () => {
   /**
    * A new project from `path` (absolute, on the engine's machine). Video and photos start a
    * capture task (this resolves once it started); datasets and splat files are created at once.
+   * `masks`: a dataset's mask folder (optional; empty: the dataset's own masks/, if any).
    */
-  async function create(kind: NewProjectKind, path: string): Promise<boolean> {
+  async function create(kind: NewProjectKind, path: string, options: { masks?: string } = {}): Promise<boolean> {
     const api = client?.api;
     if (!api) return false;
     const trimmed = path.trim();
@@ -169,7 +170,8 @@ export const useProjectStore = defineStore('projects', () => {
         if (capture.value.state !== 'running') onCaptureEvent(capture.value);
         return true;
       }
-      return showProject(await api.projects.create({ source: kind === 'dataset' ? { kind: 'dataset', dir: trimmed } : { kind: 'splat', path: trimmed } }));
+      const masks = options.masks?.trim();
+      return showProject(await api.projects.create({ source: kind === 'dataset' ? { kind: 'dataset', dir: trimmed, ...(masks ? { masks } : {}) } : { kind: 'splat', path: trimmed } }));
     });
   }
 

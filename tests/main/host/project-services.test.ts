@@ -51,6 +51,21 @@ describe('projects, train and export services', () => {
     await expect(client.api.projects.create({ source: { kind: 'dataset', dir: dataset }, dir, name: base })).rejects.toMatchObject({ code: 'bad_input', message: expect.stringContaining('already exists') });
   });
 
+  it('projects.create from a dataset with a mask folder: checked, kept as train.masks, each mask checked by name', async () => {
+    const { mkdir, writeFile, rm } = await import('node:fs/promises');
+    const { encodePng } = await import('../../helpers/images.js');
+    const masks = path.join(dir, 'tiny masks');
+    await mkdir(masks, { recursive: true });
+    const samples = Array.from({ length: 32 * 24 }, (_, i) => (i % 5 ? 255 : 0));
+    for (let i = 0; i < 6; i++) await writeFile(path.join(masks, `img_${i}.png`), encodePng({ width: 32, height: 24, colorType: 0, depth: 8, samples }));
+    const created = await client.api.projects.create({ source: { kind: 'dataset', dir: dataset, masks }, dir, name: 'masked' });
+    const { Project } = await import('../../../main/engine/project/project.js');
+    expect((await Project.open(created.path)).manifest.params['train.masks']).toBe(masks);
+    await rm(path.join(masks, 'img_4.png'));
+    await expect(client.api.projects.create({ source: { kind: 'dataset', dir: dataset, masks }, dir, name: 'masked-2' })).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(/tiny masks: the mask folder has no mask for 1 of 6 images: img_4.png/) });
+    await expect(client.api.projects.create({ source: { kind: 'dataset', dir: dataset, masks: path.join(dir, 'no masks') }, dir, name: 'masked-3' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+
   it('projects.create from the sample scene and from a splat PLY', async () => {
     const sample = await client.api.projects.create({ source: { kind: 'sample' }, dir, name: 'Knot' });
     expect(sample).toMatchObject({ name: 'Knot', dataset: { kind: 'sample' }, source: { kind: 'sample' } });

@@ -125,6 +125,11 @@ describe('project store', () => {
     expect(await projects.create('dataset', '/d/garden')).toBe(true);
     expect(e.calls.find((c) => c.method === 'projects.create')).toEqual({ method: 'projects.create', args: { source: { kind: 'dataset', dir: '/d/garden' } } });
     expect(projects.current?.name).toBe('garden');
+    // a mask folder travels with the dataset (an empty field sends none)
+    expect(await projects.create('dataset', '/d/garden', { masks: ' /d/garden-masks ' })).toBe(true);
+    expect(e.calls.filter((c) => c.method === 'projects.create').at(-1)).toEqual({ method: 'projects.create', args: { source: { kind: 'dataset', dir: '/d/garden', masks: '/d/garden-masks' } } });
+    expect(await projects.create('dataset', '/d/garden', { masks: '  ' })).toBe(true);
+    expect(e.calls.filter((c) => c.method === 'projects.create').at(-1)).toEqual({ method: 'projects.create', args: { source: { kind: 'dataset', dir: '/d/garden' } } });
     expect(await projects.create('splat', '/x/broken.ply')).toBe(false);
     expect(useNoticeStore().forScope('home').at(-1)).toMatchObject({ code: 'bad_input', message: '/x/broken.ply: not a PLY' });
     const creates = () => e.calls.filter((c) => c.method === 'projects.create' || c.method === 'capture.import').length;

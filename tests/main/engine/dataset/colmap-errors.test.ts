@@ -119,8 +119,25 @@ describe('COLMAP models with impossible values', () => {
   });
 
   it('a camera model the loader cannot turn into a pinhole', async () => {
-    const d = await dataset({ model: 'FULL_OPENCV', params: [10, 10, 4, 3, 0.1, 0, 0, 0, 0, 0, 0, 0] });
-    await expectBadInput(d.root, path.join(d.sparse, 'cameras.bin'), /camera 1\) uses FULL_OPENCV, which is not supported .*image_undistorter/);
+    const d = await dataset({ model: 'FOV', params: [10, 10, 4, 3, 0.5] });
+    await expectBadInput(d.root, path.join(d.sparse, 'cameras.bin'), /camera 1\) uses FOV, which is not supported .*image_undistorter/);
+  });
+
+  it('fisheye and FULL_OPENCV cameras with NaN, infinite or absurd parameters', async () => {
+    for (const kind of ['bin', 'txt'] as const) {
+      const file = (d: SyntheticColmap) => path.join(d.sparse, `cameras.${kind}`);
+      const nan = await dataset({ kind, model: 'OPENCV_FISHEYE', params: [10, 10, 4, 3, NaN, 0, 0, 0] });
+      await expectBadInput(nan.root, file(nan), /camera 1, OPENCV_FISHEYE\): params\[4\] is NaN/);
+      const inf = await dataset({ kind, model: 'FULL_OPENCV', params: [10, 10, 4, 3, 0.1, 0, 0, 0, Infinity, 0, 0, 0] });
+      await expectBadInput(inf.root, file(inf), /camera 1, FULL_OPENCV\): params\[8\] is Infinity/);
+      // theta_d = theta (1 - 20 theta^2) turns back at 7.4 degrees, 0.9 px from the centre: under half the 3 px inscribed radius
+      const folds = await dataset({ kind, model: 'SIMPLE_RADIAL_FISHEYE', params: [10, 4, 3, -20] });
+      await expectBadInput(folds.root, file(folds), /camera 1\): the fisheye distortion \[-20, 0, 0, 0\] folds back .* not a lens model of this image/);
+      const centre = await dataset({ kind, model: 'RADIAL_FISHEYE', params: [10, 40, 3, 0.01, 0] });
+      await expectBadInput(centre.root, file(centre), /principal point \(40, 3\) is outside the 8x6 image/);
+      const focal = await dataset({ kind, model: 'OPENCV_FISHEYE', params: [1e9, 10, 4, 3, 0, 0, 0, 0] });
+      await expectBadInput(focal.root, file(focal), /focal length fx = 1000000000 is not plausible for a 8x6 image/);
+    }
   });
 
   it('a wrong parameter count (text model)', async () => {

@@ -15,7 +15,7 @@ import { percentile, project } from '../../../helpers/geometry.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';
 
-const lens: Lens = { fx: 100, fy: 95, cx: 60.5, cy: 44.5, k1: -0.2, k2: 0.05, p1: 0.01, p2: -0.005 };
+const lens: Lens = lensOf({ model: 'OPENCV', params: [100, 95, 60.5, 44.5, -0.2, 0.05, 0.01, -0.005] });
 
 describe('distortion model', () => {
   it('follows the OPENCV polynomial (hand-computed point)', () => {
@@ -44,11 +44,19 @@ describe('distortion model', () => {
   });
 
   it('maps COLMAP parameter orders to one lens', () => {
-    expect(lensOf({ model: 'SIMPLE_RADIAL', params: [500, 320, 240, 0.1] })).toEqual({ fx: 500, fy: 500, cx: 320, cy: 240, k1: 0.1, k2: 0, p1: 0, p2: 0 });
+    const none = { k1: 0, k2: 0, k3: 0, k4: 0, k5: 0, k6: 0, p1: 0, p2: 0 };
+    expect(lensOf({ model: 'SIMPLE_RADIAL', params: [500, 320, 240, 0.1] })).toEqual({ projection: 'perspective', fx: 500, fy: 500, cx: 320, cy: 240, ...none, k1: 0.1 });
     expect(lensOf({ model: 'RADIAL', params: [500, 320, 240, 0.1, -0.02] })).toMatchObject({ k1: 0.1, k2: -0.02 });
-    expect(lensOf({ model: 'OPENCV', params: [500, 510, 320, 240, 0.1, -0.02, 0.001, 0.002] })).toEqual({ fx: 500, fy: 510, cx: 320, cy: 240, k1: 0.1, k2: -0.02, p1: 0.001, p2: 0.002 });
-    expect(() => lensOf({ model: 'FULL_OPENCV', params: new Array(12).fill(0.1) }, 'cameras.bin', 'record 1')).toThrow(/cameras.bin: record 1: cannot undistort camera model FULL_OPENCV/);
+    expect(lensOf({ model: 'OPENCV', params: [500, 510, 320, 240, 0.1, -0.02, 0.001, 0.002] })).toEqual({ projection: 'perspective', fx: 500, fy: 510, cx: 320, cy: 240, ...none, k1: 0.1, k2: -0.02, p1: 0.001, p2: 0.002 });
+    expect(lensOf({ model: 'FULL_OPENCV', params: [500, 510, 320, 240, 0.1, -0.02, 0.001, 0.002, 0.003, 0.04, 0.005, 0.0006] })).toEqual({
+      projection: 'perspective', fx: 500, fy: 510, cx: 320, cy: 240, k1: 0.1, k2: -0.02, p1: 0.001, p2: 0.002, k3: 0.003, k4: 0.04, k5: 0.005, k6: 0.0006,
+    });
+    expect(lensOf({ model: 'OPENCV_FISHEYE', params: [500, 510, 320, 240, 0.1, -0.02, 0.003, -0.0004] })).toEqual({ projection: 'fisheye', fx: 500, fy: 510, cx: 320, cy: 240, ...none, k1: 0.1, k2: -0.02, k3: 0.003, k4: -0.0004 });
+    expect(lensOf({ model: 'SIMPLE_RADIAL_FISHEYE', params: [500, 320, 240, 0.1] })).toEqual({ projection: 'fisheye', fx: 500, fy: 500, cx: 320, cy: 240, ...none, k1: 0.1 });
+    expect(lensOf({ model: 'RADIAL_FISHEYE', params: [500, 320, 240, 0.1, 0.02] })).toEqual({ projection: 'fisheye', fx: 500, fy: 500, cx: 320, cy: 240, ...none, k1: 0.1, k2: 0.02 });
+    expect(() => lensOf({ model: 'FOV', params: [1, 1, 1, 1, 0.1] }, 'cameras.bin', 'record 1')).toThrow(/cameras.bin: record 1: cannot undistort camera model FOV/);
     expect(() => lensOf({ model: 'OPENCV', params: [1, 2, 3] }, 'x.json', 'frames[0]')).toThrow(/needs 8 finite parameters/);
+    expect(() => lensOf({ model: 'OPENCV_FISHEYE', params: [1, 2, 3, 4, NaN, 0, 0, 0] }, 'x.json', 'frames[0]')).toThrow(/x.json: frames\[0\]: OPENCV_FISHEYE needs 8 finite parameters/);
   });
 
   it('undistortImage resamples a distorted picture back to the pinhole one', () => {
@@ -64,7 +72,7 @@ describe('distortion model', () => {
         distorted[v * w + u] = pattern(x, y);
       }
     }
-    const out = undistortImage({ width: w, height: h, channels: 1, data: distorted }, lens);
+    const { image: out } = undistortImage({ width: w, height: h, channels: 1, data: distorted }, lens);
     const errors: number[] = [];
     const unchanged: number[] = [];
     for (let v = 0; v < h; v++) {

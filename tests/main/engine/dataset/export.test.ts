@@ -38,7 +38,10 @@ function expectSameCameras(a: Dataset, b: Dataset, options: { split?: boolean } 
     const lens = (x: DatasetView) => (x.distortion ? lensOf(x.distortion) : null);
     const [la, lb] = [lens(v), lens(w)];
     if (!la) expect(lb).toBeNull();
-    else for (const k of ['fx', 'fy', 'cx', 'cy', 'k1', 'k2', 'p1', 'p2'] as const) expect(Math.abs(lb![k] - la[k]), `${v.name} lens ${k}`).toBeLessThan(1e-9);
+    else {
+      expect(lb!.projection).toBe(la.projection);
+      for (const k of ['fx', 'fy', 'cx', 'cy', 'k1', 'k2', 'k3', 'k4', 'k5', 'k6', 'p1', 'p2'] as const) expect(Math.abs(lb![k] - la[k]), `${v.name} lens ${k}`).toBeLessThan(1e-9);
+    }
   }
 }
 
@@ -64,8 +67,15 @@ describe('pose conversions for export', () => {
 });
 
 describe('export: write -> load gives the same cameras', () => {
-  for (const [model, params] of [['PINHOLE', [10, 11, 4, 3]], ['SIMPLE_RADIAL', [10, 4.2, 2.9, 0.03]], ['RADIAL', [10, 4, 3, 0.03, -0.01]], ['OPENCV', [10, 11, 4, 3, 0.03, -0.01, 0.001, -0.002]]] as const) {
-    it(`${model}: to transforms.json (OPENCV coefficients) and to a COLMAP text model (${model} kept)`, async () => {
+  for (const [model, params] of [
+    ['PINHOLE', [10, 11, 4, 3]],
+    ['SIMPLE_RADIAL', [10, 4.2, 2.9, 0.03]],
+    ['RADIAL', [10, 4, 3, 0.03, -0.01]],
+    ['OPENCV', [10, 11, 4, 3, 0.03, -0.01, 0.001, -0.002]],
+    ['FULL_OPENCV', [10, 11, 4, 3, 0.03, -0.01, 0.001, -0.002, 0.004, 0, 0, 0]],
+    ['OPENCV_FISHEYE', [10, 11, 4, 3, 0.03, -0.01, 0.002, -0.001]],
+  ] as const) {
+    it(`${model}: to transforms.json (OPENCV or OPENCV_FISHEYE coefficients) and to a COLMAP text model (${model} kept)`, async () => {
       const source = await makeColmapDataset({ model, params: [...params], count: 4, seed: freshSeed() });
       temps.push(source.root);
       const original = await loadDataset(source.root, { testEvery: 0 });
@@ -73,7 +83,7 @@ describe('export: write -> load gives the same cameras', () => {
       const transforms = await exportDataset(source.root, path.join(out, 'tf'), { format: 'transforms' });
       expect(transforms).toMatchObject({ out: path.join(out, 'tf', 'transforms.json'), views: 4, points: 5, imagesCopied: 4 });
       const json = JSON.parse(await readFile(transforms.out, 'utf8'));
-      expect(json.camera_model).toBe(model === 'PINHOLE' ? 'PINHOLE' : 'OPENCV');
+      expect(json.camera_model).toBe(model === 'PINHOLE' ? 'PINHOLE' : model === 'OPENCV_FISHEYE' ? 'OPENCV_FISHEYE' : 'OPENCV');
       expect(json.fl_x).toBeDefined(); // one camera: intrinsics at the top level
       expect(json.frames.map((f: { file_path: string }) => f.file_path).sort()).toEqual(['images/img_0.png', 'images/img_1.png', 'images/img_2.png', 'images/img_3.png']);
       const viaTransforms = await loadDataset(transforms.out, { testEvery: 0 });
@@ -88,6 +98,17 @@ describe('export: write -> load gives the same cameras', () => {
       expect(viaColmap.views.map((v) => v.distortion?.model)).toEqual(original.views.map((v) => v.distortion?.model));
     });
   }
+
+  it('a rational FULL_OPENCV (k4..k6) has no transforms.json form: refused, and the COLMAP export keeps it', async () => {
+    const params = [10, 11, 4, 3, 0.03, -0.01, 0.001, -0.002, 0.004, 0.02, 0.003, 0.001];
+    const source = await makeColmapDataset({ model: 'FULL_OPENCV', params, count: 2 });
+    temps.push(source.root);
+    const out = await temp('export');
+    await expect(exportDataset(source.root, path.join(out, 'tf'), { format: 'transforms' })).rejects.toThrow(/FULL_OPENCV with k4..k6 .* has no transforms.json form/);
+    const colmap = await exportDataset(source.root, path.join(out, 'colmap'), { format: 'colmap' });
+    expectSameCameras(await loadDataset(source.root, { testEvery: 0 }), await loadDataset(path.join(out, 'colmap'), { testEvery: 0 }));
+    expect(colmap.views).toBe(2);
+  });
 
   it('per-frame intrinsics when the cameras differ; image names with sub-folders survive', async () => {
     const root = await temp('export-multi');

@@ -81,7 +81,7 @@ describe('transforms.json (instant-ngp / nerfstudio)', () => {
   it('k1 k2 p1 p2 become an OPENCV distortion to undistort, with the same pinhole intrinsics', async () => {
     const { root } = await transformsDataset(2, { fl_x: 20, fl_y: 20, cx: 8, cy: 6, k1: -0.1, k2: 0.01, p1: 0.001, p2: 0 });
     const view = (await loadDataset(root)).views[0];
-    expect(view.distortion).toEqual({ model: 'OPENCV', params: [20, 20, 8, 6, -0.1, 0.01, 0.001, 0] });
+    expect(view.distortion).toEqual({ model: 'OPENCV', params: [20, 20, 8, 6, -0.1, 0.01, 0.001, 0], width: W, height: H });
     expect([view.camera.fx, view.camera.cx]).toEqual([20, 8]);
   });
 
@@ -162,11 +162,32 @@ describe('transforms.json errors are bad_input naming the file', () => {
     await expectBadInput(loadDataset(size.root), path.join(size.root, 'images', 'frame_000.png'), /image is 16x12 but .*transforms.json frames\[0\] declares 100x12/);
   });
 
-  it('fisheye models and k3/k4 are refused, not silently ignored', async () => {
-    const fisheye = await transformsDataset(1, { fl_x: 5, camera_model: 'OPENCV_FISHEYE' });
-    await expectBadInput(loadDataset(fisheye.root), fisheye.file, /camera_model "OPENCV_FISHEYE" is not supported/);
-    const k3 = await transformsDataset(1, { fl_x: 5, k3: 0.01 });
-    await expectBadInput(loadDataset(k3.root), k3.file, /k3\/k4 radial terms are not supported/);
+  it('reads OPENCV_FISHEYE (k1..k4) and OPENCV with k3 (FULL_OPENCV) as lenses to undistort', async () => {
+    const fisheye = await transformsDataset(1, { fl_x: 8, fl_y: 8, camera_model: 'OPENCV_FISHEYE', k1: 0.05, k2: -0.01, k3: 0.002, k4: -0.0005 });
+    const [view] = (await loadDataset(fisheye.root, { testEvery: 0 })).views;
+    expect(view.distortion).toEqual({ model: 'OPENCV_FISHEYE', params: [8, 8, W / 2, H / 2, 0.05, -0.01, 0.002, -0.0005], width: W, height: H });
+    // the pinhole keeps the centre and widens (the fisheye's edge sees more than a pinhole of f = 8)
+    expect(view.camera).toMatchObject({ width: W, height: H, cx: W / 2, cy: H / 2 });
+    expect(view.camera.fx).toBeLessThan(8);
+    expect(view.camera.fx).toBeCloseTo(view.camera.fy, 12);
+    const k3 = await transformsDataset(1, { fl_x: 8, k1: -0.1, k3: 0.01 });
+    expect((await loadDataset(k3.root)).views[0].distortion).toEqual({ model: 'FULL_OPENCV', params: [8, 8, W / 2, H / 2, -0.1, 0, 0, 0, 0.01, 0, 0, 0], width: W, height: H });
+  });
+
+  it('refuses k4 without a fisheye, distortion on a PINHOLE, a fisheye with p1/p2 and folding fisheyes, naming the frame', async () => {
+    const k4 = await transformsDataset(1, { fl_x: 5, k4: 0.01 });
+    await expectBadInput(loadDataset(k4.root), k4.file, /frames\[0\]: k4 is a fisheye term/);
+    const pinhole = await transformsDataset(1, { fl_x: 5, camera_model: 'PINHOLE', k1: 0.1 });
+    await expectBadInput(loadDataset(pinhole.root), pinhole.file, /frames\[0\]: camera_model PINHOLE has no distortion/);
+    const tangential = await transformsDataset(1, { fl_x: 5, camera_model: 'OPENCV_FISHEYE', p1: 0.01 });
+    await expectBadInput(loadDataset(tangential.root), tangential.file, /OPENCV_FISHEYE has no tangential terms/);
+    const folds = await transformsDataset(1, { fl_x: 8, camera_model: 'OPENCV_FISHEYE', k1: -4 });
+    await expectBadInput(loadDataset(folds.root), folds.file, /frames\[0\]: the fisheye distortion \[-4, 0, 0, 0\] folds back/);
+    const infinite = await transformsDataset(1, { fl_x: 8, camera_model: 'OPENCV_FISHEYE', k2: 0.5 });
+    await writeFile(infinite.file, (await readFile(infinite.file, 'utf8')).replace('"k2":0.5', '"k2":1e999')); // JSON.stringify cannot write it
+    await expectBadInput(loadDataset(infinite.root), infinite.file, /frames\[0\]: k2 is Infinity, expected a finite number/);
+    const other = await transformsDataset(1, { fl_x: 5, camera_model: 'EQUIRECTANGULAR' });
+    await expectBadInput(loadDataset(other.root), other.file, /camera_model "EQUIRECTANGULAR" is not supported/);
     const text = await transformsDataset(1, { fl_x: '5' });
     await expectBadInput(loadDataset(text.root), text.file, /fl_x must be a number, found "5"/);
   });

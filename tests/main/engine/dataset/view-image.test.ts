@@ -127,7 +127,7 @@ describe('undistortion on load', () => {
     await writeFile(d.root + '/images/img_0.png', encodePng({ width: w, height: h, colorType: 2, depth: 16, samples }));
     const dataset = await loadDataset(d.root);
     const view = dataset.views[0];
-    expect(view.distortion).toEqual({ model: 'SIMPLE_RADIAL', params });
+    expect(view.distortion).toEqual({ model: 'SIMPLE_RADIAL', params, width: w, height: h });
     expect(view.camera).toMatchObject({ width: w, height: h, fx: 50, fy: 50, cx: 32, cy: 24 });
     const image = await loadViewImage(view, { cacheDir: null });
     let worst = 0;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readBuffer } from '../../../../main/engine/gpu/buffers.js';
 import type { TrainingData } from '../../../../main/engine/train/data.js';
-import { packRgba8 } from '../../../../main/engine/train/loss.js';
+import { lossCounts, packRgba8 } from '../../../../main/engine/train/loss.js';
 import { GpuTargets, packRgb8 } from '../../../../main/engine/train/targets.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
@@ -41,5 +41,31 @@ describe('training targets on the GPU', () => {
     const b = await read(bytes);
     expect(b, `seed ${seed}`).toEqual(a);
     for (const [v, img] of images.entries()) expect(b[v], `view ${v}`).toEqual(Array.from(packRgb8(img, img.length / 3)));
+  });
+
+  it('a view with a mask (RGB + mask bytes) keeps the mask in the alpha byte and its loss counts beside it', async () => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const r = rng(seed);
+    const [w, h] = [23, 17];
+    const rgb = Uint8Array.from({ length: w * h * 3 }, () => Math.floor(r() * 256));
+    const mask = Uint8Array.from({ length: w * h }, () => (r() < 0.3 ? 0 : 255));
+    const rgba = new Uint8Array(w * h * 4);
+    for (let p = 0; p < w * h; p++) rgba.set([rgb[3 * p], rgb[3 * p + 1], rgb[3 * p + 2], mask[p]], 4 * p);
+    const data: TrainingData = {
+      name: 't', background: [0, 0, 0], sceneScale: 1,
+      views: [{ name: 'plain', camera: camera(w, h), split: 'train' }, { name: 'masked', camera: camera(w, h), split: 'train' }],
+      loadImage: async () => new Float32Array(0),
+      loadImageRgb8: async (i) => (i === 0 ? rgb : rgba),
+    };
+    const t = await GpuTargets.upload(ctx, data, [0, 1]);
+    const words = new Uint32Array(await readBuffer(ctx.device, t.buffer(1), t.buffer(1).size));
+    expect(Array.from(words.subarray(t.location[1].offset, t.location[1].offset + w * h)), `seed ${seed}`).toEqual(Array.from(packRgba8(Float32Array.from(rgb, (b) => b / 255), w * h, undefined, 0, mask)));
+    expect(t.location[0].masked).toBeUndefined();
+    expect(t.location[1].masked).toEqual({ same: lossCounts(w, h, 'same', mask), valid: lossCounts(w, h, 'valid', mask) });
+    const kept = mask.filter((m) => m !== 0).length;
+    expect(t.location[1].masked!.same).toEqual({ l1Values: 3 * kept, ssimValues: 3 * kept });
+    expect(t.location[1].masked!.valid.ssimValues).toBeLessThan(3 * kept);
+    t.destroy();
   });
 });

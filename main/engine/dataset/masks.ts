@@ -1,0 +1,89 @@
+/**
+ * Per-view masks: a `masks/` folder beside `images/` (COLMAP's convention, the dataset's root for
+ * COLMAP and transforms.json) or a folder the user names. A view's mask is `<image name>.png`
+ * (masks/IMG_1.jpg.png), else `<name without extension>.png` (masks/IMG_1.png), also tried on the
+ * name's last path part (transforms.json names include their folder). Zero = the loss ignores the
+ * pixel. A folder that has masks must have one for every view, of its photo's size: a missing or
+ * wrong-sized mask would silently train on what the user meant to hide.
+ */
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
+import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
+import { probeImage } from '../formats/images.js';
+import { isFile, mapLimit, type SourceView } from './source-view.js';
+
+/** The folder a dataset's masks are looked for in when none is named. */
+export const MASKS_FOLDER = 'masks';
+
+/** How many missing masks an error lists by name. */
+const LISTED_MISSING = 5;
+
+async function isFolder(folder: string): Promise<boolean> {
+  try {
+    return (await stat(folder)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The file names a view's mask may have, in the order they are tried. */
+export function maskCandidates(name: string): string[] {
+  const stem = (n: string): string => n.slice(0, n.length - path.posix.extname(n).length);
+  const base = path.posix.basename(name);
+  return [...new Set([`${name}.png`, `${stem(name)}.png`, `${base}.png`, `${stem(base)}.png`])];
+}
+
+/**
+ * Sets `maskPath` on every view from `folder` (explicit: must exist), else from `<root>/masks`
+ * when that exists; views that already name a mask (transforms.json `mask_path`) keep it.
+ * Checks each mask exists and has its photo's size (header only).
+ */
+export async function attachMasks(views: SourceView[], root: string, folder?: string): Promise<void> {
+  let dir: string;
+  if (folder !== undefined) {
+    dir = path.resolve(folder);
+    if (!(await isFolder(dir))) throw badInput(dir, 'mask folder not found');
+  } else {
+    dir = path.join(root, MASKS_FOLDER);
+    if (!(await isFolder(dir))) {
+      await checkMaskSizes(views.filter((v) => v.maskPath));
+      return;
+    }
+  }
+  const missing: string[] = [];
+  await mapLimit(views, 16, async (view) => {
+    if (view.maskPath && folder === undefined) return;
+    for (const candidate of maskCandidates(view.name)) {
+      const file = path.join(dir, candidate);
+      if (await isFile(file)) {
+        view.maskPath = file;
+        return;
+      }
+    }
+    missing.push(view.name);
+  });
+  if (missing.length > 0) {
+    missing.sort();
+    const listed = missing.slice(0, LISTED_MISSING).map((n) => `${n} (${maskCandidates(n).slice(0, 2).join(' or ')})`);
+    const more = missing.length > LISTED_MISSING ? `, and ${missing.length - LISTED_MISSING} more` : '';
+    throw badInput(dir, `the mask folder has no mask for ${missing.length} of ${views.length} images: ${listed.join(', ')}${more}`);
+  }
+  await checkMaskSizes(views);
+}
+
+async function checkMaskSizes(views: SourceView[]): Promise<void> {
+  await mapLimit(views, 16, async (view) => {
+    const maskPath = view.maskPath!;
+    let size;
+    try {
+      size = await probeImage(maskPath);
+    } catch (error) {
+      if (error instanceof ArgonautError) throw new ArgonautError(error.code, `${error.message} (the mask of ${view.imagePath})`, error.details);
+      throw error;
+    }
+    const { width, height } = view.camera; // the photo's size (undistortion keeps it)
+    if (size.width !== width || size.height !== height) {
+      throw badInput(maskPath, `mask is ${size.width}x${size.height} but its image ${view.imagePath} is ${width}x${height}`);
+    }
+  });
+}
