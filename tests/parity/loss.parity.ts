@@ -79,6 +79,18 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
   for (let i = 0; i < P * 3; i++) if (!mask || mask[Math.floor(i / 3)] !== 0) sq += (image[i] - targetRgb[i]) ** 2;
   const psnrRef = -10 * Math.log10(sq / counts.l1Values);
   const psnrError = Math.abs(value.psnr - psnrRef);
+  // where a gradient error sits (diagnostics for a failure): partly covered targets against the rest, and the worst value
+  let where = '';
+  if (randomBackground && !(error < 1e-4)) {
+    const part = (keep: (p: number) => boolean) => {
+      const idx = [...Array(P * 3).keys()].filter((i) => keep(Math.floor(i / 3)));
+      return relativeL2(Float64Array.from(idx, (i) => got[i]), Float64Array.from(idx, (i) => ref.grad[i])).toExponential(2);
+    };
+    let worst = 0;
+    for (let i = 1; i < P * 3; i++) if (Math.abs(got[i] - ref.grad[i]) > Math.abs(got[worst] - ref.grad[worst])) worst = i;
+    const wp = Math.floor(worst / 3);
+    where = `; partial coverage ${part((p) => coverageBytes[p] !== 255)}, full ${part((p) => coverageBytes[p] === 255)}; worst value ${worst} (pixel ${wp % width},${Math.floor(wp / width)}, coverage byte ${coverageBytes[wp]}, image ${image[worst]}, target ${targetRgb[worst]}): gpu ${got[worst]} ref ${ref.grad[worst]}`;
+  }
   frame.destroy();
   imageBuf.destroy();
   targetBuf.destroy();
@@ -90,6 +102,6 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
     error,
     tolerance: 1e-4,
     lossError,
-    detail: `grad rel L2 ${error.toExponential(2)}, loss rel ${lossError.toExponential(2)} (gpu ${value.loss}, ref ${ref.loss}), PSNR gpu ${value.psnr} ref ${psnrRef}`,
+    detail: `grad rel L2 ${error.toExponential(2)}, loss rel ${lossError.toExponential(2)} (gpu ${value.loss}, ref ${ref.loss}), PSNR gpu ${value.psnr} ref ${psnrRef}${where}`,
   };
 }
