@@ -88,8 +88,10 @@ fn target_rgb(pixel: u32) -> vec3f {
   let packed = targets[lp.target_offset + pixel];
   let rgb = vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
   if (RANDOM_BACKGROUND) {
-    let coverage = f32(max(packed >> 24u, 1u) - 1u) / 254.0;
-    return rgb + lp.background * (1.0 - coverage);
+    // 1 - a = (255 - byte) / 254, computed so: a full pixel's is exactly 0 (WGSL's division may be
+    // 2.5 ulp off, and 1 - 254 / 254 was 6e-8 on the H200, turning saturated ties into L1 signs)
+    let uncovered = f32(255u - max(packed >> 24u, 1u)) / 254.0;
+    return rgb + lp.background * uncovered;
   }
   return rgb;
 }
