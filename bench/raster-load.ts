@@ -11,6 +11,7 @@
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { npyNumbers, npzArray, readNpz } from '../main/engine/formats/npz.js';
+import { lowbias32 } from '../shared/random.js';
 import { badInput } from '../shared/rpc/errors.js';
 import type { PinholeCamera } from '../shared/scene/camera.js';
 import { emptySplats, SH_C0, type SplatSet } from '../shared/scene/splats.js';
@@ -29,16 +30,7 @@ const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const DEFAULT_DATA_DIR = resolve(repoRoot, '../shared/data');
 export const RASTER_LOAD_SOURCE = 'gsplat_test_garden/test_garden.npz';
 
-/** Chris Wellons' lowbias32 on unsigned 32-bit integers. */
-export function lowbias32(x: number): number {
-  x >>>= 0;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x7feb352d) >>> 0;
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x846ca68b) >>> 0;
-  x ^= x >>> 16;
-  return x >>> 0;
-}
+export { lowbias32 };
 
 /** u(i, k) in [0, 1): draw k < 64 of splat i. */
 export function rasterLoadUniform(i: number, k: number): number {

@@ -38,3 +38,18 @@ export function seededRandom(seed: number): () => number {
   const random = new Random(seed);
   return () => random.next();
 }
+
+/**
+ * Chris Wellons' lowbias32 on unsigned 32-bit integers: the one counter hash of the project (the
+ * raster loads' draws, the benchmark's target, the random training backgrounds), well mixed for
+ * consecutive inputs and the same in any language.
+ */
+export function lowbias32(x: number): number {
+  x >>>= 0;
+  x ^= x >>> 16;
+  x = Math.imul(x, 0x7feb352d) >>> 0;
+  x ^= x >>> 15;
+  x = Math.imul(x, 0x846ca68b) >>> 0;
+  x ^= x >>> 16;
+  return x >>> 0;
+}

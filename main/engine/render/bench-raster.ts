@@ -5,6 +5,7 @@
  */
 import type { ProfileRow } from '../../../shared/contract/profile.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import { lowbias32 } from '../../../shared/random.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { readBuffer, writeRange } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
@@ -47,13 +48,7 @@ const median = (xs: number[]) => {
 
 /** Deterministic uniform [0,1) for the benchmark's random target (counter hash). */
 function targetValue(i: number): number {
-  let x = (i ^ 0x9e3779b9) >>> 0;
-  x ^= x >>> 16;
-  x = Math.imul(x, 0x7feb352d) >>> 0;
-  x ^= x >>> 15;
-  x = Math.imul(x, 0x846ca68b) >>> 0;
-  x ^= x >>> 16;
-  return (x >>> 0) / 2 ** 32;
+  return lowbias32((i ^ 0x9e3779b9) >>> 0) / 2 ** 32;
 }
 
 export async function benchRaster(

@@ -5,16 +5,7 @@
  * so a resumed run draws the same colours as an uninterrupted one.
  */
 
-/** 32-bit integer hash (lowbias32, Wellons): well mixed for consecutive inputs. */
-function hash32(x: number): number {
-  let h = x >>> 0;
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x7feb352d) >>> 0;
-  h ^= h >>> 15;
-  h = Math.imul(h, 0x846ca68b) >>> 0;
-  h ^= h >>> 16;
-  return h >>> 0;
-}
+import { lowbias32 as hash32 } from '../../../shared/random.js';
 
 /** The background of `step` in a run seeded `seed`: each channel uniform in [0, 1]. */
 export function randomBackgroundColour(seed: number, step: number): [number, number, number] {
