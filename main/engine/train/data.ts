@@ -24,6 +24,11 @@ export interface TrainingData {
   loadImage(index: number): Promise<Float32Array>;
   /** The same pixels as 8-bit RGB (H*W*3 bytes) where the source has them: no float round trip. */
   loadImageRgb8?(index: number): Promise<Uint8Array>;
+  /**
+   * Real photographs (COLMAP, transforms.json; captures from video and photos), whose exposure and
+   * white balance vary per image: `--appearance auto` compensates them. Unset: synthetic renders.
+   */
+  photographed?: boolean;
 }
 
 /** 3DGS's getNerfppNorm: 1.1 x max distance of camera centres from their centroid. */

@@ -10,6 +10,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
 import { Adam } from './adam.js';
+import { Appearance, appearanceLearningRate, appearanceModelFor } from './appearance.js';
 import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
@@ -71,6 +72,8 @@ export class Trainer {
   private frame!: RasterFrame;
   private lossFrame!: LossFrame;
   private geometry: GeometryLoss | undefined;
+  /** The per-image colour models between the render and the loss (--appearance), if any. */
+  private appearance: Appearance | undefined;
   private readonly geometryLate = new Map<number, { distortion: number; normalError: number }>();
   private order: number[] = [];
   private orderPosition = 0;
@@ -110,6 +113,8 @@ export class Trainer {
     const views = data.views.map((_, i) => i);
     const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
     const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
+    const appearance = appearanceModelFor(config.appearance, data.photographed ?? false);
+    if (appearance !== 'off') trainer.appearance = await Appearance.create(ctx, appearance, trainer.trainViews.length, ...trainer.frameSize());
     await trainer.buildFrames();
     await trainer.sizeIntersections();
     return trainer;
@@ -136,9 +141,13 @@ export class Trainer {
   private isectCapacity = 0;
   private growIsect = 0;
 
+  /** The largest view's width and height: what every per-image buffer is sized for. */
+  private frameSize(): [number, number] {
+    return [Math.max(...this.data.views.map((v) => v.camera.width)), Math.max(...this.data.views.map((v) => v.camera.height))];
+  }
+
   private async buildFrames(isectCapacity = Math.max(this.isectCapacity, 1 << 16, this.capacity * 4)) {
-    const width = Math.max(...this.data.views.map((v) => v.camera.width));
-    const height = Math.max(...this.data.views.map((v) => v.camera.height));
+    const [width, height] = this.frameSize();
     this.frame?.destroy();
     this.lossFrame?.destroy();
     this.geometry?.destroy();
@@ -146,7 +155,7 @@ export class Trainer {
     this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isectCapacity);
     this.lossFrame = this.loss.createFrame(width, height);
     this.geometry = this.config.geometry ? await GeometryLoss.create(this.ctx, this.frame) : undefined;
-    this.rasterizer.bindBackward(this.frame, this.lossFrame.vImage, this.geometry?.vAux, this.model.grads, { vNormals: this.geometry?.vNormals });
+    this.rasterizer.bindBackward(this.frame, this.appearance?.vImage ?? this.lossFrame.vImage, this.geometry?.vAux, this.model.grads, { vNormals: this.geometry?.vNormals });
     // Every frame build starts the densifier over, statistics included (as it always has: keeping
     // them across an intersection-buffer growth would change training results).
     await this.densify.rebuild(this.capacity);
@@ -196,7 +205,10 @@ export class Trainer {
     const loc = this.targets.location[view];
     const commands = this.ctx.commands(`step ${t}`);
     this.rasterizer.encodeForward(commands, this.frame, camera, this.settings(t));
-    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+    // with appearance compensation the loss sees the render through the image's colour model
+    const image = this.appearance?.encodeForward(commands, this.trainViews.indexOf(view), this.frame.image, this.lossFrame.vImage, camera.width, camera.height) ?? this.frame.image;
+    this.loss.encode(commands, this.lossFrame, image, this.targets.buffer(view), loc.offset, camera.width, camera.height);
+    this.appearance?.encodeBackward(commands);
     const geo = cfg.geometry;
     if (this.geometry && geo) {
       // distortion (sum of w w |z - z|) is in depth units: its weight is per scene scale
@@ -219,6 +231,7 @@ export class Trainer {
     this.adam.encode(commands, g.quats, n, k, r.quats);
     this.adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits);
     this.adam.encode(commands, g.sh, n, k, r.shDc, r.shRest);
+    this.appearance?.encodeAdam(commands, this.adam, k, appearanceLearningRate(cfg.appearanceLr, t, cfg.iterations));
     const refined = this.densify.encodeAfterAdam(commands, densifyStep);
     const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;
     const lossStaging = readLoss ? this.readbacks.copy(commands, this.lossFrame.sums, this.lossFrame.activeSumsBytes) : undefined;
@@ -323,7 +336,7 @@ export class Trainer {
     const { device } = this.ctx;
     const count = new Uint32Array(await readBuffer(device, this.model.splats.countBuffer, 4))[0];
     this.splatCount = count;
-    const blobs = [...(await this.model.checkpointBlobs(device, count)), ...(await this.densify.checkpointBlobs(count))];
+    const blobs = [...(await this.model.checkpointBlobs(device, count)), ...(await this.densify.checkpointBlobs(count)), ...((await this.appearance?.checkpointBlobs()) ?? [])];
     return {
       header: {
         step: this.step,
@@ -368,6 +381,7 @@ export class Trainer {
     const q = ctx.device.queue;
     trainer.model.restoreMoments(q, n, blob);
     trainer.densify.restore(checkpoint.blobs, n, blob);
+    trainer.appearance?.restore(blob);
     trainer.step = h.step;
     trainer.random.state = h.random >>> 0;
     trainer.order = [...h.order];
@@ -390,6 +404,7 @@ export class Trainer {
     this.frame?.destroy();
     this.lossFrame?.destroy();
     this.geometry?.destroy();
+    this.appearance?.destroy();
     this.densify.destroy();
     this.model.destroy();
     this.targets.destroy();
