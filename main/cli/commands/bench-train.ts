@@ -44,7 +44,7 @@ export async function benchTrain(context: CommandContext): Promise<void> {
   };
   await writeResult(context.options.out as string | undefined, out);
   context.out.result(out, [
-    `${name} (${protocol}): ${result.steps} steps in ${result.trainS.toFixed(1)} s (start-up ${result.processFirstStepS.toFixed(2)} s), PSNR ${result.evaluation.psnr.toFixed(2)} dB, SSIM ${result.evaluation.ssim.toFixed(4)} on ${result.evaluation.views.length} test views, ${result.splatCount.toLocaleString()} splats, peak GPU ${(result.peakGpuBytes / 2 ** 20).toFixed(0)} MiB`,
+    `${name} (${protocol}): ${result.steps} steps in ${result.trainS.toFixed(1)} s (start-up ${result.processFirstStepS.toFixed(2)} s), PSNR ${result.evaluation.psnr.toFixed(2)} dB (colour-corrected ${result.evaluation.ccPsnr.toFixed(2)} dB), SSIM ${result.evaluation.ssim.toFixed(4)} on ${result.evaluation.views.length} test views, ${result.splatCount.toLocaleString()} splats, peak GPU ${(result.peakGpuBytes / 2 ** 20).toFixed(0)} MiB`,
     ...(profile ? ['', 'per-kernel profile (1 step in 50):', formatProfileTable(profile)] : []),
   ].join('\n'));
 }

@@ -15,6 +15,7 @@ import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
 import { initialSplats } from './init.js';
+import { colourCorrectedPsnrOnGpu } from './colour-correct.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
 import { Model } from './model.js';
@@ -52,7 +53,9 @@ export interface Evaluation {
   step: number;
   psnr: number;
   ssim: number;
-  views: { name: string; psnr: number; ssim: number }[];
+  /** PSNR after each view's best affine colour fit to its image (colour-correct.ts). */
+  ccPsnr: number;
+  views: { name: string; psnr: number; ssim: number; ccPsnr: number }[];
 }
 
 export class Trainer {
@@ -321,11 +324,12 @@ export class Trainer {
       await commands.submit();
       const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
       const v = this.loss.value(sums, camera.width, camera.height);
-      results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim });
+      const ccPsnr = await colourCorrectedPsnrOnGpu(this.ctx.device, scratch, this.targets.buffer(view), loc.offset, camera.width * camera.height);
+      results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim, ccPsnr });
     }
     scratch.destroy();
-    const mean = (k: 'psnr' | 'ssim') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
-    const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), views: results };
+    const mean = (k: 'psnr' | 'ssim' | 'ccPsnr') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
+    const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), ccPsnr: mean('ccPsnr'), views: results };
     this.evaluations.push(evaluation);
     return evaluation;
   }
