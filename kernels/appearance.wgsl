@@ -189,6 +189,10 @@ fn node_weight(a: Axis, i: u32) -> f32 {
 }
 
 var<workgroup> s_red: array<vec4f, 3u * WG>;
+// Luminance layers some pixel of the workgroup reached (bit l): the others' sums are 0 and skip
+// their tree (a node's support usually spans a few of the 8 layers).
+var<workgroup> s_layers: atomic<u32>;
+var<workgroup> s_layers_seen: u32;
 
 @compute @workgroup_size(WG)
 fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
@@ -205,6 +209,11 @@ fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocati
   for (var i = 0u; i < 3u * MAX_L; i++) {
     acc[i] = vec4f(0.0);
   }
+  if (li == 0u) {
+    atomicStore(&s_layers, 0u);
+  }
+  workgroupBarrier();
+  var layers = 0u;
   if (row0 < row1) {
     let count = (row1 - row0) * span;
     for (var i = li; i < count; i += WG) {
@@ -221,6 +230,7 @@ fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocati
       let az = axis_of(lum_z(pixel.rgb), GRID_L);
       let w0 = w_xy * (1.0 - az.f);
       let w1 = w_xy * az.f;
+      layers |= (1u << az.i0) | (1u << az.i1);
       for (var r = 0u; r < 3u; r++) {
         let term = g[r] * x;
         acc[3u * az.i0 + r] += w0 * term;
@@ -228,8 +238,20 @@ fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocati
       }
     }
   }
+  atomicOr(&s_layers, layers);
+  workgroupBarrier();
+  if (li == 0u) {
+    s_layers_seen = atomicLoad(&s_layers);
+  }
+  let seen = workgroupUniformLoad(&s_layers_seen);
   // one layer at a time through workgroup memory: a tree in a fixed order
   for (var l = 0u; l < GRID_L; l++) {
+    if ((seen & (1u << l)) == 0u) {
+      if (li < 3u) {
+        partials[((node * ap.chunks + chunk) * GRID_L + l) * 3u + li] = vec4f(0.0);
+      }
+      continue;
+    }
     for (var r = 0u; r < 3u; r++) {
       s_red[3u * li + r] = acc[3u * l + r];
     }

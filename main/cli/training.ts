@@ -116,6 +116,7 @@ export function metricsOf(result: TrainJobResult) {
     /** PSNR after each test view's best affine colour fit (colour-correct.ts). */
     cc_psnr: result.evaluation.ccPsnr,
     ssim: result.evaluation.ssim,
+    appearance: result.appearance,
     test_views: result.evaluation.views.length,
     load_s: result.loadS,
     first_step_s: result.firstStepS,

@@ -127,6 +127,11 @@ export class Trainer {
     return this.model.splats;
   }
 
+  /** The per-image colour model the run trains ('auto' resolved for its data). */
+  get appearanceModel(): 'off' | Appearance['model'] {
+    return this.appearance?.model ?? 'off';
+  }
+
   /**
    * GPU bytes of training state per splat of capacity: parameters, gradients, Adam moments, the
    * densifier's statistics and refine scratch, and the rasterizer frame's per-splat working set
