@@ -64,8 +64,8 @@ export function trainEventPrinter(out: Output, project?: PrintedProject): TrainE
         break;
       }
       case 'evaluation':
-        out.event('metrics', { step: event.step, psnr: event.psnr, ssim: event.ssim });
-        if (!out.json) out.warn(`eval @ step ${event.step}: PSNR ${event.psnr.toFixed(2)} dB, SSIM ${event.ssim.toFixed(4)}`);
+        out.event('metrics', { step: event.step, psnr: event.psnr, ssim: event.ssim, ...(event.ccPsnr !== undefined ? { cc_psnr: event.ccPsnr } : {}) });
+        if (!out.json) out.warn(`eval @ step ${event.step}: PSNR ${event.psnr.toFixed(2)} dB${event.ccPsnr !== undefined ? ` (colour-corrected ${event.ccPsnr.toFixed(2)} dB)` : ''}, SSIM ${event.ssim.toFixed(4)}`);
         break;
       case 'log':
         printLog(out, event.level, event.message);
@@ -113,7 +113,10 @@ export function metricsOf(result: TrainJobResult) {
     steps: result.steps,
     splats: result.splatCount,
     psnr: result.evaluation.psnr,
+    /** PSNR after each test view's best affine colour fit (colour-correct.ts). */
+    cc_psnr: result.evaluation.ccPsnr,
     ssim: result.evaluation.ssim,
+    appearance: result.appearance,
     test_views: result.evaluation.views.length,
     load_s: result.loadS,
     first_step_s: result.firstStepS,

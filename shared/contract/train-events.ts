@@ -24,13 +24,17 @@ export const TrainProgressSchema = z.object({
   etaS: z.number().optional(),
 }).extend(TrainMetricsSchema.shape);
 
-/** An evaluation on the test views (mean PSNR in dB and SSIM, and per view). */
+/**
+ * An evaluation on the test views (mean PSNR in dB and SSIM, and per view); `ccPsnr` is the PSNR
+ * after each view's best affine colour fit to its image (absent from engines before it).
+ */
 export const TrainEvaluationSchema = z.object({
   type: z.literal('evaluation'),
   step,
   psnr: z.number(),
   ssim: z.number(),
-  views: z.array(z.object({ name: z.string(), psnr: z.number(), ssim: z.number() })),
+  ccPsnr: z.number().optional(),
+  views: z.array(z.object({ name: z.string(), psnr: z.number(), ssim: z.number(), ccPsnr: z.number().optional() })),
 });
 
 /** The current splats in the viewer's 32-byte layout (binary, never JSON-encoded). */
@@ -98,6 +102,6 @@ export interface TrainEventOptions {
 /** The metric values an event contributes to a run's metric series (training steps, evaluations). */
 export function metricValuesOf(event: TrainEvent): { step: number; values: MetricValues } | undefined {
   if (event.type === 'progress' && event.stage === 'train') return { step: event.step, values: trainMetricsOf(event) };
-  if (event.type === 'evaluation') return { step: event.step, values: { testPsnr: event.psnr, testSsim: event.ssim } };
+  if (event.type === 'evaluation') return { step: event.step, values: { testPsnr: event.psnr, testSsim: event.ssim, ...(event.ccPsnr !== undefined ? { testCcPsnr: event.ccPsnr } : {}) } };
   return undefined;
 }

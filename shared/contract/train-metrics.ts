@@ -21,6 +21,8 @@ export type TrainMetrics = z.infer<typeof TrainMetricsSchema>;
 export const EvaluationMetricsSchema = z.object({
   testPsnr: z.number().optional(),
   testSsim: z.number().optional(),
+  /** Test PSNR after each view's best affine colour fit to its image (gsplat's color_correct idea). */
+  testCcPsnr: z.number().optional(),
 });
 
 /** Every metric a `metrics` event may carry, by name. */

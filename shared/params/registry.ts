@@ -86,6 +86,16 @@ export const PARAMS = [
     help: "Border handling of the loss's SSIM term: 'same' averages over every pixel with zero padding (3DGS); 'valid' over the pixels whose 11x11 window lies inside the image (gsplat's trainer).",
   },
   {
+    key: 'train.appearance', flag: 'appearance', type: 'enum', choices: ['auto', 'off', 'affine', 'bilagrid'], default: 'auto',
+    group: 'Training', label: 'Appearance', commands: ['train', 'bench'],
+    help: "A per-image colour model learned with the splats, so exposure and white-balance changes between photos are not baked into the scene: 'affine' is a 3x4 colour matrix per image, 'bilagrid' a 16x16x8 bilateral grid of them (gsplat's bilagrid). 'auto' is bilagrid for captures (COLMAP, transforms.json, video, photos) and off for NeRF-synthetic. Test views are rendered without it.",
+  },
+  {
+    key: 'train.appearanceLr', flag: 'appearance-lr', type: 'float', min: 0, max: 1, default: 0.002,
+    group: 'Training', label: 'Appearance learning rate', commands: ['train', 'bench'], advanced: true,
+    help: "Adam's learning rate of the per-image colour models (with --appearance): warmed up over 1000 steps, decaying to 1% at the end.",
+  },
+  {
     key: 'train.seed', flag: 'seed', type: 'int', min: 0, max: 2 ** 31 - 1, default: 0,
     group: 'Training', label: 'Seed', commands: ['train', 'bench'], advanced: true, help: 'Seed of every random choice (initialization, image order, densification noise).',
   },

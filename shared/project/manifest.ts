@@ -109,7 +109,7 @@ export const RunSchema = z.object({
   latestCheckpoint: z.object({ file: relativeOrAbsolutePath, step: count, savedAt: isoTime }).strict().optional(),
   /** Loss, PSNR, splat count over time (decimated to at most METRICS_LIMIT points). */
   metrics: z.array(MetricsPointSchema),
-  evaluations: z.array(z.object({ step: count, psnr: z.number(), ssim: z.number() }).strict()),
+  evaluations: z.array(z.object({ step: count, psnr: z.number(), ssim: z.number(), ccPsnr: z.number().optional() }).strict()),
   outputs: z.object({ splats: relativeOrAbsolutePath.optional(), splatCount: count.optional() }).strict(),
   error: z.object({ code: z.string(), message: z.string() }).strict().optional(),
 }).strict();

@@ -2,12 +2,13 @@
  * The parity suite outside vitest, for a GPU machine without npm (docs/gpu-machine.md): the same
  * cases as the vitest files (tests/parity/*.parity.ts), for every capability variant the device
  * has, with fresh seeds. Prints a table; writes JSON with --out FILE. Exit code 1 on any failure.
- *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,raster,profiler,mesh]
+ *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,raster,profiler,mesh,appearance]
  */
 import { writeFileSync } from 'node:fs';
 import { openGpu } from '../../main/engine/gpu/context.js';
 import { BUILD_COMMIT } from '../../shared/version.js';
 import { freshSeed } from '../helpers/random.js';
+import { APPEARANCE_CASES, appearanceParity } from '../parity/appearance.parity.js';
 import { lossParity } from '../parity/loss.parity.js';
 import { rayDepthEntryParity, rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
 import { MESH_CASES, marchingCubesParity, tsdfParity } from '../parity/mesh.parity.js';
@@ -49,6 +50,7 @@ for (const variant of variants) {
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES.filter((x) => !x.outputs)) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardReduce: 'cas' }));
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardPixels: 2 }));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1 }));
+  if (want('appearance')) for (const c of APPEARANCE_CASES) await run(() => appearanceParity(ctx, variant, freshSeed(), c));
 }
 // Mesh kernels have one (portable) variant.
 if (want('mesh')) {

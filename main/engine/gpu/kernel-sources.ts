@@ -3,6 +3,7 @@
  * packaged app or the GPU machine needs no kernels/ folder at run time.
  */
 import adam from '../../../kernels/adam.wgsl';
+import appearance from '../../../kernels/appearance.wgsl';
 import bigSplats from '../../../kernels/big-splats.wgsl';
 import compositeForward from '../../../kernels/composite-forward.wgsl';
 import densify from '../../../kernels/densify.wgsl';
@@ -26,6 +27,7 @@ import wgScan from '../../../kernels/wg-scan.wgsl';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
+  appearance,
   'big-splats': bigSplats,
   'composite-forward': compositeForward,
   densify,

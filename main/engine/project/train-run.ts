@@ -98,7 +98,7 @@ export async function recordRunEvent(project: Project, run: ProjectRun, event: T
     run.step = event.step;
     appendMetrics(run.metrics, { step: event.step, ...trainMetricsOf(event) });
   } else if (event.type === 'evaluation') {
-    run.evaluations.push({ step: event.step, psnr: event.psnr, ssim: event.ssim });
+    run.evaluations.push({ step: event.step, psnr: event.psnr, ssim: event.ssim, ...(event.ccPsnr !== undefined ? { ccPsnr: event.ccPsnr } : {}) });
     touch();
     void project.save().catch((error: unknown) => warn(`could not save ${project.file}: ${(error as Error).message}`));
   } else if (event.type === 'checkpoint') {
@@ -196,7 +196,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
       run.outputs = { splats: project.relative(splatsFile), splatCount: result.splatCount };
       run.status = 'finished';
     }
-    if (!run.evaluations.some((e) => e.step === result.evaluation.step)) run.evaluations.push({ step: result.evaluation.step, psnr: result.evaluation.psnr, ssim: result.evaluation.ssim });
+    if (!run.evaluations.some((e) => e.step === result.evaluation.step)) run.evaluations.push({ step: result.evaluation.step, psnr: result.evaluation.psnr, ssim: result.evaluation.ssim, ccPsnr: result.evaluation.ccPsnr });
     touch();
     await project.save();
     if (run.status === 'finished') await emit({ type: 'progress', stage: 'done', step: result.steps, total: result.steps, splats: result.splatCount });

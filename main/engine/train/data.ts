@@ -27,6 +27,11 @@ export interface TrainingData {
    * view with masked pixels gives RGB + mask (H*W*4; the 4th byte 0 where the loss ignores the pixel).
    */
   loadImageRgb8?(index: number): Promise<Uint8Array>;
+  /**
+   * Real photographs (COLMAP, transforms.json; captures from video and photos), whose exposure and
+   * white balance vary per image: `--appearance auto` compensates them. Unset: synthetic renders.
+   */
+  photographed?: boolean;
 }
 
 /** 3DGS's getNerfppNorm: 1.1 x max distance of camera centres from their centroid. */

@@ -53,6 +53,7 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     background,
     sceneScale: dataset.sceneScale,
     points: dataset.points,
+    photographed: dataset.format !== 'nerf-synthetic',
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)
     ...(dataset.format === 'nerf-synthetic' ? { initBox: [-1.3, -1.3, -1.3, 1.3, 1.3, 1.3] as [number, number, number, number, number, number] } : {}),
     loadImage: async (index) => (await loadViewImage(views[index], { downscale, background: loadBackground, cacheDir, alpha, warn: options.warn })).rgb,

@@ -87,6 +87,8 @@ export interface TrainJobResult {
   /** The newest checkpoint written, if any. */
   lastCheckpoint?: string;
   config: TrainerConfig;
+  /** The per-image colour model trained (config.appearance resolved for the data). */
+  appearance: Trainer['appearanceModel'];
   data: { name: string; train: number; test: number; width: number; height: number; background: number[] };
 }
 
@@ -136,7 +138,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       await emit({ type: 'checkpoint', step: trainer.step, file });
     };
     const loadS = (performance.now() - started) / 1000;
-    log('info', `training on ${data.views.filter((v) => v.split === 'train').length} views (${data.views.filter((v) => v.split === 'test').length} test), ${trainer.splatCount} initial splats, scene scale ${data.sceneScale.toFixed(3)}`);
+    log('info', `training on ${data.views.filter((v) => v.split === 'train').length} views (${data.views.filter((v) => v.split === 'test').length} test), ${trainer.splatCount} initial splats, scene scale ${data.sceneScale.toFixed(3)}, appearance ${trainer.appearanceModel}`);
     const evalEvery = values['train.evalEvery'] || 0;
     const profileEvery = options.profileEvery ?? 0;
     const trainStart = performance.now();
@@ -235,6 +237,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       nonFiniteSkipped: trainer.nonFiniteSkipped,
       cancelled,
       config,
+      appearance: trainer.appearanceModel,
       data: {
         name: data.name,
         train: train.length,

@@ -7,6 +7,7 @@ import { paramDefault, paramsWithPrefix, resolveParams, type ParamsWithPrefix, t
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
 import type { DensifyStrategyName } from './densify-strategy.js';
+import type { AppearanceChoice } from './appearance.js';
 import type { SsimPadding } from './loss.js';
 import { DEFAULT_LEARNING_RATES, type LearningRates } from './schedule.js';
 
@@ -25,6 +26,10 @@ export interface TrainerConfig {
   randomBackground: boolean;
   seed: number;
   initPoints: number;
+  /** The per-image colour model ('auto': by the kind of data, appearance.ts appearanceModelFor). */
+  appearance: AppearanceChoice;
+  /** Adam's base learning rate of the colour models (appearance.ts appearanceLearningRate). */
+  appearanceLr: number;
   rates: LearningRates;
   adc: AdcConfig;
   /** Read the loss back every N steps (asynchronously). */
@@ -60,6 +65,8 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     randomBackground: paramDefault('train.alpha') === 'random',
     seed: paramDefault('train.seed'),
     initPoints: paramDefault('train.initPoints'),
+    appearance: paramDefault('train.appearance'),
+    appearanceLr: paramDefault('train.appearanceLr'),
     rates: DEFAULT_LEARNING_RATES,
     lossEvery: LOSS_EVERY,
     ...overrides,
@@ -71,12 +78,13 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
 
 /**
  * A run's recorded `train.*` values (a manifest's record, a job's, a benchmark's), typed. A run
- * recorded before `train.ssimPadding` existed trained with zero padding: it resumes so; any other
- * missing key takes the registry's default.
+ * recorded before `train.ssimPadding` existed trained with zero padding, and one recorded before
+ * `train.appearance` without a colour model: they resume so; any other missing key takes the
+ * registry's default.
  */
 export function trainParamValues(record: Readonly<Record<string, ParamValue | undefined>>): TrainParamValues {
   const given = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, ParamValue] => entry[1] !== undefined));
-  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', ...given });
+  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', ...given });
 }
 
 /** The trainer's configuration from a run's `train.*` values. */
@@ -93,6 +101,8 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     randomBackground: p['train.alpha'] === 'random',
     seed: p['train.seed'],
     initPoints: p['train.initPoints'],
+    appearance: p['train.appearance'],
+    appearanceLr: p['train.appearanceLr'],
     adc: {
       ...defaultTrainerConfig().adc,
       refineStart: p['train.refineStart'],

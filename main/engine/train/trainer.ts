@@ -10,10 +10,12 @@ import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
 import { Adam } from './adam.js';
+import { Appearance, appearanceLearningRate, appearanceModelFor } from './appearance.js';
 import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
 import { initialSplats } from './init.js';
+import { colourCorrectedPsnrOnGpu } from './colour-correct.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
 import { randomBackgroundColour } from './random-background.js';
@@ -52,7 +54,9 @@ export interface Evaluation {
   step: number;
   psnr: number;
   ssim: number;
-  views: { name: string; psnr: number; ssim: number }[];
+  /** PSNR after each view's best affine colour fit to its image (colour-correct.ts). */
+  ccPsnr: number;
+  views: { name: string; psnr: number; ssim: number; ccPsnr: number }[];
 }
 
 export class Trainer {
@@ -72,6 +76,8 @@ export class Trainer {
   private frame!: RasterFrame;
   private lossFrame!: LossFrame;
   private geometry: GeometryLoss | undefined;
+  /** The per-image colour models between the render and the loss (--appearance), if any. */
+  private appearance: Appearance | undefined;
   private readonly geometryLate = new Map<number, { distortion: number; normalError: number }>();
   private order: number[] = [];
   private orderPosition = 0;
@@ -111,6 +117,8 @@ export class Trainer {
     const views = data.views.map((_, i) => i);
     const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
     const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
+    const appearance = appearanceModelFor(config.appearance, data.photographed ?? false);
+    if (appearance !== 'off') trainer.appearance = await Appearance.create(ctx, appearance, trainer.trainViews.length, ...trainer.frameSize());
     await trainer.buildFrames();
     await trainer.sizeIntersections();
     return trainer;
@@ -118,6 +126,11 @@ export class Trainer {
 
   get splats(): GpuSplats {
     return this.model.splats;
+  }
+
+  /** The per-image colour model the run trains ('auto' resolved for its data). */
+  get appearanceModel(): 'off' | Appearance['model'] {
+    return this.appearance?.model ?? 'off';
   }
 
   /**
@@ -137,16 +150,21 @@ export class Trainer {
   private isectCapacity = 0;
   private growIsect = 0;
 
+  /** The largest view's width and height: what every per-image buffer is sized for. */
+  private frameSize(): [number, number] {
+    return [Math.max(...this.data.views.map((v) => v.camera.width)), Math.max(...this.data.views.map((v) => v.camera.height))];
+  }
+
   private async buildFrames(isectCapacity = Math.max(this.isectCapacity, 1 << 16, this.capacity * 4)) {
-    const width = Math.max(...this.data.views.map((v) => v.camera.width));
-    const height = Math.max(...this.data.views.map((v) => v.camera.height));
+    const [width, height] = this.frameSize();
     this.frame?.destroy();
     this.lossFrame?.destroy();
     this.geometry?.destroy();
     this.isectCapacity = isectCapacity;
     this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isectCapacity);
-    // the loss and the geometry loss write the backward's inputs, the frame's pixelGrads
-    this.lossFrame = this.loss.createFrame(width, height, this.frame.pixelGrads!.image);
+    // the loss (or, with appearance compensation, the colour model's backward) and the geometry
+    // loss write the backward's inputs, the frame's pixelGrads
+    this.lossFrame = this.loss.createFrame(width, height, this.appearance ? undefined : this.frame.pixelGrads!.image);
     this.geometry = this.config.geometry ? await GeometryLoss.create(this.ctx, this.frame) : undefined;
     this.rasterizer.bindBackward(this.frame, this.model.grads);
     // Every frame build starts the densifier over, statistics included (as it always has: keeping
@@ -200,7 +218,11 @@ export class Trainer {
     const background = cfg.randomBackground ? randomBackgroundColour(cfg.seed, t) : this.data.background;
     this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(t), background });
     const counts = loc.masked?.[cfg.ssimPadding];
-    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, background);
+    // with appearance compensation the loss sees the render through the image's colour model, and
+    // the model's backward writes dL/d render where the rasterizer's backward reads it
+    const image = this.appearance?.encodeForward(commands, this.trainViews.indexOf(view), this.frame.image, this.lossFrame.vImage, camera.width, camera.height, this.frame.pixelGrads!.image) ?? this.frame.image;
+    this.loss.encode(commands, this.lossFrame, image, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, background);
+    this.appearance?.encodeBackward(commands);
     const geo = cfg.geometry;
     if (this.geometry && geo) {
       // distortion (sum of w w |z - z|) is in depth units: its weight is per scene scale
@@ -223,6 +245,7 @@ export class Trainer {
     this.adam.encode(commands, g.quats, n, k, r.quats);
     this.adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits);
     this.adam.encode(commands, g.sh, n, k, r.shDc, r.shRest);
+    this.appearance?.encodeAdam(commands, this.adam, k, appearanceLearningRate(cfg.appearanceLr, t, cfg.iterations));
     const refined = this.densify.encodeAfterAdam(commands, densifyStep);
     const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;
     const lossStaging = readLoss ? this.readbacks.copy(commands, this.lossFrame.sums, this.lossFrame.activeSumsBytes) : undefined;
@@ -313,11 +336,12 @@ export class Trainer {
       await commands.submit();
       const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
       const v = this.loss.value(sums, camera.width, camera.height, counts);
-      results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim });
+      const ccPsnr = await colourCorrectedPsnrOnGpu(this.ctx.device, scratch, this.targets.buffer(view), loc.offset, camera.width * camera.height);
+      results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim, ccPsnr });
     }
     scratch.destroy();
-    const mean = (k: 'psnr' | 'ssim') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
-    const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), views: results };
+    const mean = (k: 'psnr' | 'ssim' | 'ccPsnr') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
+    const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), ccPsnr: mean('ccPsnr'), views: results };
     this.evaluations.push(evaluation);
     return evaluation;
   }
@@ -328,7 +352,7 @@ export class Trainer {
     const { device } = this.ctx;
     const count = new Uint32Array(await readBuffer(device, this.model.splats.countBuffer, 4))[0];
     this.splatCount = count;
-    const blobs = [...(await this.model.checkpointBlobs(device, count)), ...(await this.densify.checkpointBlobs(count))];
+    const blobs = [...(await this.model.checkpointBlobs(device, count)), ...(await this.densify.checkpointBlobs(count)), ...((await this.appearance?.checkpointBlobs()) ?? [])];
     return {
       header: {
         step: this.step,
@@ -373,6 +397,7 @@ export class Trainer {
     const q = ctx.device.queue;
     trainer.model.restoreMoments(q, n, blob);
     trainer.densify.restore(checkpoint.blobs, n, blob);
+    trainer.appearance?.restore(blob);
     trainer.step = h.step;
     trainer.random.state = h.random >>> 0;
     trainer.order = [...h.order];
@@ -395,6 +420,7 @@ export class Trainer {
     this.frame?.destroy();
     this.lossFrame?.destroy();
     this.geometry?.destroy();
+    this.appearance?.destroy();
     this.densify.destroy();
     this.model.destroy();
     this.targets.destroy();

@@ -12,8 +12,8 @@ export interface MetricSeries {
   values: number[];
 }
 
-/** Metric keys the charts show: names of the contract's one metric tuple (shared/contract/train-metrics.ts). */
-export const METRIC_KEYS = { loss: 'loss', psnr: 'psnr', splatCount: 'splats' } as const satisfies Record<string, MetricKey>;
+/** Metric keys the charts and the test scores show: names of the contract's one metric tuple (shared/contract/train-metrics.ts). */
+export const METRIC_KEYS = { loss: 'loss', psnr: 'psnr', splatCount: 'splats', testPsnr: 'testPsnr', testCcPsnr: 'testCcPsnr', testSsim: 'testSsim' } as const satisfies Record<string, MetricKey>;
 
 export class MetricSeriesSet {
   private readonly byKey = new Map<string, MetricSeries>();

@@ -10,7 +10,7 @@ import type { StudioClient } from '../api/client.js';
 import { declares } from '../api/services.js';
 import { defaultValues } from '../params/form.js';
 import { StepRate } from './eta.js';
-import { MetricSeriesSet } from './metric-series.js';
+import { METRIC_KEYS, MetricSeriesSet } from './metric-series.js';
 import { useNoticeStore } from './notices.js';
 
 export type { JobState };
@@ -107,6 +107,17 @@ export const useTrainingStore = defineStore('training', () => {
     if (!p || p.stage !== 'train' || activity.value) return undefined;
     if (p.etaS !== undefined && Number.isFinite(p.etaS)) return p.etaS;
     return rate.etaS(p.total);
+  });
+
+  /**
+   * The newest evaluation on the test views: plain PSNR (dB), the colour-corrected PSNR (after each
+   * view's best affine colour fit; absent from older engines) and SSIM. Undefined before the first.
+   */
+  const testScores = computed(() => {
+    void metricsVersion.value;
+    const psnr = metrics.latest(METRIC_KEYS.testPsnr);
+    if (psnr === undefined) return undefined;
+    return { psnr, ccPsnr: metrics.latest(METRIC_KEYS.testCcPsnr), ssim: metrics.latest(METRIC_KEYS.testSsim) };
   });
 
   /** A new job to follow: forget the previous one's progress, charts and profile. */
@@ -257,7 +268,7 @@ export const useTrainingStore = defineStore('training', () => {
   const stop = () => control('stop');
 
   return {
-    params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, profile, serviceReady, busy,
+    params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, testScores, profile, serviceReady, busy,
     invalid, active, canStart, canPause, canResume, canStop, attach, refresh, useSource, start, pause, resume, stop,
   };
 });

@@ -92,6 +92,19 @@ describe('training store', () => {
     expect(training.job?.state).toBe('finished');
   });
 
+  it("shows the newest evaluation's test scores, colour-corrected PSNR included, once there is one", async () => {
+    const engine = fakeEngine();
+    const training = useTrainingStore();
+    training.attach(engine.client);
+    engine.server.emit('metrics', { job: 'j1', step: 100, values: { loss: 0.2, psnr: 18.5 } });
+    await settle();
+    expect(training.testScores).toBeUndefined();
+    engine.server.emit('metrics', { job: 'j1', step: 500, values: { testPsnr: 21.25, testCcPsnr: 23.5, testSsim: 0.8 } });
+    engine.server.emit('metrics', { job: 'j1', step: 1000, values: { testPsnr: 22.75, testCcPsnr: 24.125, testSsim: 0.85 } });
+    await settle();
+    expect(training.testScores).toEqual({ psnr: 22.75, ccPsnr: 24.125, ssim: 0.85 });
+  });
+
   it('needs a source to start, and the sample scene is one', () => {
     const training = useTrainingStore();
     expect(training.source).toBeUndefined();

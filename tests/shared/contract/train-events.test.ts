@@ -18,6 +18,7 @@ describe('the training event stream', () => {
   it('turns a training step and an evaluation into metric values, and nothing else', () => {
     expect(metricValuesOf({ type: 'progress', stage: 'train', step: 7, total: 10, loss: 0.5, psnr: 21, splats: 9, itPerS: 3, etaS: 1 })).toEqual({ step: 7, values: { loss: 0.5, psnr: 21, splats: 9, itPerS: 3 } });
     expect(metricValuesOf({ type: 'evaluation', step: 10, psnr: 25, ssim: 0.8, views: [] })).toEqual({ step: 10, values: { testPsnr: 25, testSsim: 0.8 } });
+    expect(metricValuesOf({ type: 'evaluation', step: 10, psnr: 25, ssim: 0.8, ccPsnr: 26.5, views: [{ name: 'a', psnr: 25, ssim: 0.8, ccPsnr: 26.5 }] })).toEqual({ step: 10, values: { testPsnr: 25, testSsim: 0.8, testCcPsnr: 26.5 } });
     expect(metricValuesOf({ type: 'progress', stage: 'load', step: 0, total: 1 })).toBeUndefined();
     expect(metricValuesOf({ type: 'checkpoint', step: 10, file: '/p/step-0000010.ckpt' })).toBeUndefined();
   });

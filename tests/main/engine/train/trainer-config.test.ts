@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADC_DEFAULTS, adcRefineStop } from '../../../../main/engine/train/densify-adc.js';
-import { defaultTrainerConfig } from '../../../../main/engine/train/trainer-config.js';
-import { getParam, type ParamKey } from '../../../../shared/params/index.js';
+import { defaultTrainerConfig, trainerConfigFromParams, trainParamValues } from '../../../../main/engine/train/trainer-config.js';
+import { allParams, getParam, resolveParams, type ParamKey } from '../../../../shared/params/index.js';
 
 describe('trainer configuration', () => {
   it("defaults every user-facing value to the registry's default", () => {
@@ -15,6 +15,8 @@ describe('trainer configuration', () => {
       [config.ssimPadding, 'train.ssimPadding'],
       [config.seed, 'train.seed'],
       [config.initPoints, 'train.initPoints'],
+      [config.appearance, 'train.appearance'],
+      [config.appearanceLr, 'train.appearanceLr'],
       [config.adc.growGrad2d, 'train.growGrad2d'],
       [config.adc.refineStart, 'train.refineStart'],
       [config.adc.refineEvery, 'train.refineEvery'],
@@ -32,5 +34,13 @@ describe('trainer configuration', () => {
     expect(short.adc.refineStop).toBe(500);
     expect(short.mcmc.capMax).toBe(20_000);
     expect(defaultTrainerConfig({ iterations: 1000, adc: { ...ADC_DEFAULTS, refineStop: 700 } }).adc.refineStop).toBe(700);
+  });
+
+  it("new runs take the registry's 'auto' colour model; a run recorded before train.appearance existed resumes without one", () => {
+    const fresh = resolveParams(allParams().filter((p) => p.key.startsWith('train.')), {});
+    expect(trainerConfigFromParams(trainParamValues(fresh)).appearance).toBe('auto');
+    const { ['train.appearance']: _dropped, ...older } = fresh;
+    expect(trainerConfigFromParams(trainParamValues(older)).appearance).toBe('off');
+    expect(trainerConfigFromParams(trainParamValues({ ...fresh, 'train.appearance': 'affine', 'train.appearanceLr': 0.01 }))).toMatchObject({ appearance: 'affine', appearanceLr: 0.01 });
   });
 });

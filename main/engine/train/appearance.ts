@@ -1,0 +1,254 @@
+/**
+ * Appearance compensation: a per-image colour model (kernels/appearance.wgsl) between the render
+ * and the loss, learned with the splats so that exposure, white balance and tone differences
+ * between a capture's photos are not baked into the splats' colours. Evaluation renders without
+ * it (a held-out image has no model). 'affine' is one 3x4 colour matrix per image; 'bilagrid' a
+ * 16 x 16 x 8 bilateral grid of them per image with a total-variation regulariser (gsplat's
+ * bilagrid: grid shape, identity initialization, TV weight 10, learning rate 2e-3 with a linear
+ * warm-up over 1000 steps and an exponential decay to 1% at the end).
+ */
+import { GpuArena } from '../gpu/arena.js';
+import { bindGroup, createStorage, createUniform, readBuffer, writeRange, type GpuRange, type GpuRegion } from '../gpu/buffers.js';
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
+import { UniformStruct } from '../gpu/uniforms.js';
+import type { ParamValues } from '../../../shared/params/index.js';
+import type { Adam, AdamGroup } from './adam.js';
+
+/** The registry's `train.appearance` choices ('auto' decides by the kind of data). */
+export type AppearanceChoice = ParamValues['train.appearance'];
+export type AppearanceModelName = Exclude<AppearanceChoice, 'auto' | 'off'>;
+
+export interface GridShape {
+  x: number;
+  y: number;
+  /** Nodes along the luminance axis. */
+  l: number;
+}
+
+/** Grid nodes per model: an affine model is the grid of one node. */
+export const APPEARANCE_GRIDS: Readonly<Record<AppearanceModelName, GridShape>> = {
+  affine: { x: 1, y: 1, l: 1 },
+  bilagrid: { x: 16, y: 16, l: 8 },
+};
+
+/** The WGSL accumulators hold this many luminance nodes (kernels/appearance.wgsl MAX_L). */
+const MAX_L = 8;
+const TS = 16;
+const WG = 128;
+/** Pixels one grid_grad_partials workgroup sums (its share of a node's support). */
+const PIXELS_PER_CHUNK = WG * 32;
+/** gsplat's bilagrid TV multiplier (`bilateral_grid_tv_loss`'s 10). */
+export const BILAGRID_TV_WEIGHT = 10;
+
+/**
+ * The model a run trains with: 'auto' is the bilateral grid for photographs (COLMAP,
+ * transforms.json, video and photo captures) and none for synthetic renders (NeRF-synthetic,
+ * the sample scene), whose images share one exposure.
+ */
+export function appearanceModelFor(choice: AppearanceChoice, photographed: boolean): AppearanceModelName | 'off' {
+  if (choice === 'auto') return photographed ? 'bilagrid' : 'off';
+  return choice;
+}
+
+/**
+ * Learning rate at `step` (0-based) of `total`: gsplat's bilagrid schedule, a linear warm-up from
+ * 1% over the first 1000 steps times an exponential decay to 1% at the end.
+ */
+export function appearanceLearningRate(base: number, step: number, total: number): number {
+  const warmup = 0.01 + 0.99 * Math.min(1, step / 1000);
+  const decay = 0.01 ** (total > 0 ? Math.min(1, step / total) : 0);
+  return base * warmup * decay;
+}
+
+/** Floats of `images` grids of a shape (12 per node). */
+export function gridFloats(shape: GridShape, images: number): number {
+  return images * shape.l * shape.y * shape.x * 12;
+}
+
+/** Every node of every grid the identity colour matrix. */
+export function identityGrids(shape: GridShape, images: number): Float32Array {
+  const grids = new Float32Array(gridFloats(shape, images));
+  for (let o = 0; o < grids.length; o += 12) {
+    grids[o] = 1;
+    grids[o + 5] = 1;
+    grids[o + 10] = 1;
+  }
+  return grids;
+}
+
+/** The per-axis TV coefficients 2 w / (images x pairs x 12) (0 on an axis of one node). */
+export function tvCoefficients(shape: GridShape, images: number, weight: number): { x: number; y: number; l: number } {
+  const pairs = (along: number) => (shape.x * shape.y * shape.l * (along - 1)) / along;
+  const coefficient = (along: number) => (along > 1 ? (2 * weight) / (images * pairs(along) * 12) : 0);
+  return { x: coefficient(shape.x), y: coefficient(shape.y), l: coefficient(shape.l) };
+}
+
+/** Rows (or columns) of the largest support of a node on an axis (kernels/appearance.wgsl `support`). */
+function supportSpan(nodes: number, pixels: number): number {
+  return nodes === 1 ? pixels : Math.min(pixels, Math.ceil((2 * pixels) / (nodes - 1)) + 5);
+}
+
+/** How grid_grad_partials splits a node's support for an image size. */
+export function gradChunks(shape: GridShape, width: number, height: number): { rows: number; chunks: number } {
+  const cols = supportSpan(shape.x, width);
+  const rows = Math.max(1, Math.floor(PIXELS_PER_CHUNK / cols));
+  return { rows, chunks: Math.ceil(supportSpan(shape.y, height) / rows) };
+}
+
+export interface AppearanceOptions {
+  /** Force a capability variant (parity tests); default: the device's. */
+  variant?: KernelVariant;
+  tvWeight?: number;
+}
+
+/**
+ * The per-image colour models of a run on the GPU: grids, their gradient and Adam moments, and
+ * the corrected image and its gradient for frames up to `width` x `height`.
+ */
+export class Appearance {
+  readonly floats: number;
+  readonly grid: GPUBuffer;
+  readonly grad: GPUBuffer;
+  /** Adam's moments of the grids (a moments arena, like every Adam group's). */
+  readonly moments: GpuArena<'moments'>;
+  readonly m: GpuRegion;
+  readonly v: GpuRegion;
+  /** The corrected image (vec4 per pixel), the loss's input. */
+  readonly image: GPUBuffer;
+  /** dL / d rendered image (vec4 per pixel) where encodeForward is given no other place (tests). */
+  readonly vImage: GPUBuffer;
+  private readonly partials: GPUBuffer;
+  private readonly params: GPUBuffer;
+  /** u32 [floats]: Adam's element count. */
+  private readonly count: GPUBuffer;
+  private adamGroup?: AdamGroup;
+  private groups?: { rendered: GpuRange; vOut: GpuRange; vRendered: GpuRange; forward: GPUBindGroup; backward: GPUBindGroup; partials: GPUBindGroup; tv: GPUBindGroup; reduce: GPUBindGroup };
+  private active = { width: 0, height: 0, chunks: 0 };
+
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly model: AppearanceModelName,
+    readonly shape: GridShape,
+    readonly images: number,
+    readonly width: number,
+    readonly height: number,
+    private readonly pipelines: Record<'forward' | 'backward' | 'partials' | 'tv' | 'reduce', CompiledPipeline>,
+    readonly tvWeight: number,
+  ) {
+    const { device } = ctx;
+    this.floats = gridFloats(shape, images);
+    this.grid = createStorage(device, 'appearance.grid', this.floats * 4);
+    device.queue.writeBuffer(this.grid, 0, identityGrids(shape, images));
+    this.grad = createStorage(device, 'appearance.grad', this.floats * 4);
+    this.moments = new GpuArena(device, 'moments', 'appearance.moments', { m: this.floats * 4, v: this.floats * 4 });
+    ({ m: this.m, v: this.v } = this.moments.regions);
+    this.image = createStorage(device, 'appearance.image', width * height * 16);
+    this.vImage = createStorage(device, 'appearance.vImage', width * height * 16);
+    const { chunks } = gradChunks(shape, width, height);
+    this.partials = createStorage(device, 'appearance.partials', shape.x * shape.y * chunks * shape.l * 3 * 16);
+    this.params = createUniform(device, 'appearance.params', UniformStruct.of('appearance', 'AppearanceParams').size);
+    this.count = createStorage(device, 'appearance.count', 16);
+    device.queue.writeBuffer(this.count, 0, new Uint32Array([this.floats, 0, 0, 0]));
+  }
+
+  /** Compiles the model's pipelines; `images` grids, all identity. */
+  static async create(ctx: GpuContext, model: AppearanceModelName, images: number, width: number, height: number, options: AppearanceOptions = {}): Promise<Appearance> {
+    const shape = APPEARANCE_GRIDS[model];
+    if (shape.l > MAX_L) throw new Error(`appearance: ${shape.l} luminance nodes exceed the kernel's ${MAX_L}`);
+    if (!(images >= 1)) throw new Error(`appearance: ${images} images`);
+    const constants = { GRID_X: shape.x, GRID_Y: shape.y, GRID_L: shape.l, WG };
+    const request = (entryPoint: string) => ({ kernel: 'appearance', entryPoint, constants, variant: options.variant });
+    const [forward, backward, partials, tv, reduce] = await ctx.kernels.preload(['apply_forward', 'apply_backward', 'grid_grad_partials', 'grid_tv', 'grid_grad_reduce'].map(request));
+    const tvWeight = options.tvWeight ?? (model === 'bilagrid' ? BILAGRID_TV_WEIGHT : 0);
+    return new Appearance(ctx, model, shape, images, width, height, { forward, backward, partials, tv, reduce }, tvWeight);
+  }
+
+  private bind(rendered: GpuRange, vOut: GpuRange, vRendered: GpuRange) {
+    if (this.groups?.rendered === rendered && this.groups.vOut === vOut && this.groups.vRendered === vRendered) return this.groups;
+    const { device } = this.ctx;
+    const p = this.pipelines;
+    const all = { 0: this.params, 1: this.grid, 2: rendered, 3: this.image, 4: vOut, 5: vRendered, 6: this.partials, 7: this.grad, 8: this.partials };
+    this.groups = {
+      rendered,
+      vOut,
+      vRendered,
+      forward: bindGroup(device, p.forward, all),
+      backward: bindGroup(device, p.backward, all),
+      partials: bindGroup(device, p.partials, all),
+      tv: bindGroup(device, p.tv, all),
+      reduce: bindGroup(device, p.reduce, all),
+    };
+    return this.groups;
+  }
+
+  /**
+   * Records the corrected image of `rendered` (vec4 per pixel, `width` x `height`) with image
+   * `slot`'s model into `this.image`. `vOut` is where the loss will write dL / d corrected image;
+   * `vRendered`, where encodeBackward writes dL / d rendered image (training: the rasterizer
+   * frame's pixelGrads.image, the backward's input).
+   */
+  encodeForward(commands: GpuCommands, slot: number, rendered: GpuRange, vOut: GpuRange, width: number, height: number, vRendered: GpuRange = this.vImage): GPUBuffer {
+    if (width > this.width || height > this.height) throw new Error(`appearance: image ${width}x${height} is larger than the frame's ${this.width}x${this.height}`);
+    if (!(slot >= 0 && slot < this.images)) throw new Error(`appearance: image slot ${slot} of ${this.images}`);
+    const { chunks, rows } = gradChunks(this.shape, width, height);
+    const tv = tvCoefficients(this.shape, this.images, this.tvWeight);
+    this.active = { width, height, chunks };
+    const data = UniformStruct.of('appearance', 'AppearanceParams').pack({
+      width, height, image_slot: slot, images: this.images, chunk_rows: rows, chunks, tv_x: tv.x, tv_y: tv.y, tv_l: tv.l,
+    });
+    this.ctx.device.queue.writeBuffer(this.params, 0, data);
+    const g = this.bind(rendered, vOut, vRendered);
+    commands.dispatch(this.pipelines.forward, [g.forward], Math.ceil(width / TS), Math.ceil(height / TS));
+    return this.image;
+  }
+
+  /**
+   * Records, for the last forward: dL / d rendered image into `vImage`, and the grids' gradient
+   * (the TV term of every grid plus the photometric term of the frame's image) into `grad`.
+   */
+  encodeBackward(commands: GpuCommands): void {
+    const g = this.groups;
+    if (!g || !this.active.width) throw new Error('appearance: backward before forward');
+    const { width, height, chunks } = this.active;
+    const p = this.pipelines;
+    commands.dispatch(p.backward, [g.backward], Math.ceil(width / TS), Math.ceil(height / TS));
+    commands.dispatch(p.tv, [g.tv], ...this.spread(this.floats));
+    commands.dispatch(p.partials, [g.partials], this.shape.x * this.shape.y, chunks);
+    commands.dispatch(p.reduce, [g.reduce], ...this.spread(this.shape.x * this.shape.y * this.shape.l * 3));
+  }
+
+  /** A 1D range of WG-thread workgroups as a 2D dispatch (kernels/dispatch.wgsl). */
+  private spread(threads: number): [number, number] {
+    const groups = Math.ceil(threads / WG);
+    const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
+    return [x, Math.ceil(groups / x)];
+  }
+
+  /** One Adam step (t 1-based) of every grid at learning rate `lr`. */
+  encodeAdam(commands: GpuCommands, adam: Adam, t: number, lr: number): void {
+    this.adamGroup ??= adam.createGroup('appearance', this.grid, this.grad, this.count, 1, 1, this.moments);
+    adam.encode(commands, this.adamGroup, this.floats, t, lr);
+  }
+
+  /** Grids and Adam moments, for a checkpoint (a GPU sync point). */
+  async checkpointBlobs(): Promise<{ name: string; data: Uint8Array }[]> {
+    const { device } = this.ctx;
+    const blobs: { name: string; data: Uint8Array }[] = [];
+    for (const [part, buffer] of [['grid', this.grid], ['m', this.m], ['v', this.v]] as const) {
+      blobs.push({ name: `appearance.${part}`, data: new Uint8Array(await readBuffer(device, buffer, this.floats * 4)) });
+    }
+    return blobs;
+  }
+
+  /** Writes grids and moments back (`blob` checks each one's size and names the file). */
+  restore(blob: (name: string, floats: number) => Float32Array): void {
+    for (const [part, buffer] of [['grid', this.grid], ['m', this.m], ['v', this.v]] as const) writeRange(this.ctx.device, buffer, blob(`appearance.${part}`, this.floats));
+  }
+
+  destroy(): void {
+    for (const b of [this.grid, this.grad, this.moments, this.image, this.vImage, this.partials, this.params, this.count]) b.destroy();
+    this.adamGroup?.uniform.destroy();
+  }
+}

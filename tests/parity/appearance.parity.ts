@@ -1,0 +1,98 @@
+import { poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
+import type { GpuContext } from '../../main/engine/gpu/context.js';
+import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
+import { Appearance, tvCoefficients, type AppearanceModelName } from '../../main/engine/train/appearance.js';
+import { rng } from '../helpers/random.js';
+import { appearanceBackwardReference, appearanceForwardReference, tvReference } from '../reference/appearance.js';
+import { relativeL2 } from './loss.parity.js';
+import type { ParityResult } from './types.js';
+
+export interface AppearanceCase {
+  model: AppearanceModelName;
+  width: number;
+  height: number;
+  images: number;
+  /** The frame is drawn in a smaller region of the buffers (a smaller training image). */
+  frame?: { width: number; height: number };
+}
+
+export const APPEARANCE_CASES: readonly AppearanceCase[] = [
+  { model: 'affine', width: 37, height: 29, images: 3 },
+  { model: 'bilagrid', width: 37, height: 29, images: 3 },
+  { model: 'bilagrid', width: 96, height: 70, images: 2 },
+  { model: 'bilagrid', width: 200, height: 150, images: 2, frame: { width: 171, height: 133 } },
+  { model: 'affine', width: 200, height: 150, images: 2 },
+];
+
+/** Random grids: identity plus noise, so the luminance slice coordinate matters. */
+export function randomGrids(random: () => number, floats: number, noise: number): Float32Array {
+  const grids = new Float32Array(floats);
+  for (let o = 0; o < floats; o++) grids[o] = ((o % 12) % 5 === 0 ? 1 : 0) + (random() - 0.5) * 2 * noise;
+  return grids;
+}
+
+/**
+ * The GPU colour model against the float64 reference on random inputs (rendered colours partly
+ * outside [0, 1], random grids and dL/d out), every output poisoned first: the corrected image,
+ * dL/d image, and the grids' gradient (TV of every grid plus the frame image's photometric term).
+ */
+export async function appearanceParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: AppearanceCase): Promise<ParityResult> {
+  const random = rng(seed);
+  const { device } = ctx;
+  const width = c.frame?.width ?? c.width;
+  const height = c.frame?.height ?? c.height;
+  const P = width * height;
+  const appearance = await Appearance.create(ctx, c.model, c.images, c.width, c.height, { variant });
+  const grids = randomGrids(random, appearance.floats, 0.15);
+  device.queue.writeBuffer(appearance.grid, 0, grids);
+  const slot = Math.floor(random() * c.images);
+  const rgb = Float32Array.from({ length: P * 3 }, () => random() * 1.2 - 0.1);
+  const alpha = Float32Array.from({ length: P }, () => random());
+  const vOut = Float32Array.from({ length: P * 3 }, () => (random() - 0.5) * 1e-3);
+  const vAlpha = Float32Array.from({ length: P }, () => random() - 0.5);
+  const vec4 = (values: Float32Array, w: Float32Array) => {
+    const out = new Float32Array(c.width * c.height * 4);
+    for (let i = 0; i < P; i++) out.set([values[3 * i], values[3 * i + 1], values[3 * i + 2], w[i]], 4 * i);
+    return out;
+  };
+  const rendered = uploadStorage(device, 'appearance.test.rendered', vec4(rgb, alpha));
+  const vOutBuffer = uploadStorage(device, 'appearance.test.vOut', vec4(vOut, vAlpha));
+  for (const b of [appearance.image, appearance.vImage, appearance.grad]) poisonBuffer(device, b);
+  const commands = ctx.commands('appearance.test');
+  const out = appearance.encodeForward(commands, slot, rendered, vOutBuffer, width, height);
+  appearance.encodeBackward(commands);
+  await commands.submit();
+  const gotOut = new Float32Array(await readBuffer(device, out, P * 16));
+  const gotV = new Float32Array(await readBuffer(device, appearance.vImage, P * 16));
+  const gotGrad = new Float32Array(await readBuffer(device, appearance.grad, appearance.floats * 4));
+
+  const wantOut = appearanceForwardReference(rgb, width, height, grids, appearance.shape, slot);
+  const back = appearanceBackwardReference(rgb, vOut, width, height, grids, appearance.shape, slot);
+  const tv = tvReference(grids, appearance.shape, c.images, appearance.tvWeight);
+  const wantGrad = back.vGrids.map((g, i) => g + tv.grad[i]);
+  const rgbOf = (v: Float32Array) => Float64Array.from({ length: P * 3 }, (_, i) => v[4 * Math.floor(i / 3) + (i % 3)]);
+  const alphaOf = (v: Float32Array) => Float64Array.from({ length: P }, (_, i) => v[4 * i + 3]);
+  const errors = {
+    out: relativeL2(rgbOf(gotOut), wantOut),
+    alpha: relativeL2(alphaOf(gotOut), alpha),
+    vImage: relativeL2(rgbOf(gotV), back.vImage),
+    vAlpha: relativeL2(alphaOf(gotV), vAlpha),
+    grad: relativeL2(gotGrad, wantGrad),
+  };
+  // the TV coefficients the host packs are the reference's (2 w / count / images)
+  const tvx = tvCoefficients(appearance.shape, c.images, appearance.tvWeight).x;
+  appearance.destroy();
+  rendered.destroy();
+  vOutBuffer.destroy();
+  const error = Math.max(...Object.values(errors));
+  const tolerance = 1e-4;
+  return {
+    name: `appearance ${c.model} ${width}x${height}${c.frame ? ` in ${c.width}x${c.height}` : ''}, ${c.images} images`,
+    variant,
+    seed,
+    ok: Number.isFinite(error) && error < tolerance,
+    error,
+    tolerance,
+    detail: `${Object.entries(errors).map(([k, e]) => `${k} ${e.toExponential(2)}`).join(', ')}; slot ${slot}, tv_x ${tvx.toExponential(3)}`,
+  };
+}
