@@ -49,6 +49,7 @@ for (const variant of variants) {
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES.filter((x) => !x.outputs)) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardReduce: 'cas' }));
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardPixels: 2 }));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1 }));
+  if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { cameraGrads: true }));
 }
 // Mesh kernels have one (portable) variant.
 if (want('mesh')) {

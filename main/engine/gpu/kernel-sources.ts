@@ -4,6 +4,7 @@
  */
 import adam from '../../../kernels/adam.wgsl';
 import bigSplats from '../../../kernels/big-splats.wgsl';
+import cameraGrads from '../../../kernels/camera-grads.wgsl';
 import compositeForward from '../../../kernels/composite-forward.wgsl';
 import densify from '../../../kernels/densify.wgsl';
 import dispatch from '../../../kernels/dispatch.wgsl';
@@ -27,6 +28,7 @@ import wgScan from '../../../kernels/wg-scan.wgsl';
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
   'big-splats': bigSplats,
+  'camera-grads': cameraGrads,
   'composite-forward': compositeForward,
   densify,
   dispatch,
