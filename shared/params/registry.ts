@@ -86,6 +86,11 @@ export const PARAMS = [
     help: "Border handling of the loss's SSIM term: 'same' averages over every pixel with zero padding (3DGS); 'valid' over the pixels whose 11x11 window lies inside the image (gsplat's trainer).",
   },
   {
+    key: 'train.refineCameras', flag: 'refine-cameras', type: 'enum', choices: ['auto', 'off', 'poses', 'poses+intrinsics'], default: 'auto',
+    group: 'Training', label: 'Refine cameras', commands: ['train', 'bench'],
+    help: "Learn per-image pose corrections (and with 'poses+intrinsics' per-camera focal length and principal point) from the photometric loss, after a warm-up. 'auto': 'poses' for captures (COLMAP, transforms.json: poses estimated by SfM), 'off' for NeRF-synthetic and the sample scene (exact poses).",
+  },
+  {
     key: 'train.seed', flag: 'seed', type: 'int', min: 0, max: 2 ** 31 - 1, default: 0,
     group: 'Training', label: 'Seed', commands: ['train', 'bench'], advanced: true, help: 'Seed of every random choice (initialization, image order, densification noise).',
   },

@@ -1,0 +1,226 @@
+/**
+ * Camera refinement (issue 14): per-view pose corrections and per-camera intrinsics corrections
+ * (shared/scene/camera-correction.ts) learned from the photometric loss. The rasterizer's backward
+ * sums each step's dL/d(camera) on the GPU (render/camera-grads.ts); the 12 floats come back
+ * asynchronously and Adam runs here on the host in float64 (a handful of numbers per view).
+ *
+ * Determinism without a sync point per step: the gradient of step t is applied just before step
+ * t + LAG is recorded (waiting for it then if it has not arrived), whatever the GPU's timing; each
+ * pending gradient keeps the corrections it was computed at. A checkpoint stores the state and
+ * the gradients still pending, so a resumed run applies them at the same steps (bit-identical).
+ *
+ * Schedule (our own, in the spirit of gsplat's pose_opt: Adam on zero-initialised deltas, a small
+ * weight decay): frozen for the first `start` steps (early splats are a blur; their camera
+ * gradient is noise that would walk the poses away), a linear ramp over `ramp` steps, then an
+ * exponential decay to `finalRatio` of the rate at the last step, as the means' rate decays.
+ */
+import { correctCamera, intrinsicsCorrectionGradient, poseCorrectionGradient, type CameraGradient, type IntrinsicsCorrection, type PoseCorrection } from '../../../shared/scene/camera-correction.js';
+import type { PinholeCamera } from '../../../shared/scene/camera.js';
+
+export type RefineCamerasMode = 'off' | 'poses' | 'poses+intrinsics';
+
+export interface CameraRefineConfig {
+  mode: RefineCamerasMode;
+  /** Steps before which the corrections stay zero. */
+  start: number;
+  /** Steps of linear warm-up of the rates after `start`. */
+  ramp: number;
+  /** Rate at the last step, as a fraction of the peak. */
+  finalRatio: number;
+  /** Peak Adam rates: rotation (radians), translation (x scene scale), log focal, principal point (focal units). */
+  rates: { rotation: number; translation: number; logFocal: number; principal: number };
+  /** Decoupled weight decay per step (x the rate), pulling corrections towards zero like gsplat's pose_opt_reg. */
+  weightDecay: number;
+}
+
+export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
+  mode: 'off',
+  start: 500,
+  ramp: 500,
+  finalRatio: 0.01,
+  rates: { rotation: 1e-3, translation: 1e-3, logFocal: 2e-4, principal: 1e-4 },
+  weightDecay: 1e-6,
+};
+
+/** Steps between a step and the application of its camera gradient (see the header). */
+export const CAMERA_LAG = 3;
+
+const BETA1 = 0.9;
+const BETA2 = 0.999;
+const EPSILON = 1e-15;
+
+/** Adam state of one parameter block (float64, on the host). */
+interface AdamBlock {
+  value: number[];
+  m: number[];
+  v: number[];
+  steps: number;
+}
+
+const block = (n: number): AdamBlock => ({ value: new Array<number>(n).fill(0), m: new Array<number>(n).fill(0), v: new Array<number>(n).fill(0), steps: 0 });
+
+function adamStep(b: AdamBlock, grad: readonly number[], rates: readonly number[], decay: number): void {
+  b.steps += 1;
+  const c1 = 1 - BETA1 ** b.steps;
+  const c2 = 1 - BETA2 ** b.steps;
+  for (let i = 0; i < b.value.length; i++) {
+    b.m[i] = BETA1 * b.m[i] + (1 - BETA1) * grad[i];
+    b.v[i] = BETA2 * b.v[i] + (1 - BETA2) * grad[i] * grad[i];
+    b.value[i] -= rates[i] * (b.m[i] / c1 / (Math.sqrt(b.v[i] / c2) + EPSILON) + decay * b.value[i]);
+  }
+}
+
+/** A gradient read back and waiting for its step (see CAMERA_LAG). */
+interface PendingGradient {
+  step: number;
+  view: number;
+  /** The corrections the step rendered with (10 numbers: pose 6, intrinsics 4). */
+  at: number[];
+  grad?: number[];
+}
+
+/** What a checkpoint keeps of the refiner. */
+export interface CameraRefineState {
+  poses: AdamBlock[];
+  intrinsics: AdamBlock[];
+  pending: PendingGradient[];
+}
+
+/**
+ * The refinement a run does: 'auto' is 'poses' where the poses were estimated (a capture: SfM
+ * poses carry errors of a pixel or more that the splats would otherwise absorb as blur) and 'off'
+ * where they are exact (NeRF-synthetic, the sample scene). Not 'poses+intrinsics': SfM's
+ * intrinsics are fitted over every image of a camera, and a focal correction trades against
+ * depth (scale) on forward-facing captures.
+ */
+export function resolveRefineCameras(mode: RefineCamerasMode | 'auto', posesEstimated: boolean | undefined): RefineCamerasMode {
+  return mode === 'auto' ? (posesEstimated ? 'poses' : 'off') : mode;
+}
+
+/** Views with the same intrinsics and image size share one intrinsics correction (a COLMAP camera). */
+export function intrinsicsGroups(cameras: readonly PinholeCamera[]): number[] {
+  const keys = new Map<string, number>();
+  return cameras.map((c) => {
+    const key = [c.width, c.height, c.fx, c.fy, c.cx, c.cy].join(',');
+    if (!keys.has(key)) keys.set(key, keys.size);
+    return keys.get(key)!;
+  });
+}
+
+export class CameraRefiner {
+  private poses: AdamBlock[];
+  private intrinsics: AdamBlock[];
+  private readonly group: number[];
+  private pending: PendingGradient[] = [];
+  private readonly arrivals = new Map<number, Promise<void>>();
+
+  constructor(
+    readonly config: CameraRefineConfig,
+    private readonly cameras: readonly PinholeCamera[],
+    private readonly sceneScale: number,
+    private readonly iterations: number,
+  ) {
+    if (config.mode === 'off') throw new Error('CameraRefiner: refinement is off');
+    this.group = intrinsicsGroups(cameras);
+    this.poses = cameras.map(() => block(6));
+    this.intrinsics = Array.from({ length: Math.max(0, ...this.group) + 1 }, () => block(4));
+  }
+
+  get refinesIntrinsics(): boolean {
+    return this.config.mode === 'poses+intrinsics';
+  }
+
+  /** The rate factor at `step`: 0 before start, the warm-up ramp, then the exponential decay. */
+  rateFactor(step: number): number {
+    const { start, ramp, finalRatio } = this.config;
+    if (step < start) return 0;
+    const warm = ramp > 0 ? Math.min(1, (step - start + 1) / ramp) : 1;
+    const span = Math.max(1, this.iterations - start);
+    return warm * finalRatio ** Math.min(1, (step - start) / span);
+  }
+
+  pose(view: number): PoseCorrection {
+    const v = this.poses[view].value;
+    return { rotation: [v[0], v[1], v[2]], translation: [v[3], v[4], v[5]] };
+  }
+
+  intrinsicsOf(view: number): IntrinsicsCorrection {
+    const v = this.intrinsics[this.group[view]].value;
+    return { logFocal: [v[0], v[1]], principal: [v[2], v[3]] };
+  }
+
+  /** View `view`'s camera with its corrections (what training renders and what the project saves). */
+  camera(view: number): PinholeCamera {
+    return correctCamera(this.cameras[view], this.pose(view), this.intrinsicsOf(view));
+  }
+
+  /**
+   * Records that step `step` rendered `view` with the current corrections; `gradient` resolves
+   * with the 12 floats of its dL/d(camera) (render/camera-grads.ts's layout).
+   */
+  rendered(step: number, view: number, gradient: Promise<ArrayLike<number>>): void {
+    const entry: PendingGradient = { step, view, at: [...this.poses[view].value, ...this.intrinsics[this.group[view]].value] };
+    this.pending.push(entry);
+    this.arrivals.set(step, gradient.then((g) => void (entry.grad = Array.from(g))));
+  }
+
+  /** Before recording step `step`: applies, in step order, every gradient of a step <= step - CAMERA_LAG. */
+  async before(step: number): Promise<void> {
+    while (this.pending.length && this.pending[0].step <= step - CAMERA_LAG) {
+      const entry = this.pending[0];
+      if (!entry.grad) await this.arrivals.get(entry.step);
+      this.pending.shift();
+      this.arrivals.delete(entry.step);
+      this.apply(entry);
+    }
+  }
+
+  /** Waits for every pending gradient to arrive (not applying them: they keep their steps). */
+  async settle(): Promise<void> {
+    await Promise.all(this.arrivals.values());
+  }
+
+  private apply(entry: PendingGradient): void {
+    const g = entry.grad!;
+    const local: CameraGradient = { omega: [g[0], g[1], g[2]], tau: [g[4], g[5], g[6]], fx: g[3], fy: g[7], cx: g[8], cy: g[9] };
+    if (!local.omega.concat(local.tau, [local.fx, local.fy, local.cx, local.cy]).every(Number.isFinite)) return; // a non-finite step is skipped, as Adam skips the splats'
+    const at = entry.at;
+    const pose: PoseCorrection = { rotation: [at[0], at[1], at[2]], translation: [at[3], at[4], at[5]] };
+    const intrinsics: IntrinsicsCorrection = { logFocal: [at[6], at[7]], principal: [at[8], at[9]] };
+    const f = this.rateFactor(entry.step);
+    if (f === 0) return;
+    const r = this.config.rates;
+    const dPose = poseCorrectionGradient(local, pose);
+    const t = r.translation * this.sceneScale;
+    adamStep(this.poses[entry.view], [...dPose.rotation, ...dPose.translation], [r.rotation * f, r.rotation * f, r.rotation * f, t * f, t * f, t * f], this.config.weightDecay);
+    if (this.refinesIntrinsics) {
+      const d = intrinsicsCorrectionGradient(local, this.cameras[entry.view], intrinsics);
+      adamStep(this.intrinsics[this.group[entry.view]], [...d.logFocal, ...d.principal], [r.logFocal * f, r.logFocal * f, r.principal * f, r.principal * f], this.config.weightDecay);
+    }
+  }
+
+  /** The state a checkpoint keeps (after `settle`: every pending gradient has arrived). */
+  state(): CameraRefineState {
+    if (this.pending.some((p) => !p.grad)) throw new Error('CameraRefiner.state: settle first (a gradient is still in flight)');
+    const copy = (b: AdamBlock): AdamBlock => ({ value: [...b.value], m: [...b.m], v: [...b.v], steps: b.steps });
+    return { poses: this.poses.map(copy), intrinsics: this.intrinsics.map(copy), pending: this.pending.map((p) => ({ ...p, at: [...p.at], grad: [...p.grad!] })) };
+  }
+
+  /** Restores a checkpoint's state; `problem` names what does not fit. */
+  restore(state: CameraRefineState, problem: (message: string) => Error): void {
+    const fits = (blocks: unknown, count: number, size: number) =>
+      Array.isArray(blocks) && blocks.length === count && blocks.every((b: AdamBlock) => [b.value, b.m, b.v].every((a) => Array.isArray(a) && a.length === size && a.every(Number.isFinite)) && Number.isInteger(b.steps));
+    if (!fits(state?.poses, this.poses.length, 6)) throw problem(`camera refinement: expected ${this.poses.length} pose corrections`);
+    if (!fits(state.intrinsics, this.intrinsics.length, 4)) throw problem(`camera refinement: expected ${this.intrinsics.length} intrinsics corrections`);
+    if (!Array.isArray(state.pending) || !state.pending.every((p) => Number.isInteger(p.step) && Number.isInteger(p.view) && p.view >= 0 && p.view < this.poses.length && p.at?.length === 10 && p.grad?.length === 12)) throw problem('camera refinement: corrupt pending gradients');
+    this.poses = state.poses.map((b) => ({ value: [...b.value], m: [...b.m], v: [...b.v], steps: b.steps }));
+    this.intrinsics = state.intrinsics.map((b) => ({ value: [...b.value], m: [...b.m], v: [...b.v], steps: b.steps }));
+    this.pending = state.pending.map((p) => ({ ...p, at: [...p.at], grad: [...p.grad!] }));
+    this.arrivals.clear();
+  }
+
+  /** Every view's refined camera (the project's saved cameras; export and meshing use them). */
+  refinedCameras(): PinholeCamera[] {
+    return this.cameras.map((_, i) => this.camera(i));
+  }
+}
