@@ -27,6 +27,13 @@ export interface IntrinsicsCorrection {
   principal: [number, number];
 }
 
+/** One view's corrections, by the view's name (a project run's cameras.json). */
+export interface ViewCorrection {
+  name: string;
+  pose: PoseCorrection;
+  intrinsics: IntrinsicsCorrection;
+}
+
 /**
  * dL/d(camera) of one rendered view (what the rasterizer's backward sums): for the local
  * perturbation [R | t] -> Exp(omega, tau) [R | t] at the camera as rendered, and for its

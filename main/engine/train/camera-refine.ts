@@ -219,7 +219,12 @@ export class CameraRefiner {
     this.arrivals.clear();
   }
 
-  /** Every view's refined camera (the project's saved cameras; export and meshing use them). */
+  /** Every view's corrections (what the project saves: project/refined-cameras.ts). */
+  corrections(): { pose: PoseCorrection; intrinsics: IntrinsicsCorrection }[] {
+    return this.cameras.map((_, i) => ({ pose: this.pose(i), intrinsics: this.intrinsicsOf(i) }));
+  }
+
+  /** Every view's refined camera. */
   refinedCameras(): PinholeCamera[] {
     return this.cameras.map((_, i) => this.camera(i));
   }

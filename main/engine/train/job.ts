@@ -15,6 +15,7 @@ import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { makeFolder } from '../formats/atomic-file.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
 import { sampleScene } from './sample-scene.js';
 import { Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
 import { trainerConfigFromParams, trainParamValues, type TrainParamValues } from './trainer-config.js';
@@ -82,6 +83,8 @@ export interface TrainJobResult {
   stateBytesPerSplat: number;
   nonFiniteSkipped: number;
   cancelled: boolean;
+  /** Camera refinement's corrections per view (undefined when it was off). */
+  cameraCorrections?: ViewCorrection[];
   /** The step a resumed run started from (undefined for a fresh run). */
   resumedFrom?: number;
   /** The newest checkpoint written, if any. */
@@ -234,6 +237,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       stateBytesPerSplat: trainer.stateBytesPerSplat,
       nonFiniteSkipped: trainer.nonFiniteSkipped,
       cancelled,
+      cameraCorrections: trainer.cameraCorrections(),
       config,
       data: {
         name: data.name,

@@ -12,6 +12,7 @@ import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
 import { CameraGradSum } from '../render/camera-grads.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { CameraRefiner, resolveRefineCameras, type CameraRefineState } from './camera-refine.js';
+import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
 import { Adam } from './adam.js';
 import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
@@ -408,9 +409,14 @@ export class Trainer {
     return this.cameraRefiner ? this.cameraRefiner.camera(view) : this.data.views[view].camera;
   }
 
-  /** Every view's refined camera (undefined without camera refinement): what the project saves. */
+  /** Every view's refined camera (undefined without camera refinement). */
   refinedCameras(): PinholeCamera[] | undefined {
     return this.cameraRefiner?.refinedCameras();
+  }
+
+  /** Every view's camera corrections by name (undefined without camera refinement): what the project saves. */
+  cameraCorrections(): ViewCorrection[] | undefined {
+    return this.cameraRefiner?.corrections().map((c, i) => ({ name: this.data.views[i].name, ...c }));
   }
 
   /** The current splats on the host (export, checkpoints). */
