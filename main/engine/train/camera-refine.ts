@@ -65,9 +65,9 @@ export interface AdamBlock {
   steps: number;
 }
 
-const block = (n: number): AdamBlock => ({ value: new Array<number>(n).fill(0), m: new Array<number>(n).fill(0), v: new Array<number>(n).fill(0), steps: 0 });
+export const block = (n: number): AdamBlock => ({ value: new Array<number>(n).fill(0), m: new Array<number>(n).fill(0), v: new Array<number>(n).fill(0), steps: 0 });
 
-function adamStep(b: AdamBlock, grad: readonly number[], rates: readonly number[], decay: number): void {
+export function adamStep(b: AdamBlock, grad: readonly number[], rates: readonly number[], decay: number): void {
   b.steps += 1;
   const c1 = 1 - BETA1 ** b.steps;
   const c2 = 1 - BETA2 ** b.steps;

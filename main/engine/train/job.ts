@@ -16,6 +16,7 @@ import path from 'node:path';
 import { makeFolder } from '../formats/atomic-file.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
 import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
+import { evaluateWithPoseAlignment } from './pose-alignment.js';
 import { sampleScene } from './sample-scene.js';
 import { Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
 import { trainerConfigFromParams, trainParamValues, type TrainParamValues } from './trainer-config.js';
@@ -83,6 +84,8 @@ export interface TrainJobResult {
   stateBytesPerSplat: number;
   nonFiniteSkipped: number;
   cancelled: boolean;
+  /** With camera refinement: the held-out views after test-time pose alignment (pose-alignment.ts), beside `evaluation`. */
+  alignedEvaluation?: Evaluation;
   /** Camera refinement's corrections per view (undefined when it was off). */
   cameraCorrections?: ViewCorrection[];
   /** The step a resumed run started from (undefined for a fresh run). */
@@ -219,6 +222,9 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     progress({ stage: 'eval', step: 0, total: 1 });
     const evaluation = await trainer.evaluate();
     await emit({ type: 'evaluation', ...evaluation });
+    // the held-out cameras did not move with the refined ones: score them aligned too
+    const alignedEvaluation = trainer.refinedCameras() && !cancelled ? (await evaluateWithPoseAlignment(trainer)).evaluation : undefined;
+    if (alignedEvaluation) log('info', `test PSNR ${evaluation.psnr.toFixed(2)} dB; with test-time pose alignment ${alignedEvaluation.psnr.toFixed(2)} dB (SSIM ${evaluation.ssim.toFixed(4)} / ${alignedEvaluation.ssim.toFixed(4)})`);
     const splats = await trainer.download();
     if (trainer.nonFiniteSkipped > 0) log('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
     const train = data.views.filter((v) => v.split === 'train');
@@ -238,6 +244,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       nonFiniteSkipped: trainer.nonFiniteSkipped,
       cancelled,
       cameraCorrections: trainer.cameraCorrections(),
+      alignedEvaluation,
       config,
       data: {
         name: data.name,

@@ -9,7 +9,7 @@ import { createStorage, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
-import { CameraGradSum } from '../render/camera-grads.js';
+import { CameraGradSum, type CameraGradient } from '../render/camera-grads.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { CameraRefiner, resolveRefineCameras, type CameraRefineState } from './camera-refine.js';
 import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
@@ -314,13 +314,13 @@ export class Trainer {
   }
 
   /** PSNR and SSIM of the clamped renders on the given views (default: the test views). */
-  async evaluate(views: readonly number[] = this.testViews.length ? this.testViews : this.trainViews): Promise<Evaluation> {
+  async evaluate(views: readonly number[] = this.testViews.length ? this.testViews : this.trainViews, cameras?: ReadonlyMap<number, PinholeCamera>): Promise<Evaluation> {
     await this.settle();
     const scratch = createStorage(this.ctx.device, 'eval.clamped', this.frame.width * this.frame.height * 16);
     const results: Evaluation['views'] = [];
     const degree = activeShDegree(Math.max(0, this.step - 1), this.config.shDegree);
     for (const view of views) {
-      const camera = this.cameraOf(view);
+      const camera = cameras?.get(view) ?? this.cameraOf(view);
       const commands = this.ctx.commands('eval');
       this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: degree });
       const loc = this.targets.location[view];
@@ -334,7 +334,7 @@ export class Trainer {
     scratch.destroy();
     const mean = (k: 'psnr' | 'ssim') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
     const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), views: results };
-    this.evaluations.push(evaluation);
+    if (!cameras) this.evaluations.push(evaluation); // an evaluation from other cameras (pose alignment) is reported beside it
     return evaluation;
   }
 
@@ -402,6 +402,28 @@ export class Trainer {
     }
     await q.onSubmittedWorkDone();
     return trainer;
+  }
+
+  /** The held-out views (or the training views when there are none): what `evaluate` scores. */
+  get evaluationViews(): readonly number[] {
+    return this.testViews.length ? this.testViews : this.trainViews;
+  }
+
+  /**
+   * dL/d(camera) of view `view` rendered from `camera` with the splats as they are (test-time pose
+   * alignment, pose-alignment.ts); nothing is updated. Needs camera refinement on (its pipelines).
+   */
+  async cameraGradient(view: number, camera: PinholeCamera): Promise<CameraGradient> {
+    if (!this.cameraSum) throw new Error('cameraGradient: this trainer refines no cameras (no camera-gradient pipelines)');
+    await this.settle();
+    const commands = this.ctx.commands('align');
+    this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: activeShDegree(Math.max(0, this.step - 1), this.config.shDegree) });
+    const loc = this.targets.location[view];
+    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height, loc.masked?.[this.config.ssimPadding], this.data.background);
+    this.rasterizer.encodeBackward(commands, this.frame);
+    this.cameraSum.encode(commands);
+    await commands.submit();
+    return this.cameraSum.read();
   }
 
   /** View `view`'s camera as training renders it: refined when camera refinement is on. */
