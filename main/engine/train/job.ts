@@ -223,7 +223,8 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     const evaluation = await trainer.evaluate();
     await emit({ type: 'evaluation', ...evaluation });
     // the held-out cameras did not move with the refined ones: score them aligned too
-    const alignedEvaluation = trainer.refinedCameras() && !cancelled ? (await evaluateWithPoseAlignment(trainer)).evaluation : undefined;
+    const refinedAtAll = trainer.refinedCameras() !== undefined && trainer.step > config.cameraRefine.start;
+    const alignedEvaluation = refinedAtAll && !cancelled ? (await evaluateWithPoseAlignment(trainer)).evaluation : undefined;
     if (alignedEvaluation) log('info', `test PSNR ${evaluation.psnr.toFixed(2)} dB; with test-time pose alignment ${alignedEvaluation.psnr.toFixed(2)} dB (SSIM ${evaluation.ssim.toFixed(4)} / ${alignedEvaluation.ssim.toFixed(4)})`);
     const splats = await trainer.download();
     if (trainer.nonFiniteSkipped > 0) log('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
