@@ -88,7 +88,7 @@ export const PARAMS = [
   {
     key: 'train.refineCameras', flag: 'refine-cameras', type: 'enum', choices: ['auto', 'off', 'poses', 'poses+intrinsics'], default: 'auto',
     group: 'Training', label: 'Refine cameras', commands: ['train', 'bench'],
-    help: "Learn per-image pose corrections (and with 'poses+intrinsics' per-camera focal length and principal point) from the photometric loss, after a warm-up. 'auto': 'poses' for captures (COLMAP, transforms.json: poses estimated by SfM), 'off' for NeRF-synthetic and the sample scene (exact poses).",
+    help: "Learn per-image pose corrections (and with 'poses+intrinsics' per-camera focal length and principal point) from the photometric loss, after a warm-up. 'auto': off for NeRF-synthetic and the sample scene (exact poses); for captures (COLMAP, transforms.json) off too until measured on real captures (see train/camera-refine.ts).",
   },
   {
     key: 'train.seed', flag: 'seed', type: 'int', min: 0, max: 2 ** 31 - 1, default: 0,

@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CAMERA_LAG, CAMERA_REFINE_DEFAULTS, CameraRefiner, intrinsicsGroups, removeRigGauge, resolveRefineCameras } from '../../../../main/engine/train/camera-refine.js';
+import { CAMERA_LAG, CAMERA_REFINE_DEFAULTS, CameraRefiner, intrinsicsGroups, REFINE_CAPTURE_POSES_BY_DEFAULT, removeRigGauge, resolveRefineCameras } from '../../../../main/engine/train/camera-refine.js';
 import { orbitCameras } from '../../../../main/engine/train/sample-scene.js';
 import { correctCamera as applyCorrection } from '../../../../shared/scene/camera-correction.js';
 import { readCheckpoint, writeCheckpoint } from '../../../../main/engine/train/checkpoint.js';
@@ -17,8 +17,8 @@ const CAMERA: PinholeCamera = { width: 64, height: 48, fx: 50, fy: 50, cx: 32, c
 const GRADIENT = [0.1, -0.2, 0.3, 1, 0.1, 0.1, -0.1, 1, 1, -1, 0, 0];
 
 describe('camera refiner (host side)', () => {
-  it("'auto' refines poses of captures only", () => {
-    expect(resolveRefineCameras('auto', true)).toBe('poses');
+  it("'auto' never refines exact poses; captures follow REFINE_CAPTURE_POSES_BY_DEFAULT", () => {
+    expect(resolveRefineCameras('auto', true)).toBe(REFINE_CAPTURE_POSES_BY_DEFAULT ? 'poses' : 'off');
     expect(resolveRefineCameras('auto', false)).toBe('off');
     expect(resolveRefineCameras('auto', undefined)).toBe('off');
     expect(resolveRefineCameras('poses+intrinsics', false)).toBe('poses+intrinsics');
