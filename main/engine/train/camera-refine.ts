@@ -16,9 +16,10 @@
  *
  * The gauge: moving, turning or scaling every camera and every splat together changes no image,
  * so the photometric gradient has nothing along those 7 directions, and Adam (which divides by
- * the gradient's own size) random-walks the rig along them at its full rate: measured on the
- * sample scene, the rig scaled by 12% while each camera's own error barely fell, and held-out
- * views (whose cameras stay put) lost 10 dB. After every update the corrections' best-fitting
+ * the gradient's own size) random-walks the rig along them at its full rate. Measured on the
+ * perturbed sample scene (12 views, 64x48, 1000 steps): held-out PSNR 22.98 dB without the removal
+ * below and 28.23 dB with it; with twice the rates and no removal the rig scaled by 12% and
+ * held-out PSNR fell to 18.10 dB. After every update the corrections' best-fitting
  * small similarity of the whole rig (rotation, translation, scale about the cameras' centroid) is
  * removed, so the refined rig keeps the frame of the given poses (SfM's, for a capture).
  */
