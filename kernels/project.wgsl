@@ -13,7 +13,9 @@
 //   in:  the same parameters and camera, v2d[4k..4k+3] (screen-space gradients summed over the
 //        splat's tiles: (v_x, v_y, v_a, v_b), (v_c, v_opacity, v_z, |v_x|), (v_rgb, |v_y|),
 //        (v_normal, 0) with OUT_NORMALS)
-//   out: grads of every parameter of s, and mean2d_grad[s] = (v_x, v_y, |v_x|, |v_y|) for densification
+//   out: grads of every parameter of s, and mean2d_grad[s] = (v_x, v_y, |v_x|, |v_y|) for densification;
+//        with CAMERA_GRADS also the splat's share of dL/d(camera) in camera_grad_partials[3s..3s+2]
+//        (see below; camera-grads.wgsl sums the shares in a fixed order)
 // Workgroup: WG threads (override), 1D, dispatched over the splat capacity (threads past the
 //   count exit).
 // Invariant: forward and backward recompute the same intermediates with the same functions
@@ -53,6 +55,15 @@ override WG: u32 = 256u;
 @group(0) @binding(22) var<storage, read_write> out_normal: array<vec4f>; // arena projected.normal
 
 override OUT_NORMALS: bool = false;
+
+// Camera refinement: each splat's share of dL/d(the view's camera), three vec4 per splat:
+//   (d omega, d fx), (d tau, d fy), (d cx, d cy, 0, 0)
+// for a local perturbation of the world-to-camera matrix [R | t] -> Exp(omega, tau) [R | t]
+// (rotation omega about the camera centre in camera axes, then translation tau in camera axes)
+// and of the intrinsics. Off (the default) the block below is dead code: the other outputs are
+// bit-identical and the pipeline does no extra work (the binding is then a 16-byte placeholder).
+override CAMERA_GRADS: bool = false;
+@group(0) @binding(23) var<storage, read_write> camera_grad_partials: array<vec4f>;
 
 // Index of the smallest scale (the first on ties) and the sign that makes n . p <= 0.
 fn normal_axis(log_scale: vec3f) -> u32 {
@@ -320,6 +331,31 @@ fn write_zero_grads(s: u32) {
     grad_sh[j * cam.sh_plane + s] = 0.0;
   }
   mean2d_grad[s] = vec4f(0.0);
+  if (CAMERA_GRADS) {
+    for (var i = 0u; i < 3u; i++) {
+      camera_grad_partials[3u * s + i] = vec4f(0.0);
+    }
+  }
+}
+
+// The camera share of splat s (CAMERA_GRADS). p = W x + t and Sigma_c = W Sigma W^T move with the
+// pose: under omega, dp = omega x p and dSigma_c = [omega]x Sigma_c + Sigma_c [omega]x^T, so
+// dL/domega = p x v_p + vee(A - A^T) with A = 2 v_Sigma_c Sigma_c; under tau, dp = tau and the
+// camera centre (the SH view direction's origin) moves by -W^T tau, hence dL/dtau = v_p + W v_u
+// (v_u = dL/d(mean - centre) through the direction). The intrinsics enter mean2d and J; where J's
+// x/z is clamped, fx times the clamp limit is (1.15 w - cx) or (cx + 0.15 w): no fx, slope 1 in cx.
+fn write_camera_grads(s: u32, p: vec3f, v_p: vec3f, cov_cam: mat3x3f, v_cov_cam: mat3x3f, w: mat3x3f, v_u: vec3f, v_xy: vec2f, j: Jacobian, v_j: mat3x2f, v_omega_normal: vec3f) {
+  let a = 2.0 * (v_cov_cam * cov_cam); // a[c][r] = A(r, c)
+  let v_omega = cross(p, v_p) + vec3f(a[1][2] - a[2][1], a[2][0] - a[0][2], a[0][1] - a[1][0]) + v_omega_normal;
+  let v_tau = v_p + w * v_u;
+  let rz = 1.0 / p.z;
+  let v_fx = v_xy.x * p.x * rz + v_j[0][0] * rz + select(-v_j[2][0] * p.x * rz * rz, 0.0, j.clip_x);
+  let v_fy = v_xy.y * p.y * rz + v_j[1][1] * rz + select(-v_j[2][1] * p.y * rz * rz, 0.0, j.clip_y);
+  let v_cx = v_xy.x + select(0.0, v_j[2][0] * rz, j.clip_x);
+  let v_cy = v_xy.y + select(0.0, v_j[2][1] * rz, j.clip_y);
+  camera_grad_partials[3u * s] = vec4f(v_omega, v_fx);
+  camera_grad_partials[3u * s + 1u] = vec4f(v_tau, v_fy);
+  camera_grad_partials[3u * s + 2u] = vec4f(v_cx, v_cy, 0.0, 0.0);
 }
 
 fn sym2(v: vec3f) -> mat2x2f {
@@ -432,12 +468,14 @@ fn project_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
   // ---- Sigma = M M^T, M = R S ----
   let v_m = 2.0 * v_cov_world * m;
   var v_rot = mat3x3f(v_m[0] * scale.x, v_m[1] * scale.y, v_m[2] * scale.z);
+  var v_omega_normal = vec3f(0.0); // CAMERA_GRADS: the normal turns with the camera (dn = omega x n)
   if (OUT_NORMALS) {
     // n = +-W R[:, a]: the axis choice and the sign are discrete (no gradient)
     let a = normal_axis(load_vec3(1u, s));
     let n = w * rot[a];
     let sgn = select(1.0, -1.0, dot(n, p) > 0.0);
     v_rot[a] += sgn * (transpose(w) * g3.xyz);
+    v_omega_normal = cross(sgn * n, g3.xyz);
   }
   let v_scale = vec3f(dot(rot[0], v_m[0]), dot(rot[1], v_m[1]), dot(rot[2], v_m[2]));
   let v_log_scale = v_scale * scale;
@@ -451,7 +489,11 @@ fn project_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
   let raw = sh_color(s, dir);
   let v_raw = select(vec3f(0.0), v_rgb, raw > vec3f(0.0));
   let v_dir = sh_backward(s, dir, v_raw);
-  v_mean += (v_dir - dir * dot(dir, v_dir)) / u_len;
+  let v_u = (v_dir - dir * dot(dir, v_dir)) / u_len;
+  v_mean += v_u;
+  if (CAMERA_GRADS) {
+    write_camera_grads(s, p, v_p, cov_cam, v_cov_cam, w, v_u, v_xy, j, v_j, v_omega_normal);
+  }
 
   grad_means[3u * s] = v_mean.x;
   grad_means[3u * s + 1u] = v_mean.y;

@@ -96,6 +96,11 @@ export const PARAMS = [
     help: "Adam's learning rate of the per-image colour models (with --appearance): warmed up over 1000 steps, decaying to 1% at the end.",
   },
   {
+    key: 'train.refineCameras', flag: 'refine-cameras', type: 'enum', choices: ['auto', 'off', 'poses', 'poses+intrinsics'], default: 'auto',
+    group: 'Training', label: 'Refine cameras', commands: ['train', 'bench'],
+    help: "Learn per-image pose corrections (and with 'poses+intrinsics' per-camera focal length and principal point) from the photometric loss, after a warm-up. 'auto': off for NeRF-synthetic and the sample scene (exact poses); for captures (COLMAP, transforms.json) off too until measured on real captures (see train/camera-refine.ts).",
+  },
+  {
     key: 'train.seed', flag: 'seed', type: 'int', min: 0, max: 2 ** 31 - 1, default: 0,
     group: 'Training', label: 'Seed', commands: ['train', 'bench'], advanced: true, help: 'Seed of every random choice (initialization, image order, densification noise).',
   },

@@ -110,7 +110,7 @@ export const RunSchema = z.object({
   /** Loss, PSNR, splat count over time (decimated to at most METRICS_LIMIT points). */
   metrics: z.array(MetricsPointSchema),
   evaluations: z.array(z.object({ step: count, psnr: z.number(), ssim: z.number(), ccPsnr: z.number().optional() }).strict()),
-  outputs: z.object({ splats: relativeOrAbsolutePath.optional(), splatCount: count.optional() }).strict(),
+  outputs: z.object({ splats: relativeOrAbsolutePath.optional(), splatCount: count.optional(), cameras: relativeOrAbsolutePath.optional() }).strict(),
   error: z.object({ code: z.string(), message: z.string() }).strict().optional(),
 }).strict();
 export type ProjectRun = z.infer<typeof RunSchema>;

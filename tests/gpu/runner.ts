@@ -50,6 +50,7 @@ for (const variant of variants) {
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES.filter((x) => !x.outputs)) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardReduce: 'cas' }));
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardPixels: 2 }));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1 }));
+  if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { cameraGrads: true }));
   if (want('appearance')) for (const c of APPEARANCE_CASES) await run(() => appearanceParity(ctx, variant, freshSeed(), c));
 }
 // Mesh kernels have one (portable) variant.

@@ -2,6 +2,7 @@ import { poisonBuffer, readBuffer, writeRange, type GpuRange } from '../../main/
 import type { GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
 import { GpuSplatGrads, GpuSplats, shPlanarToAos } from '../../main/engine/render/gpu-splats.js';
+import { CameraGradSum } from '../../main/engine/render/camera-grads.js';
 import { Rasterizer } from '../../main/engine/render/rasterizer.js';
 import type { SplatSet } from '../../shared/scene/splats.js';
 import { rng } from '../helpers/random.js';
@@ -28,13 +29,15 @@ export interface RasterParityOptions {
   backwardPixels?: 1 | 2;
   /** Rasterizer `bigSplat`: 1 sends every splat over more than one tile down the workgroup paths. */
   bigSplat?: number;
+  /** Camera refinement: also compare the summed dL/d(camera) (project_backward's shares, camera-grads.wgsl's sum). */
+  cameraGrads?: boolean;
 }
 
 /** The stop test within this relative distance of 1e-4 is a tie float32 may break either way (a few float32 ulps of a product of several factors). */
 const STOP_TIE = 1e-5;
 
 export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase, options: RasterParityOptions = {}): Promise<ParityResult[]> {
-  const { backwardReduce = 'partials', backwardPixels = 1, bigSplat } = options;
+  const { backwardReduce = 'partials', backwardPixels = 1, bigSplat, cameraGrads = false } = options;
   const random = rng(seed);
   const out = c.outputs ?? {};
   const refOptions = { antialiased: c.antialiased, medianDepth: Boolean(out.median), normals: Boolean(out.normals), distortion: Boolean(out.distortion), splatWeights: Boolean(out.weights) };
@@ -72,7 +75,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     }
   }
   const { device } = ctx;
-  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, backwardPixels, bigSplat, outputs: out });
+  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, backwardPixels, bigSplat, outputs: out, cameraGrads });
   const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
   const frame = await rasterizer.createFrame(splats, c.width, c.height);
   const P = c.width * c.height;
@@ -91,10 +94,16 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   const grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
   for (const b of grads.all) poisonBuffer(device, b);
   rasterizer.bindBackward(frame, grads);
+  const cameraSum = cameraGrads ? await CameraGradSum.create(ctx, frame, variant) : undefined;
+  if (cameraSum) {
+    poisonBuffer(device, frame.cameraGradPartials);
+    poisonBuffer(device, cameraSum.result);
+  }
   const settings = { background, antialiased: c.antialiased, shDegree: scene.shDegree };
   const commands = ctx.commands('parity.raster');
   rasterizer.encodeForward(commands, frame, camera, settings);
   rasterizer.encodeBackward(commands, frame);
+  cameraSum?.encode(commands);
   await commands.submit();
   const counts = await rasterizer.readCounts(frame);
   const image = new Float32Array(await readBuffer(device, frame.image, P * 16));
@@ -131,8 +140,14 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     mean2d.set([got.mean2dRaw[4 * i], got.mean2dRaw[4 * i + 1]], 2 * i);
     absMean2d.set([got.mean2dRaw[4 * i + 2], got.mean2dRaw[4 * i + 3]], 2 * i);
   }
-  const refGrads = rasterizeBackward(input, { rgb: weights.rgb, alpha: weights.alpha, depth: weights.depth, medianDepth: weights.medianDepth, normals: weights.normals, distortion: weights.distortion });
-  const extra: { what: string; got: Float64Array; want: Float64Array }[] = [];
+  const refCamera = new Float64Array(12);
+  const refGrads = rasterizeBackward(input, { rgb: weights.rgb, alpha: weights.alpha, depth: weights.depth, medianDepth: weights.medianDepth, normals: weights.normals, distortion: weights.distortion }, refCamera);
+  const extra: { what: string; got: Float64Array; want: Float64Array; tolerance?: number }[] = [];
+  if (cameraSum) {
+    const got = new Float32Array(await readBuffer(device, cameraSum.result, 48));
+    extra.push({ what: 'grad camera (pose, intrinsics)', got: Float64Array.from(got), want: refCamera, tolerance: 1e-3 });
+    cameraSum.destroy();
+  }
   if (out.median || out.distortion) {
     const geometry = new Float32Array(await readBuffer(device, frame.geometry, P * 16));
     if (out.median) extra.push({ what: 'forward median depth', got: Float64Array.from({ length: P }, (_, p) => (ambiguous[p] ? 0 : geometry[4 * p])), want: Float64Array.from({ length: P }, (_, p) => (ambiguous[p] ? 0 : ref.medianDepth![p])) });
@@ -151,7 +166,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   splats.destroy();
   grads.destroy();
   frame.destroy();
-  const name = `raster${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${bigSplat !== undefined ? ` (big > ${bigSplat})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
+  const name = `raster${cameraGrads ? ' (camera grads)' : ''}${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${bigSplat !== undefined ? ` (big > ${bigSplat})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}`;
   const result = (what: string, g: ArrayLike<number>, w: ArrayLike<number>, tolerance: number): ParityResult => {
     const error = relativeL2(g, w);
     let finite = true;
@@ -169,7 +184,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     result('grad sh', got.sh, refGrads.sh, 1e-3),
     result('grad mean2d', mean2d, refGrads.mean2d, 1e-3),
     result('absgrad mean2d', absMean2d, refGrads.absMean2d, 1e-3),
-    ...extra.map((e) => result(e.what, e.got, e.want, 1e-4)),
+    ...extra.map((e) => result(e.what, e.got, e.want, e.tolerance ?? 1e-4)),
   ];
 }
 

@@ -6,6 +6,10 @@
  * compensation); conic -> blurred cov2d -> cov2d (plus the compensation's determinants) ->
  * J and SigmaCam -> camera point and (R Rq S) -> scales and the normalized quaternion -> the raw
  * quaternion. Active clamps (colour at 0, x/z and y/z in J) pass no gradient.
+ *
+ * With `cameraGrad` (12 numbers, the layout of main/engine/render/camera-grads.ts) it also sums
+ * dL/d(camera): for the local perturbation [R | t] -> Exp(omega, tau) [R | t] (omega about the
+ * camera centre, tau in camera axes) and the intrinsics fx, fy, cx, cy (which also set J's clamp).
  */
 import type { PinholeCamera } from '../../shared/scene/camera.js';
 import { shCoefficientCount } from '../../shared/scene/splats.js';
@@ -28,6 +32,7 @@ export function projectionBackward(
   camera: PinholeCamera,
   options: ProjectionOptions,
   grads: ProjectedGradients,
+  cameraGrad?: Float64Array,
 ): ParameterGradients {
   checkDegree(params, shDegree);
   const n = params.count;
@@ -41,7 +46,7 @@ export function projectionBackward(
   const cam = cameraFrame(camera);
   const f = new SplatFrame();
   for (let i = 0; i < n; i++) {
-    if (projectSplat(params, i, shDegree, cam, options, f)) splatBackward(params, i, shDegree, cam, options, f, grads, out);
+    if (projectSplat(params, i, shDegree, cam, options, f)) splatBackward(params, i, shDegree, cam, options, f, grads, out, cameraGrad);
   }
   return out;
 }
@@ -55,6 +60,7 @@ function splatBackward(
   f: SplatFrame,
   grads: ProjectedGradients,
   out: ParameterGradients,
+  cameraGrad: Float64Array | undefined,
 ): void {
   const R = cam.rot;
   const gMean = [0, 0, 0];
@@ -77,6 +83,7 @@ function splatBackward(
   }
   const radial = gDirUnit[0] * f.dir[0] + gDirUnit[1] * f.dir[1] + gDirUnit[2] * f.dir[2];
   for (let d = 0; d < 3; d++) gMean[d] += (gDirUnit[d] - f.dir[d] * radial) / f.dirLength;
+  const gCentreOffset = gMean.slice(); // dL/d(mean - camera centre) through the view direction
 
   // Normal = sign * R * (column `axis` of Rq); the sign and the axis choice are locally constant.
   for (let r = 0; r < 3; r++) {
@@ -152,6 +159,8 @@ function splatBackward(
     gp[2] += ((fy * y) / (z * z * z)) * gJ[5];
   }
 
+  if (cameraGrad) addCameraGrad(cameraGrad, cam, f, gp, gSigmaCam, gCentreOffset, [gu, gv], gJ, grads.normal.subarray(3 * i, 3 * i + 3));
+
   // SigmaCam = A A^T with A = R Rq S: dL/dA = 2 G A, dL/d(Rq S) = R^T dL/dA.
   const gA = new Float64Array(9);
   for (let r = 0; r < 3; r++) {
@@ -183,4 +192,39 @@ function splatBackward(
   ];
   const along = gqn[0] * w + gqn[1] * a + gqn[2] * b + gqn[3] * c;
   for (let d = 0; d < 4; d++) out.quats[4 * i + d] = (gqn[d] - f.qn[d] * along) / f.qNorm;
+}
+
+/**
+ * One splat's dL/d(camera), added to `out` (12: (omega, fx), (tau, fy), (cx, cy, 0, 0)).
+ * omega: dp = omega x p and dSigmaCam = [omega]x SigmaCam + SigmaCam [omega]x^T; tau: dp = tau and
+ * the centre moves by -R^T tau. Intrinsics: mean2d and J; a clamped x/z makes J's third column
+ * -(fx * limit) / z with fx * limit = (1.15 w - cx) or -(cx + 0.15 w): no fx, slope 1/z in cx.
+ */
+function addCameraGrad(out: Float64Array, cam: CameraFrame, f: SplatFrame, gp: readonly number[], gSigmaCam: Float64Array, gCentreOffset: readonly number[], gMean2d: readonly number[], gJ: Float64Array, gNormal: ArrayLike<number>): void {
+  const [x, y, z] = f.p;
+  // A = 2 G SigmaCam (row-major); dL/domega = p x gp + (A32 - A23, A13 - A31, A21 - A12).
+  const A = new Float64Array(9);
+  for (let r = 0; r < 3; r++) {
+    for (let c = 0; c < 3; c++) {
+      let s = 0;
+      for (let k = 0; k < 3; k++) s += gSigmaCam[3 * r + k] * f.sigmaCam[3 * k + c];
+      A[3 * r + c] = 2 * s;
+    }
+  }
+  out[0] += y * gp[2] - z * gp[1] + A[7] - A[5];
+  out[1] += z * gp[0] - x * gp[2] + A[2] - A[6];
+  out[2] += x * gp[1] - y * gp[0] + A[3] - A[1];
+  // the normal turns with the camera: dn = omega x n
+  const n = f.normal;
+  out[0] += n[1] * gNormal[2] - n[2] * gNormal[1];
+  out[1] += n[2] * gNormal[0] - n[0] * gNormal[2];
+  out[2] += n[0] * gNormal[1] - n[1] * gNormal[0];
+  const R = cam.rot;
+  for (let r = 0; r < 3; r++) out[4 + r] += gp[r] + R[3 * r] * gCentreOffset[0] + R[3 * r + 1] * gCentreOffset[1] + R[3 * r + 2] * gCentreOffset[2];
+  const clampX = (f.flags & PROJECTION_FLAG.clampX) !== 0;
+  const clampY = (f.flags & PROJECTION_FLAG.clampY) !== 0;
+  out[3] += (gMean2d[0] * x) / z + gJ[0] / z + (clampX ? 0 : (-gJ[2] * x) / (z * z));
+  out[7] += (gMean2d[1] * y) / z + gJ[4] / z + (clampY ? 0 : (-gJ[5] * y) / (z * z));
+  out[8] += gMean2d[0] + (clampX ? gJ[2] / z : 0);
+  out[9] += gMean2d[1] + (clampY ? gJ[5] / z : 0);
 }

@@ -81,11 +81,12 @@ export function rasterizeForward(input: RasterizeInput): RasterizeResult {
   return { ...composite, branchSignature: h, projected };
 }
 
-export function rasterizeBackward(input: RasterizeInput, grads: RasterizeOutputGradients): RasterizeGradients {
+/** `cameraGrad` (12 numbers, zeroed by the caller): also sum dL/d(camera) (projection-backward.ts). */
+export function rasterizeBackward(input: RasterizeInput, grads: RasterizeOutputGradients, cameraGrad?: Float64Array): RasterizeGradients {
   const projOptions = projectionOptions(input.options);
   const projected = projectSplats(input.splats, input.shDegree, input.camera, projOptions);
   const compositeGrads = compositeBackward(compositeInput(projected, input.camera, input.background), grads);
-  const params = projectionBackward(input.splats, input.shDegree, input.camera, projOptions, compositeGrads);
+  const params = projectionBackward(input.splats, input.shDegree, input.camera, projOptions, compositeGrads, cameraGrad);
   return { ...params, mean2d: compositeGrads.mean2d, absMean2d: compositeGrads.absMean2d, projected: compositeGrads };
 }
 

@@ -5,6 +5,7 @@ import { exportDataset } from '../../engine/dataset/export.js';
 import { readSplatsFile } from '../../engine/formats/splat-files.js';
 import { exportProject, exportSplats } from '../../engine/project/export.js';
 import { Project } from '../../engine/project/project.js';
+import { refinedCamera, runCameraCorrections } from '../../engine/project/refined-cameras.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
@@ -44,13 +45,16 @@ export const exportCommand: CommandSpec = {
       const images = (options.images as string | undefined) ?? 'copy';
       if (images !== 'copy' && images !== 'reference') throw new UsageError(`--images: expected copy or reference, got "${images}"`);
       let datasetPath = source;
+      let corrections: Awaited<ReturnType<typeof runCameraCorrections>>;
       if (isProjectFile(input)) {
         const project = await Project.open(source);
         const found = await project.datasetPath();
         if (!found) throw badInput(source, 'the project has no dataset folder to export cameras from (it was made from a splat file or the sample scene)');
         datasetPath = found;
+        // a run that refined its cameras exports the refined ones (what its splats were trained with)
+        corrections = await runCameraCorrections(project);
       }
-      const result = await exportDataset(datasetPath, target, { format: format as (typeof DATASET_FORMATS)[number], images });
+      const result = await exportDataset(datasetPath, target, { format: format as (typeof DATASET_FORMATS)[number], images, ...(corrections ? { camera: (v) => refinedCamera(corrections, v.name, v.camera) } : {}) });
       out.result(
         { out: result.out, format: result.format, views: result.views, points: result.points, images_copied: result.imagesCopied, source },
         `exported ${result.views} views${result.points ? ` and ${result.points.toLocaleString()} points` : ''} as ${result.format} -> ${result.out}`,

@@ -23,6 +23,8 @@ export interface ExportOptions {
   format: ExportFormat;
   /** Copy the images beside the export (default), or point at them where they are (transforms only). */
   images?: 'copy' | 'reference';
+  /** Each view's camera as exported (camera refinement's refined cameras); default the dataset's own. */
+  camera?: (view: DatasetView) => DatasetView['camera'];
 }
 
 export interface ExportResult {
@@ -185,7 +187,9 @@ async function exportColmap(dataset: Dataset, outDir: string): Promise<ExportRes
 
 /** Loads `datasetPath` (full resolution, the dataset's own split only) and writes it as `format`. */
 export async function exportDataset(datasetPath: string, outPath: string, options: ExportOptions): Promise<ExportResult> {
-  const dataset = await loadDataset(datasetPath, { testEvery: 0 });
+  const loaded = await loadDataset(datasetPath, { testEvery: 0 });
+  const cameraOf = options.camera;
+  const dataset = cameraOf ? { ...loaded, views: loaded.views.map((v) => ({ ...v, camera: cameraOf(v) })) } : loaded;
   const out = path.resolve(outPath);
   if (options.format === 'transforms') return exportTransforms(dataset, out, options.images ?? 'copy');
   if (options.format === 'colmap') {

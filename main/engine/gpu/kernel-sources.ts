@@ -5,6 +5,7 @@
 import adam from '../../../kernels/adam.wgsl';
 import appearance from '../../../kernels/appearance.wgsl';
 import bigSplats from '../../../kernels/big-splats.wgsl';
+import cameraGrads from '../../../kernels/camera-grads.wgsl';
 import compositeForward from '../../../kernels/composite-forward.wgsl';
 import densify from '../../../kernels/densify.wgsl';
 import dispatch from '../../../kernels/dispatch.wgsl';
@@ -29,6 +30,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
   appearance,
   'big-splats': bigSplats,
+  'camera-grads': cameraGrads,
   'composite-forward': compositeForward,
   densify,
   dispatch,

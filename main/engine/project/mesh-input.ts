@@ -10,12 +10,13 @@ import { projectViews } from './views.js';
 
 /**
  * A project's newest splats (finished run, else its newest complete checkpoint) and the training
- * cameras of its dataset at the run's downscale; `antialiased` is the run's setting.
+ * cameras of its dataset at the run's downscale (refined where that run refined them);
+ * `antialiased` is the run's setting.
  */
 export async function loadProjectMeshInput(file: string, warn?: (m: string) => void): Promise<MeshInput & { datasetName: string; antialiased: boolean; described: Record<string, unknown> }> {
   const project = await Project.open(file);
   const found = await projectSplats(project, warn);
-  const views = await projectViews(project);
+  const views = await projectViews(project, found.run);
   const train = views.views.filter((v) => v.split === 'train');
   return {
     splats: found.splats,

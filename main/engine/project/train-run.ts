@@ -21,6 +21,7 @@ import type { SplatSet } from '../../../shared/scene/splats.js';
 import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
 import { makeFolder, removeStaleTemps } from '../formats/atomic-file.js';
 import { writePly } from '../formats/ply.js';
+import { writeRefinedCameras } from './refined-cameras.js';
 import type { GpuContext } from '../gpu/context.js';
 import { checkpointProblem } from '../train/checkpoint.js';
 import { checkpointFiles, runTrainingJob, type StepControl, type TrainJobResult } from '../train/job.js';
@@ -194,6 +195,11 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
       await makeFolder(path.dirname(splatsFile));
       await writePly(splatsFile, result.splats);
       run.outputs = { splats: project.relative(splatsFile), splatCount: result.splatCount };
+      if (result.cameraCorrections) {
+        const camerasFile = path.join(project.runDir(run.id), 'cameras.json');
+        await writeRefinedCameras(camerasFile, result.cameraCorrections);
+        run.outputs.cameras = project.relative(camerasFile);
+      }
       run.status = 'finished';
     }
     if (!run.evaluations.some((e) => e.step === result.evaluation.step)) run.evaluations.push({ step: result.evaluation.step, psnr: result.evaluation.psnr, ssim: result.evaluation.ssim, ccPsnr: result.evaluation.ccPsnr });

@@ -9,7 +9,9 @@ import { badInput } from '../../../shared/rpc/errors.js';
 import { loadDataset, type Dataset, type Rgb } from '../dataset/dataset.js';
 import { backgroundColour, type BackgroundChoice } from '../train/dataset-data.js';
 import { sampleViews } from '../train/sample-scene.js';
+import type { ProjectRun } from '../../../shared/project/manifest.js';
 import type { Project } from './project.js';
+import { refinedCamera, runCameraCorrections } from './refined-cameras.js';
 
 export interface ProjectViews {
   views: { name: string; split: 'train' | 'test'; camera: PinholeCamera }[];
@@ -26,13 +28,19 @@ function viewParams(project: Project): { downscale: number; background: Backgrou
   return { downscale: p['train.downscale'], background: p['train.background'] };
 }
 
-export async function projectViews(project: Project): Promise<ProjectViews> {
+/**
+ * `run`: whose refined cameras to apply (camera refinement); default the newest run with
+ * finished splats. Views that run did not refine keep the dataset's cameras.
+ */
+export async function projectViews(project: Project, run?: ProjectRun): Promise<ProjectViews> {
   const ref = project.manifest.dataset;
   if (!ref) throw badInput(project.file, 'the project has no dataset cameras (it was made from a splat file); give a camera file instead');
   const { downscale, background } = viewParams(project);
-  if (ref.kind === 'sample') return { views: sampleViews(), background: backgroundColour(background), downscale: 1 };
+  const corrections = await runCameraCorrections(project, run);
+  const refine = <V extends { name: string; camera: PinholeCamera }>(v: V) => ({ ...v, camera: refinedCamera(corrections, v.name, v.camera) });
+  if (ref.kind === 'sample') return { views: sampleViews().map(refine), background: backgroundColour(background), downscale: 1 };
   const dataset = await loadDataset((await project.datasetPath())!, { downscale });
-  return { views: dataset.views.map((v) => ({ name: v.name, split: v.split, camera: v.camera })), background: backgroundColour(background, dataset.background), downscale, dataset };
+  return { views: dataset.views.map((v) => refine({ name: v.name, split: v.split, camera: v.camera })), background: backgroundColour(background, dataset.background), downscale, dataset };
 }
 
 /** View `index` (dataset order), or a bad input naming the project and the range. */

@@ -36,6 +36,12 @@ export interface RasterizerOptions extends RasterTuning {
    * and half the start-up compile time. Default 'forward+backward' (training, benchmarks).
    */
   passes?: 'forward' | 'forward+backward';
+  /**
+   * Camera refinement: project_backward also writes each splat's share of dL/d(camera)
+   * (`RasterFrame.cameraGradPartials`, summed by camera-grads.ts). Off (the default) it is an
+   * override constant that removes the work: the other gradients are bit-identical.
+   */
+  cameraGrads?: boolean;
 }
 
 export interface RasterOutputs {
@@ -110,6 +116,8 @@ export class RasterFrame {
   pixelGrads?: Record<ArenaMember<'pixel_grads'>, GpuRegion>;
   /** vec2 per splat (capacity): (sum over pixels of w, max w) with outputs.weights; 0 for splats not visible. */
   splatWeights!: GPUBuffer;
+  /** Three vec4 per splat (capacity) with cameraGrads: its share of dL/d(camera) (kernels/project.wgsl); a placeholder otherwise. */
+  cameraGradPartials!: GPUBuffer;
 
   /** A new arena owned (and destroyed) by this frame. */
   arena<K extends ArenaKindName>(kind: K, label: string, bytes: Readonly<Record<ArenaMember<K>, number>>): Record<ArenaMember<K>, GpuRegion> {
@@ -174,6 +182,7 @@ export class Rasterizer {
     /** The backward's configuration sized from the device, and why (for info and profiles). */
     readonly backward: BackwardFit,
     readonly outputs: Required<RasterOutputs>,
+    readonly cameraGrads: boolean,
   ) {}
 
   /** With the per-adapter tuning cache (bench raster --sweep) filling what `options` leaves out. */
@@ -202,7 +211,7 @@ export class Rasterizer {
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
       get('project', 'project_forward', { WG, OUT_NORMALS: N, BIG }),
-      withBackward ? get('project', 'project_backward', { WG, OUT_NORMALS: N }) : undefined,
+      withBackward ? get('project', 'project_backward', { WG, OUT_NORMALS: N, ...(options.cameraGrads ? { CAMERA_GRADS: 1 } : {}) }) : undefined,
       get('intersect', 'finish_count'),
       get('intersect', 'compact_visible'),
       get('intersect', 'gather_sorted', { WG, OUT_NORMALS: N }),
@@ -216,7 +225,7 @@ export class Rasterizer {
       RadixSort.create(ctx, { variant }),
     ]);
     const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights };
-    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) });
+    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) }, Boolean(options.cameraGrads));
   }
 
   /** Kernel pipelines (for reports: workgroup memory per variant etc.); the backward's are absent with passes 'forward'. */
@@ -281,6 +290,7 @@ export class Rasterizer {
     };
     frame.internal = b;
     frame.splatWeights = own('splatWeights', this.outputs.weights ? N * 8 : 16);
+    frame.cameraGradPartials = own('cameraGradPartials', this.cameraGrads ? N * 48 : 16);
     // Byte accounting for reports: per splat, per intersection (sort scratch and histograms: ~9 B
     // a key of the sorts), per pixel.
     const perSplat = [b.xy, b.conicOpacity, b.colorDepth, b.tileCount, b.tileRect, b.visible, b.visibleOffset, b.depthKeys, b.depthVals, b.sortedXy, b.sortedConicOpacity, b.sortedColorDepth, b.sortedCount, b.sortedRect, b.rankOfSplat, b.isectOffset, b.v2d].reduce((sum, x) => sum + x.size, 0);
@@ -353,6 +363,7 @@ export class Rasterizer {
     frame.groups.projectBackward = bindGroup(device, p.projectBackward, {
       0: frame.camera, 1: frame.counts, 2: s.means, 3: s.logScales, 4: s.quats, 5: s.opacityLogits, 6: s.sh,
       13: b.rankOfSplat, 14: b.v2d, 15: grads.means, 16: grads.logScales, 17: grads.quats, 18: grads.opacityLogits, 19: grads.sh, 20: grads.mean2d, 21: b.visible,
+      23: frame.cameraGradPartials,
     });
   }
 

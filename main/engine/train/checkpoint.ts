@@ -22,6 +22,8 @@ export interface CheckpointHeader {
   order: number[];
   orderPosition: number;
   nonFiniteSkipped: number;
+  /** Camera refinement's corrections, Adam state and pending gradients (train/camera-refine.ts), when it was on. */
+  cameraRefine?: unknown;
   /** What the run trained on, to refuse resuming on other data. */
   data: { name: string; views: number; train: number };
   config: unknown;

@@ -18,6 +18,8 @@ export interface TrainingData {
   background: [number, number, number];
   /** 1.1 x the largest distance of a camera centre from the centroid of the centres (3DGS). */
   sceneScale: number;
+  /** The poses come from structure-from-motion (a capture), not from a renderer: camera refinement's 'auto' turns on. */
+  posesEstimated?: boolean;
   points?: { positions: Float32Array; colors: Uint8Array };
   /** Box for random initialization when there are no points: [min xyz, max xyz]. */
   initBox?: [number, number, number, number, number, number];

@@ -52,6 +52,7 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     views: views.map((v) => ({ name: v.name, camera: v.camera, split: v.split })),
     background,
     sceneScale: dataset.sceneScale,
+    posesEstimated: dataset.format !== 'nerf-synthetic',
     points: dataset.points,
     photographed: dataset.format !== 'nerf-synthetic',
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)

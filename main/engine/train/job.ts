@@ -15,6 +15,8 @@ import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { makeFolder } from '../formats/atomic-file.js';
 import { readCheckpoint, writeCheckpoint } from './checkpoint.js';
+import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
+import { evaluateWithPoseAlignment } from './pose-alignment.js';
 import { sampleScene } from './sample-scene.js';
 import { Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
 import { trainerConfigFromParams, trainParamValues, type TrainParamValues } from './trainer-config.js';
@@ -82,6 +84,10 @@ export interface TrainJobResult {
   stateBytesPerSplat: number;
   nonFiniteSkipped: number;
   cancelled: boolean;
+  /** With camera refinement: the held-out views after test-time pose alignment (pose-alignment.ts), beside `evaluation`. */
+  alignedEvaluation?: Evaluation;
+  /** Camera refinement's corrections per view (undefined when it was off). */
+  cameraCorrections?: ViewCorrection[];
   /** The step a resumed run started from (undefined for a fresh run). */
   resumedFrom?: number;
   /** The newest checkpoint written, if any. */
@@ -218,6 +224,10 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     progress({ stage: 'eval', step: 0, total: 1 });
     const evaluation = await trainer.evaluate();
     await emit({ type: 'evaluation', ...evaluation });
+    // the held-out cameras did not move with the refined ones: score them aligned too
+    const refinedAtAll = trainer.refinedCameras() !== undefined && trainer.step > config.cameraRefine.start;
+    const alignedEvaluation = refinedAtAll && !cancelled ? (await evaluateWithPoseAlignment(trainer)).evaluation : undefined;
+    if (alignedEvaluation) log('info', `test PSNR ${evaluation.psnr.toFixed(2)} dB; with test-time pose alignment ${alignedEvaluation.psnr.toFixed(2)} dB (SSIM ${evaluation.ssim.toFixed(4)} / ${alignedEvaluation.ssim.toFixed(4)})`);
     const splats = await trainer.download();
     if (trainer.nonFiniteSkipped > 0) log('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
     const train = data.views.filter((v) => v.split === 'train');
@@ -236,6 +246,8 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       stateBytesPerSplat: trainer.stateBytesPerSplat,
       nonFiniteSkipped: trainer.nonFiniteSkipped,
       cancelled,
+      cameraCorrections: trainer.cameraCorrections(),
+      alignedEvaluation,
       config,
       appearance: trainer.appearanceModel,
       data: {

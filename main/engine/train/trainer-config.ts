@@ -4,6 +4,7 @@
  * rates, ADC's and MCMC's thresholds) have their one table beside the code that reads them.
  */
 import { paramDefault, paramsWithPrefix, resolveParams, type ParamsWithPrefix, type ParamValue, type ParamValuesOf } from '../../../shared/params/index.js';
+import { CAMERA_REFINE_DEFAULTS, type CameraRefineConfig, type RefineCamerasMode } from './camera-refine.js';
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
 import type { DensifyStrategyName } from './densify-strategy.js';
@@ -41,6 +42,8 @@ export interface TrainerConfig {
    * start step. Undefined: plain photometric training.
    */
   geometry?: GeometryConfig;
+  /** Camera refinement (camera-refine.ts); mode 'auto' resolves per dataset (TrainingData.posesEstimated). */
+  cameraRefine: Omit<CameraRefineConfig, 'mode'> & { mode: RefineCamerasMode | 'auto' };
 }
 
 export interface GeometryConfig {
@@ -69,6 +72,7 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     appearanceLr: paramDefault('train.appearanceLr'),
     rates: DEFAULT_LEARNING_RATES,
     lossEvery: LOSS_EVERY,
+    cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: paramDefault('train.refineCameras') },
     ...overrides,
     // MCMC grows to the run's splat cap
     mcmc: { ...MCMC_DEFAULTS, capMax: overrides.maxSplats ?? paramDefault('train.maxSplats'), ...overrides.mcmc },
@@ -78,13 +82,13 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
 
 /**
  * A run's recorded `train.*` values (a manifest's record, a job's, a benchmark's), typed. A run
- * recorded before `train.ssimPadding` existed trained with zero padding, and one recorded before
- * `train.appearance` without a colour model: they resume so; any other missing key takes the
- * registry's default.
+ * recorded before `train.ssimPadding` existed trained with zero padding, one recorded before
+ * `train.appearance` without a colour model, one before `train.refineCameras` without camera
+ * refinement: they resume so; any other missing key takes the registry's default.
  */
 export function trainParamValues(record: Readonly<Record<string, ParamValue | undefined>>): TrainParamValues {
   const given = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, ParamValue] => entry[1] !== undefined));
-  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', ...given });
+  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', ...given });
 }
 
 /** The trainer's configuration from a run's `train.*` values. */
@@ -103,6 +107,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     initPoints: p['train.initPoints'],
     appearance: p['train.appearance'],
     appearanceLr: p['train.appearanceLr'],
+    cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: p['train.refineCameras'] },
     adc: {
       ...defaultTrainerConfig().adc,
       refineStart: p['train.refineStart'],

@@ -9,6 +9,10 @@ import { createStorage, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
+import { CameraGradSum, type CameraGradient } from '../render/camera-grads.js';
+import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import { CameraRefiner, resolveRefineCameras, type CameraRefineState } from './camera-refine.js';
+import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
 import { Adam } from './adam.js';
 import { Appearance, appearanceLearningRate, appearanceModelFor } from './appearance.js';
 import type { TrainingData } from './data.js';
@@ -84,6 +88,9 @@ export class Trainer {
   private readonly readbacks: StepReadbacks;
   private readonly trainViews: number[];
   private readonly testViews: number[];
+  /** Camera refinement (undefined when off) and the frame's sum of the camera gradient. */
+  private readonly cameraRefiner: CameraRefiner | undefined;
+  private cameraSum: CameraGradSum | undefined;
 
   private constructor(
     readonly ctx: GpuContext,
@@ -103,11 +110,14 @@ export class Trainer {
     this.trainViews = data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
     this.testViews = data.views.flatMap((v, i) => (v.split === 'test' ? [i] : []));
     if (!this.trainViews.length) throw new Error(`${data.name}: no training views`);
+    const refine = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated);
+    this.cameraRefiner = refine === 'off' ? undefined : new CameraRefiner({ ...config.cameraRefine, mode: refine }, data.views.map((v) => v.camera), data.sceneScale, config.iterations);
   }
 
   /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
   static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
-    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
+    const cameraGrads = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated) !== 'off';
+    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
     const random = new Random(config.seed ^ 0x5eed);
     const densify = createDensifyStrategy(ctx, config);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
@@ -167,6 +177,8 @@ export class Trainer {
     this.lossFrame = this.loss.createFrame(width, height, this.appearance ? undefined : this.frame.pixelGrads!.image);
     this.geometry = this.config.geometry ? await GeometryLoss.create(this.ctx, this.frame) : undefined;
     this.rasterizer.bindBackward(this.frame, this.model.grads);
+    this.cameraSum?.destroy();
+    this.cameraSum = this.cameraRefiner ? await CameraGradSum.create(this.ctx, this.frame) : undefined;
     // Every frame build starts the densifier over, statistics included (as it always has: keeping
     // them across an intersection-buffer growth would change training results).
     await this.densify.rebuild(this.capacity);
@@ -212,7 +224,8 @@ export class Trainer {
     await this.ensureCapacity(t);
     if (this.growIsect > this.isectCapacity) await this.buildFrames(this.growIsect);
     const view = this.nextView();
-    const camera = this.data.views[view].camera;
+    await this.cameraRefiner?.before(t);
+    const camera = this.cameraOf(view);
     const loc = this.targets.location[view];
     const commands = this.ctx.commands(`step ${t}`);
     const background = cfg.randomBackground ? randomBackgroundColour(cfg.seed, t) : this.data.background;
@@ -229,6 +242,8 @@ export class Trainer {
       this.geometry.encode(commands, camera, { distortion: t >= geo.distortionStart ? geo.distortionWeight / this.data.sceneScale : 0, normal: t >= geo.normalStart ? geo.normalWeight : 0 });
     }
     this.rasterizer.encodeBackward(commands, this.frame);
+    this.cameraSum?.encode(commands);
+    const cameraStaging = this.cameraSum ? this.readbacks.copy(commands, this.cameraSum.result, 48) : undefined;
     const g = this.model.groups;
     const r = cfg.rates;
     const n = this.capacity;
@@ -255,6 +270,7 @@ export class Trainer {
     const frameCounts = this.readbacks.copy(commands, this.frame.counts, 32);
     await commands.submit();
     this.step = t + 1;
+    if (cameraStaging) this.cameraRefiner!.rendered(t, view, new Promise((resolve) => this.readbacks.read(cameraStaging, (data) => resolve(new Float32Array(data)))));
     if (lossStaging) {
       const { width, height } = camera;
       this.readbacks.read(lossStaging, (data) => {
@@ -321,13 +337,13 @@ export class Trainer {
   }
 
   /** PSNR and SSIM of the clamped renders on the given views (default: the test views). */
-  async evaluate(views: readonly number[] = this.testViews.length ? this.testViews : this.trainViews): Promise<Evaluation> {
+  async evaluate(views: readonly number[] = this.testViews.length ? this.testViews : this.trainViews, cameras?: ReadonlyMap<number, PinholeCamera>): Promise<Evaluation> {
     await this.settle();
     const scratch = createStorage(this.ctx.device, 'eval.clamped', this.frame.width * this.frame.height * 16);
     const results: Evaluation['views'] = [];
     const degree = activeShDegree(Math.max(0, this.step - 1), this.config.shDegree);
     for (const view of views) {
-      const camera = this.data.views[view].camera;
+      const camera = cameras?.get(view) ?? this.cameraOf(view);
       const commands = this.ctx.commands('eval');
       this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: degree });
       const loc = this.targets.location[view];
@@ -342,13 +358,14 @@ export class Trainer {
     scratch.destroy();
     const mean = (k: 'psnr' | 'ssim' | 'ccPsnr') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
     const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), ccPsnr: mean('ccPsnr'), views: results };
-    this.evaluations.push(evaluation);
+    if (!cameras) this.evaluations.push(evaluation); // an evaluation from other cameras (pose alignment) is reported beside it
     return evaluation;
   }
 
   /** Everything exact resume needs, read back from the GPU (a sync point: between steps only). */
   async checkpointState(): Promise<{ header: Omit<CheckpointHeader, 'blobs' | 'format' | 'version' | 'savedAt'>; blobs: { name: string; data: Uint8Array }[] }> {
     await this.settle();
+    await this.cameraRefiner?.settle();
     const { device } = this.ctx;
     const count = new Uint32Array(await readBuffer(device, this.model.splats.countBuffer, 4))[0];
     this.splatCount = count;
@@ -362,6 +379,7 @@ export class Trainer {
         order: this.order,
         orderPosition: this.orderPosition,
         nonFiniteSkipped: this.nonFiniteSkipped,
+        ...(this.cameraRefiner ? { cameraRefine: this.cameraRefiner.state() } : {}),
         data: { name: this.data.name, views: this.data.views.length, train: this.trainViews.length },
         config: this.config,
       },
@@ -403,8 +421,49 @@ export class Trainer {
     trainer.order = [...h.order];
     trainer.orderPosition = h.orderPosition;
     trainer.nonFiniteSkipped = h.nonFiniteSkipped;
+    if (trainer.cameraRefiner) {
+      if (!h.cameraRefine) throw badInput(file, 'the checkpoint has no camera refinement state, the run refines cameras');
+      trainer.cameraRefiner.restore(h.cameraRefine as CameraRefineState, (message) => badInput(file, message));
+    }
     await q.onSubmittedWorkDone();
     return trainer;
+  }
+
+  /** The held-out views (or the training views when there are none): what `evaluate` scores. */
+  get evaluationViews(): readonly number[] {
+    return this.testViews.length ? this.testViews : this.trainViews;
+  }
+
+  /**
+   * dL/d(camera) of view `view` rendered from `camera` with the splats as they are (test-time pose
+   * alignment, pose-alignment.ts); nothing is updated. Needs camera refinement on (its pipelines).
+   */
+  async cameraGradient(view: number, camera: PinholeCamera): Promise<CameraGradient> {
+    if (!this.cameraSum) throw new Error('cameraGradient: this trainer refines no cameras (no camera-gradient pipelines)');
+    await this.settle();
+    const commands = this.ctx.commands('align');
+    this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: activeShDegree(Math.max(0, this.step - 1), this.config.shDegree) });
+    const loc = this.targets.location[view];
+    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height, loc.masked?.[this.config.ssimPadding], this.data.background);
+    this.rasterizer.encodeBackward(commands, this.frame);
+    this.cameraSum.encode(commands);
+    await commands.submit();
+    return this.cameraSum.read();
+  }
+
+  /** View `view`'s camera as training renders it: refined when camera refinement is on. */
+  cameraOf(view: number): PinholeCamera {
+    return this.cameraRefiner ? this.cameraRefiner.camera(view) : this.data.views[view].camera;
+  }
+
+  /** Every view's refined camera (undefined without camera refinement). */
+  refinedCameras(): PinholeCamera[] | undefined {
+    return this.cameraRefiner?.refinedCameras();
+  }
+
+  /** Every view's camera corrections by name (undefined without camera refinement): what the project saves. */
+  cameraCorrections(): ViewCorrection[] | undefined {
+    return this.cameraRefiner?.corrections().map((c, i) => ({ name: this.data.views[i].name, ...c }));
   }
 
   /** The current splats on the host (export, checkpoints). */
@@ -421,6 +480,7 @@ export class Trainer {
     this.lossFrame?.destroy();
     this.geometry?.destroy();
     this.appearance?.destroy();
+    this.cameraSum?.destroy();
     this.densify.destroy();
     this.model.destroy();
     this.targets.destroy();

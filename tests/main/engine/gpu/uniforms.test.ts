@@ -47,6 +47,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
   },
   { kernel: 'intersect', struct: 'IntersectParams', size: 32, offsets: { n_index: 0, visible_index: 4, isect_index: 8, overflow_index: 12, isect_capacity: 16, _pad0: 20, _pad1: 24, _pad2: 28 } },
   { kernel: 'gather', struct: 'GatherParams', size: 16, offsets: { visible_index: 0, isect_capacity: 4, _pad0: 8, _pad1: 12 } },
+  { kernel: 'camera-grads', struct: 'CameraGradParams', size: 16, offsets: { count_index: 0, chunks: 4, _pad0: 8, _pad1: 12 } },
   { kernel: 'scan', struct: 'ScanParams', size: 16, offsets: { level: 0, count_index: 4, total_index: 8, _pad1: 12 } },
   { kernel: 'radix-sort', struct: 'SortParams', size: 16, offsets: { shift: 0, count_index: 4, _pad0: 8, _pad1: 12 } },
   // vec3u after a u32: aligned to 16, and the u32 after it fills the vec3's fourth slot

@@ -30,5 +30,15 @@ describe('rasterizer kernels match the float64 reference (forward and backward) 
         expect(failures, `seed ${seed}`).toEqual([]);
       }, TIMEOUT_MS);
     }
+    // camera refinement: the per-splat camera shares and their fixed-order sum, with and without the optional outputs
+    for (const c of second ? [] : [RASTER_CASES[2], RASTER_CASES[3], RASTER_CASES[5]]) {
+      it(`${variant} (camera gradients): ${c.count} splats ${c.width}x${c.height}${c.antialiased ? ' antialiased' : ''}${c.outputs ? ` +${Object.keys(c.outputs).join('+')}` : ''}`, async () => {
+        const seed = freshSeed();
+        const results = await rasterParity(ctx, variant, seed, c, { cameraGrads: true });
+        const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
+        expect(failures, `seed ${seed}`).toEqual([]);
+        expect(results.some((r) => r.name.includes('grad camera')), 'the camera gradient was compared').toBe(true);
+      }, TIMEOUT_MS);
+    }
   }
 });

