@@ -5,6 +5,7 @@
  * the refined rig onto the true one, as SLAM's absolute trajectory error aligns first.
  */
 import { invertRigid, type PinholeCamera } from '../../shared/scene/camera.js';
+import { solveSymmetric } from '../../main/engine/train/camera-refine.js';
 
 type V3 = [number, number, number];
 const sub = (a: readonly number[], b: readonly number[]): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -28,19 +29,9 @@ function rotationBetween(a: number[], b: number[]): V3 {
 }
 
 function solve(A: number[][], b: number[]): number[] {
-  const n = b.length;
-  const M = A.map((row, i) => [...row, b[i]]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(M[r][c]) > Math.abs(M[p][c])) p = r;
-    [M[c], M[p]] = [M[p], M[c]];
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const f = M[r][c] / M[c][c];
-      for (let k = c; k <= n; k++) M[r][k] -= f * M[c][k];
-    }
-  }
-  return M.map((row, i) => row[n] / M[i][i]);
+  const x = solveSymmetric(A, b);
+  if (!x) throw new Error('rig alignment: a singular system (degenerate camera set)');
+  return x;
 }
 
 export interface RigErrors {

@@ -310,7 +310,7 @@ export function removeRigGauge(cameras: readonly PinholeCamera[], poses: AdamBlo
 }
 
 /** Gaussian elimination with partial pivoting; undefined when singular (a degenerate rig). */
-function solveSymmetric(A: number[][], b: number[]): number[] | undefined {
+export function solveSymmetric(A: number[][], b: number[]): number[] | undefined {
   const n = b.length;
   const M = A.map((row, i) => [...row, b[i]]);
   for (let c = 0; c < n; c++) {
