@@ -20,7 +20,7 @@
  * entry point with different access (one read, one read_write) cannot bind as two ranges of one
  * buffer (WebGPU's usage rules), so such an entry point is always packed.
  */
-import { ARENA_KINDS, type ArenaKind, type ArenaKindName } from './arena.js';
+import { ARENA_KINDS, type ArenaKind, type ArenaKindName } from './arena-kinds.js';
 import { usedBindings } from './wgsl-analysis.js';
 
 /** First binding number of the packs' offset uniforms (under WebGPU's 1000 bindings a group). */
