@@ -22,7 +22,7 @@ function axis(coordinate: number, nodes: number): Axis {
   return { i0, i1: i0 + 1, f: c - i0 };
 }
 
-function luminance(image: ArrayLike<number>, q: number): number {
+export function luminance(image: ArrayLike<number>, q: number): number {
   return LUMA[0] * image[3 * q] + LUMA[1] * image[3 * q + 1] + LUMA[2] * image[3 * q + 2];
 }
 
