@@ -1,4 +1,4 @@
-import { poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
+import { createStorage, poisonBuffer, readBuffer, uploadStorage } from '../../main/engine/gpu/buffers.js';
 import type { GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
 import { Appearance, tvCoefficients, type AppearanceModelName } from '../../main/engine/train/appearance.js';
@@ -57,13 +57,14 @@ export async function appearanceParity(ctx: GpuContext, variant: KernelVariant, 
   };
   const rendered = uploadStorage(device, 'appearance.test.rendered', vec4(rgb, alpha));
   const vOutBuffer = uploadStorage(device, 'appearance.test.vOut', vec4(vOut, vAlpha));
-  for (const b of [appearance.image, appearance.vImage, appearance.grad]) poisonBuffer(device, b);
+  const vRendered = createStorage(device, 'appearance.test.vRendered', c.width * c.height * 16);
+  for (const b of [appearance.image, vRendered, appearance.grad]) poisonBuffer(device, b);
   const commands = ctx.commands('appearance.test');
-  const out = appearance.encodeForward(commands, slot, rendered, vOutBuffer, width, height);
+  const out = appearance.encodeForward(commands, slot, rendered, vOutBuffer, width, height, vRendered);
   appearance.encodeBackward(commands);
   await commands.submit();
   const gotOut = new Float32Array(await readBuffer(device, out, P * 16));
-  const gotV = new Float32Array(await readBuffer(device, appearance.vImage, P * 16));
+  const gotV = new Float32Array(await readBuffer(device, vRendered, P * 16));
   const gotGrad = new Float32Array(await readBuffer(device, appearance.grad, appearance.floats * 4));
 
   const wantOut = appearanceForwardReference(rgb, width, height, grids, appearance.shape, slot);
@@ -103,6 +104,7 @@ export async function appearanceParity(ctx: GpuContext, variant: KernelVariant, 
   appearance.destroy();
   rendered.destroy();
   vOutBuffer.destroy();
+  vRendered.destroy();
   const error = Math.max(...Object.values(errors));
   const tolerance = 1e-4;
   return {

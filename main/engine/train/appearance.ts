@@ -117,8 +117,6 @@ export class Appearance {
   readonly v: GpuRegion;
   /** The corrected image (vec4 per pixel), the loss's input. */
   readonly image: GPUBuffer;
-  /** dL / d rendered image (vec4 per pixel) where encodeForward is given no other place (tests). */
-  readonly vImage: GPUBuffer;
   private readonly partials: GPUBuffer;
   private readonly params: GPUBuffer;
   /** u32 [floats]: Adam's element count. */
@@ -145,7 +143,6 @@ export class Appearance {
     this.moments = new GpuArena(device, 'moments', 'appearance.moments', { m: this.floats * 4, v: this.floats * 4 });
     ({ m: this.m, v: this.v } = this.moments.regions);
     this.image = createStorage(device, 'appearance.image', width * height * 16);
-    this.vImage = createStorage(device, 'appearance.vImage', width * height * 16);
     const { chunks } = gradChunks(shape, width, height);
     this.partials = createStorage(device, 'appearance.partials', shape.x * shape.y * chunks * shape.l * 3 * 16);
     this.params = createUniform(device, 'appearance.params', UniformStruct.of('appearance', 'AppearanceParams').size);
@@ -189,7 +186,7 @@ export class Appearance {
    * `vRendered`, where encodeBackward writes dL / d rendered image (training: the rasterizer
    * frame's pixelGrads.image, the backward's input).
    */
-  encodeForward(commands: GpuCommands, slot: number, rendered: GpuRange, vOut: GpuRange, width: number, height: number, vRendered: GpuRange = this.vImage): GPUBuffer {
+  encodeForward(commands: GpuCommands, slot: number, rendered: GpuRange, vOut: GpuRange, width: number, height: number, vRendered: GpuRange): GPUBuffer {
     if (width > this.width || height > this.height) throw new Error(`appearance: image ${width}x${height} is larger than the frame's ${this.width}x${this.height}`);
     if (!(slot >= 0 && slot < this.images)) throw new Error(`appearance: image slot ${slot} of ${this.images}`);
     const { chunks, rows } = gradChunks(this.shape, width, height);
@@ -205,7 +202,7 @@ export class Appearance {
   }
 
   /**
-   * Records, for the last forward: dL / d rendered image into `vImage`, and the grids' gradient
+   * Records, for the last forward: dL / d rendered image into the forward's `vRendered`, and the grids' gradient
    * (the TV term of every grid plus the photometric term of the frame's image) into `grad`.
    */
   encodeBackward(commands: GpuCommands): void {
@@ -248,7 +245,7 @@ export class Appearance {
   }
 
   destroy(): void {
-    for (const b of [this.grid, this.grad, this.moments, this.image, this.vImage, this.partials, this.params, this.count]) b.destroy();
+    for (const b of [this.grid, this.grad, this.moments, this.image, this.partials, this.params, this.count]) b.destroy();
     this.adamGroup?.uniform.destroy();
   }
 }

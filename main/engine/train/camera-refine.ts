@@ -23,6 +23,7 @@
  * small similarity of the whole rig (rotation, translation, scale about the cameras' centroid) is
  * removed, so the refined rig keeps the frame of the given poses (SfM's, for a capture).
  */
+import { ADAM_DEFAULTS } from './adam.js';
 import { correctCamera, intrinsicsCorrectionGradient, poseCorrectionGradient, type CameraGradient, type IntrinsicsCorrection, type PoseCorrection } from '../../../shared/scene/camera-correction.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 
@@ -54,9 +55,8 @@ export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
 /** Steps between a step and the application of its camera gradient (see the header). */
 export const CAMERA_LAG = 3;
 
-const BETA1 = 0.9;
-const BETA2 = 0.999;
-const EPSILON = 1e-15;
+// the GPU Adam's hyperparameters (adam.ts), one source for both
+const { beta1: BETA1, beta2: BETA2, epsilon: EPSILON } = ADAM_DEFAULTS;
 
 /** Adam state of one parameter block (float64, on the host). */
 export interface AdamBlock {

@@ -78,7 +78,7 @@ export class LossFrame {
     this.sums = createStorage(device, 'loss.sums', this.tilesX * this.tilesY * 16);
     this.ownsVImage = !vImage;
     this.vImage = vImage ?? createStorage(device, 'loss.vImage', pixels * 16);
-    this.params = createUniform(device, 'loss.params', 48);
+    this.params = createUniform(device, 'loss.params', UniformStruct.of('loss', 'LossParams').size);
   }
 
   /** Size of the image last encoded (<= the frame's), whose statistics `sums` holds. */
