@@ -6,25 +6,16 @@
  * pixel. A folder that has masks must have one for every view, of its photo's size: a missing or
  * wrong-sized mask would silently train on what the user meant to hide.
  */
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { probeImage } from '../formats/images.js';
-import { isFile, mapLimit, type SourceView } from './source-view.js';
+import { isFile, isFolder, mapLimit, type SourceView } from './source-view.js';
 
 /** The folder a dataset's masks are looked for in when none is named. */
 export const MASKS_FOLDER = 'masks';
 
 /** How many missing masks an error lists by name. */
 const LISTED_MISSING = 5;
-
-async function isFolder(folder: string): Promise<boolean> {
-  try {
-    return (await stat(folder)).isDirectory();
-  } catch {
-    return false;
-  }
-}
 
 /** The file names a view's mask may have, in the order they are tried. */
 export function maskCandidates(name: string): string[] {
@@ -64,7 +55,8 @@ export async function attachMasks(views: SourceView[], root: string, folder?: st
   });
   if (missing.length > 0) {
     missing.sort();
-    const listed = missing.slice(0, LISTED_MISSING).map((n) => `${n} (${maskCandidates(n).slice(0, 2).join(' or ')})`);
+    // every name tried (a nested name's flat forms too: masks/b.png for images/b.png)
+    const listed = missing.slice(0, LISTED_MISSING).map((n) => `${n} (${maskCandidates(n).join(' or ')})`);
     const more = missing.length > LISTED_MISSING ? `, and ${missing.length - LISTED_MISSING} more` : '';
     throw badInput(dir, `the mask folder has no mask for ${missing.length} of ${views.length} images: ${listed.join(', ')}${more}`);
   }

@@ -41,6 +41,14 @@ export async function isFile(file: string): Promise<boolean> {
   }
 }
 
+export async function isFolder(folder: string): Promise<boolean> {
+  try {
+    return (await stat(folder)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
 /** Plain code-unit order, like Python's sorted() on image names in 3DGS. */
 export function byName<T extends { name: string }>(a: T, b: T): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
