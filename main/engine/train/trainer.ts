@@ -5,7 +5,7 @@
  * steps late (readbacks.ts). The model's GPU state is model.ts; the configuration trainer-config.ts.
  */
 import type { SplatSet } from '../../../shared/scene/splats.js';
-import { createStorage, readBuffer } from '../gpu/buffers.js';
+import { createStorage, rangeOf, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
@@ -445,6 +445,12 @@ export class Trainer {
     this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: activeShDegree(Math.max(0, this.step - 1), this.config.shDegree) });
     const loc = this.targets.location[view];
     this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height, loc.masked?.[this.config.ssimPadding], this.data.background);
+    // the backward reads the frame's pixelGrads: a held-out view has no colour model, so with
+    // appearance on the loss's own dL/d image goes there as it is; no geometry loss runs here
+    const inputs = this.frame.pixelGrads!;
+    if (this.appearance) commands.copyBuffer(this.lossFrame.vImage, 0, inputs.image, 0, Math.min(rangeOf(this.lossFrame.vImage).size, inputs.image.size));
+    commands.clearBuffer(inputs.aux);
+    commands.clearBuffer(inputs.normals);
     this.rasterizer.encodeBackward(commands, this.frame);
     this.cameraSum.encode(commands);
     await commands.submit();
