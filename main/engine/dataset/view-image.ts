@@ -144,7 +144,9 @@ export async function loadViewImage(view: DatasetView, options: ViewImageOptions
 export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOptions = {}): Promise<Image> {
   const downscale = options.downscale ?? 1;
   if (!Number.isFinite(downscale) || downscale < 1) throw new ArgonautError('invalid_argument', `downscale must be a finite number >= 1, got ${downscale}`);
-  const background = options.background ?? BLACK;
+  // 'coverage' keeps premultiplied colour (over black) whatever the background: the trainer
+  // composites per step (one place, so import's cache warm-up and training agree on the key)
+  const background = options.alpha === 'coverage' ? BLACK : (options.background ?? BLACK);
   const cacheDir = options.cacheDir === undefined ? fallbackCacheDir() : options.cacheDir;
   const warn = options.warn ?? ((message: string) => console.warn(message));
   const file = view.imagePath;

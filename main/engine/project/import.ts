@@ -71,7 +71,7 @@ export async function verifyDatasetImages(dataset: Dataset, params: ProjectParam
   await mapLimit(dataset.views, IMAGES_IN_FLIGHT, async (view) => {
     // as training loads them (dataset-data.ts), so that training finds them in the cache
     const alpha = alphaUseOf(values['train.alpha']);
-    await loadViewImage(view, { downscale, background: alpha === 'coverage' ? [0, 0, 0] : background, cacheDir, alpha, warn });
+    await loadViewImage(view, { downscale, background, cacheDir, alpha, warn });
     onProgress?.(++done, dataset.views.length);
   });
 }

@@ -44,8 +44,6 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
   const dataset = { ...probe, views };
   const cacheDir = await resolveCacheDir(dataset.root);
   const alpha = alphaUseOf(options.alpha ?? 'background');
-  // 'random': premultiplied targets (over black); the trainer composites them per step
-  const loadBackground: [number, number, number] = alpha === 'coverage' ? [0, 0, 0] : background;
   return {
     name: datasetPath,
     dataset,
@@ -57,8 +55,8 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     photographed: dataset.format !== 'nerf-synthetic',
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)
     ...(dataset.format === 'nerf-synthetic' ? { initBox: [-1.3, -1.3, -1.3, 1.3, 1.3, 1.3] as [number, number, number, number, number, number] } : {}),
-    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background: loadBackground, cacheDir, alpha, warn: options.warn })).rgb,
-    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background: loadBackground, cacheDir, alpha, warn: options.warn })).data,
+    loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, alpha, warn: options.warn })).rgb,
+    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, alpha, warn: options.warn })).data,
     dispose: () => undefined,
   };
 }
