@@ -242,8 +242,11 @@ export class Trainer {
       this.geometry.encode(commands, camera, { distortion: t >= geo.distortionStart ? geo.distortionWeight / this.data.sceneScale : 0, normal: t >= geo.normalStart ? geo.normalWeight : 0 });
     }
     this.rasterizer.encodeBackward(commands, this.frame);
-    this.cameraSum?.encode(commands);
-    const cameraStaging = this.cameraSum ? this.readbacks.copy(commands, this.cameraSum.result, 48) : undefined;
+    // the camera gradient is summed and read back only for steps whose gradient the refiner will
+    // apply (none while its rate is 0: the first `start` steps), so the frozen steps wait on nothing
+    const cameraSum = this.cameraSum && this.cameraRefiner!.rateFactor(t) > 0 ? this.cameraSum : undefined;
+    cameraSum?.encode(commands);
+    const cameraStaging = cameraSum ? this.readbacks.copy(commands, cameraSum.result, 48) : undefined;
     const g = this.model.groups;
     const r = cfg.rates;
     const n = this.capacity;
