@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster bigsplat sweep raster10m statue statue-same mic7k mic7k-same mic30k bunny7k bunny7k-ray bunny7k-geo bunny7k-geo-median; `step:seconds` overrides its limit
+# steps: info parity raster bigsplat sweep raster10m statue statue-same mic7k mic7k-same mic30k bunny7k bunny7k-ray bunny7k-geo bunny7k-geo-median run-NAME; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -43,6 +43,10 @@ for arg in "$@"; do
       case "$variant" in ray) extra=(--mesh-depth ray) ;; expected) extra=(--mesh-depth expected) ;; geo) extra=(--geometry) ;; geo-median) extra=(--geometry --mesh-depth median) ;; esac
       run "$step" ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 "${extra[@]}" \
         --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh-$variant.glb" --out "$OUT/mesh-bunny-7k-$variant-$(date +%s).json" ;;
+    # run-NAME: `bench train` with the arguments in .gpu-data/runs/NAME (one line: dataset folder and
+    # options), written here before gpu-prepare.sh; for experiments that need no step of their own
+    run-*) name=${step#run-}; read -r -a extra < ".gpu-data/runs/$name"
+      run "$step" ${limit:-580} $cli bench train "${extra[@]}" --out "$OUT/train-$name.json" ;;
     *) echo "gpu-run: unknown step $step" | tee -a "$log" ;;
   esac
 done
