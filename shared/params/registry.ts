@@ -65,7 +65,7 @@ export const PARAMS = [
   },
   {
     key: 'train.evalEvery', flag: 'eval-every', type: 'int', min: 0, max: 10_000_000, default: 0, unit: 'steps',
-    group: 'Training', label: 'Evaluate every', commands: ['train'], help: 'Evaluate PSNR/SSIM on the test views every N steps (0: only at the end).',
+    group: 'Training', label: 'Evaluate every', commands: ['train', 'bench'], help: 'Evaluate PSNR/SSIM on the test views every N steps (0: only at the end).',
   },
   {
     key: 'train.checkpointEvery', flag: 'checkpoint-every', type: 'int', min: 0, max: 10_000_000, default: 1000, unit: 'steps',

@@ -43,6 +43,8 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     bytes_per_splat_state: Math.round(result.stateBytesPerSplat),
     test_views: result.evaluation.views.length,
     train_views: result.data.train,
+    // `--eval-every N`: the held-out curve of one run (a run of fewer steps has its own schedule)
+    ...(result.evaluations.length > 1 ? { evaluations: result.evaluations.map((e) => ({ step: e.step, psnr: e.psnr, cc_psnr: e.ccPsnr, ssim: e.ssim })) } : {}),
     ...benchStamp(gpu),
     ...(profile ? { profile: { sampled_every: 50, source: profile.source, rows: profile.rows } } : {}),
   };

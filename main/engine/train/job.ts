@@ -77,6 +77,8 @@ export interface TrainJobResult {
   /** Process start to the first submitted training step (the CLI's start-up time). */
   processFirstStepS: number;
   evaluation: Evaluation;
+  /** Every evaluation of the run in step order (the `--eval-every` ones, then the final one). */
+  evaluations: Evaluation[];
   splats: SplatSet;
   splatCount: number;
   peakGpuBytes: number;
@@ -240,6 +242,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       firstStepS,
       processFirstStepS,
       evaluation,
+      evaluations: [...trainer.evaluations],
       splats,
       splatCount: splats.count,
       peakGpuBytes: ctx.memory.peak,
