@@ -28,7 +28,7 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { CAMERA_GRADIENT_FLOATS, cameraGradientOf } from '../render/camera-grads.js';
 import { adamStep, block, type AdamBlock } from './host-adam.js';
 import { RigGauge } from './rig-gauge.js';
-import { exponentialDecay, linearWarmup } from './schedule.js';
+import { delayed, exponentialDecay, linearWarmup } from './schedule.js';
 
 export type RefineCamerasMode = 'off' | 'poses' | 'poses+intrinsics';
 
@@ -141,9 +141,9 @@ export class CameraRefiner {
   /** The rate factor at `step`: 0 before start, the warm-up ramp, then the exponential decay (see the header). */
   rateFactor(step: number): number {
     const { start, ramp, finalRatio } = this.config;
-    if (step < start) return 0;
+    const decaySteps = Math.max(1, this.iterations - start);
     // the first step after the freeze already moves, at 1/ramp of the rate: it is the ramp's step 1
-    return linearWarmup(step - start + 1, ramp) * exponentialDecay(step - start, Math.max(1, this.iterations - start), finalRatio);
+    return delayed(step, start, (k) => linearWarmup(k + 1, ramp) * exponentialDecay(k, decaySteps, finalRatio));
   }
 
   pose(view: number): PoseCorrection {

@@ -38,6 +38,11 @@ export function linearWarmup(step: number, steps: number, from = 0): number {
   return steps > 0 ? from + (1 - from) * Math.min(1, step / steps) : 1;
 }
 
+/** A schedule frozen before step `start`: 0 there, then `factor` of the steps since `start` (0 at `start`). */
+export function delayed(step: number, start: number, factor: (sinceStart: number) => number): number {
+  return step < start ? 0 : factor(step - start);
+}
+
 /** Position learning rate at `step` (0-based) of `total`: exponential from lr to lr * ratio. */
 export function meansLearningRate(rates: LearningRates, sceneScale: number, step: number, total: number): number {
   return rates.means * sceneScale * exponentialDecay(step, total, rates.meansFinalRatio);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { activeShDegree, DEFAULT_LEARNING_RATES, exponentialDecay, linearWarmup, meansLearningRate } from '../../../../main/engine/train/schedule.js';
+import { activeShDegree, DEFAULT_LEARNING_RATES, delayed, exponentialDecay, linearWarmup, meansLearningRate } from '../../../../main/engine/train/schedule.js';
 
 describe('schedule shapes', () => {
   it('exponential decay runs log-linearly from 1 to the final ratio and holds there', () => {
@@ -17,6 +17,13 @@ describe('schedule shapes', () => {
     expect(linearWarmup(4000, 1000, 0.01)).toBe(1);
     expect(linearWarmup(1, 50)).toBe(1 / 50); // from 0: exactly step / steps
     expect(linearWarmup(0, 0)).toBe(1);
+  });
+
+  it('a delayed schedule is 0 before its start and counts its steps from there', () => {
+    const seen: number[] = [];
+    const factor = (k: number) => (seen.push(k), 0.5 + k);
+    expect([8, 9, 10, 12].map((s) => delayed(s, 10, factor))).toEqual([0, 0, 0.5, 2.5]);
+    expect(seen).toEqual([0, 2]); // never called while frozen
   });
 
   it("the means' rate is the peak x scene scale, decayed to meansFinalRatio at the end", () => {
