@@ -5,7 +5,7 @@
  * the refined rig onto the true one, as SLAM's absolute trajectory error aligns first.
  */
 import { invertRigid, type PinholeCamera } from '../../shared/scene/camera.js';
-import { solveSymmetric } from '../../main/engine/train/camera-refine.js';
+import { solveLinearSystem } from '../../shared/math/linear-solve.js';
 
 type V3 = [number, number, number];
 const sub = (a: readonly number[], b: readonly number[]): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
@@ -29,7 +29,7 @@ function rotationBetween(a: number[], b: number[]): V3 {
 }
 
 function solve(A: number[][], b: number[]): number[] {
-  const x = solveSymmetric(A, b);
+  const x = solveLinearSystem(A, b);
   if (!x) throw new Error('rig alignment: a singular system (degenerate camera set)');
   return x;
 }

@@ -8,12 +8,13 @@
  * - Fisheye models keep the size and principal point and shrink the focal lengths (one factor, so
  *   pixels stay square) until the four half fields of view along the axes through the principal
  *   point fit: each up to the lens's valid angle and at most MAX_FISHEYE_HALF_FOV_DEGREES.
- * Output pixels whose ray leaves the photo or the lens's valid field are invalid: undistortImage
- * returns them in its mask (0 = invalid), which the loss ignores.
+ * Output pixels whose ray leaves the photo or the lens's valid field are invalid: undistortionMap
+ * marks them in its `valid` mask (0 = invalid), which the loss ignores. One map per view resamples
+ * its colour, mask and alpha alike (view-image.ts).
  */
 import { badInput } from '../../../shared/rpc/errors.js';
 import type { FloatImage } from '../formats/image-ops.js';
-import { distortNormalized, undistortNormalized, validAngle, validDistortedRadius, validRadius, type Lens } from './lens.js';
+import { distortNormalized, lensTerms, undistortNormalized, validAngle, validDistortedRadius, validRadius, type Lens } from './lens.js';
 
 export {
   distortNormalized,
@@ -73,17 +74,8 @@ export function checkLens(lens: Lens, width: number, height: number, file: strin
   const inscribed = Math.min(lens.cx / lens.fx, (width - lens.cx) / lens.fx, lens.cy / lens.fy, (height - lens.cy) / lens.fy);
   const valid = validDistortedRadius(lens);
   if (!(valid >= 0.5 * inscribed)) {
-    const coefficients = lens.projection === 'fisheye' ? [lens.k1, lens.k2, lens.k3, lens.k4] : [lens.k1, lens.k2, lens.k3, lens.k4, lens.k5, lens.k6, lens.p1, lens.p2];
-    throw badInput(file, `${where}: the ${lens.projection} distortion [${coefficients.join(', ')}] folds back ${(valid * Math.min(lens.fx, lens.fy)).toFixed(1)} px from the principal point, inside half the image's inscribed radius (${(0.5 * inscribed * Math.min(lens.fx, lens.fy)).toFixed(1)} px): not a lens model of this image`);
+    throw badInput(file, `${where}: the ${lens.projection} distortion [${lensTerms(lens).join(', ')}] folds back ${(valid * Math.min(lens.fx, lens.fy)).toFixed(1)} px from the principal point, inside half the image's inscribed radius (${(0.5 * inscribed * Math.min(lens.fx, lens.fy)).toFixed(1)} px): not a lens model of this image`);
   }
-}
-
-export interface UndistortedImage {
-  image: FloatImage;
-  /** 1 where the output pixel's ray is inside the photo and the lens's valid field, else 0. */
-  valid: Uint8Array;
-  /** Count of the zeros in `valid`. */
-  invalidPixels: number;
 }
 
 /**
@@ -164,10 +156,4 @@ export function applyUndistortion(map: UndistortionMap, image: FloatImage): Floa
     }
   }
   return { width: w, height: h, channels: c, data: out };
-}
-
-/** undistortionMap then applyUndistortion: one image through the lens to the pinhole (default: the lens's own intrinsics). */
-export function undistortImage(image: FloatImage, lens: Lens, pinhole: PinholeIntrinsics = lens): UndistortedImage {
-  const map = undistortionMap(lens, image.width, image.height, pinhole);
-  return { image: applyUndistortion(map, image), valid: map.valid, invalidPixels: map.invalidPixels };
 }

@@ -20,28 +20,37 @@ import type { Distortion } from './types.js';
 
 export type LensProjection = 'perspective' | 'fisheye';
 
-export interface Lens {
+/** A lens's distortion coefficients by name, the one list of them: radial terms, then tangential ones. */
+export const RADIAL_TERMS = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'] as const;
+export const TANGENTIAL_TERMS = ['p1', 'p2'] as const;
+export type LensTerm = (typeof RADIAL_TERMS)[number] | (typeof TANGENTIAL_TERMS)[number];
+
+/**
+ * The coefficients a projection uses, in order. perspective: the rational radial terms (k4..k6 in
+ * the denominator) and the tangential ones; fisheye: k1..k4 of theta_d (its k5, k6, p1, p2 stay 0).
+ */
+const TERMS_OF: Readonly<Record<LensProjection, readonly LensTerm[]>> = {
+  perspective: [...RADIAL_TERMS, ...TANGENTIAL_TERMS],
+  fisheye: RADIAL_TERMS.slice(0, 4),
+};
+
+export interface Lens extends Record<LensTerm, number> {
   projection: LensProjection;
   fx: number;
   fy: number;
   cx: number;
   cy: number;
-  /** perspective: the rational radial terms (k4..k6 in the denominator); fisheye: k1..k4 of theta_d, k5 = k6 = 0. */
-  k1: number;
-  k2: number;
-  k3: number;
-  k4: number;
-  k5: number;
-  k6: number;
-  /** Tangential terms (perspective only). */
-  p1: number;
-  p2: number;
+}
+
+/** The coefficients of the lens's projection (TERMS_OF), in order: what describes its distortion. */
+export function lensTerms(lens: Lens): number[] {
+  return TERMS_OF[lens.projection].map((term) => lens[term]);
 }
 
 /** Every model lensOf reads, in COLMAP's parameter order. */
 export const LENS_MODELS = ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'FULL_OPENCV', 'OPENCV_FISHEYE', 'SIMPLE_RADIAL_FISHEYE', 'RADIAL_FISHEYE'] as const;
 
-const NO_TERMS = { k1: 0, k2: 0, k3: 0, k4: 0, k5: 0, k6: 0, p1: 0, p2: 0 };
+const NO_TERMS = Object.fromEntries(TERMS_OF.perspective.map((term) => [term, 0])) as Record<LensTerm, number>;
 
 /** COLMAP parameter order -> Lens; `file` and `where` name the source in errors. */
 export function lensOf(distortion: Pick<Distortion, 'model' | 'params'>, file = 'distortion', where = 'camera'): Lens {
@@ -85,7 +94,7 @@ export function lensOf(distortion: Pick<Distortion, 'model' | 'params'>, file = 
  * as it is. A fisheye is never one, even with every k zero (equidistant is not perspective).
  */
 export function isPinholeLens(lens: Lens): boolean {
-  return lens.projection === 'perspective' && [lens.k1, lens.k2, lens.k3, lens.k4, lens.k5, lens.k6, lens.p1, lens.p2].every((k) => k === 0);
+  return lens.projection === 'perspective' && lensTerms(lens).every((k) => k === 0);
 }
 
 /** theta_d / theta of a fisheye at angle theta. */
@@ -189,20 +198,24 @@ const FOLD_SCAN_STEPS = 4096;
 /** Largest undistorted radius the perspective scan looks at (tan 87 degrees: no pinhole goes wider). */
 const PERSPECTIVE_SCAN_RADIUS = 20;
 
+/**
+ * The scan for a fold over (0, limit] in FOLD_SCAN_STEPS even steps: the last scanned point before
+ * `increasing` first fails (the radial map stopped increasing there), undefined when it never does.
+ */
+function lastIncreasing(limit: number, increasing: (at: number) => boolean): number | undefined {
+  for (let i = 1; i <= FOLD_SCAN_STEPS; i++) {
+    if (!increasing((i / FOLD_SCAN_STEPS) * limit)) return ((i - 1) / FOLD_SCAN_STEPS) * limit;
+  }
+  return undefined;
+}
+
 const validAngles = new WeakMap<Lens, number>();
 
 /** Fisheye: the largest angle up to which theta_d(theta) increases, at most 90 degrees. */
 export function validAngle(lens: Lens): number {
   let cached = validAngles.get(lens);
   if (cached === undefined) {
-    cached = Math.PI / 2;
-    for (let i = 1; i <= FOLD_SCAN_STEPS; i++) {
-      const theta = (i / FOLD_SCAN_STEPS) * (Math.PI / 2);
-      if (!(fisheyeSlope(lens, theta) > 0)) {
-        cached = ((i - 1) / FOLD_SCAN_STEPS) * (Math.PI / 2);
-        break;
-      }
-    }
+    cached = lastIncreasing(Math.PI / 2, (theta) => fisheyeSlope(lens, theta) > 0) ?? Math.PI / 2;
     validAngles.set(lens, cached);
   }
   return cached;
@@ -218,14 +231,12 @@ export function validRadius(lens: Lens): number {
     const theta = validAngle(lens);
     return theta >= Math.PI / 2 ? Infinity : Math.tan(theta);
   }
-  if (lens.k1 === 0 && lens.k2 === 0 && lens.k3 === 0 && lens.k4 === 0 && lens.k5 === 0 && lens.k6 === 0) return Infinity;
-  for (let i = 1; i <= FOLD_SCAN_STEPS; i++) {
-    const r = (i / FOLD_SCAN_STEPS) * PERSPECTIVE_SCAN_RADIUS;
+  if (RADIAL_TERMS.every((term) => lens[term] === 0)) return Infinity; // R = 1: nothing folds
+  const increasing = (r: number): boolean => {
     const [radial, dRadial] = perspectiveRadial(lens, r * r);
-    // d(r R(r^2))/dr = R + 2 r^2 R'
-    if (!(radial + 2 * r * r * dRadial > 0) || !(radial > 0)) return ((i - 1) / FOLD_SCAN_STEPS) * PERSPECTIVE_SCAN_RADIUS;
-  }
-  return Infinity;
+    return radial + 2 * r * r * dRadial > 0 && radial > 0; // d(r R(r^2))/dr = R + 2 r^2 R'
+  };
+  return lastIncreasing(PERSPECTIVE_SCAN_RADIUS, increasing) ?? Infinity;
 }
 
 /** Distorted normalized radius of the valid field's edge (Infinity when the lens never folds). */

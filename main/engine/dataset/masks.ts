@@ -64,18 +64,25 @@ export async function attachMasks(views: SourceView[], root: string, folder?: st
 }
 
 async function checkMaskSizes(views: SourceView[]): Promise<void> {
-  await mapLimit(views, 16, async (view) => {
-    const maskPath = view.maskPath!;
-    let size;
-    try {
-      size = await probeImage(maskPath);
-    } catch (error) {
-      if (error instanceof ArgonautError) throw new ArgonautError(error.code, `${error.message} (the mask of ${view.imagePath})`, error.details);
-      throw error;
-    }
-    const { width, height } = view.camera; // the photo's size (undistortion keeps it)
-    if (size.width !== width || size.height !== height) {
-      throw badInput(maskPath, `mask is ${size.width}x${size.height} but its image ${view.imagePath} is ${width}x${height}`);
-    }
-  });
+  // header only; the photo's size is its camera's (undistortion keeps it)
+  await mapLimit(views, 16, (view) => readViewMask(view.maskPath!, view.imagePath, view.camera, () => probeImage(view.maskPath!)));
+}
+
+/**
+ * A view's mask as `read` gets it (its header at load, its pixels when training reads the image),
+ * in one place for both: a file that cannot be read names the photo it masks too, and a mask of
+ * another size than its photo is refused naming both.
+ */
+export async function readViewMask<T extends { width: number; height: number }>(maskPath: string, photoPath: string, photo: { width: number; height: number }, read: () => Promise<T>): Promise<T> {
+  let mask: T;
+  try {
+    mask = await read();
+  } catch (error) {
+    if (error instanceof ArgonautError) throw new ArgonautError(error.code, `${error.message} (the mask of ${photoPath})`, error.details);
+    throw error;
+  }
+  if (mask.width !== photo.width || mask.height !== photo.height) {
+    throw badInput(maskPath, `mask is ${mask.width}x${mask.height} but its image ${photoPath} is ${photo.width}x${photo.height}`);
+  }
+  return mask;
 }

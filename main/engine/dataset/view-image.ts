@@ -14,6 +14,7 @@ import { bytesToUnit, compositeToBytes, compositeToRgb, downscaleArea, downscale
 import { imageDecoder, imageFileStat, readImageBytes, type Image, type ImageDecoder } from '../formats/images.js';
 import type { Dataset, DatasetView, Rgb } from './types.js';
 import { applyUndistortion, lensOf, undistortedPinhole, undistortionMap } from './distortion.js';
+import { readViewMask } from './masks.js';
 import { mapLimit } from './source-view.js';
 
 export interface ViewImageOptions {
@@ -186,18 +187,9 @@ export async function loadViewImageRgb8(view: DatasetView, options: ViewImageOpt
   return processed;
 }
 
-/** A mask file's first channel, checked to be the photo's size. */
+/** A mask file's first channel, checked to be the photo's size (masks.ts readViewMask). */
 async function readMask(maskPath: string, photo: Image, photoPath: string, decoder: ImageDecoder): Promise<Uint8Array> {
-  let image: Image;
-  try {
-    image = await decoder.decode(await readImageBytes(maskPath), maskPath);
-  } catch (error) {
-    if (error instanceof ArgonautError) throw new ArgonautError(error.code, `${error.message} (the mask of ${photoPath})`, error.details);
-    throw error;
-  }
-  if (image.width !== photo.width || image.height !== photo.height) {
-    throw badInput(maskPath, `mask is ${image.width}x${image.height} but its image ${photoPath} is ${photo.width}x${photo.height}`);
-  }
+  const image = await readViewMask(maskPath, photoPath, photo, async () => decoder.decode(await readImageBytes(maskPath), maskPath));
   const mask = new Uint8Array(image.width * image.height);
   for (let p = 0; p < mask.length; p++) mask[p] = image.data[p * image.channels];
   return mask;

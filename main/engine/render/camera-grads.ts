@@ -11,9 +11,16 @@ export type { CameraGradient };
 /** Splats one workgroup of reduce_chunks sums (kernels/camera-grads.wgsl: WG x PER_THREAD). */
 export const CAMERA_GRAD_CHUNK = 256 * 16;
 
-/** The 12 floats of `CameraGradSum.result`: (omega, fx), (tau, fy), (cx, cy, 0, 0). */
+/**
+ * Floats of one camera gradient as the GPU writes it (`CameraGradSum.result`, three vec4):
+ * (omega, fx), (tau, fy), (cx, cy, 0, 0). `cameraGradientOf` is the one reader of that layout.
+ */
+export const CAMERA_GRADIENT_FLOATS = 12;
+export const CAMERA_GRADIENT_BYTES = CAMERA_GRADIENT_FLOATS * 4;
+
+/** The gradient in CAMERA_GRADIENT_FLOATS floats as read back (a readback, or a checkpoint's pending gradient). */
 export function cameraGradientOf(floats: ArrayLike<number>): CameraGradient {
-  if (floats.length < 12) throw new Error(`camera gradient: expected 12 floats, got ${floats.length}`);
+  if (floats.length < CAMERA_GRADIENT_FLOATS) throw new Error(`camera gradient: expected ${CAMERA_GRADIENT_FLOATS} floats, got ${floats.length}`);
   return { omega: [floats[0], floats[1], floats[2]], tau: [floats[4], floats[5], floats[6]], fx: floats[3], fy: floats[7], cx: floats[8], cy: floats[9] };
 }
 
@@ -36,10 +43,10 @@ export class CameraGradSum {
     frame: RasterFrame,
   ) {
     const { device } = ctx;
-    if (frame.cameraGradPartials.size < frame.capacity * 48) throw new Error('camera gradients: the frame has no per-splat camera shares (create the rasterizer with cameraGrads)');
+    if (frame.cameraGradPartials.size < frame.capacity * CAMERA_GRADIENT_BYTES) throw new Error('camera gradients: the frame has no per-splat camera shares (create the rasterizer with cameraGrads)');
     this.chunks = Math.ceil(frame.capacity / CAMERA_GRAD_CHUNK);
-    this.chunkSums = createStorage(device, 'cameraGrads.chunkSums', this.chunks * 48);
-    this.result = createStorage(device, 'cameraGrads.result', 48);
+    this.chunkSums = createStorage(device, 'cameraGrads.chunkSums', this.chunks * CAMERA_GRADIENT_BYTES);
+    this.result = createStorage(device, 'cameraGrads.result', CAMERA_GRADIENT_BYTES);
     const struct = UniformStruct.of('camera-grads', 'CameraGradParams');
     this.params = createUniform(device, 'cameraGrads.params', struct.size);
     device.queue.writeBuffer(this.params, 0, struct.pack({ count_index: COUNT.splats, chunks: this.chunks }));
@@ -63,7 +70,7 @@ export class CameraGradSum {
 
   /** Reads `result` (a sync point). */
   async read(): Promise<CameraGradient> {
-    return cameraGradientOf(new Float32Array(await readBuffer(this.ctx.device, this.result, 48)));
+    return cameraGradientOf(new Float32Array(await readBuffer(this.ctx.device, this.result, CAMERA_GRADIENT_BYTES)));
   }
 
   destroy(): void {

@@ -15,6 +15,7 @@ import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import type { ParamValues } from '../../../shared/params/index.js';
 import type { Adam, AdamGroup } from './adam.js';
+import { exponentialDecay, linearWarmup } from './schedule.js';
 
 /** The registry's `train.appearance` choices ('auto' decides by the kind of data). */
 export type AppearanceChoice = ParamValues['train.appearance'];
@@ -52,14 +53,13 @@ export function appearanceModelFor(choice: AppearanceChoice, photographed: boole
   return choice;
 }
 
-/**
- * Learning rate at `step` (0-based) of `total`: gsplat's bilagrid schedule, a linear warm-up from
- * 1% over the first 1000 steps times an exponential decay to 1% at the end.
- */
+/** gsplat's bilagrid schedule: a linear warm-up from 1% over the first 1000 steps, an exponential decay to 1% at the end. */
+export const APPEARANCE_SCHEDULE = { warmupSteps: 1000, warmupFrom: 0.01, finalRatio: 0.01 } as const;
+
+/** Learning rate at `step` (0-based) of `total` (APPEARANCE_SCHEDULE: warm-up times decay). */
 export function appearanceLearningRate(base: number, step: number, total: number): number {
-  const warmup = 0.01 + 0.99 * Math.min(1, step / 1000);
-  const decay = 0.01 ** (total > 0 ? Math.min(1, step / total) : 0);
-  return base * warmup * decay;
+  const { warmupSteps, warmupFrom, finalRatio } = APPEARANCE_SCHEDULE;
+  return base * linearWarmup(step, warmupSteps, warmupFrom) * exponentialDecay(step, total, finalRatio);
 }
 
 /** Floats of `images` grids of a shape (12 per node). */

@@ -1,11 +1,14 @@
 /**
  * The training loop. One step = forward, loss, backward, Adam, densification (the strategy's
  * hooks: statistics, and at refine steps the refine itself), recorded into one submit: nothing is
- * read back inside a step. Losses, splat counts and guard flags are read back asynchronously a few
- * steps late (readbacks.ts). The model's GPU state is model.ts; the configuration trainer-config.ts.
+ * read back inside a step (train-step.ts records it). Losses, splat counts and guard flags are
+ * read back asynchronously a few steps late (readbacks.ts); the trainer keeps them. The trainer
+ * builds the parts a step records with and rebuilds them when they outgrow their buffers, keeps
+ * the run's state (checkpoints, exact resume) and evaluates. The model's GPU state is model.ts;
+ * the configuration trainer-config.ts.
  */
 import type { SplatSet } from '../../../shared/scene/splats.js';
-import { createStorage, rangeOf, readBuffer } from '../gpu/buffers.js';
+import { createStorage, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
@@ -14,7 +17,7 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { CameraRefiner, resolveRefineCameras, type CameraRefineState } from './camera-refine.js';
 import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
 import { Adam } from './adam.js';
-import { Appearance, appearanceLearningRate, appearanceModelFor } from './appearance.js';
+import { Appearance, appearanceModelFor } from './appearance.js';
 import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
@@ -22,17 +25,18 @@ import { initialSplats } from './init.js';
 import { colourCorrectedPsnrOnGpu } from './colour-correct.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
-import { randomBackgroundColour } from './random-background.js';
 import { Model } from './model.js';
 import { Random } from '../../../shared/random.js';
 import { StepReadbacks } from './readbacks.js';
-import { activeShDegree, meansLearningRate } from './schedule.js';
+import { activeShDegree } from './schedule.js';
 import { GpuTargets } from './targets.js';
 import type { TrainerConfig } from './trainer-config.js';
 import type { Checkpoint, CheckpointHeader } from './checkpoint.js';
 import { badInput } from '../../../shared/rpc/errors.js';
+import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, type StepParts, type StepReports } from './train-step.js';
 
 export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from './trainer-config.js';
+export type { StepLoss } from './train-step.js';
 
 /**
  * The backward configuration training uses, measured on training runs rather than on the fixed
@@ -42,17 +46,6 @@ export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from '.
  * batches of 24), which is 4% faster on the fixed load itself (backward 2.94 vs 3.06 ms).
  */
 export const TRAINING_BACKWARD = { backwardReduce: 'partials', backwardPixels: 1 } as const;
-
-export interface StepLoss {
-  step: number;
-  loss: number;
-  ssim: number;
-  l1: number;
-  psnr: number;
-  /** With geometry: mean depth distortion and mean normal inconsistency (1 - N . S) of the view. */
-  distortion?: number;
-  normalError?: number;
-}
 
 export interface Evaluation {
   step: number;
@@ -82,7 +75,6 @@ export class Trainer {
   private geometry: GeometryLoss | undefined;
   /** The per-image colour models between the render and the loss (--appearance), if any. */
   private appearance: Appearance | undefined;
-  private readonly geometryLate = new Map<number, { distortion: number; normalError: number }>();
   private order: number[] = [];
   private orderPosition = 0;
   private readonly readbacks: StepReadbacks;
@@ -214,103 +206,47 @@ export class Trainer {
   }
 
   private settings(step: number) {
-    return { background: this.data.background, antialiased: this.config.antialiased, shDegree: activeShDegree(step, this.config.shDegree) };
+    return renderSettings(this.data, this.config, step);
   }
 
-  /** Records and submits one training step. Never waits for the GPU. */
+  /** Records and submits one training step (train-step.ts). Never waits for the GPU. */
   async trainStep(): Promise<void> {
     const t = this.step;
-    const cfg = this.config;
     await this.ensureCapacity(t);
     if (this.growIsect > this.isectCapacity) await this.buildFrames(this.growIsect);
     const view = this.nextView();
     await this.cameraRefiner?.before(t);
-    const camera = this.cameraOf(view);
-    const loc = this.targets.location[view];
-    const commands = this.ctx.commands(`step ${t}`);
-    const background = cfg.randomBackground ? randomBackgroundColour(cfg.seed, t) : this.data.background;
-    this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(t), background });
-    const counts = loc.masked?.[cfg.ssimPadding];
-    // with appearance compensation the loss sees the render through the image's colour model, and
-    // the model's backward writes dL/d render where the rasterizer's backward reads it
-    const image = this.appearance?.encodeForward(commands, this.trainViews.indexOf(view), this.frame.image, this.lossFrame.vImage, camera.width, camera.height, this.frame.pixelGrads!.image) ?? this.frame.image;
-    this.loss.encode(commands, this.lossFrame, image, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, background);
-    this.appearance?.encodeBackward(commands);
-    const geo = cfg.geometry;
-    if (this.geometry && geo) {
-      // distortion (sum of w w |z - z|) is in depth units: its weight is per scene scale
-      this.geometry.encode(commands, camera, { distortion: t >= geo.distortionStart ? geo.distortionWeight / this.data.sceneScale : 0, normal: t >= geo.normalStart ? geo.normalWeight : 0 });
-    }
-    this.rasterizer.encodeBackward(commands, this.frame);
-    // the camera gradient is summed and read back only for steps whose gradient the refiner will
-    // apply (none while its rate is 0: the first `start` steps), so the frozen steps wait on nothing
-    const cameraSum = this.cameraSum && this.cameraRefiner!.rateFactor(t) > 0 ? this.cameraSum : undefined;
-    cameraSum?.encode(commands);
-    const cameraStaging = cameraSum ? this.readbacks.copy(commands, cameraSum.result, 48) : undefined;
-    const g = this.model.groups;
-    const r = cfg.rates;
-    const n = this.capacity;
-    const k = t + 1;
-    const meansLr = meansLearningRate(r, this.data.sceneScale, t, cfg.iterations);
-    const densifyStep = {
-      step: t, seed: cfg.seed, sceneScale: this.data.sceneScale, splatCount: this.splatCount, maxSplats: cfg.maxSplats,
-      countBuffer: this.model.splats.countBuffer, groups: g, visible: this.frame.internal.visible, mean2dGrad: this.model.grads.mean2d,
-      width: camera.width, height: camera.height, meansLearningRate: meansLr,
-    };
-    this.densify.encodeBeforeAdam(commands, densifyStep);
-    this.adam.encode(commands, g.means, n, k, meansLr);
-    this.adam.encode(commands, g.logScales, n, k, r.logScales);
-    this.adam.encode(commands, g.quats, n, k, r.quats);
-    this.adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits);
-    this.adam.encode(commands, g.sh, n, k, r.shDc, r.shRest);
-    this.appearance?.encodeAdam(commands, this.adam, k, appearanceLearningRate(cfg.appearanceLr, t, cfg.iterations));
-    const refined = this.densify.encodeAfterAdam(commands, densifyStep);
-    const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;
-    const lossStaging = readLoss ? this.readbacks.copy(commands, this.lossFrame.sums, this.lossFrame.activeSumsBytes) : undefined;
-    const countStaging = refined ? this.readbacks.copy(commands, this.model.splats.countBuffer, 4) : undefined;
-    const geometryStaging = readLoss && this.geometry ? this.readbacks.copy(commands, this.geometry.sums, this.geometry.activeSumsBytes) : undefined;
-    const flagStaging = readLoss ? this.readbacks.copy(commands, this.adam.flags, 32) : undefined;
-    const frameCounts = this.readbacks.copy(commands, this.frame.counts, 32);
-    await commands.submit();
+    const plan = { step: t, view, camera: this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount };
+    await recordTrainStep(this.stepParts(), plan, this.reports);
     this.step = t + 1;
-    if (cameraStaging) this.cameraRefiner!.rendered(t, view, new Promise((resolve) => this.readbacks.read(cameraStaging, (data) => resolve(new Float32Array(data)))));
-    if (lossStaging) {
-      const { width, height } = camera;
-      this.readbacks.read(lossStaging, (data) => {
-        const v = this.loss.value(new Float32Array(data), width, height, counts);
-        this.losses.push({ step: t, loss: v.loss, ssim: v.ssim, l1: v.l1, psnr: v.psnr, ...this.geometryLate.get(t) });
-        this.geometryLate.delete(t);
-      });
-    }
-    if (geometryStaging) {
-      const { width, height } = camera;
-      this.readbacks.read(geometryStaging, (data) => {
-        const g = GeometryLoss.value(new Float32Array(data), width, height);
-        const entry = this.losses.findLast((l) => l.step === t);
-        const values = { distortion: g.distortion, normalError: g.normal };
-        if (entry) Object.assign(entry, values);
-        else this.geometryLate.set(t, values); // the loss's readback has not landed yet
-      });
-    }
-    if (flagStaging) {
-      this.readbacks.read(flagStaging, (data) => {
-        const flags = new Uint32Array(data);
-        if (flags[0] > this.nonFiniteSkipped) {
-          const groups = this.model.nonFiniteSince(flags, this.nonFiniteByGroup);
-          this.onWarning?.(`step ${t}: non-finite gradients skipped (never applied): ${groups.join(', ')}`);
-        }
-        this.nonFiniteSkipped = flags[0];
-      });
-    }
-    if (countStaging) this.readbacks.read(countStaging, (data) => (this.splatCount = new Uint32Array(data)[0]));
-    const capacity = this.isectCapacity;
-    this.readbacks.read(frameCounts, (data) => {
-      // [2]: intersections this step needed; grow ahead of need (the next frame build sees it)
-      const needed = new Uint32Array(data)[2];
+  }
+
+  /** The parts the next step records with, as they are now. */
+  private stepParts(): StepParts {
+    return {
+      ctx: this.ctx, data: this.data, config: this.config, rasterizer: this.rasterizer, loss: this.loss, adam: this.adam, densify: this.densify,
+      targets: this.targets, readbacks: this.readbacks, model: this.model, frame: this.frame, lossFrame: this.lossFrame, isectCapacity: this.isectCapacity,
+      geometry: this.geometry, appearance: this.appearance, cameraRefiner: this.cameraRefiner, cameraSum: this.cameraSum,
+    };
+  }
+
+  /** What a step's readbacks do to the run's state when they land. */
+  private readonly reports: StepReports = {
+    loss: (entry) => this.losses.push(entry),
+    adamFlags: (flags, step) => {
+      if (flags[0] > this.nonFiniteSkipped) {
+        const groups = this.model.nonFiniteSince(flags, this.nonFiniteByGroup);
+        this.onWarning?.(`step ${step}: non-finite gradients skipped (never applied): ${groups.join(', ')}`);
+      }
+      this.nonFiniteSkipped = flags[0];
+    },
+    splatCount: (count) => (this.splatCount = count),
+    intersections: (needed, capacity) => {
+      // grow ahead of need (the next frame build sees it)
       if (needed > 0.85 * capacity) this.growIsect = Math.max(this.growIsect, Math.ceil(needed * 1.5));
       if (needed > capacity) this.isectOverflows += 1;
-    });
-  }
+    },
+  };
 
   /** Waits for every asynchronous readback (losses, counts). */
   async settle(): Promise<void> {
@@ -444,19 +380,7 @@ export class Trainer {
   async cameraGradient(view: number, camera: PinholeCamera): Promise<CameraGradient> {
     if (!this.cameraSum) throw new Error('cameraGradient: this trainer refines no cameras (no camera-gradient pipelines)');
     await this.settle();
-    const commands = this.ctx.commands('align');
-    this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: activeShDegree(Math.max(0, this.step - 1), this.config.shDegree) });
-    const loc = this.targets.location[view];
-    this.loss.encode(commands, this.lossFrame, this.frame.image, this.targets.buffer(view), loc.offset, camera.width, camera.height, loc.masked?.[this.config.ssimPadding], this.data.background);
-    // the backward reads the frame's pixelGrads: a held-out view has no colour model, so with
-    // appearance on the loss's own dL/d image goes there as it is; no geometry loss runs here
-    const inputs = this.frame.pixelGrads!;
-    if (this.appearance) commands.copyBuffer(this.lossFrame.vImage, 0, inputs.image, 0, Math.min(rangeOf(this.lossFrame.vImage).size, inputs.image.size));
-    commands.clearBuffer(inputs.aux);
-    commands.clearBuffer(inputs.normals);
-    this.rasterizer.encodeBackward(commands, this.frame);
-    this.cameraSum.encode(commands);
-    await commands.submit();
+    await recordCameraGradient(this.stepParts(), view, camera, activeShDegree(Math.max(0, this.step - 1), this.config.shDegree));
     return this.cameraSum.read();
   }
 

@@ -5,12 +5,12 @@ import {
   lensOf,
   MAX_FISHEYE_HALF_FOV_DEGREES,
   undistortedPinhole,
-  undistortImage,
   undistortNormalized,
   type Lens,
 } from '../../../../main/engine/dataset/distortion.js';
 import { validAngle, validRadius } from '../../../../main/engine/dataset/lens.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
+import { undistortImage } from '../../../helpers/undistort.js';
 
 const W = 160;
 const H = 120;

@@ -5,7 +5,6 @@ import {
   distortNormalized,
   distortPixel,
   lensOf,
-  undistortImage,
   undistortNormalized,
   undistortPixel,
   type Lens,
@@ -13,6 +12,7 @@ import {
 import { worldToCameraFromQuaternion } from '../../../../main/engine/dataset/pose.js';
 import { percentile, project } from '../../../helpers/geometry.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
+import { undistortImage } from '../../../helpers/undistort.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';
 
 const lens: Lens = lensOf({ model: 'OPENCV', params: [100, 95, 60.5, 44.5, -0.2, 0.05, 0.01, -0.005] });

@@ -142,4 +142,22 @@ describe('undistortion on load', () => {
     expect(before).toBeGreaterThan(0.1); // the photo really is distorted
     expect(worst).toBeLessThan(0.02); // bilinear resampling + 8-bit quantization only
   });
+
+  it('a mask that changed after the dataset loaded is refused when its image loads, with the load-time check\'s words', async () => {
+    const d = await colmap({ width: 8, height: 6 });
+    const dataset = await loadDataset(d.root);
+    const view = dataset.views[0];
+    const maskPath = path.join(d.root, 'late-mask.png');
+    // the wrong size: both files named
+    await writeFile(maskPath, encodePng({ width: 7, height: 6, colorType: 0, depth: 8, samples: new Array<number>(42).fill(255) }));
+    const wrongSize = await loadViewImage({ ...view, maskPath }, { cacheDir: null }).then(() => null, (e: unknown) => e);
+    expect(wrongSize).toBeInstanceOf(ArgonautError);
+    expect((wrongSize as ArgonautError).message).toMatch(/mask is 7x6 but its image .*img_0.png is 8x6/);
+    expect((wrongSize as ArgonautError).details).toMatchObject({ file: maskPath });
+    // not an image: the decoder's error, naming the photo it masks
+    await writeFile(maskPath, 'not a png');
+    const corrupt = await loadViewImage({ ...view, maskPath }, { cacheDir: null }).then(() => null, (e: unknown) => e);
+    expect(corrupt).toBeInstanceOf(ArgonautError);
+    expect((corrupt as ArgonautError).message).toMatch(/\(the mask of .*img_0.png\)$/);
+  });
 });
