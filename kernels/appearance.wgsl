@@ -20,6 +20,9 @@
 //                        axes of the mean squared difference of neighbours, / images, x weight
 //   grid_grad_reduce:    grad of the current image's grid += the sum of its chunk partials, in
 //                        chunk order (runs after grid_tv, which zeroes the other images' terms)
+//   grid_gauge:          after each Adam step, per grid float: every image's value moved by
+//                        (identity - the mean over images), so the images' mean colour model is
+//                        the identity (a render with no model is the capture's mean appearance)
 // Workgroups: apply_* 16x16 pixels; grid_grad_partials WG threads per (node, chunk);
 //   grid_tv and grid_grad_reduce WG threads, one value each (2D dispatch over a long range).
 // Override constants: GRID_X, GRID_Y, GRID_L (GRID_L <= MAX_L: the per-thread accumulators
@@ -63,6 +66,7 @@ struct AppearanceParams {
 @group(0) @binding(6) var<storage, read_write> partials: array<vec4f>;
 @group(0) @binding(7) var<storage, read_write> grad: array<f32>;
 @group(0) @binding(8) var<storage, read> partials_in: array<vec4f>;
+@group(0) @binding(9) var<storage, read_write> grid_rw: array<f32>;
 
 // One axis of the slice: the lower node, the fraction towards the next, both nodes' indices
 // (equal on an axis of one node, whose fraction is 0).
@@ -317,4 +321,29 @@ fn grid_grad_reduce(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
   grad[o + 1u] += sum.y;
   grad[o + 2u] += sum.z;
   grad[o + 3u] += sum.w;
+}
+
+// The gauge of the colour models: a common change of every image's model is undone by the splats'
+// colours (the loss sees only their product), so the models drift together and a render without
+// a model (a held-out view, the viewer, an export) is off by the drift. Fixing their mean to the
+// identity keeps what is common in the splats. The slice is linear in the grid, so the mean grid
+// applied to a render is the mean of the images' corrected renders. One thread per grid float,
+// images summed in slot order (deterministic).
+@compute @workgroup_size(WG)
+fn grid_gauge(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let per_image = GRID_L * GRID_Y * GRID_X * 12u;
+  let i = thread_id(gid, nwg);
+  if (i >= per_image) {
+    return;
+  }
+  var sum = 0.0;
+  for (var im = 0u; im < ap.images; im++) {
+    sum += grid_rw[im * per_image + i];
+  }
+  let k = i % 12u;
+  let identity = select(0.0, 1.0, k == 0u || k == 5u || k == 10u);
+  let shift = identity - sum / f32(ap.images);
+  for (var im = 0u; im < ap.images; im++) {
+    grid_rw[im * per_image + i] += shift;
+  }
 }

@@ -66,6 +66,12 @@ export async function appearanceParity(ctx: GpuContext, variant: KernelVariant, 
   const gotOut = new Float32Array(await readBuffer(device, out, P * 16));
   const gotV = new Float32Array(await readBuffer(device, vRendered, P * 16));
   const gotGrad = new Float32Array(await readBuffer(device, appearance.grad, appearance.floats * 4));
+  // the gauge (grid_gauge) on the same random grids: the images' mean model becomes the identity
+  const gaugeCommands = ctx.commands('appearance.test.gauge');
+  appearance.encodeGauge(gaugeCommands);
+  await gaugeCommands.submit();
+  const gotGauge = new Float32Array(await readBuffer(device, appearance.grid, appearance.floats * 4));
+  const wantGauge = gaugeReference(grids, c.images);
 
   const wantOut = appearanceForwardReference(rgb, width, height, grids, appearance.shape, slot);
   const back = appearanceBackwardReference(rgb, vOut, width, height, grids, appearance.shape, slot);
@@ -98,6 +104,7 @@ export async function appearanceParity(ctx: GpuContext, variant: KernelVariant, 
     vImage: relativeL2(rgbOf(gotV), wantV),
     vAlpha: relativeL2(alphaOf(gotV), vAlpha),
     grad: relativeL2(gotGrad, wantGrad),
+    gauge: relativeL2(gotGauge, wantGauge),
   };
   // the TV coefficients the host packs are the reference's (2 w / count / images)
   const tvx = tvCoefficients(appearance.shape, c.images, appearance.tvWeight).x;
@@ -116,4 +123,18 @@ export async function appearanceParity(ctx: GpuContext, variant: KernelVariant, 
     tolerance,
     detail: `${Object.entries(errors).map(([k, e]) => `${k} ${e.toExponential(2)}`).join(', ')}; slot ${slot}, tv_x ${tvx.toExponential(3)}; ${kinks} pixels at a luminance kink left out of dL/d image`,
   };
+}
+
+/** Float64: every grid float moved by (identity - its mean over the images). */
+export function gaugeReference(grids: Float32Array, images: number): Float64Array {
+  const perImage = grids.length / images;
+  const out = Float64Array.from(grids);
+  for (let i = 0; i < perImage; i++) {
+    let sum = 0;
+    for (let im = 0; im < images; im++) sum += grids[im * perImage + i];
+    const k = i % 12;
+    const shift = (k === 0 || k === 5 || k === 10 ? 1 : 0) - sum / images;
+    for (let im = 0; im < images; im++) out[im * perImage + i] += shift;
+  }
+  return out;
 }

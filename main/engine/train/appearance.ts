@@ -2,10 +2,11 @@
  * Appearance compensation: a per-image colour model (kernels/appearance.wgsl) between the render
  * and the loss, learned with the splats so that exposure, white balance and tone differences
  * between a capture's photos are not baked into the splats' colours. Evaluation renders without
- * it (a held-out image has no model). 'affine' is one 3x4 colour matrix per image; 'bilagrid' a
+ * it (a held-out image has no model): the splats' colours are the capture's mean appearance. 'affine' is one 3x4 colour matrix per image; 'bilagrid' a
  * 16 x 16 x 8 bilateral grid of them per image with a total-variation regulariser (gsplat's
  * bilagrid: grid shape, identity initialization, TV weight 10, learning rate 2e-3 with a linear
- * warm-up over 1000 steps and an exponential decay to 1% at the end).
+ * warm-up over 1000 steps and an exponential decay to 1% at the end). After each step the models'
+ * mean over the images is set back to the identity (their common part belongs to the splats).
  */
 import { GpuArena } from '../gpu/arena.js';
 import { bindGroup, createStorage, createUniform, readBuffer, writeRange, type GpuRange, type GpuRegion } from '../gpu/buffers.js';
@@ -122,6 +123,7 @@ export class Appearance {
   /** u32 [floats]: Adam's element count. */
   private readonly count: GPUBuffer;
   private adamGroup?: AdamGroup;
+  private gaugeGroup?: GPUBindGroup;
   private groups?: { rendered: GpuRange; vOut: GpuRange; vRendered: GpuRange; forward: GPUBindGroup; backward: GPUBindGroup; partials: GPUBindGroup; tv: GPUBindGroup; reduce: GPUBindGroup };
   private active = { width: 0, height: 0, chunks: 0 };
 
@@ -132,7 +134,7 @@ export class Appearance {
     readonly images: number,
     readonly width: number,
     readonly height: number,
-    private readonly pipelines: Record<'forward' | 'backward' | 'partials' | 'tv' | 'reduce', CompiledPipeline>,
+    private readonly pipelines: Record<'forward' | 'backward' | 'partials' | 'tv' | 'reduce' | 'gauge', CompiledPipeline>,
     readonly tvWeight: number,
   ) {
     const { device } = ctx;
@@ -157,9 +159,9 @@ export class Appearance {
     if (!(images >= 1)) throw new Error(`appearance: ${images} images`);
     const constants = { GRID_X: shape.x, GRID_Y: shape.y, GRID_L: shape.l, WG };
     const request = (entryPoint: string) => ({ kernel: 'appearance', entryPoint, constants, variant: options.variant });
-    const [forward, backward, partials, tv, reduce] = await ctx.kernels.preload(['apply_forward', 'apply_backward', 'grid_grad_partials', 'grid_tv', 'grid_grad_reduce'].map(request));
+    const [forward, backward, partials, tv, reduce, gauge] = await ctx.kernels.preload(['apply_forward', 'apply_backward', 'grid_grad_partials', 'grid_tv', 'grid_grad_reduce', 'grid_gauge'].map(request));
     const tvWeight = options.tvWeight ?? (model === 'bilagrid' ? BILAGRID_TV_WEIGHT : 0);
-    return new Appearance(ctx, model, shape, images, width, height, { forward, backward, partials, tv, reduce }, tvWeight);
+    return new Appearance(ctx, model, shape, images, width, height, { forward, backward, partials, tv, reduce, gauge }, tvWeight);
   }
 
   private bind(rendered: GpuRange, vOut: GpuRange, vRendered: GpuRange) {
@@ -223,10 +225,20 @@ export class Appearance {
     return [x, Math.ceil(groups / x)];
   }
 
-  /** One Adam step (t 1-based) of every grid at learning rate `lr`. */
+  /**
+   * One Adam step (t 1-based) of every grid at learning rate `lr`, then the gauge (grid_gauge:
+   * the images' mean model back to the identity, so the splats keep the capture's mean colour).
+   */
   encodeAdam(commands: GpuCommands, adam: Adam, t: number, lr: number): void {
     this.adamGroup ??= adam.createGroup('appearance', this.grid, this.grad, this.count, 1, 1, this.moments);
     adam.encode(commands, this.adamGroup, this.floats, t, lr);
+    this.encodeGauge(commands);
+  }
+
+  /** Records grid_gauge (reads `images` from the params the last encodeForward wrote). */
+  encodeGauge(commands: GpuCommands): void {
+    this.gaugeGroup ??= bindGroup(this.ctx.device, this.pipelines.gauge, { 0: this.params, 9: this.grid });
+    commands.dispatch(this.pipelines.gauge, [this.gaugeGroup], ...this.spread(this.floats / this.images));
   }
 
   /** Grids and Adam moments, for a checkpoint (a GPU sync point). */
