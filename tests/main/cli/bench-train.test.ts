@@ -1,8 +1,9 @@
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index.js';
 import { writeColmapModel } from '../../helpers/colmap-writer.js';
+import { encodePng } from '../../helpers/images.js';
 import { makeColmapDataset, tempDir } from '../../helpers/datasets.js';
 import { captureStreams } from '../../helpers/streams.js';
 
@@ -49,6 +50,10 @@ describe('argonaut --no-gui bench train --protocol capture', () => {
   it('records the protocol as run: SfM init, every 8th image by name held out, full resolution, black, and every test view by name', async () => {
     // 10 images: img_0 and img_8 are held out (index % 8 == 0 over the sorted names)
     const data = await makeColmapDataset({ width: 40, height: 24, count: 10, seed: 11 });
+    // the dataset's own masks/ (COLMAP's names): the loader finds them, the result counts them
+    await mkdir(path.join(data.root, 'masks'));
+    const mask = Uint8Array.from({ length: 40 * 24 * 3 }, (_, i) => (Math.floor(i / 3) % 40 < 8 ? 0 : 255));
+    for (const image of data.images) await writeFile(path.join(data.root, 'masks', `${image.name}.png`), encodePng({ width: 40, height: 24, colorType: 2, depth: 8, samples: Array.from(mask) }));
     const out = path.join(await tempDir('bench-capture'), 'result.json');
     const s = captureStreams();
     const code = await runCli(['--no-gui', 'bench', 'train', data.root, '--protocol', 'capture', '--steps', '30', '--out', out, '--json'], { streams: s });
@@ -58,7 +63,7 @@ describe('argonaut --no-gui bench train --protocol capture', () => {
       protocol: 'capture', steps: 30, test_views: 2, train_views: 8,
       init: { kind: 'sfm', points: data.points.ids.length },
       split: { rule: 'every 8th image by name (index % 8 == 0)', train: 8, test: 2 },
-      downscale: 1, width: 40, height: 24, background: [0, 0, 0], masked_views: 0,
+      downscale: 1, width: 40, height: 24, background: [0, 0, 0], masked_views: 10,
       appearance: 'bilagrid', refine_cameras: 'off',
     });
     expect(result).not.toHaveProperty('pose_aligned'); // refinement was off
@@ -98,5 +103,14 @@ describe('argonaut --no-gui bench train --protocol capture', () => {
     const code = await runCli(['--no-gui', 'bench', 'train', synthetic, '--protocol', 'capture'], { streams: s });
     expect(code, s.err()).toBe(3);
     expect(s.err()).toContain(synthetic);
+    // a mask of the wrong size stops it before any training, naming the mask (exit 3)
+    await mkdir(path.join(data.root, 'masks'));
+    for (const [i, image] of data.images.entries()) {
+      const [width, height] = i === 1 ? [12, 16] : [16, 12];
+      await writeFile(path.join(data.root, 'masks', `${image.name}.png`), encodePng({ width, height, colorType: 0, depth: 8, samples: new Array<number>(width * height).fill(255) }));
+    }
+    s = captureStreams();
+    expect(await runCli(['--no-gui', 'bench', 'train', data.root, '--protocol', 'capture'], { streams: s })).toBe(3);
+    expect(s.err()).toContain(`${path.join(data.root, 'masks', `${data.images[1].name}.png`)}: mask is 12x16`);
   });
 });
