@@ -2,6 +2,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index.js';
+import { exportDataset } from '../../../main/engine/dataset/export.js';
 import { writeColmapModel } from '../../helpers/colmap-writer.js';
 import { encodePng } from '../../helpers/images.js';
 import { makeColmapDataset, tempDir } from '../../helpers/datasets.js';
@@ -73,6 +74,18 @@ describe('argonaut --no-gui bench train --protocol capture', () => {
     // the means are the per-view numbers' means
     const mean = (key: 'psnr' | 'cc_psnr' | 'ssim') => views.reduce((sum, v) => sum + v[key], 0) / views.length;
     for (const key of ['psnr', 'cc_psnr', 'ssim'] as const) expect(result[key] as number, key).toBeCloseTo(mean(key), 9);
+  }, 180_000);
+
+  it('takes a transforms.json folder the same way: its points, every 8th image by name, the capture protocol by default', async () => {
+    const colmap = await makeColmapDataset({ width: 16, height: 12, count: 9, seed: 14 });
+    const folder = path.join(await tempDir('bench-transforms'), 'garden');
+    await exportDataset(colmap.root, folder, { format: 'transforms', images: 'copy' });
+    const out = path.join(await tempDir('bench-transforms-out'), 'result.json');
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'bench', 'train', folder, '--steps', '10', '--out', out, '--json'], { streams: s }), s.err()).toBe(0);
+    const result = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
+    expect(result).toMatchObject({ protocol: 'capture', init: { kind: 'sfm', points: colmap.points.ids.length }, split: { rule: 'every 8th image by name (index % 8 == 0)', train: 7, test: 2 } });
+    expect((result.views as { name: string }[]).map((v) => path.posix.basename(v.name))).toEqual(['img_0.png', 'img_8.png']);
   }, 180_000);
 
   it('says when it had to start from random points, and reports the pose-aligned scores when cameras were refined', async () => {
