@@ -213,7 +213,7 @@ describe.skipIf(skip)('training from the studio, end to end', () => {
     // The final evaluation's held-out views (every 8th of the 23 photos by name), worst PSNR first.
     const testViews = page.locator('[data-section="test-views"] tbody tr');
     await expect.poll(() => testViews.count(), { timeout: 30_000 }).toBe(3);
-    const viewNames = await testViews.evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.view));
+    const viewNames = await Promise.all((await testViews.all()).map((row) => row.getAttribute('data-view')));
     expect([...viewNames].sort()).toEqual(['DSC_5283.jpg', 'DSC_5291.jpg', 'DSC_5299.jpg']);
     const viewPsnrs = (await testViews.locator('td:nth-child(2)').allTextContents()).map((t) => Number.parseFloat(t));
     expect(viewPsnrs.every(Number.isFinite)).toBe(true);

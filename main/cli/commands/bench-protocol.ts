@@ -24,29 +24,45 @@ export const CAPTURE_TEST_EVERY = 8;
 type TrainParams = ReturnType<typeof resolveTrainParams>;
 type ViewFilter = (view: { name: string; split: string }, index: number) => boolean;
 
+/** The anchors' protocols by the dataset's name (mic, statue); undefined for any other name. */
+export function protocolByName(name: string): BenchProtocol | undefined {
+  if (name.includes('mic')) return 'mic';
+  if (name.includes('statue')) return 'statue';
+  return undefined;
+}
+
 /**
  * The protocol a dataset gets without `--protocol`: mic and statue by name (their anchors), a
  * NeRF-synthetic scene its own split as it is ('custom'), any other capture the capture protocol.
  */
 export function defaultProtocol(name: string, format: DatasetFormat): BenchProtocol {
-  if (name.includes('mic')) return 'mic';
-  if (name.includes('statue')) return 'statue';
-  return format === 'nerf-synthetic' ? 'custom' : 'capture';
+  return protocolByName(name) ?? (format === 'nerf-synthetic' ? 'custom' : 'capture');
 }
 
 /**
- * Fixes in `params` what `protocol` fixes (in place) and returns its test-view filter. `explicit`
+ * Whether the protocol checks the dataset before training (the capture protocol refuses a
+ * NeRF-synthetic scene and bad masks before any work). The others read it after training, for
+ * the result only, so the anchors' start-up times (process start to the first step) stay what
+ * they measured.
+ */
+export function checksDatasetFirst(protocol: BenchProtocol): boolean {
+  return protocol === 'capture';
+}
+
+/**
+ * Fixes in `params` what `protocol` fixes (in place) and returns its test-view filter; `dataset`
+ * is there when the protocol checks it first (checksDatasetFirst) or the default needed it. `explicit`
  * holds the values given on the command line: a protocol does not override what a user asked for
  * where the protocol allows a choice, and refuses what would make its numbers something else.
  */
-export function applyProtocol(protocol: BenchProtocol, dataset: Dataset, params: TrainParams, explicit: Readonly<Record<string, unknown>>): { viewFilter?: ViewFilter } {
+export function applyProtocol(protocol: BenchProtocol, dataset: Dataset | undefined, params: TrainParams, explicit: Readonly<Record<string, unknown>>): { viewFilter?: ViewFilter } {
   if (protocol === 'mic') {
     params['train.background'] = 'white';
     params['train.initPoints'] = 100_000;
     return { viewFilter: (v) => v.split === 'train' || Number(/r_(\d+)/.exec(v.name)?.[1] ?? 1) % 4 === 0 };
   }
   if (protocol === 'statue' || protocol === 'capture') {
-    if (dataset.format === 'nerf-synthetic') {
+    if (dataset?.format === 'nerf-synthetic') {
       throw badInput(dataset.root, `--protocol ${protocol} needs a COLMAP or transforms.json capture, and this is a NeRF-synthetic scene (its own train/test split, random init): use --protocol mic or custom`);
     }
     if (protocol === 'capture' && explicit['train.downscale'] !== undefined && explicit['train.downscale'] !== 1) {

@@ -1,11 +1,11 @@
 import path from 'node:path';
 import { formatProfileTable } from '../../../shared/contract/profile.js';
-import { loadDataset } from '../../engine/dataset/dataset.js';
+import { loadDataset, type Dataset } from '../../engine/dataset/dataset.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 import { metricsOf, resolveTrainParams, trainWithProgress } from '../training.js';
-import { applyProtocol, type BenchProtocol, defaultProtocol, setupRecord } from './bench-protocol.js';
+import { applyProtocol, type BenchProtocol, checksDatasetFirst, defaultProtocol, protocolByName, setupRecord } from './bench-protocol.js';
 
 /**
  * `bench train <dataset>`: one training run under a protocol of bench-protocol.ts (mic, statue,
@@ -21,12 +21,16 @@ export async function benchTrain(context: CommandContext): Promise<void> {
   const params = resolveTrainParams(context);
   if (context.options.steps !== undefined) params['train.iterations'] = context.options.steps as number;
   // The views, points and masks as the loader sees them (cameras and image headers only): what
-  // the protocol checks and the result records. Bad masks stop here, naming the file (exit 3).
-  const dataset = await loadDataset(datasetPath, { masks: typeof params['train.masks'] === 'string' && params['train.masks'] !== '' ? params['train.masks'] : undefined });
-  const protocol = (context.options.protocol as BenchProtocol | undefined) ?? defaultProtocol(name, dataset.format);
+  // the capture protocol checks first (bad masks stop there, naming the file: exit 3) and every
+  // result records.
+  const inspect = () => loadDataset(datasetPath, { masks: typeof params['train.masks'] === 'string' && params['train.masks'] !== '' ? params['train.masks'] : undefined });
+  let dataset: Dataset | undefined;
+  const given = (context.options.protocol as BenchProtocol | undefined) ?? protocolByName(name);
+  const protocol = given ?? defaultProtocol(name, (dataset = await inspect()).format);
+  if (checksDatasetFirst(protocol)) dataset ??= await inspect();
   const { viewFilter } = applyProtocol(protocol, dataset, params, context.params);
   const { result, gpu, profile } = await trainWithProgress(context, { kind: 'dataset', path: datasetPath }, params, { viewFilter, profileEvery: 50 });
-  const setup = setupRecord(protocol, dataset, params, result);
+  const setup = setupRecord(protocol, dataset ?? (await inspect()), params, result);
   const out = {
     bench: 'train',
     dataset: name,

@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { BENCH_PROTOCOLS, checksDatasetFirst, defaultProtocol, protocolByName } from '../../../main/cli/commands/bench-protocol.js';
 import { runCli } from '../../../main/cli/index.js';
 import { exportDataset } from '../../../main/engine/dataset/export.js';
 import { writeColmapModel } from '../../helpers/colmap-writer.js';
@@ -44,6 +45,19 @@ describe('argonaut --no-gui bench train', () => {
       expect(await runCli(['--no-gui', 'bench', ...args], { streams: s }), args.join(' ')).toBe(2);
       expect(s.err()).toMatch(new RegExp(`--${args.at(-2)!.slice(2)}: expected one of`));
     }
+  });
+});
+
+describe('bench train protocols', () => {
+  it('picks mic and statue by name, custom for other NeRF-synthetic scenes, capture for any other capture; only capture reads the dataset before training', () => {
+    expect(defaultProtocol('nerf_synthetic_mic', 'nerf-synthetic')).toBe('mic');
+    expect(defaultProtocol('colmap_statue', 'colmap')).toBe('statue');
+    expect(defaultProtocol('lego', 'nerf-synthetic')).toBe('custom');
+    expect(defaultProtocol('garden', 'colmap')).toBe('capture');
+    expect(defaultProtocol('phone-walk', 'transforms')).toBe('capture');
+    expect(protocolByName('garden')).toBeUndefined();
+    // the anchors' start-up times (process start to the first step) include no extra dataset read
+    expect(BENCH_PROTOCOLS.filter(checksDatasetFirst)).toEqual(['capture']);
   });
 });
 
