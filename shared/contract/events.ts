@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TrainProfileSchema, TrainProgressSchema, TrainSnapshotSchema, TrainStateSchema } from './train-events.js';
+import { TrainEvaluationSchema, TrainProfileSchema, TrainProgressSchema, TrainSnapshotSchema, TrainStateSchema } from './train-events.js';
 import { MetricValuesSchema } from './train-metrics.js';
 
 /** Events that flow from the engine to every client. */
@@ -28,6 +28,12 @@ export const MetricsEvent = z.object({
   step: z.number().int(),
   values: MetricValuesSchema,
 });
+
+/**
+ * An evaluation on the test views, every view by name (the Train view's table of test views; its
+ * means also go out as a `metrics` event, for the charts).
+ */
+export const EvaluationEvent = TrainEvaluationSchema.omit({ type: true }).extend({ job: z.string() });
 
 /** Binary splat snapshot for the live viewer (Babylon's layout); never JSON-encoded. */
 export const SnapshotEvent = TrainSnapshotSchema.omit({ type: true }).extend({ job: z.string() });

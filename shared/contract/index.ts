@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
-import { DeviceLostEvent, ErrorEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
+import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
 import { GpuInfoSchema } from './gpu.js';
 import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
@@ -61,6 +61,7 @@ export const contract = defineContract({
     log: LogEvent,
     progress: ProgressEvent,
     metrics: MetricsEvent,
+    evaluation: EvaluationEvent,
     snapshot: SnapshotEvent,
     job: JobEvent,
     task: TaskEvent,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ProfileReportSchema } from './profile.js';
 import { JobStateSchema } from './projects.js';
-import { TrainMetricsSchema, trainMetricsOf, type MetricValues } from './train-metrics.js';
+import { EvaluationViewSchema, TrainMetricsSchema, trainMetricsOf, type MetricValues } from './train-metrics.js';
 
 /**
  * One training job's event stream (as Brush's `TrainMessage`): the trainer emits these, the
@@ -34,7 +34,7 @@ export const TrainEvaluationSchema = z.object({
   psnr: z.number(),
   ssim: z.number(),
   ccPsnr: z.number().optional(),
-  views: z.array(z.object({ name: z.string(), psnr: z.number(), ssim: z.number(), ccPsnr: z.number().optional() })),
+  views: z.array(EvaluationViewSchema),
 });
 
 /** The current splats in the viewer's 32-byte layout (binary, never JSON-encoded). */

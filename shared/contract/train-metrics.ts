@@ -25,6 +25,14 @@ export const EvaluationMetricsSchema = z.object({
   testCcPsnr: z.number().optional(),
 });
 
+/**
+ * One test view's scores in an evaluation: its name (the image's, as the dataset names it), PSNR
+ * (dB), colour-corrected PSNR (absent from engines before it) and SSIM. The evaluation event, the
+ * contract's `evaluation` event and a project run's recorded evaluation all carry it.
+ */
+export const EvaluationViewSchema = z.object({ name: z.string(), psnr: z.number(), ssim: z.number(), ccPsnr: z.number().optional() }).strict();
+export type EvaluationView = z.infer<typeof EvaluationViewSchema>;
+
 /** Every metric a `metrics` event may carry, by name. */
 export const MetricValuesSchema = TrainMetricsSchema.extend(EvaluationMetricsSchema.shape).strict();
 export type MetricValues = z.infer<typeof MetricValuesSchema>;

@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import { allParams, getParamByFlag, paramsSchema, paramValueSchema, type ParamDef, type ParamValue } from '../params/index.js';
-import { TrainMetricsSchema } from '../contract/train-metrics.js';
+import { EvaluationViewSchema, TrainMetricsSchema, type EvaluationView } from '../contract/train-metrics.js';
 import { badInput } from '../rpc/errors.js';
 
 export const PROJECT_FORMAT = 'argonaut-project';
@@ -89,6 +89,20 @@ export type CaptureRecord = z.infer<typeof CaptureRecordSchema>;
 export const MetricsPointSchema = z.object({ step: count }).extend(TrainMetricsSchema.shape).strict();
 export type MetricsPoint = z.infer<typeof MetricsPointSchema>;
 
+/**
+ * One evaluation on the test views: the means, and on the newest evaluation of a run every test
+ * view by name (recordEvaluation keeps the manifest's size bounded). `views` was added in place in
+ * version 1: optional, older files read unchanged.
+ */
+export const EvaluationRecordSchema = z.object({
+  step: count,
+  psnr: z.number(),
+  ssim: z.number(),
+  ccPsnr: z.number().optional(),
+  views: z.array(EvaluationViewSchema).optional(),
+}).strict();
+export type EvaluationRecord = z.infer<typeof EvaluationRecordSchema>;
+
 export const RUN_STATUSES = ['running', 'paused', 'interrupted', 'stopped', 'finished', 'failed'] as const;
 export const RunStatusSchema = z.enum(RUN_STATUSES);
 export type RunStatus = z.infer<typeof RunStatusSchema>;
@@ -109,7 +123,7 @@ export const RunSchema = z.object({
   latestCheckpoint: z.object({ file: relativeOrAbsolutePath, step: count, savedAt: isoTime }).strict().optional(),
   /** Loss, PSNR, splat count over time (decimated to at most METRICS_LIMIT points). */
   metrics: z.array(MetricsPointSchema),
-  evaluations: z.array(z.object({ step: count, psnr: z.number(), ssim: z.number(), ccPsnr: z.number().optional() }).strict()),
+  evaluations: z.array(EvaluationRecordSchema),
   outputs: z.object({ splats: relativeOrAbsolutePath.optional(), splatCount: count.optional(), cameras: relativeOrAbsolutePath.optional() }).strict(),
   error: z.object({ code: z.string(), message: z.string() }).strict().optional(),
 }).strict();
@@ -166,6 +180,24 @@ export function appendMetrics(history: MetricsPoint[], point: MetricsPoint): voi
     const thinned = history.slice(0, half).filter((_, i) => i % 2 === 0);
     history.splice(0, half, ...thinned);
   }
+}
+
+/**
+ * Records an evaluation in a run's history: its means always, its per-view scores only on the
+ * newest (an evaluation every 1,000 steps of 30,000 on 40 test views would otherwise keep 1,200
+ * rows that nobody reads; the Train view shows the newest). An evaluation of a step already
+ * recorded replaces that record.
+ */
+export function recordEvaluation(history: EvaluationRecord[], evaluation: EvaluationRecord): void {
+  for (const older of history) delete older.views;
+  const record: EvaluationRecord = { step: evaluation.step, psnr: evaluation.psnr, ssim: evaluation.ssim, ...(evaluation.ccPsnr !== undefined ? { ccPsnr: evaluation.ccPsnr } : {}), ...(evaluation.views ? { views: evaluation.views.map(viewRecord) } : {}) };
+  const same = history.findIndex((e) => e.step === evaluation.step);
+  if (same >= 0) history.splice(same, 1);
+  history.push(record);
+}
+
+function viewRecord(view: EvaluationView): EvaluationView {
+  return { name: view.name, psnr: view.psnr, ssim: view.ssim, ...(view.ccPsnr !== undefined ? { ccPsnr: view.ccPsnr } : {}) };
 }
 
 // ---- migrations ----

@@ -210,6 +210,14 @@ describe.skipIf(skip)('training from the studio, end to end', () => {
     await expect.poll(() => page.locator('[data-test="job-state"] .job-id').textContent(), { timeout: 30_000 }).toContain(job);
     await expect.poll(jobState, { timeout: 180_000 }).toBe('finished');
     const trainedSplats = Number((await page.locator('[data-view="train"] .metrics-chart[data-metric="splats"] [data-latest]').textContent())?.replace(/,/g, ''));
+    // The final evaluation's held-out views (every 8th of the 23 photos by name), worst PSNR first.
+    const testViews = page.locator('[data-section="test-views"] tbody tr');
+    await expect.poll(() => testViews.count(), { timeout: 30_000 }).toBe(3);
+    const viewNames = await Promise.all((await testViews.all()).map((row) => row.getAttribute('data-view')));
+    expect([...viewNames].sort()).toEqual(['DSC_5283.jpg', 'DSC_5291.jpg', 'DSC_5299.jpg']);
+    const viewPsnrs = (await testViews.locator('td:nth-child(2)').allTextContents()).map((t) => Number.parseFloat(t));
+    expect(viewPsnrs.every(Number.isFinite)).toBe(true);
+    expect(viewPsnrs).toEqual([...viewPsnrs].sort((a, b) => a - b));
     await page.screenshot({ path: path.join(screenshots, 'train-statue-finished.png') });
 
     // The viewer has the project's 23 cameras; looking through one puts its photo beside the render.

@@ -35,7 +35,7 @@ if (args.includes('--help')) {
   const ma = modern ? 'FeatureMatching' : 'SiftMatching';
   const common = ['log_to_stderr', 'log_level', 'database_path', 'image_path', 'output_path', 'input_path'];
   const byCommand = {
-    feature_extractor: ['image_list_path', 'ImageReader.camera_model', 'ImageReader.single_camera', ex + '.use_gpu', ex + '.num_threads', ex + '.max_image_size', 'SiftExtraction.max_num_features'],
+    feature_extractor: ['image_list_path', 'ImageReader.camera_model', 'ImageReader.single_camera', 'ImageReader.mask_path', ex + '.use_gpu', ex + '.num_threads', ex + '.max_image_size', 'SiftExtraction.max_num_features'],
     sequential_matcher: [ma + '.use_gpu', ma + '.num_threads', 'SequentialMatching.overlap'],
     exhaustive_matcher: [ma + '.use_gpu', ma + '.num_threads', 'ExhaustiveMatching.block_size'],
     mapper: ['Mapper.num_threads', 'Mapper.multiple_models'],

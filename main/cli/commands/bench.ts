@@ -10,6 +10,7 @@ import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { benchMesh } from './bench-mesh.js';
+import { BENCH_PROTOCOLS } from './bench-protocol.js';
 import { benchTrain } from './bench-train.js';
 
 async function raster(context: CommandContext) {
@@ -80,7 +81,7 @@ async function raster(context: CommandContext) {
 export const benchCommand: CommandSpec = {
   name: 'bench',
   summary: 'benchmarks: `bench raster` (the fixed raster load), `bench train <dataset>` (the training protocol) and `bench mesh <dataset>` (train, extract, score against gt_mesh.ply)',
-  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
@@ -91,7 +92,7 @@ export const benchCommand: CommandSpec = {
     { flag: 'backward-pixels', type: 'int', choices: [1, 2], help: 'raster: pixels per thread of the subgroup partials backward' },
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
-    { flag: 'protocol', type: 'string', choices: ['mic', 'statue', 'custom'], help: 'train: the anchors.json protocol to follow (default from the dataset: mic, statue, else custom)' },
+    { flag: 'protocol', type: 'string', choices: BENCH_PROTOCOLS, help: "train: the protocol to follow (docs/benchmarks.md): 'mic' and 'statue' (anchors.json), 'capture' (any COLMAP or transforms.json folder: SfM init, every 8th image held out, full resolution, black, per-view scores), 'custom' (the run's own parameters); default mic or statue by name, custom for other NeRF-synthetic scenes, else capture" },
     { flag: 'metrics', type: 'string', help: 'mesh: the mesh-metrics.mjs to score with (default ../shared/tools/mesh-metrics.mjs)', valueName: 'file' },
     { flag: 'gt', type: 'string', help: 'mesh: ground-truth mesh (default <dataset>/gt_mesh.ply)', valueName: 'file' },
     { flag: 'mesh-out', type: 'string', help: 'mesh: also keep the extracted mesh here (.glb, .ply or .obj)', valueName: 'file' },

@@ -42,14 +42,19 @@ export function captureCallbacks(context: CommandContext): Pick<CaptureOptions, 
 
 /** Runs a capture with progress and log lines on the terminal. */
 export async function captureWithProgress(context: CommandContext, inputs: string[], outDir: string) {
-  return captureToDataset(inputs, outDir, { ...captureOptionsOf(context), signal: context.signal, ...captureCallbacks(context) });
+  const masks = context.options.masks as string | undefined;
+  return captureToDataset(inputs, outDir, { ...captureOptionsOf(context), ...(masks ? { masks: path.resolve(context.cwd, masks) } : {}), signal: context.signal, ...captureCallbacks(context) });
 }
 
 export const captureCommand: CommandSpec = {
   name: 'capture',
   summary: 'video clips and photo folders -> a posed dataset (frame selection, COLMAP structure from motion)',
-  usage: 'capture <video|images-dir>... --out DIR [--frames N] [--max-size PX] [--matcher auto|sequential|exhaustive] [--json]',
-  options: [JSON_OPTION, { flag: 'out', type: 'string', help: 'dataset folder to create (or an earlier capture to resume): images/, sparse/0, capture/report.json', valueName: 'dir' }],
+  usage: 'capture <video|images-dir>... --out DIR [--masks DIR] [--frames N] [--max-size PX] [--matcher auto|sequential|exhaustive] [--json]',
+  options: [
+    JSON_OPTION,
+    { flag: 'out', type: 'string', help: 'dataset folder to create (or an earlier capture to resume): images/, sparse/0, capture/report.json', valueName: 'dir' },
+    { flag: 'masks', type: 'string', help: "photo folders only: a mask per photo (IMG_1.jpg.png or IMG_1.png, the photo's size; zero = ignore), resized with the photos into the dataset's masks/ and given to COLMAP's feature extraction", valueName: 'dir' },
+  ],
   params: () => paramsForCommand('capture').filter((p) => !p.commands.includes('*')),
   async run(context) {
     const { positionals, options, out, cwd } = context;

@@ -2,6 +2,7 @@
  * Video clips and photo folders -> a posed dataset that loadDataset reads:
  *
  *   <out>/images/<input>/...        the selected frames and normalized photos (what COLMAP and the trainer read)
+ *   <out>/masks/<input>/<name>.png  with --masks (photos only): each photo's mask at its size (capture-masks.ts)
  *   <out>/sparse/0/*.bin            the largest COLMAP model (distortion kept: the loaders undistort)
  *   <out>/capture/report.json       the report: registered / total, reprojection error, points, diagnostics
  *   <out>/capture/<input>/          per-input work: scan.json, selection.json, photos.json, ffmpeg.log
@@ -16,9 +17,11 @@ import { paramsWithPrefix, resolveParams, type ParamValue } from '../../../share
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { copyFileAtomic, writeFileAtomic } from '../formats/atomic-file.js';
 import { processVideo, resolveInputs, framesPerClip, type CaptureInput, type VideoOutcome } from './capture-inputs.js';
+import { capturedMasksDir, checkCaptureMasks, importCaptureMasks } from './capture-masks.js';
 import { openColmap } from './colmap-cli.js';
 import { DEFAULT_BLUR_RATIO, DEFAULT_DUPLICATE_THRESHOLD } from './frame-selection.js';
 import { importPhotos, type PhotoRecord } from './photos.js';
+import { MASKS_FOLDER } from '../dataset/masks.js';
 import { runSfm, type Matcher, type SfmGroup, type SfmStage } from './sfm.js';
 import { diagnose, modelStats, type Diagnostic, type InputSummary } from './sfm-report.js';
 import { runTool } from './tool-process.js';
@@ -52,6 +55,8 @@ export interface CaptureOptions {
   bundleAdjust?: boolean;
   blurRatio?: number;
   duplicateThreshold?: number;
+  /** A folder with a mask per photo (photo folders only: capture-masks.ts); written to the dataset's masks/ and used by COLMAP and training. */
+  masks?: string;
   /** COLMAP threads (-1: all cores). */
   threads?: number;
   /** Where to find the tools (PATH, ARGONAUT_FFMPEG, ARGONAUT_COLMAP). Default process.env. */
@@ -157,8 +162,10 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   const imagesDir = path.join(datasetDir, 'images');
   const workDir = path.join(datasetDir, 'capture');
 
-  // Everything that can fail fast does, before any long step: inputs, tools, the output folder.
+  // Everything that can fail fast does, before any long step: inputs, masks, tools, the output folder.
   const inputs = await resolveInputs(inputPaths);
+  const masksDir = options.masks !== undefined ? path.resolve(options.masks) : undefined;
+  if (masksDir) await checkCaptureMasks(masksDir, inputs);
   const colmap = await openColmap(findTool('colmap', env), env, signal);
   const videos = inputs.filter((i) => i.kind === 'video');
   const tools = videos.length > 0 ? await ffmpegTools(env, signal) : undefined;
@@ -210,7 +217,13 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     await writeFileAtomic(manifest, `${JSON.stringify(imported.records, null, 1)}\n`);
     if (imported.skipped.length === imported.names.length) resumed.push(`photos:${input.name}`);
     outcomes.set(input, { photos: imported.names, records: imported.records });
+    if (masksDir) {
+      await time('masks', () => importCaptureMasks(masksDir, input.path, imported.names, imported.records, maxSize, capturedMasksDir(datasetDir, input.name), signal));
+      log('info', `${imported.names.length} masks from ${masksDir} -> ${capturedMasksDir(datasetDir, input.name)}`);
+    }
   }
+  // an earlier capture's masks never outlive a capture without them (the loaders would use them)
+  if (!masksDir) await rm(path.join(datasetDir, MASKS_FOLDER), { recursive: true, force: true });
 
   // ---- structure from motion ----
   const groups: SfmGroup[] = inputs.map((input) => {
@@ -232,6 +245,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
     maxImageSize: maxSize,
     bundleAdjust: options.bundleAdjust ?? false,
+    ...(masksDir ? { maskDir: path.join(datasetDir, MASKS_FOLDER) } : {}),
     threads: options.threads,
     signal,
     onLog: log,

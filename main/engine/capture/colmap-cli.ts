@@ -21,6 +21,7 @@ export const OPTION_CANDIDATES = {
   matchUseGpu: ['FeatureMatching.use_gpu', 'SiftMatching.use_gpu'],
   matchThreads: ['FeatureMatching.num_threads', 'SiftMatching.num_threads'],
   mapperThreads: ['Mapper.num_threads'],
+  readerMaskPath: ['ImageReader.mask_path'],
   logToStderr: ['log_to_stderr'],
 } as const;
 

@@ -50,6 +50,8 @@ export interface SfmOptions {
   /** Images are already at most this size; passed on so COLMAP never downsizes behind our back. */
   maxImageSize: number;
   bundleAdjust: boolean;
+  /** Masks for feature extraction: `<maskDir>/<image name>.png`, zero = no features there (capture-masks.ts). */
+  maskDir?: string;
   /** CPU threads for COLMAP (-1: all). */
   threads?: number;
   signal?: AbortSignal;
@@ -100,7 +102,12 @@ async function stateKey(colmap: Colmap, paths: SfmPaths, groups: readonly SfmGro
       files.push([name, info.size]);
     }
   }
-  const material = { colmap: colmap.versionString, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: groups.map((g) => [g.name, g.kind]), files };
+  // masks change the features: a capture with other masks (or none now) starts over
+  const masks = [];
+  if (options.maskDir) {
+    for (const group of groups) for (const name of group.images) masks.push([name, (await stat(path.join(options.maskDir, `${name}.png`)).catch(() => undefined))?.size ?? -1]);
+  }
+  const material = { colmap: colmap.versionString, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: groups.map((g) => [g.name, g.kind]), files, ...(options.maskDir ? { masks } : {}) };
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }
 
@@ -159,6 +166,7 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
 
   const run = async (stage: SfmStage, command: ColmapCommand, args: string[], logical: Partial<Record<LogicalOption, string | number>>, onLine: (line: string) => void): Promise<void> => {
     const extra = await colmap.args(command, { ...logical, logToStderr: 1 }, signal);
+    if (extra.missing.includes('readerMaskPath')) log('warn', `this COLMAP (${colmap.versionText}) has no ImageReader.mask_path: features are extracted from masked pixels too (training still ignores them)`);
     for (const option of extra.missing.filter((o) => o === 'extractUseGpu' || o === 'matchUseGpu')) {
       log('warn', `this COLMAP (${colmap.versionText}) has no ${option === 'extractUseGpu' ? 'use_gpu option for feature extraction' : 'use_gpu option for matching'}: it uses its own default`);
     }
@@ -202,7 +210,7 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
         '--database_path', database, '--image_path', imagesDir, '--image_list_path', list,
         '--ImageReader.camera_model', options.cameraModel,
         '--ImageReader.single_camera', group.kind === 'video' ? '1' : '0',
-      ], { extractUseGpu: gpu, extractThreads: threads, extractMaxImageSize: options.maxImageSize, extractMaxFeatures: options.maxFeatures }, (line) => {
+      ], { extractUseGpu: gpu, extractThreads: threads, extractMaxImageSize: options.maxImageSize, extractMaxFeatures: options.maxFeatures, ...(options.maskDir ? { readerMaskPath: options.maskDir } : {}) }, (line) => {
         const processed = parseProcessedFile(line);
         if (processed) options.onProgress?.({ stage: 'features', fraction: (before + processed.done) / total, message: `${group.name}: ${processed.done}/${processed.total}` });
         const field = parseFeatureField(line);

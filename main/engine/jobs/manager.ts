@@ -248,7 +248,8 @@ export class JobManager {
       case 'profile':
         emit('profile', { ...withoutType(event), job: id });
         break;
-      case 'evaluation': // its metrics go out below
+      case 'evaluation': // every view for the Train view's table; its means go out as metrics below
+        emit('evaluation', { ...withoutType(event), job: id });
         break;
       case 'log':
         this.log(event.level, event.message, id);

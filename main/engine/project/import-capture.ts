@@ -94,7 +94,11 @@ export async function importCapture(inputPaths: readonly string[], projectFile: 
   const inputs = await resolveInputs(inputPaths);
   for (const input of inputs) if (input.kind === 'video') await sniffVideoFile(input.path);
   await checkDataDir(file);
-  const { params, verifyImages, onImportProgress, warn, ...capture } = options;
+  const { params: given, verifyImages, onImportProgress, warn, ...capture } = options;
+  // A mask folder given with photos is the capture's (resized with the photos into the dataset's
+  // masks/, where training finds it): the project keeps no path to the user's full-size masks.
+  const { 'train.masks': masks, ...params } = given ?? {};
+  if (typeof masks === 'string' && masks !== '') capture.masks = masks;
   const { datasetDir, report } = await captureToDataset(inputs.map((i) => i.path), captureDatasetDir(file), capture);
   const projectDir = path.dirname(file);
   const importedAt = new Date().toISOString();

@@ -16,7 +16,7 @@ import { resolveParams, type ParamValue, type PresetName } from '../../../shared
 import { trainParamValues } from '../train/trainer-config.js';
 import type { TrainEvent, TrainEventOptions } from '../../../shared/contract/train-events.js';
 import { trainMetricsOf } from '../../../shared/contract/train-metrics.js';
-import { appendMetrics, projectParamDefs, type ProjectRun, type RunStatus } from '../../../shared/project/manifest.js';
+import { appendMetrics, projectParamDefs, recordEvaluation, type ProjectRun, type RunStatus } from '../../../shared/project/manifest.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
 import { makeFolder, removeStaleTemps } from '../formats/atomic-file.js';
@@ -99,7 +99,7 @@ export async function recordRunEvent(project: Project, run: ProjectRun, event: T
     run.step = event.step;
     appendMetrics(run.metrics, { step: event.step, ...trainMetricsOf(event) });
   } else if (event.type === 'evaluation') {
-    run.evaluations.push({ step: event.step, psnr: event.psnr, ssim: event.ssim, ...(event.ccPsnr !== undefined ? { ccPsnr: event.ccPsnr } : {}) });
+    recordEvaluation(run.evaluations, event);
     touch();
     void project.save().catch((error: unknown) => warn(`could not save ${project.file}: ${(error as Error).message}`));
   } else if (event.type === 'checkpoint') {
@@ -202,7 +202,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
       }
       run.status = 'finished';
     }
-    if (!run.evaluations.some((e) => e.step === result.evaluation.step)) run.evaluations.push({ step: result.evaluation.step, psnr: result.evaluation.psnr, ssim: result.evaluation.ssim, ccPsnr: result.evaluation.ccPsnr });
+    if (!run.evaluations.some((e) => e.step === result.evaluation.step)) recordEvaluation(run.evaluations, result.evaluation);
     touch();
     await project.save();
     if (run.status === 'finished') await emit({ type: 'progress', stage: 'done', step: result.steps, total: result.steps, splats: result.splatCount });

@@ -147,7 +147,8 @@ export const useProjectStore = defineStore('projects', () => {
   /**
    * A new project from `path` (absolute, on the engine's machine). Video and photos start a
    * capture task (this resolves once it started); datasets and splat files are created at once.
-   * `masks`: a dataset's mask folder (optional; empty: the dataset's own masks/, if any).
+   * `masks`: a dataset's mask folder (optional; empty: the dataset's own masks/, if any), or a photo
+   * capture's (a mask per photo; ignored for video, which has none).
    */
   async function create(kind: NewProjectKind, path: string, options: { masks?: string } = {}): Promise<boolean> {
     const api = client?.api;
@@ -164,7 +165,9 @@ export const useProjectStore = defineStore('projects', () => {
           return false;
         }
         captureKinds.value = [kind];
-        const { task } = await api.capture.import({ inputs: [trimmed], params: { ...captureValues.value } });
+        // a photo capture's masks go with its parameters (train.masks: the capture resizes them into the dataset)
+        const masks = kind === 'photos' ? options.masks?.trim() : undefined;
+        const { task } = await api.capture.import({ inputs: [trimmed], params: { ...captureValues.value, ...(masks ? { 'train.masks': masks } : {}) } });
         capture.value = early.get(task) ?? { task, kind: 'capture', state: 'running', title: trimmed, startedMs: Date.now() };
         early.clear();
         if (capture.value.state !== 'running') onCaptureEvent(capture.value);

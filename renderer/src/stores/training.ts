@@ -1,7 +1,7 @@
 import { defineStore } from 'pinia';
 import { computed, markRaw, ref, shallowRef } from 'vue';
 import type { z } from 'zod';
-import type { JobEvent, ProgressEvent } from '../../../shared/contract/events.js';
+import type { EvaluationEvent, JobEvent, ProgressEvent } from '../../../shared/contract/events.js';
 import type { JobState, TrainSource } from '../../../shared/contract/index.js';
 import { ACTIVE_JOB_STATES } from '../../../shared/contract/projects.js';
 import type { ProfileReport } from '../../../shared/contract/profile.js';
@@ -33,6 +33,8 @@ export function describeSource(source: TrainingSource | undefined): string {
   return source.path;
 }
 export type Progress = z.infer<typeof ProgressEvent>;
+/** An evaluation's step and its test views' scores. */
+export type TestViewsResult = Pick<z.infer<typeof EvaluationEvent>, 'step' | 'views'>;
 
 /** The job the studio follows. */
 export interface FollowedJob {
@@ -76,6 +78,8 @@ export const useTrainingStore = defineStore('training', () => {
   const metricsVersion = ref(0);
   /** Per-kernel GPU profile of the job, when the engine reports one. */
   const profile = shallowRef<ProfileReport>();
+  /** The newest evaluation of the job, every test view by name (the Train view's table); undefined before the first. */
+  const testViews = shallowRef<TestViewsResult>();
   /** What the next job trains on: chosen on Home (the sample scene, a project). */
   const source = ref<TrainingSource>();
   /** The project made from the sample scene by the first Start (later Starts continue it). */
@@ -129,6 +133,7 @@ export const useTrainingStore = defineStore('training', () => {
     progress.value = undefined;
     activity.value = undefined;
     profile.value = undefined;
+    testViews.value = undefined;
     rate.reset();
     rateVersion.value++;
   }
@@ -180,6 +185,12 @@ export const useTrainingStore = defineStore('training', () => {
       if (!follows(e.job)) return;
       metrics.append(e.step, e.values);
       metricsVersion.value++;
+    });
+    c.on('evaluation', (e) => {
+      if (!follows(e.job)) return;
+      // an older evaluation arriving late (intermediate ones are not awaited) never hides a newer one
+      if (testViews.value && testViews.value.step > e.step) return;
+      testViews.value = markRaw({ step: e.step, views: e.views });
     });
     c.on('profile', (e) => {
       if (job.value?.id !== e.job) return;
@@ -268,7 +279,7 @@ export const useTrainingStore = defineStore('training', () => {
   const stop = () => control('stop');
 
   return {
-    params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, testScores, profile, serviceReady, busy,
+    params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, testScores, testViews, profile, serviceReady, busy,
     invalid, active, canStart, canPause, canResume, canStop, attach, refresh, useSource, start, pause, resume, stop,
   };
 });

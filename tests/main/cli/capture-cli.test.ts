@@ -65,6 +65,20 @@ describe('argonaut --no-gui capture and export: arguments', () => {
     expect(await runCli(['--no-gui', 'capture', 'a.mp4', '--out', 'x', '--frames', '1'], { streams: captureStreams() })).toBe(2);
   });
 
+  it('capture --masks takes a mask folder for photos and refuses it with a video, naming the clip (exit 3)', async () => {
+    const help = captureStreams();
+    expect(await runCli(['--no-gui', 'capture', '--help'], { streams: help })).toBe(0);
+    expect(help.out()).toMatch(/--masks <dir>/);
+    const dir = await tempDir('capture-masks-cli');
+    temps.push(dir);
+    const clip = path.join(dir, 'walk.mp4');
+    await writeFile(clip, 'a clip');
+    await mkdir(path.join(dir, 'masks'));
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'capture', clip, '--out', path.join(dir, 'out'), '--masks', path.join(dir, 'masks')], { streams: s })).toBe(3);
+    expect(s.err()).toContain(`${clip}: masks are not supported for video inputs`);
+  });
+
   it('export writes transforms.json and reports it as JSON; a bad format is a usage error', async () => {
     const source = await makeColmapDataset({ count: 3 });
     temps.push(source.root);

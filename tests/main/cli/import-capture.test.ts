@@ -125,6 +125,13 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('import from vi
       await expect(stat(file)).rejects.toThrow(/ENOENT/);
       await expect(stat(`${file}.data`)).rejects.toThrow(/ENOENT/);
     }
+    // Masks with a video: refused by the clip's name (a mask per extracted frame cannot be given)
+    await mkdir(path.join(dir, 'masks'));
+    const masked = path.join(dir, 'masked.argo');
+    const refused = await run(['import', clip, '--project', masked, '--masks', path.join(dir, 'masks')], env);
+    expect(refused.code, refused.stderr).toBe(3);
+    expect(refused.stderr).toContain(`${clip}: masks are not supported for video inputs`);
+    await expect(stat(masked)).rejects.toThrow(/ENOENT/);
     // Capture parameters with a dataset: a usage error.
     const usage = await run(['import', posed, '--project', path.join(dir, 'u.argo'), '--frames', '10'], env);
     expect(usage.code).toBe(2);

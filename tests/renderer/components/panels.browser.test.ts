@@ -1,6 +1,6 @@
 /**
  * The panels in Chromium (harness/panels.html): typing into ParamPanel fields, presets, advanced
- * sections and tooltips; LogConsole filtering and auto-scroll; KernelTable sorting; MetricsChart
+ * sections and tooltips; LogConsole filtering and auto-scroll; KernelTable and TestViewsTable sorting; MetricsChart
  * appending; ErrorBanner actions. Skips, saying why, where /usr/bin/chromium is missing.
  */
 import { mkdirSync } from 'node:fs';
@@ -178,6 +178,24 @@ describe.skipIf(skip)('panels in Chromium', () => {
       await expect.poll(() => list.evaluate(gap)).toBeLessThan(2);
       await log().locator('button', { hasText: 'Clear' }).click();
       expect(await lines().count()).toBe(0);
+    });
+  });
+
+  describe('TestViewsTable', () => {
+    const table = () => page.locator('[data-fixture="test-views"]');
+    const views = async () => table().locator('tbody tr').evaluateAll((rows) => rows.map((r) => (r as HTMLElement).dataset.view));
+
+    it('opens worst PSNR first, and sorts by any column on a click, the same column flipping', async () => {
+      expect(await views()).toEqual(['frame_0000.jpg', 'frame_0016.jpg', 'frame_0008.jpg']);
+      expect(await table().locator('[data-view="frame_0000.jpg"]').getAttribute('class')).toContain('below');
+      await table().locator('[data-sort="ssim"]').click();
+      expect(await views()).toEqual(['frame_0000.jpg', 'frame_0008.jpg', 'frame_0016.jpg']);
+      await table().locator('[data-sort="ssim"]').click();
+      expect(await views()).toEqual(['frame_0016.jpg', 'frame_0008.jpg', 'frame_0000.jpg']);
+      expect(await table().locator('th[aria-sort="descending"]').textContent()).toContain('SSIM');
+      await table().locator('[data-sort="ccPsnr"]').click();
+      expect(await views()).toEqual(['frame_0016.jpg', 'frame_0000.jpg', 'frame_0008.jpg']);
+      await table().screenshot({ path: path.join(screenshots, 'test-views-table-harness.png') });
     });
   });
 

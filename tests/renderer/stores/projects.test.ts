@@ -118,6 +118,19 @@ describe('project store', () => {
     expect(projects.current).toBeUndefined();
   });
 
+  it("sends a photo capture's mask folder with its parameters (train.masks), and none for video, which has no masks", async () => {
+    const e = engine({ captureEvents: () => [{ state: 'running' }] });
+    const projects = useProjectStore();
+    projects.attach(e.client);
+    const defaults = Object.fromEntries(CAPTURE_PARAMS.map((p) => [p.key, p.default]));
+    expect(await projects.create('photos', '/v/shots', { masks: ' /v/shot-masks ' })).toBe(true);
+    expect(e.calls.filter((c) => c.method === 'capture.import').at(-1)).toEqual({ method: 'capture.import', args: { inputs: ['/v/shots'], params: { ...defaults, 'train.masks': '/v/shot-masks' } } });
+    e.server.emit('task', { task: 'capture-1', kind: 'capture', title: 'shots', startedMs: 1, state: 'cancelled', stage: 'photos', fraction: 0 });
+    await settle();
+    expect(await projects.create('video', '/v/walk.mp4', { masks: '/v/shot-masks' })).toBe(true);
+    expect(e.calls.filter((c) => c.method === 'capture.import').at(-1)).toEqual({ method: 'capture.import', args: { inputs: ['/v/walk.mp4'], params: defaults } });
+  });
+
   it('creates dataset projects at once, reports engine errors on Home, refuses an empty path without a call', async () => {
     const e = engine();
     const projects = useProjectStore();

@@ -105,6 +105,23 @@ describe('training store', () => {
     expect(training.testScores).toEqual({ psnr: 22.75, ccPsnr: 24.125, ssim: 0.85 });
   });
 
+  it("keeps the followed job's newest evaluation with every test view, never an older one arriving late, and forgets it for a new job", async () => {
+    const engine = fakeEngine();
+    const training = useTrainingStore();
+    training.attach(engine.client);
+    const views = [{ name: 'img_0.png', psnr: 19.5, ssim: 0.7, ccPsnr: 21 }, { name: 'img_8.png', psnr: 23.25, ssim: 0.8, ccPsnr: 24 }];
+    engine.server.emit('evaluation', { job: 'j1', step: 2000, psnr: 21.375, ssim: 0.75, ccPsnr: 22.5, views });
+    engine.server.emit('evaluation', { job: 'j1', step: 1000, psnr: 18, ssim: 0.6, views: [{ name: 'img_0.png', psnr: 18, ssim: 0.6 }] });
+    engine.server.emit('evaluation', { job: 'other', step: 3000, psnr: 30, ssim: 0.9, views: [] });
+    await settle();
+    expect(training.testViews).toEqual({ step: 2000, views });
+    engine.server.emit('job', { job: 'j1', state: 'finished', project: '/p.argo', step: 2000, total: 2000 });
+    engine.server.emit('job', { job: 'j2', state: 'running', project: '/p.argo', step: 0, total: 2000 });
+    await settle();
+    expect(training.job?.id).toBe('j2');
+    expect(training.testViews).toBeUndefined();
+  });
+
   it('needs a source to start, and the sample scene is one', () => {
     const training = useTrainingStore();
     expect(training.source).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { JobEvent, MetricsEvent, ProgressEvent } from '../../../shared/contract/events.js';
+import { EvaluationEvent, JobEvent, MetricsEvent, ProgressEvent } from '../../../shared/contract/events.js';
 import { ACTIVE_JOB_STATES, isActiveJobState, JOB_STATES } from '../../../shared/contract/projects.js';
 import { metricValuesOf, TrainEventSchema } from '../../../shared/contract/train-events.js';
 import { TrainMetricsSchema } from '../../../shared/contract/train-metrics.js';
@@ -29,6 +29,13 @@ describe('the training event stream', () => {
     expect(TrainEventSchema.safeParse({ type: 'metrics', step: 1 }).success).toBe(false);
     // The contract's job event is the state event with the job and project added.
     expect(JobEvent.safeParse({ job: 'j', project: '/p.argo', state: 'paused', step: 3, total: 5 }).success).toBe(true);
+  });
+
+  it('carries an evaluation to the studio with every test view by name (the Train view\'s table), and refuses a view without its name', () => {
+    const evaluation = { job: 'j', step: 30, psnr: 21, ssim: 0.7, ccPsnr: 22, views: [{ name: 'img_0.png', psnr: 20, ssim: 0.68, ccPsnr: 21 }, { name: 'img_8.png', psnr: 22, ssim: 0.72, ccPsnr: 23 }] };
+    expect(EvaluationEvent.parse(evaluation)).toEqual(evaluation);
+    expect(EvaluationEvent.safeParse({ ...evaluation, views: [{ psnr: 20, ssim: 0.68 }] }).success).toBe(false);
+    expect(EvaluationEvent.safeParse({ ...evaluation, job: undefined }).success).toBe(false);
   });
 
   it('has one list of active job states, drawn from the job states', () => {

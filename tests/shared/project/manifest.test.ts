@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { appendMetrics, METRICS_LIMIT, parseManifest, PROJECT_VERSION, ProjectManifestSchema, type MetricsPoint } from '../../../shared/project/manifest.js';
+import { appendMetrics, METRICS_LIMIT, parseManifest, PROJECT_VERSION, ProjectManifestSchema, recordEvaluation, type EvaluationRecord, type MetricsPoint } from '../../../shared/project/manifest.js';
 import { validManifest } from '../../helpers/projects.js';
 
 const file = '/projects/statue.argo';
@@ -85,5 +85,29 @@ describe('the .argo manifest', () => {
     expect(history.at(-1)!.step).toBe(10_000);
     expect(history[0].step).toBe(1);
     for (let i = 1; i < history.length; i++) expect(history[i].step).toBeGreaterThan(history[i - 1].step);
+  });
+});
+
+describe('a run\'s evaluations in the manifest', () => {
+  it('reads a run recorded before per-view scores existed, and one with them; refuses a view without its name', () => {
+    const m = validManifest();
+    const at = m.createdAt;
+    const run = { id: 'run-001', createdAt: at, updatedAt: at, params: {}, status: 'finished', step: 10, total: 10, resumes: [], checkpointsDir: 'statue.argo.data/runs/run-001/checkpoints', metrics: [], evaluations: [], outputs: {} };
+    const older = { ...m, runs: [{ ...run, evaluations: [{ step: 10, psnr: 24, ssim: 0.8 }] }] };
+    expect(parseManifest(JSON.parse(JSON.stringify(older)), file, options).manifest.runs[0].evaluations).toEqual([{ step: 10, psnr: 24, ssim: 0.8 }]);
+    const views = [{ name: 'IMG_0001.jpg', psnr: 22.5, ssim: 0.75, ccPsnr: 23 }];
+    const newer = { ...m, runs: [{ ...run, evaluations: [{ step: 10, psnr: 22.5, ssim: 0.75, ccPsnr: 23, views }] }] };
+    expect(parseManifest(JSON.parse(JSON.stringify(newer)), file, options).manifest.runs[0].evaluations[0].views).toEqual(views);
+    const nameless = { ...m, runs: [{ ...run, evaluations: [{ step: 10, psnr: 22.5, ssim: 0.75, views: [{ psnr: 22.5, ssim: 0.75 }] }] }] };
+    expect(() => parseManifest(nameless, file, options)).toThrow(expect.objectContaining({ code: 'bad_input', message: expect.stringContaining('runs.0.evaluations.0.views.0.name') }));
+  });
+
+  it('keeps per-view scores on the newest evaluation only, and replaces a step recorded twice', () => {
+    const history: EvaluationRecord[] = [];
+    recordEvaluation(history, { step: 100, psnr: 20, ssim: 0.6, views: [{ name: 'a', psnr: 20, ssim: 0.6 }] });
+    recordEvaluation(history, { step: 200, psnr: 21, ssim: 0.65, ccPsnr: 22, views: [{ name: 'a', psnr: 21, ssim: 0.65, ccPsnr: 22 }] });
+    expect(history).toEqual([{ step: 100, psnr: 20, ssim: 0.6 }, { step: 200, psnr: 21, ssim: 0.65, ccPsnr: 22, views: [{ name: 'a', psnr: 21, ssim: 0.65, ccPsnr: 22 }] }]);
+    recordEvaluation(history, { step: 200, psnr: 21.5, ssim: 0.66, views: [{ name: 'a', psnr: 21.5, ssim: 0.66 }] });
+    expect(history.map((e) => [e.step, e.psnr, e.views?.length])).toEqual([[100, 20, undefined], [200, 21.5, 1]]);
   });
 });

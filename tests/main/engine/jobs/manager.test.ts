@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForEvent } from '../../../helpers/wait.js';
+import { EvaluationEvent } from '../../../../shared/contract/events.js';
 import { Engine } from '../../../../main/engine/engine.js';
 import { JobManager } from '../../../../main/engine/jobs/manager.js';
 import { importDataset } from '../../../../main/engine/project/import.js';
@@ -58,6 +59,18 @@ describe('a project job that runs to the end', () => {
 
   it('sends metrics events with the loss, PSNR and splat count of training steps', () => {
     expect(run.events.find((e) => e.name === 'metrics' && e.payload.job === run.job)!.payload.values).toMatchObject({ loss: expect.any(Number), psnr: expect.any(Number), splats: 5 });
+  });
+
+  it('sends the final evaluation with every test view by name (as the contract declares it), and the project keeps those views', () => {
+    const evaluations = run.events.filter((e) => e.name === 'evaluation' && e.payload.job === run.job);
+    expect(evaluations.length).toBeGreaterThan(0);
+    const last = evaluations.at(-1)!.payload;
+    expect(EvaluationEvent.safeParse(last).error).toBeUndefined();
+    const views = last.views as { name: string; psnr: number }[];
+    expect(views.length).toBeGreaterThan(0);
+    for (const v of views) expect(Number.isFinite(v.psnr), v.name).toBe(true);
+    const saved = JSON.parse(readFileSync(run.file, 'utf8')).runs[0];
+    expect(saved.evaluations.at(-1)).toMatchObject({ step: 150, views });
   });
 
   it('sends live snapshots as binary splats (32 bytes each), never JSON', () => {

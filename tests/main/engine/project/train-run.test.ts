@@ -38,9 +38,17 @@ describe('recordRunEvent: a run records what its job reports', () => {
     expect(saved.latestCheckpoint.file).not.toMatch(/^\//);
   });
 
-  it('an evaluation adds the step, PSNR and SSIM (not the per-view list) to the run', async () => {
+  it('an evaluation adds its means to the run, and its per-view scores on the newest evaluation only (saved)', async () => {
     const { project, run, warnings } = await projectWithRun();
-    await recordRunEvent(project, run, { type: 'evaluation', step: 10, psnr: 24.5, ssim: 0.81, views: [{ name: 'v0', psnr: 24.5, ssim: 0.81 }] }, (m) => warnings.push(m));
-    expect(run.evaluations).toEqual([{ step: 10, psnr: 24.5, ssim: 0.81 }]);
+    await recordRunEvent(project, run, { type: 'evaluation', step: 5, psnr: 22, ssim: 0.7, views: [{ name: 'v0', psnr: 22, ssim: 0.7 }] }, (m) => warnings.push(m));
+    await recordRunEvent(project, run, { type: 'evaluation', step: 10, psnr: 24.5, ssim: 0.81, ccPsnr: 25, views: [{ name: 'v0', psnr: 23, ssim: 0.8, ccPsnr: 24 }, { name: 'v8', psnr: 26, ssim: 0.82, ccPsnr: 26 }] }, (m) => warnings.push(m));
+    expect(run.evaluations).toEqual([
+      { step: 5, psnr: 22, ssim: 0.7 },
+      { step: 10, psnr: 24.5, ssim: 0.81, ccPsnr: 25, views: [{ name: 'v0', psnr: 23, ssim: 0.8, ccPsnr: 24 }, { name: 'v8', psnr: 26, ssim: 0.82, ccPsnr: 26 }] },
+    ]);
+    await project.save(); // the evaluation's own save is not awaited
+    const saved = JSON.parse(readFileSync(project.file, 'utf8')).runs[0];
+    expect(saved.evaluations[1].views.map((v: { name: string }) => v.name)).toEqual(['v0', 'v8']);
+    expect(warnings).toEqual([]);
   });
 });
