@@ -124,6 +124,8 @@ export class Appearance {
   private readonly count: GPUBuffer;
   private adamGroup?: AdamGroup;
   private gaugeGroup?: GPUBindGroup;
+  /** A held-out view's colour model (setHeldOutModel), one image's grid. */
+  private heldOut?: GPUBuffer;
   private groups?: { rendered: GpuRange; vOut: GpuRange; vRendered: GpuRange; forward: GPUBindGroup; backward: GPUBindGroup; partials: GPUBindGroup; tv: GPUBindGroup; reduce: GPUBindGroup };
   private active = { width: 0, height: 0, chunks: 0 };
 
@@ -241,6 +243,33 @@ export class Appearance {
     commands.dispatch(this.pipelines.gauge, [this.gaugeGroup], ...this.spread(this.floats / this.images));
   }
 
+  /**
+   * The colour model of an image the run did not train on (a held-out view): the blend
+   * sum_i w_i grid(slot_i) of training images' models (linear in the grid, so the blend's render
+   * is the blend of their renders), written once into `heldOut`. Reads the grids back (a sync
+   * point: evaluation only).
+   */
+  async setHeldOutModel(blend: readonly { slot: number; weight: number }[]): Promise<void> {
+    const perImage = this.floats / this.images;
+    const grids = new Float32Array(await readBuffer(this.ctx.device, this.grid, this.floats * 4));
+    const model = new Float32Array(perImage);
+    for (const { slot, weight } of blend) for (let i = 0; i < perImage; i++) model[i] += weight * grids[slot * perImage + i];
+    this.heldOut ??= createStorage(this.ctx.device, 'appearance.heldOut', perImage * 4);
+    this.ctx.device.queue.writeBuffer(this.heldOut, 0, model);
+  }
+
+  /** Records the corrected image of `rendered` through the model setHeldOutModel wrote (into `this.image`). */
+  encodeHeldOutForward(commands: GpuCommands, rendered: GpuRange, width: number, height: number): GPUBuffer {
+    if (!this.heldOut) throw new Error('appearance: no held-out model set');
+    if (width > this.width || height > this.height) throw new Error(`appearance: image ${width}x${height} is larger than the frame's ${this.width}x${this.height}`);
+    const data = UniformStruct.of('appearance', 'AppearanceParams').pack({ width, height, image_slot: 0, images: 1, chunk_rows: 1, chunks: 1, tv_x: 0, tv_y: 0, tv_l: 0 });
+    this.ctx.device.queue.writeBuffer(this.params, 0, data);
+    this.active = { width: 0, height: 0, chunks: 0 }; // no backward of this forward
+    const group = bindGroup(this.ctx.device, this.pipelines.forward, { 0: this.params, 1: this.heldOut, 2: rendered, 3: this.image });
+    commands.dispatch(this.pipelines.forward, [group], Math.ceil(width / TS), Math.ceil(height / TS));
+    return this.image;
+  }
+
   /** Grids and Adam moments, for a checkpoint (a GPU sync point). */
   async checkpointBlobs(): Promise<{ name: string; data: Uint8Array }[]> {
     const { device } = this.ctx;
@@ -258,6 +287,28 @@ export class Appearance {
 
   destroy(): void {
     for (const b of [this.grid, this.grad, this.moments, this.image, this.partials, this.params, this.count]) b.destroy();
+    this.heldOut?.destroy();
     this.adamGroup?.uniform.destroy();
   }
+}
+
+/**
+ * Which training images' models a held-out view borrows: the nearest training view before it and
+ * the nearest after it in the dataset's order (images sorted by name: a video's frames in time, a
+ * photo set in shooting order), weighted by closeness (1 / distance in that order); one side only
+ * at the ends. `trainViews`: dataset indices of the training views, ascending (slot = position).
+ */
+export function neighbourBlend(view: number, trainViews: readonly number[]): { slot: number; weight: number }[] {
+  let after = trainViews.findIndex((v) => v > view);
+  if (after < 0) after = trainViews.length;
+  const before = after - 1;
+  if (before >= 0 && trainViews[before] === view) return [{ slot: before, weight: 1 }];
+  if (before < 0) return [{ slot: after, weight: 1 }];
+  if (after >= trainViews.length) return [{ slot: before, weight: 1 }];
+  const dBefore = view - trainViews[before];
+  const dAfter = trainViews[after] - view;
+  return [
+    { slot: before, weight: dAfter / (dBefore + dAfter) },
+    { slot: after, weight: dBefore / (dBefore + dAfter) },
+  ];
 }

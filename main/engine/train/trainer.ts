@@ -17,7 +17,7 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { CameraRefiner, resolveRefineCameras, type CameraRefineState } from './camera-refine.js';
 import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
 import { Adam } from './adam.js';
-import { Appearance, appearanceModelFor } from './appearance.js';
+import { Appearance, appearanceModelFor, neighbourBlend } from './appearance.js';
 import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
@@ -284,10 +284,15 @@ export class Trainer {
     for (const view of views) {
       const camera = cameras?.get(view) ?? this.cameraOf(view);
       const commands = this.ctx.commands('eval');
+      // with appearance compensation a training view renders through its own colour model, a
+      // held-out one through its neighbours' in the capture's order (appearance.ts neighbourBlend)
+      const slot = this.trainViews.indexOf(view);
+      if (this.appearance) await this.appearance.setHeldOutModel(slot >= 0 ? [{ slot, weight: 1 }] : neighbourBlend(view, this.trainViews));
       this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: degree });
+      const image = this.appearance?.encodeHeldOutForward(commands, this.frame.image, camera.width, camera.height) ?? this.frame.image;
       const loc = this.targets.location[view];
       const counts = loc.masked?.[this.config.ssimPadding];
-      this.loss.encodeEvaluation(commands, this.lossFrame, this.frame.image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, this.data.background);
+      this.loss.encodeEvaluation(commands, this.lossFrame, image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, this.data.background);
       await commands.submit();
       const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
       const v = this.loss.value(sums, camera.width, camera.height, counts);

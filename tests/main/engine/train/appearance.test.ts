@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APPEARANCE_GRIDS, appearanceLearningRate, appearanceModelFor, gradChunks, gridFloats, identityGrids, tvCoefficients, type GridShape } from '../../../../main/engine/train/appearance.js';
+import { APPEARANCE_GRIDS, appearanceLearningRate, appearanceModelFor, gradChunks, gridFloats, identityGrids, neighbourBlend, tvCoefficients, type GridShape } from '../../../../main/engine/train/appearance.js';
 import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { APPEARANCE_CASES, appearanceParity, randomGrids } from '../../../parity/appearance.parity.js';
@@ -121,6 +121,17 @@ describe('appearance reference (float64)', () => {
 });
 
 describe('appearance host rules', () => {
+  it("a held-out view borrows its neighbours' colour models in the capture's order, nearer weighing more", () => {
+    // views 0..9, every 4th held out: training views 1 2 3 5 6 7 9 (slots 0..6)
+    const train = [1, 2, 3, 5, 6, 7, 9];
+    expect(neighbourBlend(4, train)).toEqual([{ slot: 2, weight: 0.5 }, { slot: 3, weight: 0.5 }]);
+    expect(neighbourBlend(0, train)).toEqual([{ slot: 0, weight: 1 }]); // before the first: one side
+    expect(neighbourBlend(10, train)).toEqual([{ slot: 6, weight: 1 }]); // after the last
+    expect(neighbourBlend(6, train)).toEqual([{ slot: 4, weight: 1 }]); // a training view: its own
+    const uneven = neighbourBlend(4, [3, 7]); // 1 before, 3 after
+    expect(uneven).toEqual([{ slot: 0, weight: 0.75 }, { slot: 1, weight: 0.25 }]);
+  });
+
   it("'auto' trains the bilateral grid on photographs and nothing on synthetic renders", () => {
     expect(appearanceModelFor('auto', true)).toBe('bilagrid');
     expect(appearanceModelFor('auto', false)).toBe('off');
