@@ -1,0 +1,144 @@
+/**
+ * The Gaussian scale space and DoG of one image size on the GPU (kernels/sift-pyramid.wgsl): per
+ * octave one buffer of its S + 3 Gaussian levels and one of its S + 2 differences. Everything but
+ * the input pixels is fixed by the size, so a plan's buffers, uniforms and bind groups are made
+ * once and reused for every image of that size (a capture's frames share one).
+ */
+import { bindGroup, createStorage, createUniform, readBuffer, uploadStorage } from '../gpu/buffers.js';
+import type { GpuCommands } from '../gpu/commands.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
+import { UniformStruct } from '../gpu/uniforms.js';
+import { blurSigmas, gaussianKernel, octaveLayout, type OctaveLayout, type SiftOptions } from './sift-options.js';
+
+const TILE = 16;
+
+export interface PyramidPipelines {
+  blurRows: CompiledPipeline;
+  blurColumns: CompiledPipeline;
+  downsample: CompiledPipeline;
+  difference: CompiledPipeline;
+}
+
+export async function pyramidPipelines(ctx: GpuContext, variant?: KernelVariant): Promise<PyramidPipelines> {
+  const [blurRows, blurColumns, downsample, difference] = await ctx.kernels.preload(
+    ['blur_rows', 'blur_columns', 'downsample', 'difference'].map((entryPoint) => ({ kernel: 'sift-pyramid', entryPoint, variant })),
+  );
+  return { blurRows, blurColumns, downsample, difference };
+}
+
+export interface OctaveBuffers extends OctaveLayout {
+  /** S + 3 planes of width x height. */
+  gauss: GPUBuffer;
+  /** S + 2 planes. */
+  dog: GPUBuffer;
+}
+
+interface Step {
+  pipeline: CompiledPipeline;
+  group: GPUBindGroup;
+  x: number;
+  y: number;
+}
+
+export class SiftPyramid {
+  readonly octaves: OctaveBuffers[];
+  /** The (upsampled, for first octave -1) grey image: width x height of octave 0. */
+  readonly input: GPUBuffer;
+  private readonly scratch: GPUBuffer;
+  private readonly owned: GPUBuffer[] = [];
+  private readonly steps: Step[] = [];
+
+  constructor(
+    private readonly ctx: GpuContext,
+    pipelines: PyramidPipelines,
+    /** The image's size before any upsampling. */
+    readonly width: number,
+    readonly height: number,
+    readonly options: SiftOptions,
+  ) {
+    const { device } = ctx;
+    const layout = octaveLayout(width, height, options);
+    if (!layout.length) throw new Error(`sift: a ${width}x${height} image is too small for one octave`);
+    const S = options.scalesPerOctave;
+    const pixels0 = layout[0].width * layout[0].height;
+    this.input = this.own(createStorage(device, 'sift.input', pixels0 * 4));
+    this.scratch = this.own(createStorage(device, 'sift.scratch', pixels0 * 4));
+    this.octaves = layout.map((o) => ({
+      ...o,
+      gauss: this.own(createStorage(device, `sift.gauss${o.index}`, (S + 3) * o.width * o.height * 4)),
+      dog: this.own(createStorage(device, `sift.dog${o.index}`, (S + 2) * o.width * o.height * 4)),
+    }));
+    // every blur's weights, one after the other
+    const sigmas = blurSigmas(options);
+    const kernels = [sigmas.base, ...sigmas.levels].map((sigma) => gaussianKernel(sigma));
+    const offsets: number[] = [];
+    let total = 0;
+    for (const k of kernels) {
+      offsets.push(total);
+      total += k.length;
+    }
+    const packed = new Float32Array(total);
+    kernels.forEach((k, i) => packed.set(k, offsets[i]));
+    const weights = this.own(uploadStorage(device, 'sift.weights', packed));
+    const struct = UniformStruct.of('sift-pyramid', 'PyramidParams');
+    const params = (values: Record<string, number>) => {
+      const buffer = this.own(createUniform(device, 'sift.pyramid.params', struct.size));
+      device.queue.writeBuffer(buffer, 0, struct.pack({ width: 0, height: 0, src_offset: 0, dst_offset: 0, radius: 0, weights_offset: 0, src_width: 0, levels: 0, ...values }));
+      return buffer;
+    };
+    const blur = (o: OctaveBuffers, src: GPUBuffer, srcOffset: number, dstOffset: number, kernel: number) => {
+      const radius = (kernels[kernel].length - 1) / 2;
+      const common = { width: o.width, height: o.height, radius, weights_offset: offsets[kernel] };
+      const tiles = { x: Math.ceil(o.width / TILE), y: Math.ceil(o.height / TILE) };
+      this.steps.push({ pipeline: pipelines.blurRows, group: bindGroup(device, pipelines.blurRows, { 0: params({ ...common, src_offset: srcOffset, dst_offset: 0 }), 1: src, 2: this.scratch, 3: weights }), ...tiles });
+      this.steps.push({ pipeline: pipelines.blurColumns, group: bindGroup(device, pipelines.blurColumns, { 0: params({ ...common, src_offset: 0, dst_offset: dstOffset }), 1: this.scratch, 2: o.gauss, 3: weights }), ...tiles });
+    };
+    for (const o of this.octaves) {
+      const plane = o.width * o.height;
+      const tiles = { x: Math.ceil(o.width / TILE), y: Math.ceil(o.height / TILE) };
+      if (o.index === 0) blur(o, this.input, 0, 0, 0);
+      else {
+        const prev = this.octaves[o.index - 1];
+        const group = bindGroup(device, pipelines.downsample, { 0: params({ width: o.width, height: o.height, src_offset: S * prev.width * prev.height, src_width: prev.width }), 1: prev.gauss, 2: o.gauss });
+        this.steps.push({ pipeline: pipelines.downsample, group, ...tiles });
+      }
+      for (let s = 1; s <= S + 2; s++) blur(o, o.gauss, (s - 1) * plane, s * plane, s);
+      const group = bindGroup(device, pipelines.difference, { 0: params({ width: o.width, height: o.height, levels: S + 2 }), 1: o.gauss, 2: o.dog });
+      this.steps.push({ pipeline: pipelines.difference, group, ...tiles });
+    }
+  }
+
+  private own(buffer: GPUBuffer): GPUBuffer {
+    this.owned.push(buffer);
+    return buffer;
+  }
+
+  /** Uploads octave 0's pixels (already upsampled where the first octave is -1). */
+  upload(pixels: Float32Array): void {
+    const o = this.octaves[0];
+    if (pixels.length !== o.width * o.height) throw new Error(`sift: ${pixels.length} pixels for an octave of ${o.width}x${o.height}`);
+    this.ctx.device.queue.writeBuffer(this.input, 0, pixels.buffer, pixels.byteOffset, pixels.byteLength);
+  }
+
+  encode(commands: GpuCommands): void {
+    for (const step of this.steps) commands.dispatch(step.pipeline, [step.group], step.x, step.y);
+  }
+
+  /** One octave's Gaussian levels and DoG, read back (tests). */
+  async read(octave: number): Promise<{ gauss: Float32Array[]; dog: Float32Array[] }> {
+    const o = this.octaves[octave];
+    const plane = o.width * o.height;
+    const S = this.options.scalesPerOctave;
+    const gauss = new Float32Array(await readBuffer(this.ctx.device, o.gauss, (S + 3) * plane * 4));
+    const dog = new Float32Array(await readBuffer(this.ctx.device, o.dog, (S + 2) * plane * 4));
+    return {
+      gauss: Array.from({ length: S + 3 }, (_, s) => gauss.subarray(s * plane, (s + 1) * plane)),
+      dog: Array.from({ length: S + 2 }, (_, s) => dog.subarray(s * plane, (s + 1) * plane)),
+    };
+  }
+
+  destroy(): void {
+    for (const b of this.owned) b.destroy();
+  }
+}
