@@ -31,7 +31,7 @@ var<workgroup> tile: array<vec4f, TRAIN_TILE * WORDS>;
 @compute @workgroup_size(64, 1, 1)
 fn nearest_two(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wg: vec3u) {
   let local = wg.x * 64u + lid;
-  let active = local < mp.query_count;
+  let in_range = local < mp.query_count;
   let q = mp.query_first + min(local, max(mp.query_count, 1u) - 1u);
   var query: array<vec4f, WORDS>;
   for (var i = 0u; i < WORDS; i++) {
@@ -62,7 +62,7 @@ fn nearest_two(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id)
       }
     }
   }
-  if (active) {
+  if (in_range) {
     best[q] = vec4u(best_index, bitcast<u32>(best_dot), bitcast<u32>(second_dot), 0u);
   }
 }

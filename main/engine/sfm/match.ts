@@ -53,10 +53,17 @@ export class FeatureMatcher {
   private constructor(
     private readonly ctx: GpuContext,
     private readonly pipeline: CompiledPipeline,
+    /** Dot products one dispatch may hold (tests lower it to split small sets). */
+    readonly maxDotsPerDispatch: number,
   ) {}
 
-  static async create(ctx: GpuContext, variant?: KernelVariant): Promise<FeatureMatcher> {
-    return new FeatureMatcher(ctx, await ctx.kernels.get({ kernel: 'match-nearest', entryPoint: 'nearest_two', variant }));
+  static async create(ctx: GpuContext, variant?: KernelVariant, maxDotsPerDispatch = MAX_DOTS_PER_DISPATCH): Promise<FeatureMatcher> {
+    return new FeatureMatcher(ctx, await ctx.kernels.get({ kernel: 'match-nearest', entryPoint: 'nearest_two', variant }), maxDotsPerDispatch);
+  }
+
+  /** Queries per dispatch against `trains` descriptors: whole workgroups, at least one. */
+  queryBlock(trains: number): number {
+    return Math.max(WORKGROUP, Math.floor(this.maxDotsPerDispatch / Math.max(1, trains) / WORKGROUP) * WORKGROUP);
   }
 
   upload(descriptors: Uint8Array, label = 'match.descriptors'): GpuDescriptors {
@@ -73,7 +80,7 @@ export class FeatureMatcher {
     if (!n || !train.count) return { index: new Uint32Array(n).fill(0xffffffff), best: new Float32Array(n).fill(-1), second: new Float32Array(n).fill(-1) };
     const out = createStorage(device, 'match.best', n * 16);
     const struct = UniformStruct.of('match-nearest', 'MatchParams');
-    const block = Math.max(WORKGROUP, Math.floor(MAX_DOTS_PER_DISPATCH / train.count / WORKGROUP) * WORKGROUP);
+    const block = this.queryBlock(train.count);
     const owned: GPUBuffer[] = [out];
     try {
       for (let first = 0; first < n; first += block) {
