@@ -16,6 +16,8 @@ import { UniformStruct } from '../gpu/uniforms.js';
 import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE } from './sift-options.js';
 
 export const MAX_DOTS_PER_DISPATCH = 1 << 22;
+/** Byte dot products over this are the unit descriptors' cosines. */
+const DOT_SCALE = DESCRIPTOR_BYTE_SCALE * DESCRIPTOR_BYTE_SCALE;
 const WORKGROUP = 64;
 
 export interface MatchOptions {
@@ -29,17 +31,17 @@ export interface MatchOptions {
 
 export const MATCH_DEFAULTS: Readonly<MatchOptions> = { ratio: 0.8, maxDistance: 0.7, mutual: true };
 
-/** One image's descriptors on the GPU, as floats (bytes / 512), 128 per keypoint. */
+/** One image's descriptors on the GPU: the bytes, 4 to a u32 word, 32 words per keypoint. */
 export interface GpuDescriptors {
   readonly buffer: GPUBuffer;
   readonly count: number;
 }
 
-/** Nearest neighbours of each query: train index (0xffffffff: none), best and second dot products. */
+/** Nearest neighbours of each query: train index (0xffffffff: none), best and second dot products of the unit descriptors (-1: none). */
 export interface Nearest {
   index: Uint32Array;
-  best: Float32Array;
-  second: Float32Array;
+  best: Float64Array;
+  second: Float64Array;
 }
 
 /** COLMAP's acceptance of a query's nearest neighbour. */
@@ -68,16 +70,16 @@ export class FeatureMatcher {
 
   upload(descriptors: Uint8Array, label = 'match.descriptors'): GpuDescriptors {
     if (descriptors.length % DESCRIPTOR_SIZE) throw new Error(`match: ${descriptors.length} descriptor bytes is not a multiple of ${DESCRIPTOR_SIZE}`);
-    const values = new Float32Array(descriptors.length);
-    for (let i = 0; i < values.length; i++) values[i] = descriptors[i] / DESCRIPTOR_BYTE_SCALE;
-    return { buffer: uploadStorage(this.ctx.device, label, values), count: descriptors.length / DESCRIPTOR_SIZE };
+    // bytes packed 4 to a little-endian u32 word: byte c of a descriptor is byte c % 4 of word c / 4
+    const words = new Uint32Array(descriptors.buffer.slice(descriptors.byteOffset, descriptors.byteOffset + descriptors.byteLength));
+    return { buffer: uploadStorage(this.ctx.device, label, words), count: descriptors.length / DESCRIPTOR_SIZE };
   }
 
   /** The two nearest `train` descriptors of every `query` one. */
   async nearest(query: GpuDescriptors, train: GpuDescriptors): Promise<Nearest> {
     const { device } = this.ctx;
     const n = query.count;
-    if (!n || !train.count) return { index: new Uint32Array(n).fill(0xffffffff), best: new Float32Array(n).fill(-1), second: new Float32Array(n).fill(-1) };
+    if (!n || !train.count) return { index: new Uint32Array(n).fill(0xffffffff), best: new Float64Array(n).fill(-1), second: new Float64Array(n).fill(-1) };
     const out = createStorage(device, 'match.best', n * 16);
     const struct = UniformStruct.of('match-nearest', 'MatchParams');
     const block = this.queryBlock(train.count);
@@ -95,12 +97,12 @@ export class FeatureMatcher {
       const raw = await readBuffer(device, out, n * 16);
       this.ctx.assertNoErrors('descriptor matching');
       const u = new Uint32Array(raw);
-      const f = new Float32Array(raw);
-      const nearest: Nearest = { index: new Uint32Array(n), best: new Float32Array(n), second: new Float32Array(n) };
+      const f = new Int32Array(raw);
+      const nearest: Nearest = { index: new Uint32Array(n), best: new Float64Array(n), second: new Float64Array(n) };
       for (let i = 0; i < n; i++) {
         nearest.index[i] = u[4 * i];
-        nearest.best[i] = f[4 * i + 1];
-        nearest.second[i] = f[4 * i + 2];
+        nearest.best[i] = f[4 * i + 1] / DOT_SCALE;
+        nearest.second[i] = f[4 * i + 2] < 0 ? -1 : f[4 * i + 2] / DOT_SCALE;
       }
       return nearest;
     } finally {
