@@ -5,14 +5,18 @@
 //   difference:   dst level l = src level l + 1 - src level l, l < levels (the DoG)
 // Inputs: pp (PyramidParams), src (f32 per pixel from src_offset, rows of src_width), weights.
 // Outputs: dst (f32 per pixel from dst_offset, rows of width).
-// Workgroup: 16x16 output pixels; the blurs stage a 16 x (16 + 2 MAX_RADIUS) strip with its
-//   halo in workgroup memory (3 KiB), reading each input pixel once per workgroup.
+// Workgroup: blurs 64 threads, each a run of RUN = 8 outputs along its axis (rows: runs along x;
+//   columns: along y, neighbouring threads on neighbouring columns); the others 16x16 pixels.
+//   Measured on llvmpipe against 16x16 tiles staging a strip with its halo in workgroup memory
+//   (the textbook layout): see sift-pyramid.ts.
 // Borders clamp to the edge pixel (tests/reference/sift.ts does the same). Sums run k = -radius..radius.
-// Invariant: radius <= MAX_RADIUS (sift-options.ts MAX_BLUR_RADIUS, checked on the host).
+// Invariant: RADIUS (= pp.radius) <= MAX_RADIUS (sift-options.ts MAX_BLUR_RADIUS, checked on the host).
 
 const TILE: u32 = 16u;
 const MAX_RADIUS: u32 = 16u;
-const STRIP: u32 = 48u; // TILE + 2 MAX_RADIUS
+const RUN: u32 = 8u;
+const WINDOW: u32 = 40u; // RUN + 2 MAX_RADIUS
+override RADIUS: u32 = 16u;
 
 struct PyramidParams {
   width: u32,
@@ -30,54 +34,60 @@ struct PyramidParams {
 @group(0) @binding(2) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(3) var<storage, read> weights: array<f32>;
 
-var<workgroup> strip: array<f32, TILE * STRIP>;
-
-@compute @workgroup_size(TILE, TILE, 1)
-fn blur_rows(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let w = i32(pp.width);
-  let h = i32(pp.height);
-  let x0 = i32(wg.x * TILE) - i32(MAX_RADIUS);
-  let y = min(i32(wg.y * TILE + lid.y), h - 1);
-  for (var i = lid.x; i < STRIP; i += TILE) {
-    let sx = clamp(x0 + i32(i), 0, w - 1);
-    strip[lid.y * STRIP + i] = src[pp.src_offset + u32(y * w + sx)];
-  }
-  workgroupBarrier();
-  let x = wg.x * TILE + lid.x;
-  let yo = wg.y * TILE + lid.y;
-  if (x >= pp.width || yo >= pp.height) {
+// One thread blurs a run of RUN outputs along the pass's axis from a window of RUN + 2 RADIUS
+// inputs it loads once; RADIUS is an override constant (one pipeline per radius), so every loop has
+// a constant trip count, unrolls, and the window and weights stay in registers. Sums run k = 0..2 RADIUS.
+@compute @workgroup_size(64, 1, 1)
+fn blur_rows(@builtin(global_invocation_id) id: vec3u) {
+  let x0 = id.x * RUN;
+  if (x0 >= pp.width || id.y >= pp.height) {
     return;
   }
-  let r = i32(pp.radius);
-  var sum = 0.0;
-  for (var k = -r; k <= r; k++) {
-    sum += weights[pp.weights_offset + u32(k + r)] * strip[lid.y * STRIP + u32(i32(lid.x + MAX_RADIUS) + k)];
+  let last = i32(pp.width) - 1;
+  let row = pp.src_offset + id.y * pp.width;
+  var window: array<f32, WINDOW>;
+  for (var i = 0u; i < RUN + 2u * RADIUS; i++) {
+    window[i] = src[row + u32(clamp(i32(x0 + i) - i32(RADIUS), 0, last))];
   }
-  dst[pp.dst_offset + yo * pp.width + x] = sum;
+  var taps: array<f32, 2u * MAX_RADIUS + 1u>;
+  for (var k = 0u; k <= 2u * RADIUS; k++) {
+    taps[k] = weights[pp.weights_offset + k];
+  }
+  for (var o = 0u; o < RUN; o++) {
+    var sum = 0.0;
+    for (var k = 0u; k <= 2u * RADIUS; k++) {
+      sum += taps[k] * window[o + k];
+    }
+    if (x0 + o < pp.width) {
+      dst[pp.dst_offset + id.y * pp.width + x0 + o] = sum;
+    }
+  }
 }
 
-@compute @workgroup_size(TILE, TILE, 1)
-fn blur_columns(@builtin(workgroup_id) wg: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let w = i32(pp.width);
-  let h = i32(pp.height);
-  let y0 = i32(wg.y * TILE) - i32(MAX_RADIUS);
-  let x = min(i32(wg.x * TILE + lid.x), w - 1);
-  for (var i = lid.y; i < STRIP; i += TILE) {
-    let sy = clamp(y0 + i32(i), 0, h - 1);
-    strip[i * TILE + lid.x] = src[pp.src_offset + u32(sy * w + x)];
-  }
-  workgroupBarrier();
-  let xo = wg.x * TILE + lid.x;
-  let y = wg.y * TILE + lid.y;
-  if (xo >= pp.width || y >= pp.height) {
+@compute @workgroup_size(64, 1, 1)
+fn blur_columns(@builtin(global_invocation_id) id: vec3u) {
+  let y0 = id.y * RUN;
+  if (id.x >= pp.width || y0 >= pp.height) {
     return;
   }
-  let r = i32(pp.radius);
-  var sum = 0.0;
-  for (var k = -r; k <= r; k++) {
-    sum += weights[pp.weights_offset + u32(k + r)] * strip[u32(i32(lid.y + MAX_RADIUS) + k) * TILE + lid.x];
+  let last = i32(pp.height) - 1;
+  var window: array<f32, WINDOW>;
+  for (var i = 0u; i < RUN + 2u * RADIUS; i++) {
+    window[i] = src[pp.src_offset + u32(clamp(i32(y0 + i) - i32(RADIUS), 0, last)) * pp.width + id.x];
   }
-  dst[pp.dst_offset + y * pp.width + xo] = sum;
+  var taps: array<f32, 2u * MAX_RADIUS + 1u>;
+  for (var k = 0u; k <= 2u * RADIUS; k++) {
+    taps[k] = weights[pp.weights_offset + k];
+  }
+  for (var o = 0u; o < RUN; o++) {
+    var sum = 0.0;
+    for (var k = 0u; k <= 2u * RADIUS; k++) {
+      sum += taps[k] * window[o + k];
+    }
+    if (y0 + o < pp.height) {
+      dst[pp.dst_offset + (y0 + o) * pp.width + id.x] = sum;
+    }
+  }
 }
 
 @compute @workgroup_size(TILE, TILE, 1)

@@ -54,7 +54,7 @@ export class SiftExtractor {
   /** `variant`: force a capability variant (parity tests); default: the device's. */
   static async create(ctx: GpuContext, options: Partial<SiftOptions> = {}, variant?: KernelVariant): Promise<SiftExtractor> {
     const resolved = siftOptions(options);
-    const [p, d, q] = await Promise.all([pyramidPipelines(ctx, variant), detectPipeline(ctx, variant), describePipelines(ctx, variant)]);
+    const [p, d, q] = await Promise.all([pyramidPipelines(ctx, resolved, variant), detectPipeline(ctx, variant), describePipelines(ctx, variant)]);
     return new SiftExtractor(ctx, resolved, p, d, q);
   }
 
