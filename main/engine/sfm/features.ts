@@ -9,6 +9,7 @@
  * histogram, no float atomics). Output order: (octave, y, x, level) of the sample, then strength
  * of the orientation.
  */
+import { ArgonautError } from '../../../shared/rpc/errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { upsample2x, type GreyImage } from './grey-image.js';
@@ -65,7 +66,7 @@ export class SiftExtractor {
   /** Every stage's output (the parity tests compare each with the float64 reference). */
   async extractStages(image: GreyImage): Promise<ExtractionStages> {
     const { ctx, options } = this;
-    if (image.data.length !== image.width * image.height) throw new Error(`sift: image data has ${image.data.length} values for ${image.width}x${image.height}`);
+    if (image.data.length !== image.width * image.height) throw new ArgonautError('bad_input', `sift: image data has ${image.data.length} values for ${image.width}x${image.height}`);
     const t0 = performance.now();
     if (!this.pyramid || this.pyramid.width !== image.width || this.pyramid.height !== image.height) {
       this.pyramid?.destroy();

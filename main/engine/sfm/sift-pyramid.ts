@@ -11,12 +11,13 @@
  * of 8 from a register window 380 ms. (On GPUs a run's window is read by neighbouring threads from
  * neighbouring addresses, which coalesces; the H200 numbers are still to measure.)
  */
+import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { bindGroup, createStorage, createUniform, readBuffer, uploadStorage } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { UniformStruct } from '../gpu/uniforms.js';
-import { blurSigmas, gaussianKernel, octaveLayout, type OctaveLayout, type SiftOptions } from './sift-options.js';
+import { blurSigmas, gaussianKernel, MIN_OCTAVE_SIZE, octaveLayout, type OctaveLayout, type SiftOptions } from './sift-options.js';
 
 const TILE = 16;
 
@@ -81,9 +82,15 @@ export class SiftPyramid {
   ) {
     const { device } = ctx;
     const layout = octaveLayout(width, height, options);
-    if (!layout.length) throw new Error(`sift: a ${width}x${height} image is too small for one octave`);
+    if (!layout.length) throw new ArgonautError('bad_input', `sift: a ${width}x${height} image is too small for one octave (${MIN_OCTAVE_SIZE} px a side)`, { width, height });
     const S = options.scalesPerOctave;
     const pixels0 = layout[0].width * layout[0].height;
+    // An octave's S + 3 levels are one binding (per-level buffers would lift this: docs/sfm.md, Next).
+    const limit = device.limits.maxStorageBufferBindingSize;
+    if ((S + 3) * pixels0 * 4 > limit) {
+      const scale = Math.sqrt(limit / ((S + 3) * pixels0 * 4));
+      throw new ArgonautError('bad_input', `sift: a ${width}x${height} image${options.firstOctave === -1 ? ' upsampled to first octave -1' : ''} needs ${(S + 3) * pixels0 * 4} bytes per octave, over this device's ${limit}-byte binding limit; at most about ${Math.floor(width * scale)}x${Math.floor(height * scale)} fits`, { width, height, limit });
+    }
     this.input = this.own(createStorage(device, 'sift.input', pixels0 * 4));
     this.scratch = this.own(createStorage(device, 'sift.scratch', pixels0 * 4));
     this.octaves = layout.map((o) => ({

@@ -113,3 +113,17 @@ describe('SIFT features', async () => {
   });
 
 });
+
+describe('SIFT inputs it cannot take', async () => {
+  const ctx = await testGpu();
+
+  it('an image under 16 px a side, or larger than one binding holds, fails naming the size and the limit', async () => {
+    const extractor = await SiftExtractor.create(ctx);
+    await expect(extractor.extract({ width: 12, height: 40, data: new Float32Array(480) })).rejects.toThrow(/12x40 image is too small for one octave \(16 px a side\)/);
+    const limit = ctx.device.limits.maxStorageBufferBindingSize;
+    const side = Math.ceil(Math.sqrt(limit / 24)) + 16; // 6 levels of 4 bytes
+    await expect(extractor.extract({ width: side, height: side, data: new Float32Array(side * side) })).rejects.toThrow(new RegExp(`${side}x${side} image needs \\d+ bytes per octave, over this device's ${limit}-byte binding limit; at most about \\d+x\\d+ fits`));
+    await expect(extractor.extract({ width: 20, height: 20, data: new Float32Array(10) })).rejects.toThrow(/10 values for 20x20/);
+    extractor.destroy();
+  });
+});
