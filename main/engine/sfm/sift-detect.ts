@@ -3,7 +3,8 @@
  * its own list through an atomic counter. The order atomics give changes from run to run, so the
  * host sorts each list by (octave, yi, xi, si) and keeps one keypoint per final sample (two
  * extrema can refine to the same one): the result is reproducible. A list that overflows its
- * capacity is grown and that octave detected again, so nothing is dropped by chance.
+ * capacity is grown and that octave detected again, so nothing is dropped by chance. All octaves
+ * go in one submit with two read-backs (counts, then the lists), not two per octave.
  */
 import { bindGroup, createStorage, createUniform, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
@@ -31,36 +32,75 @@ export function detectPipeline(ctx: GpuContext, variant?: KernelVariant): Promis
   return ctx.kernels.get({ kernel: 'sift-detect', entryPoint: 'detect_extrema', variant });
 }
 
-export async function detectKeypoints(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions): Promise<DetectedKeypoint[]> {
+/** Keypoints an octave's list first holds: one per 64 samples, at least 1024 (photos use a tenth of it). */
+export function initialCapacity(width: number, height: number, options: SiftOptions): number {
+  return Math.max(1024, Math.ceil((width * height * options.scalesPerOctave) / 64));
+}
+
+/** `capacity`: the first list size of an octave (tests make it tiny to take the overflow path). */
+export async function detectKeypoints(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity = initialCapacity): Promise<DetectedKeypoint[]> {
+  const capacities = pyramid.octaves.map((o) => capacity(o.width, o.height, options));
+  let lists = await detectOctaves(ctx, pipeline, pyramid, options, pyramid.octaves.map((_, i) => i), capacities);
+  // an overflowing octave again, at the capacity it needed (rare: a noise image)
+  const overflowing = lists.filter((l) => l.count > l.capacity);
+  if (overflowing.length) {
+    const again = await detectOctaves(ctx, pipeline, pyramid, options, overflowing.map((l) => l.octave), overflowing.map((l) => l.count));
+    lists = lists.map((l) => again.find((a) => a.octave === l.octave) ?? l);
+  }
+  return lists.flatMap((l) => sortUnique(l.keypoints));
+}
+
+/**
+ * Detects in the given octaves in one submit: every octave's list and counter, the counters
+ * copied side by side and read back at once, then the lists' used parts in one more read-back.
+ */
+async function detectOctaves(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, octaves: readonly number[], capacities: readonly number[]): Promise<{ octave: number; count: number; capacity: number; keypoints: DetectedKeypoint[] }[]> {
   const { device } = ctx;
   const struct = UniformStruct.of('sift-detect', 'DetectParams');
-  const all: DetectedKeypoint[] = [];
-  for (const o of pyramid.octaves) {
-    let capacity = Math.max(1024, Math.ceil((o.width * o.height * options.scalesPerOctave) / 64));
-    for (;;) {
-      const params = createUniform(device, 'sift.detect.params', struct.size);
+  const owned: GPUBuffer[] = [];
+  const own = (b: GPUBuffer) => (owned.push(b), b);
+  try {
+    const counts = own(createStorage(device, 'sift.keypoints.counts', octaves.length * 4));
+    const commands = ctx.commands('sift.detect');
+    const lists = octaves.map((index, i) => {
+      const o = pyramid.octaves[index];
+      const capacity = capacities[i];
+      const params = own(createUniform(device, 'sift.detect.params', struct.size));
       device.queue.writeBuffer(params, 0, struct.pack({
         width: o.width, height: o.height, levels: options.scalesPerOctave, border: DETECT_BORDER,
         peak_threshold: options.peakThreshold, pre_threshold: PRE_THRESHOLD_FRACTION * options.peakThreshold,
         edge_ratio: options.edgeThreshold, max_offset: REFINE_MAX_OFFSET, capacity, octave: o.index,
       }));
-      const keypoints = createStorage(device, 'sift.keypoints', capacity * KEYPOINT_BYTES);
-      const counter = createStorage(device, 'sift.keypoints.count', 16);
-      const commands = ctx.commands('sift.detect');
+      const keypoints = own(createStorage(device, 'sift.keypoints', capacity * KEYPOINT_BYTES));
+      const counter = own(createStorage(device, 'sift.keypoints.count', 16));
       commands.clearBuffer(counter);
       commands.dispatch(pipeline, [bindGroup(device, pipeline, { 0: params, 1: o.dog, 2: keypoints, 3: counter })], Math.ceil(o.width / TILE), Math.ceil(o.height / TILE), options.scalesPerOctave);
-      await commands.submit();
-      const count = new Uint32Array(await readBuffer(device, counter, 4))[0];
-      if (count <= capacity) {
-        const raw = count ? await readBuffer(device, keypoints, count * KEYPOINT_BYTES) : new ArrayBuffer(0);
-        all.push(...sortUnique(unpackKeypoints(raw, count)));
-      }
-      for (const b of [params, keypoints, counter]) b.destroy();
-      if (count <= capacity) break;
-      capacity = count;
-    }
+      commands.copyBuffer(counter, 0, counts, 4 * i, 4);
+      return { octave: index, capacity, keypoints };
+    });
+    await commands.submit();
+    const found = new Uint32Array(await readBuffer(device, counts, octaves.length * 4));
+    // the used part of every list, side by side in one buffer
+    const stored = lists.map((l, i) => Math.min(found[i], l.capacity));
+    const total = stored.reduce((a, b) => a + b, 0);
+    const gathered = own(createStorage(device, 'sift.keypoints.gathered', Math.max(1, total) * KEYPOINT_BYTES));
+    const copies = ctx.commands('sift.detect.gather');
+    let at = 0;
+    lists.forEach((l, i) => {
+      if (stored[i]) copies.copyBuffer(l.keypoints, 0, gathered, at * KEYPOINT_BYTES, stored[i] * KEYPOINT_BYTES);
+      at += stored[i];
+    });
+    await copies.submit();
+    const raw = total ? await readBuffer(device, gathered, total * KEYPOINT_BYTES) : new ArrayBuffer(0);
+    at = 0;
+    return lists.map((l, i) => {
+      const keypoints = unpackKeypoints(raw.slice(at * KEYPOINT_BYTES, (at + stored[i]) * KEYPOINT_BYTES), stored[i]);
+      at += stored[i];
+      return { octave: l.octave, count: found[i], capacity: l.capacity, keypoints };
+    });
+  } finally {
+    for (const b of owned) b.destroy();
   }
-  return all;
 }
 
 function unpackKeypoints(raw: ArrayBuffer, count: number): DetectedKeypoint[] {

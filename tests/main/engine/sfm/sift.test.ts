@@ -5,6 +5,7 @@ import { sharedDataset } from '../../../helpers/shared-data.js';
 import { SIFT_CASES, siftImageParity, siftParity } from '../../../parity/sift.parity.js';
 import { loadGreyImage } from '../../../../main/engine/sfm/grey-image.js';
 import { SiftExtractor } from '../../../../main/engine/sfm/features.js';
+import { detectKeypoints, detectPipeline } from '../../../../main/engine/sfm/sift-detect.js';
 import { blobImage } from './sift-images.js';
 import path from 'node:path';
 import { readdirSync } from 'node:fs';
@@ -112,6 +113,21 @@ describe('SIFT features', async () => {
     expect(turned / found, `seed ${seed}: ${turned} of ${found}`).toBeGreaterThan(0.95);
   });
 
+});
+
+describe('SIFT keypoint lists', () => {
+  it('an octave with more extrema than its list holds is detected again, whole: the same keypoints as with room', async () => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const image = blobImage(200, 150, rng(seed));
+    const extractor = await SiftExtractor.create(ctx);
+    const stages = await extractor.extractStages(image);
+    const pipeline = await detectPipeline(ctx);
+    const tiny = await detectKeypoints(ctx, pipeline, stages.pyramid, extractor.options, () => 8);
+    extractor.destroy();
+    expect(stages.detected.filter((k) => k.octave === 0).length, `seed ${seed}: octave 0 overflows a list of 8`).toBeGreaterThan(8);
+    expect(tiny).toEqual(stages.detected);
+  });
 });
 
 describe('SIFT inputs it cannot take', async () => {
