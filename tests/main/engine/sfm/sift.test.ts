@@ -87,7 +87,7 @@ describe('SIFT features', async () => {
 
   it('follow the image: a 90-degree rotation gives the same keypoints, moved, with orientations turned by pi / 2', async () => {
     const seed = freshSeed();
-    const image = blobImage(200, 160, rng(seed));
+    const image = blobImage(280, 220, rng(seed));
     // rotate 90 degrees clockwise: pixel (x, y) -> (H - 1 - y, x)
     const rotated = { width: image.height, height: image.width, data: new Float32Array(image.data.length) };
     for (let y = 0; y < image.height; y++) for (let x = 0; x < image.width; x++) rotated.data[x * rotated.width + (image.height - 1 - y)] = image.data[y * image.width + x];
