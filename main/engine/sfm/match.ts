@@ -143,3 +143,29 @@ export async function matchFeatures(ctx: GpuContext, a: { descriptors: Uint8Arra
     db.buffer.destroy();
   }
 }
+
+/**
+ * Matches every pair of `pairs` (match-pairs.ts) among `images`, each image's descriptors uploaded
+ * once and kept for all its pairs (1 MiB an image at 8192 features). Results in `pairs` order.
+ * `onPair`: progress, after each pair (done, total).
+ */
+export async function matchImagePairs(ctx: GpuContext, images: readonly { descriptors: Uint8Array }[], pairs: readonly (readonly [number, number])[], options: Partial<MatchOptions> = {}, onPair?: (done: number, total: number) => void): Promise<Uint32Array[]> {
+  const matcher = await FeatureMatcher.create(ctx);
+  const uploaded = new Map<number, GpuDescriptors>();
+  const on = (i: number) => {
+    if (!Number.isInteger(i) || i < 0 || i >= images.length) throw new Error(`match: pair names image ${i}, but there are ${images.length}`);
+    let d = uploaded.get(i);
+    if (!d) uploaded.set(i, (d = matcher.upload(images[i].descriptors, `match.image${i}`)));
+    return d;
+  };
+  try {
+    const out: Uint32Array[] = [];
+    for (const [i, j] of pairs) {
+      out.push(await matcher.match(on(i), on(j), options));
+      onPair?.(out.length, pairs.length);
+    }
+    return out;
+  } finally {
+    for (const d of uploaded.values()) d.buffer.destroy();
+  }
+}

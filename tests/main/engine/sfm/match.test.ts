@@ -3,7 +3,8 @@ import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { MATCH_CASES, descriptorSets, matchParity } from '../../../parity/match.parity.js';
 import { referenceMatches } from '../../../reference/match.js';
-import { FeatureMatcher, MAX_DOTS_PER_DISPATCH, matchFeatures, passesRatioTest, MATCH_DEFAULTS } from '../../../../main/engine/sfm/match.js';
+import { FeatureMatcher, MAX_DOTS_PER_DISPATCH, matchFeatures, matchImagePairs, passesRatioTest, MATCH_DEFAULTS } from '../../../../main/engine/sfm/match.js';
+import { exhaustivePairs } from '../../../../main/engine/sfm/match-pairs.js';
 import { SiftExtractor } from '../../../../main/engine/sfm/features.js';
 import { blobImage, crop } from './sift-images.js';
 
@@ -32,6 +33,23 @@ describe('matching kernel matches the float64 reference exactly', async () => {
     expect(Array.from(await whole.match(da, db))).toEqual(Array.from(split));
     da.buffer.destroy();
     db.buffer.destroy();
+  });
+});
+
+describe('matching a set of images', () => {
+  it('gives every pair what matching it alone gives, in pair order, with progress', async () => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const random = rng(seed);
+    const base = descriptorSets(random, 120, 150);
+    const images = [base.a, base.b, descriptorSets(random, 90, 1).a].map((descriptors) => ({ descriptors }));
+    const pairs = exhaustivePairs(3);
+    const progress: number[] = [];
+    const got = await matchImagePairs(ctx, images, pairs, {}, (done, total) => progress.push(done / total));
+    expect(progress).toEqual([1 / 3, 2 / 3, 1]);
+    for (const [k, [i, j]] of pairs.entries()) expect(Array.from(got[k]), `pair ${i}-${j}, seed ${seed}`).toEqual(referenceMatches(images[i].descriptors, images[j].descriptors).flat());
+    expect(got[0].length, `seed ${seed}`).toBeGreaterThan(0);
+    await expect(matchImagePairs(ctx, images, [[0, 3]])).rejects.toThrow(/pair names image 3, but there are 3/);
   });
 });
 
