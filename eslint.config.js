@@ -28,6 +28,7 @@ export const ENGINE_LAYERS = {
   render: ['gpu', 'formats'],
   dataset: ['formats'],
   capture: ['dataset', 'formats'],
+  sfm: ['gpu', 'dataset', 'formats'],
   train: ['gpu', 'render', 'dataset', 'formats'],
   mesh: ['gpu', 'render', 'dataset', 'formats'],
   project: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'formats'],

@@ -2,7 +2,7 @@
  * The parity suite outside vitest, for a GPU machine without npm (docs/gpu-machine.md): the same
  * cases as the vitest files (tests/parity/*.parity.ts), for every capability variant the device
  * has, with fresh seeds. Prints a table; writes JSON with --out FILE. Exit code 1 on any failure.
- *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,raster,profiler,mesh,appearance]
+ *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,raster,profiler,mesh,appearance,sift,match]
  */
 import { writeFileSync } from 'node:fs';
 import { openGpu } from '../../main/engine/gpu/context.js';
@@ -10,12 +10,14 @@ import { BUILD_COMMIT } from '../../shared/version.js';
 import { freshSeed } from '../helpers/random.js';
 import { APPEARANCE_CASES, appearanceParity } from '../parity/appearance.parity.js';
 import { lossParity } from '../parity/loss.parity.js';
+import { MATCH_CASES, matchParity } from '../parity/match.parity.js';
 import { rayDepthEntryParity, rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
 import { MESH_CASES, marchingCubesParity, tsdfParity } from '../parity/mesh.parity.js';
 import { profileScans } from '../parity/profiler.parity.js';
 import { RASTER_CASES, rasterParity } from '../parity/rasterize.parity.js';
 import { SORT_CASES, radixSortParity } from '../parity/radix-sort.parity.js';
 import { SCAN_CASES, scanParity } from '../parity/scan.parity.js';
+import { SIFT_CASES, siftParity } from '../parity/sift.parity.js';
 import type { ParityResult } from '../parity/types.js';
 
 const args = process.argv.slice(2);
@@ -52,6 +54,8 @@ for (const variant of variants) {
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1 }));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { cameraGrads: true }));
   if (want('appearance')) for (const c of APPEARANCE_CASES) await run(() => appearanceParity(ctx, variant, freshSeed(), c));
+  if (want('sift')) for (const c of SIFT_CASES) await run(() => siftParity(ctx, variant, freshSeed(), c));
+  if (want('match')) for (const c of MATCH_CASES) await run(() => matchParity(ctx, variant, freshSeed(), c));
 }
 // Mesh kernels have one (portable) variant.
 if (want('mesh')) {

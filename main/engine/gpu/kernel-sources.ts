@@ -14,6 +14,7 @@ import geometry from '../../../kernels/geometry.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
 import loss from '../../../kernels/loss.wgsl';
 import marchingCubes from '../../../kernels/marching-cubes.wgsl';
+import matchNearest from '../../../kernels/match-nearest.wgsl';
 import mcmc from '../../../kernels/mcmc.wgsl';
 import meshDepth from '../../../kernels/mesh-depth.wgsl';
 import project from '../../../kernels/project.wgsl';
@@ -21,6 +22,9 @@ import radixSort from '../../../kernels/radix-sort.wgsl';
 import random from '../../../kernels/random.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
 import scan from '../../../kernels/scan.wgsl';
+import siftDescribe from '../../../kernels/sift-describe.wgsl';
+import siftDetect from '../../../kernels/sift-detect.wgsl';
+import siftPyramid from '../../../kernels/sift-pyramid.wgsl';
 import splatCommon from '../../../kernels/splat-common.wgsl';
 import tsdfCommon from '../../../kernels/tsdf-common.wgsl';
 import tsdf from '../../../kernels/tsdf.wgsl';
@@ -39,6 +43,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   intersect,
   loss,
   'marching-cubes': marchingCubes,
+  'match-nearest': matchNearest,
   mcmc,
   'mesh-depth': meshDepth,
   project,
@@ -46,6 +51,9 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   random,
   rasterize,
   scan,
+  'sift-describe': siftDescribe,
+  'sift-detect': siftDetect,
+  'sift-pyramid': siftPyramid,
   'splat-common': splatCommon,
   'tsdf-common': tsdfCommon,
   tsdf,

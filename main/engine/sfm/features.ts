@@ -1,0 +1,144 @@
+/**
+ * SIFT features of a grey image on the GPU: scale space (sift-pyramid.ts), extrema
+ * (sift-detect.ts), the budget spread over the image (keypoint-selection.ts), orientations and
+ * RootSIFT descriptors (sift-describe.ts). Outputs in COLMAP's conventions, ready for its
+ * database: keypoints (x, y, scale, orientation) in image pixels with the first pixel's centre at
+ * (0.5, 0.5), descriptors as bytes min(255, round(512 v)).
+ *
+ * Reproducible: the same image gives the same bytes (lists sorted on the host, one thread per
+ * histogram, no float atomics). Output order: (octave, y, x, level) of the sample, then strength
+ * of the orientation.
+ */
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import type { GpuContext } from '../gpu/context.js';
+import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
+import { upsample2x, type GreyImage } from './grey-image.js';
+import { selectSpread } from './keypoint-selection.js';
+import { describeKeypoints, describePipelines, samplePoint, type Described, type DescribePipelines, type SamplePoint } from './sift-describe.js';
+import { detectKeypoints, detectPipeline, type DetectedKeypoint } from './sift-detect.js';
+import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE, levelSigma, siftOptions, type SiftOptions } from './sift-options.js';
+import { pyramidPipelines, SiftPyramid, type PyramidPipelines } from './sift-pyramid.js';
+
+export interface Features {
+  width: number;
+  height: number;
+  /** 4 per keypoint: x, y (pixels, first pixel's centre at 0.5), scale (pixels), orientation (radians). */
+  keypoints: Float32Array;
+  /** 128 per keypoint: RootSIFT * 512, rounded, clamped to 255. */
+  descriptors: Uint8Array;
+}
+
+export interface ExtractionStages {
+  pyramid: SiftPyramid;
+  /** Every refined extremum, sorted (sift-detect.ts). */
+  detected: DetectedKeypoint[];
+  /** The kept ones (indices into `detected`) and where they sample. */
+  selected: number[];
+  points: SamplePoint[];
+  /** Orientation slots after the budget, and their float descriptors. */
+  described: Described;
+  features: Features;
+  timings: { pyramidMs: number; detectMs: number; describeMs: number };
+}
+
+export class SiftExtractor {
+  private pyramid: SiftPyramid | undefined;
+
+  private constructor(
+    private readonly ctx: GpuContext,
+    readonly options: SiftOptions,
+    private readonly pyramidKernels: PyramidPipelines,
+    private readonly detectKernel: CompiledPipeline,
+    private readonly describeKernels: DescribePipelines,
+  ) {}
+
+  /** `variant`: force a capability variant (parity tests); default: the device's. */
+  static async create(ctx: GpuContext, options: Partial<SiftOptions> = {}, variant?: KernelVariant): Promise<SiftExtractor> {
+    const resolved = siftOptions(options);
+    const [p, d, q] = await Promise.all([pyramidPipelines(ctx, resolved, variant), detectPipeline(ctx, variant), describePipelines(ctx, variant)]);
+    return new SiftExtractor(ctx, resolved, p, d, q);
+  }
+
+  async extract(image: GreyImage): Promise<Features> {
+    return (await this.extractStages(image)).features;
+  }
+
+  /** Every stage's output (the parity tests compare each with the float64 reference). */
+  async extractStages(image: GreyImage): Promise<ExtractionStages> {
+    const { ctx, options } = this;
+    if (image.data.length !== image.width * image.height) throw new ArgonautError('bad_input', `sift: image data has ${image.data.length} values for ${image.width}x${image.height}`);
+    const t0 = performance.now();
+    if (!this.pyramid || this.pyramid.width !== image.width || this.pyramid.height !== image.height) {
+      this.pyramid?.destroy();
+      this.pyramid = new SiftPyramid(ctx, this.pyramidKernels, image.width, image.height, options);
+    }
+    const pyramid = this.pyramid;
+    pyramid.upload(options.firstOctave === -1 ? upsample2x(image).data : image.data);
+    const commands = ctx.commands('sift.pyramid');
+    pyramid.encode(commands);
+    await commands.submit();
+    await ctx.device.queue.onSubmittedWorkDone();
+    const t1 = performance.now();
+    const detected = await detectKeypoints(ctx, this.detectKernel, pyramid, options);
+    const t2 = performance.now();
+    const inImage = detected.map((k) => ({ x: k.x * pyramid.octaves[k.octave].step, y: k.y * pyramid.octaves[k.octave].step, response: k.response }));
+    const selected = selectSpread(inImage, image.width, image.height, options.maxFeatures);
+    const points = selected.map((i) => samplePoint(detected[i], options));
+    const described = await describeKeypoints(ctx, this.describeKernels, pyramid, points, options, (o) => keepBudget(o, selected.map((i) => detected[i].response), options));
+    const t3 = performance.now();
+    ctx.assertNoErrors('sift feature extraction');
+    const features = assemble(image, pyramid, selected.map((i) => detected[i]), described, options);
+    return { pyramid, detected, selected, points, described, features, timings: { pyramidMs: t1 - t0, detectMs: t2 - t1, describeMs: t3 - t2 } };
+  }
+
+  destroy(): void {
+    this.pyramid?.destroy();
+    this.pyramid = undefined;
+  }
+}
+
+/** SIFT features of one image (compiles the kernels on first use; SiftExtractor for many images). */
+export async function extractFeatures(ctx: GpuContext, image: GreyImage, options: Partial<SiftOptions> = {}): Promise<Features> {
+  const extractor = await SiftExtractor.create(ctx, options);
+  try {
+    return await extractor.extract(image);
+  } finally {
+    extractor.destroy();
+  }
+}
+
+/**
+ * The budget counts oriented keypoints: every kept point's strongest orientation first (by the
+ * point's response), then second orientations by response, until maxFeatures; the rest become -1.
+ */
+export function keepBudget(orientations: Float32Array, responses: readonly number[], options: SiftOptions): Float32Array {
+  const M = options.maxOrientations;
+  const out = Float32Array.from(orientations);
+  const slots: number[] = [];
+  for (let i = 0; i < out.length; i++) if (out[i] >= 0) slots.push(i);
+  if (slots.length <= options.maxFeatures) return out;
+  slots.sort((a, b) => (a % M) - (b % M) || responses[Math.floor(b / M)] - responses[Math.floor(a / M)] || a - b);
+  for (const slot of slots.slice(options.maxFeatures)) out[slot] = -1;
+  return out;
+}
+
+function assemble(image: GreyImage, pyramid: SiftPyramid, kept: readonly DetectedKeypoint[], described: Described, options: SiftOptions): Features {
+  const M = options.maxOrientations;
+  let count = 0;
+  for (const o of described.orientations) if (o >= 0) count++;
+  const keypoints = new Float32Array(count * 4);
+  const descriptors = new Uint8Array(count * DESCRIPTOR_SIZE);
+  let n = 0;
+  kept.forEach((k, i) => {
+    const step = pyramid.octaves[k.octave].step;
+    for (let j = 0; j < M; j++) {
+      const theta = described.orientations[i * M + j];
+      if (theta < 0) continue;
+      keypoints.set([k.x * step + 0.5, k.y * step + 0.5, levelSigma(k.s, options) * step, theta], 4 * n);
+      const d = described.descriptors.subarray((i * M + j) * DESCRIPTOR_SIZE, (i * M + j + 1) * DESCRIPTOR_SIZE);
+      for (let c = 0; c < DESCRIPTOR_SIZE; c++) descriptors[n * DESCRIPTOR_SIZE + c] = Math.min(255, Math.round(DESCRIPTOR_BYTE_SCALE * d[c]));
+      n++;
+    }
+  });
+  return { width: image.width, height: image.height, keypoints, descriptors };
+}

@@ -1,0 +1,71 @@
+/**
+ * kernels/match-nearest.wgsl against tests/reference/match.ts: descriptor bytes / 512 make every
+ * dot product exact in float32, so nearest indices, dot products and accepted pairs must be
+ * identical (ties included: both keep the lower index).
+ */
+import type { GpuContext } from '../../main/engine/gpu/context.js';
+import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
+import { FeatureMatcher } from '../../main/engine/sfm/match.js';
+import { rng } from '../helpers/random.js';
+import { referenceMatches, referenceNearest } from '../reference/match.js';
+import type { ParityResult } from './types.js';
+
+export interface MatchCase {
+  queries: number;
+  trains: number;
+}
+
+export const MATCH_CASES: readonly MatchCase[] = [
+  { queries: 1, trains: 1 },
+  { queries: 77, trains: 130 },
+  { queries: 700, trains: 500 },
+];
+
+/** RootSIFT-like bytes: non-negative, unit L2 norm at scale 512. */
+export function randomDescriptor(random: () => number): Uint8Array {
+  const v = Float64Array.from({ length: 128 }, () => (random() < 0.3 ? 0 : random() ** 2));
+  const n = Math.hypot(...v) || 1;
+  return Uint8Array.from(v, (x) => Math.min(255, Math.round((512 * x) / n)));
+}
+
+/** Two sets where a share of `b` are noisy copies of `a`'s (true matches) and the rest unrelated; a few exact duplicates (ties). */
+export function descriptorSets(random: () => number, na: number, nb: number): { a: Uint8Array; b: Uint8Array } {
+  const a = new Uint8Array(na * 128);
+  for (let i = 0; i < na; i++) a.set(randomDescriptor(random), i * 128);
+  const b = new Uint8Array(nb * 128);
+  for (let j = 0; j < nb; j++) {
+    const source = Math.floor(random() * na);
+    if (random() < 0.5) b.set(a.subarray(source * 128, source * 128 + 128).map((x) => Math.max(0, Math.min(255, x + Math.round((random() - 0.5) * 12)))), j * 128);
+    else if (random() < 0.05 && j > 0) b.copyWithin(j * 128, (j - 1) * 128, j * 128);
+    else b.set(randomDescriptor(random), j * 128);
+  }
+  return { a, b };
+}
+
+export async function matchParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: MatchCase): Promise<ParityResult> {
+  const random = rng(seed);
+  const { a, b } = descriptorSets(random, c.queries, c.trains);
+  const matcher = await FeatureMatcher.create(ctx, variant);
+  const da = matcher.upload(a);
+  const db = matcher.upload(b);
+  try {
+    const got = await matcher.nearest(da, db);
+    const want = referenceNearest(a, b);
+    let mismatches = 0;
+    let first = '';
+    for (let i = 0; i < c.queries; i++) {
+      if (got.index[i] !== want.index[i] || got.best[i] !== want.best[i] || got.second[i] !== (c.trains > 1 ? want.second[i] : -1)) {
+        if (!mismatches) first = `query ${i}: GPU (${got.index[i]}, ${got.best[i]}, ${got.second[i]}) reference (${want.index[i]}, ${want.best[i]}, ${want.second[i]})`;
+        mismatches++;
+      }
+    }
+    const pairs = await matcher.match(da, db);
+    const wantPairs = referenceMatches(a, b).flat();
+    const samePairs = pairs.length === wantPairs.length && wantPairs.every((v, k) => pairs[k] === v);
+    if (!samePairs) mismatches++;
+    return { name: `match ${c.queries}x${c.trains} (${pairs.length / 2} matches)`, variant, seed, ok: mismatches === 0, error: mismatches, tolerance: 0, detail: first || (samePairs ? '' : `pairs differ: GPU ${pairs.length / 2}, reference ${wantPairs.length / 2}`) };
+  } finally {
+    da.buffer.destroy();
+    db.buffer.destroy();
+  }
+}
