@@ -30,7 +30,8 @@ struct IntersectParams {
   isect_index: u32,
   overflow_index: u32,
   isect_capacity: u32,
-  _pad0: u32,
+  // records per gather_grads workgroup (gather.wgsl's WG x ITEMS): finish_count sizes its dispatch
+  gather_chunk: u32,
   _pad1: u32,
   _pad2: u32,
 }
@@ -82,11 +83,15 @@ struct IntersectParams {
 override OUT_NORMALS: bool = false;
 @group(0) @binding(33) var<storage, read_write> rank_of_splat: array<u32>; // arena rank_counts.rankOfSplat
 // Indirect dispatch arguments sized on the GPU: [0..2] one thread per visible splat, [4..6] one
-// thread per intersection (WG threads a workgroup, 2D past 65535 workgroups).
+// thread per intersection (WG threads a workgroup), [8..10] one gather_grads workgroup per
+// gather_chunk intersections; 2D past 65535 workgroups.
 @group(0) @binding(34) var<storage, read_write> dispatch_args: array<u32>;
 
 fn write_args(at: u32, threads: u32) {
-  let groups = (threads + WG - 1u) / WG;
+  write_groups(at, (threads + WG - 1u) / WG);
+}
+
+fn write_groups(at: u32, groups: u32) {
   let x = min(groups, 65535u);
   dispatch_args[at] = x;
   dispatch_args[at + 1u] = select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u);
@@ -107,6 +112,7 @@ fn finish_count() {
   counts[ip.isect_index + 2u] = min(m, ip.isect_capacity);
   counts[ip.overflow_index] = select(0u, 1u, m > ip.isect_capacity);
   write_args(4u, min(m, ip.isect_capacity));
+  write_groups(8u, (min(m, ip.isect_capacity) + ip.gather_chunk - 1u) / max(ip.gather_chunk, 1u));
 }
 
 @compute @workgroup_size(WG)

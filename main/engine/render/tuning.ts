@@ -27,6 +27,13 @@ export interface RasterTuning {
   backwardPixels?: 1 | 2;
 }
 
+/**
+ * Intersection records each gather_grads thread sums (override ITEMS; a workgroup's chunk is
+ * WG x ITEMS records). Not swept: 8 keeps a thread's loads on whole 128-byte lines of each
+ * gradient array and the chunks' carries under 0.1 B an intersection.
+ */
+export const GATHER_ITEMS = 8;
+
 export function tuningFile(): string {
   const base = process.env.ARGONAUT_CACHE_DIR ?? process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache');
   return path.join(process.env.ARGONAUT_CACHE_DIR ? base : path.join(base, 'argonaut'), 'tuning.json');
