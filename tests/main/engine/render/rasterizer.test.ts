@@ -32,14 +32,17 @@ describe('rasterizer kernels match the float64 reference (forward and backward) 
       }, TIMEOUT_MS);
     }
     // a few splats of ~6,000 intersection records each (several gather chunks) among many tiny ones
-    it(`${variant} (big splats): ${BIG_SPLAT_CASE.count} splats ${BIG_SPLAT_CASE.width}x${BIG_SPLAT_CASE.height}, ${BIG_SPLAT_CASE.leading?.length} huge among tiny`, async () => {
-      const seed = freshSeed();
-      const results = await rasterParity(ctx, variant, seed, BIG_SPLAT_CASE);
-      const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
-      expect(failures, `seed ${seed}`).toEqual([]);
-      const intersections = Number(/(\d+) intersections/.exec(results[0].detail)?.[1]);
-      expect(intersections, 'the huge splats reached most tiles').toBeGreaterThan(20_000);
-    }, second ? 600_000 : 120_000);
+    // (not on a second adapter: SwiftShader takes over 10 minutes on its 1.5M pixels)
+    for (const c of second ? [] : [BIG_SPLAT_CASE]) {
+      it(`${variant} (big splats): ${c.count} splats ${c.width}x${c.height}, ${c.leading?.length} huge among tiny`, async () => {
+        const seed = freshSeed();
+        const results = await rasterParity(ctx, variant, seed, c);
+        const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
+        expect(failures, `seed ${seed}`).toEqual([]);
+        const intersections = Number(/(\d+) intersections/.exec(results[0].detail)?.[1]);
+        expect(intersections, 'the huge splats reached most tiles').toBeGreaterThan(20_000);
+      }, 180_000);
+    }
     // camera refinement: the per-splat camera shares and their fixed-order sum, with and without the optional outputs
     for (const c of second ? [] : [RASTER_CASES[2], RASTER_CASES[3], RASTER_CASES[5]]) {
       it(`${variant} (camera gradients): ${c.count} splats ${c.width}x${c.height}${c.antialiased ? ' antialiased' : ''}${c.outputs ? ` +${Object.keys(c.outputs).join('+')}` : ''}`, async () => {
