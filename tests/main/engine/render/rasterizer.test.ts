@@ -39,7 +39,7 @@ describe('rasterizer kernels match the float64 reference (forward and backward) 
         const results = await rasterParity(ctx, variant, seed, c);
         const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
         expect(failures, `seed ${seed}`).toEqual([]);
-        const intersections = Number(/(\d+) intersections/.exec(results[0].detail)?.[1]);
+        const intersections = Number(/(\d+) intersections/.exec(results[0].detail ?? '')?.[1]);
         expect(intersections, 'the huge splats reached most tiles').toBeGreaterThan(20_000);
       }, 180_000);
     }
