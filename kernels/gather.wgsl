@@ -255,7 +255,7 @@ fn gather_grads(inv: GatherInvocation) {
   // within the subgroup (Hillis-Steele over shuffles), then across subgroups through one slot
   // each: a thread whose segment began in an earlier subgroup adds those subgroups' values
   let lanes = min(inv.sg_size, WG);
-  let lane = li % lanes;
+  let lane = inv.lane;
   let sg = li / lanes;
   for (var d = 1u; d < lanes; d <<= 1u) {
     let other_key = subgroupShuffleUp(key, d);
