@@ -10,7 +10,7 @@ import { packCameraUniform, tileCounts, type RenderSettings } from './camera-uni
 import type { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
 import { deviceLimits, fitBackward, type BackwardFit } from './backward-fit.js';
 import { COUNT, RasterFrame, type FrameBuffers, type Pipelines, type RasterOutputs } from './raster-frame.js';
-import { GATHER_ITEMS, type RasterTuning } from './tuning.js';
+import { gatherItems as defaultGatherItems, type RasterTuning } from './tuning.js';
 
 export { COUNT, RasterFrame, type FrameBuffers, type RasterOutputs } from './raster-frame.js';
 
@@ -23,7 +23,7 @@ export interface RasterizerOptions extends RasterTuning {
    */
   bigSplat?: number;
   /**
-   * Intersection records per gather_grads thread (override ITEMS, default GATHER_ITEMS): its
+   * Intersection records per gather_grads thread (override ITEMS, default tuning.ts's gatherItems()): its
    * chunks of workgroupSize x gatherItems records are summed as segments; tests make them small
    * so that many splats cross a chunk border.
    */
@@ -89,7 +89,7 @@ export class Rasterizer {
     // The portable gather's scan holds a vec4 per record per thread: with the normals' 4th record
     // 256 threads would need 17 KiB of workgroup memory, over WebGPU's 16.
     const gatherWg = N ? Math.min(WG, 128) : WG;
-    const gatherItems = options.gatherItems ?? GATHER_ITEMS;
+    const gatherItems = options.gatherItems ?? defaultGatherItems();
     if (!Number.isInteger(gatherItems) || gatherItems < 1 || gatherItems > 64) throw new Error(`Rasterizer: gatherItems must be an integer in 1..64 (got ${gatherItems})`);
     const gatherConstants = { WG: gatherWg, ITEMS: gatherItems, OUT_NORMALS: N, SCAN_NORMALS: N ? gatherWg : 1 };
     const features = { OUT_MEDIAN: outputs.median ? 1 : 0, OUT_NORMALS: N, OUT_DISTORTION: outputs.distortion ? 1 : 0, NORMAL_SLOTS: N ? 256 : 1, RECORDS: N ? 4 : 3 };
