@@ -7,7 +7,8 @@
 //   (scan of the counts: isect_offset[k]; the total is the intersection count M)
 //   emit (per rank k < V):               one (tile, emit index) pair per tile the splat reaches,
 //                                        in depth order, at isect_offset[k]...; isect_rank[e] = k
-//                                        (splats over more than BIG tiles: the whole workgroup)
+//                                        (splats over more than BIG tiles: a whole workgroup,
+//                                        spread over the dispatch)
 //   (stable radix sort of the tile keys on ceil(log2(tiles + 1)) bits: depth order kept per
 //   tile; key `tiles` is a sentinel for unused slots and sorts last)
 //   resolve (per sorted intersection i < M): sorted_rank[i] = isect_rank[emit index];
@@ -30,7 +31,8 @@ struct IntersectParams {
   isect_index: u32,
   overflow_index: u32,
   isect_capacity: u32,
-  _pad0: u32,
+  // records per gather_grads workgroup (gather.wgsl's WG x ITEMS): finish_count sizes its dispatch
+  gather_chunk: u32,
   _pad1: u32,
   _pad2: u32,
 }
@@ -82,11 +84,15 @@ struct IntersectParams {
 override OUT_NORMALS: bool = false;
 @group(0) @binding(33) var<storage, read_write> rank_of_splat: array<u32>; // arena rank_counts.rankOfSplat
 // Indirect dispatch arguments sized on the GPU: [0..2] one thread per visible splat, [4..6] one
-// thread per intersection (WG threads a workgroup, 2D past 65535 workgroups).
+// thread per intersection (WG threads a workgroup), [8..10] one gather_grads workgroup per
+// gather_chunk intersections; 2D past 65535 workgroups.
 @group(0) @binding(34) var<storage, read_write> dispatch_args: array<u32>;
 
 fn write_args(at: u32, threads: u32) {
-  let groups = (threads + WG - 1u) / WG;
+  write_groups(at, (threads + WG - 1u) / WG);
+}
+
+fn write_groups(at: u32, groups: u32) {
   let x = min(groups, 65535u);
   dispatch_args[at] = x;
   dispatch_args[at + 1u] = select(0u, (groups + x - 1u) / max(x, 1u), groups > 0u);
@@ -107,6 +113,7 @@ fn finish_count() {
   counts[ip.isect_index + 2u] = min(m, ip.isect_capacity);
   counts[ip.overflow_index] = select(0u, 1u, m > ip.isect_capacity);
   write_args(4u, min(m, ip.isect_capacity));
+  write_groups(8u, (min(m, ip.isect_capacity) + ip.gather_chunk - 1u) / max(ip.gather_chunk, 1u));
 }
 
 @compute @workgroup_size(WG)
@@ -138,23 +145,36 @@ fn gather_sorted(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   }
 }
 
-// Splats whose tile rectangle holds more than BIG tiles are emitted by the whole workgroup: each
+// Splats whose tile rectangle holds more than BIG tiles are emitted by a whole workgroup: each
 // thread tests a share of the rectangle and a workgroup prefix sum places the hits, in the same
-// row-major order as one thread would, so the output is identical.
+// row-major order as one thread would, so the output is identical. Which workgroup: not the one
+// whose ranks hold the splat, but every B-th rank from the workgroup's number b (B workgroups,
+// thread li takes rank b + B li: each rank exactly once). Ranks are depth order and the nearest
+// splats are the biggest on screen, so the owner's workgroups were the first few, each emitting
+// hundreds of big splats one after another while the rest of the GPU idled; strided, every
+// workgroup gets its share. A record's place is fixed by isect_offset, so who writes it changes
+// nothing in the output.
 override BIG: u32 = 32u;
 var<workgroup> big_rank: array<u32, WG>;
 
 @compute @workgroup_size(WG)
-fn emit(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u, inv: ScanInvocation) {
+fn emit(@builtin(global_invocation_id) gid: vec3u, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, inv: ScanInvocation) {
   let li = inv.lid;
   let k = thread_id(gid, nwg);
   big_list_begin(li);
   let sentinel = cam.tiles.x * cam.tiles.y;
-  if (k < counts[ip.visible_index]) {
-    let rect = unpack_rect(rank_rect[k]);
+  let visible_count = counts[ip.visible_index];
+  let strided = block_id(wid, nwg) + nwg.x * nwg.y * li; // this workgroup's share of the big splats
+  if (strided < visible_count) {
+    let rect = unpack_rect(rank_rect[strided]);
     if ((rect.z - rect.x) * (rect.w - rect.y) > BIG) {
-      big_rank[big_list_push()] = k;
-    } else {
+      big_rank[big_list_push()] = strided;
+    }
+  }
+  if (k < visible_count) {
+    let rect = unpack_rect(rank_rect[k]);
+    // (a big splat is emitted by the workgroup whose share it is, listed above)
+    if ((rect.z - rect.x) * (rect.w - rect.y) <= BIG) {
       let mean = bitcast<vec2f>(rank_xy[k]);
       let co = rank_conic_opacity[k];
       let limit = power_limit(co.w);

@@ -14,7 +14,7 @@ import { MATCH_CASES, matchParity } from '../parity/match.parity.js';
 import { rayDepthEntryParity, rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
 import { MESH_CASES, marchingCubesParity, tsdfParity } from '../parity/mesh.parity.js';
 import { profileScans } from '../parity/profiler.parity.js';
-import { RASTER_CASES, rasterParity } from '../parity/rasterize.parity.js';
+import { BIG_SPLAT_CASE, RASTER_CASES, rasterParity } from '../parity/rasterize.parity.js';
 import { SORT_CASES, radixSortParity } from '../parity/radix-sort.parity.js';
 import { SCAN_CASES, scanParity } from '../parity/scan.parity.js';
 import { SIFT_CASES, siftParity } from '../parity/sift.parity.js';
@@ -53,6 +53,9 @@ for (const variant of variants) {
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardPixels: 2 }));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1 }));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { cameraGrads: true }));
+  // gather's segmented sum: chunks of 64 records (many splats cross a border), and splats over every tile of a big image
+  if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1, gatherItems: 1, workgroupSize: 64 }));
+  if (want('raster')) for (const options of [{}, { gatherItems: 1, workgroupSize: 64 }, ...(variant === 'subgroup' ? [{ backwardPixels: 2 as const }] : [])]) await run(() => rasterParity(ctx, variant, freshSeed(), BIG_SPLAT_CASE, options));
   if (want('appearance')) for (const c of APPEARANCE_CASES) await run(() => appearanceParity(ctx, variant, freshSeed(), c));
   if (want('sift')) for (const c of SIFT_CASES) await run(() => siftParity(ctx, variant, freshSeed(), c));
   if (want('match')) for (const c of MATCH_CASES) await run(() => matchParity(ctx, variant, freshSeed(), c));

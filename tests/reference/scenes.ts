@@ -100,6 +100,8 @@ export interface SceneSpec {
   options: RasterizeOptions;
   /** Kinds of splats mixed in; default ordinary only. */
   kinds?: readonly SplatKind[];
+  /** The first splats' kinds, one each (then `kinds` at random): a scene sure to hold a few of a kind. */
+  leading?: readonly SplatKind[];
 }
 
 /**
@@ -113,7 +115,8 @@ export function randomScene(rand: () => number, spec: SceneSpec): SceneInput {
   const kinds = spec.kinds ?? ['ordinary'];
   const depths: number[] = [];
   for (let i = 0; i < spec.count; i++) {
-    const kind = kinds[Math.floor(rand() * kinds.length)];
+    const drawn = kinds[Math.floor(rand() * kinds.length)];
+    const kind = spec.leading?.[i] ?? drawn;
     let z = uniform(rand, 1.5, 4);
     let u = uniform(rand, -0.15, 1.15) * spec.width;
     const v = uniform(rand, -0.15, 1.15) * spec.height;

@@ -12,7 +12,7 @@ import type { GpuContext } from '../gpu/context.js';
 import type { KernelRegistry, KernelVariant } from '../gpu/kernels.js';
 import { usedBindings, workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import { deviceLimits, fitBackward } from './backward-fit.js';
-import type { RasterTuning } from './tuning.js';
+import { gatherItems, type RasterTuning } from './tuning.js';
 
 export interface PlannedEntry {
   kernel: string;
@@ -59,7 +59,7 @@ export function kernelPlan(info: GpuInfo, backward: RasterTuning): PlannedFamily
       reason: fit.variant === variant ? `${why}; ${fit.reason}` : fit.reason,
       entries: [rasterBackward],
     },
-    { family: 'gather', variant, constants: { WG, BIG: 1024 }, reason: why, entries: [{ kernel: 'gather', entryPoint: 'gather_grads', constants: { WG, OUT_NORMALS: 0, BIG: 1024 } }] },
+    { family: 'gather', variant, constants: { WG, ITEMS: gatherItems() }, reason: why, entries: ['gather_grads', 'gather_carries'].map((entryPoint) => ({ kernel: 'gather', entryPoint, constants: { WG, ITEMS: gatherItems(), OUT_NORMALS: 0, SCAN_NORMALS: 1 } })) },
   ];
 }
 

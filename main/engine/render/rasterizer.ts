@@ -1,28 +1,33 @@
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
-import { GpuArena, type ArenaKindName, type ArenaMember } from '../gpu/arena.js';
-import { bindGroup, createStorage, createUniform, readBuffer, type GpuRegion } from '../gpu/buffers.js';
+import { bindGroup, createStorage, createUniform, readBuffer } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
-import { RadixSort, type SortPlan } from '../gpu/primitives/radix-sort.js';
-import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
+import { RadixSort } from '../gpu/primitives/radix-sort.js';
+import { ExclusiveScan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
-import { cameraStruct, packCameraUniform, tileCounts, type RenderSettings } from './camera-uniform.js';
+import { packCameraUniform, tileCounts, type RenderSettings } from './camera-uniform.js';
 import type { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
 import { deviceLimits, fitBackward, type BackwardFit } from './backward-fit.js';
-import type { RasterTuning } from './tuning.js';
+import { COUNT, RasterFrame, type FrameBuffers, type Pipelines, type RasterOutputs } from './raster-frame.js';
+import { gatherItems as defaultGatherItems, type RasterTuning } from './tuning.js';
+
+export { COUNT, RasterFrame, type FrameBuffers, type RasterOutputs } from './raster-frame.js';
 
 /** The tuning fields (workgroup size, backward batch, reduction, pixels per thread) are RasterTuning's. */
 export interface RasterizerOptions extends RasterTuning {
   variant?: KernelVariant;
   /**
-   * Splats over more than this many tiles (projection, emit; default 32) or intersections
-   * (gather; default 1024) are handled by their whole workgroup instead of one thread (override
-   * BIG). One number sets both (tests: 1). Gather's workgroup path costs ~30 barriers a splat:
-   * at 32 it measured slower than one thread a splat on the statue (0.32-0.34 against 0.29-0.30
-   * ms a step), so only the largest take it.
+   * Splats over more than this many tiles (projection, emit; default 32) are handled by their
+   * whole workgroup instead of one thread (override BIG; tests: 1).
    */
   bigSplat?: number;
+  /**
+   * Intersection records per gather_grads thread (override ITEMS, default tuning.ts's gatherItems()): its
+   * chunks of workgroupSize x gatherItems records are summed as segments; tests make them small
+   * so that many splats cross a chunk border.
+   */
+  gatherItems?: number;
   /** Also sum |d mean2d| per pixel (AbsGS densification); off saves two of twelve reductions. Default on. */
   absgrad?: boolean;
   /**
@@ -44,128 +49,6 @@ export interface RasterizerOptions extends RasterTuning {
   cameraGrads?: boolean;
 }
 
-export interface RasterOutputs {
-  median?: boolean;
-  normals?: boolean;
-  distortion?: boolean;
-  /** Per splat (sum over pixels of its blending weight w, max w): `RasterFrame.splatWeights`. Not differentiated. */
-  weights?: boolean;
-}
-
-/** A frame's own buffers (buffers) and arena regions, by what they hold. */
-export interface FrameBuffers {
-  xy: GpuRegion; conicOpacity: GpuRegion; colorDepth: GpuRegion; normal: GpuRegion; tileCount: GPUBuffer; tileRect: GpuRegion;
-  visible: GPUBuffer; visibleOffset: GPUBuffer; depthKeys: GPUBuffer; depthVals: GPUBuffer;
-  sortedXy: GpuRegion; sortedConicOpacity: GpuRegion; sortedColorDepth: GpuRegion; sortedNormal: GpuRegion; sortedCount: GpuRegion; sortedRect: GpuRegion; rankOfSplat: GpuRegion;
-  isectOffset: GPUBuffer; isectKeys: GPUBuffer; isectVals: GPUBuffer; isectRank: GPUBuffer; sortedRank: GpuRegion; sortedEmit: GpuRegion; tileRanges: GPUBuffer;
-  grads0: GpuRegion; grads1: GpuRegion; grads2: GpuRegion; grads3: GpuRegion; v2d: GPUBuffer; isectWeights: GPUBuffer;
-}
-
-/** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
-export const COUNT = { splats: 0, visible: 1, intersections: 2, overflow: 3, clamped: 4 } as const;
-
-interface Pipelines {
-  visibleArgs: CompiledPipeline;
-  projectForward: CompiledPipeline;
-  projectBackward?: CompiledPipeline;
-  finishCount: CompiledPipeline;
-  compactVisible: CompiledPipeline;
-  gatherSorted: CompiledPipeline;
-  emit: CompiledPipeline;
-  resolve: CompiledPipeline;
-  rasterForward: CompiledPipeline;
-  rasterBackward?: CompiledPipeline;
-  gatherGrads?: CompiledPipeline;
-  gatherWeights?: CompiledPipeline;
-}
-
-/**
- * Every buffer and bind group one (splat set, image size, intersection capacity) needs; made
- * once and reused every frame, so encoding a frame only writes the camera and records dispatches.
- */
-export class RasterFrame {
-  readonly width: number;
-  readonly height: number;
-  readonly tiles: { x: number; y: number; total: number };
-  /** Tiles of the camera last encoded (<= tiles). */
-  activeTiles: { x: number; y: number; total: number };
-  readonly capacity: number;
-  readonly isectCapacity: number;
-  /** Arenas (gpu/arena.ts): the per-pixel outputs and, from createFrame, the per-splat and per-intersection data. */
-  readonly arenas: GpuArena[] = [];
-  // outputs
-  readonly image: GpuRegion; // vec4 per pixel: rgb, alpha
-  readonly depth: GPUBuffer; // f32 per pixel: sum of w z
-  /** Per pixel (final transmittance bits, 1 + last composited list index): the backward's state. */
-  readonly state: GPUBuffer;
-  readonly counts: GPUBuffer;
-  readonly buffers: GPUBuffer[] = [];
-  readonly camera: GPUBuffer;
-  groups!: Record<Exclude<keyof Pipelines, 'gatherWeights' | 'gatherGrads'>, GPUBindGroup> & { gatherWeights?: GPUBindGroup; gatherGrads?: GPUBindGroup };
-  scans!: { visible: ScanPlan; isect: ScanPlan };
-  sorts!: { depth: SortPlan; tile: SortPlan };
-  /** Rendered normals (vec4 per pixel) with outputs.normals; a placeholder otherwise. */
-  readonly normals: GpuRegion;
-  /** (median depth, distortion, median slot, depth) per pixel with outputs.median/distortion. */
-  readonly geometry: GpuRegion;
-  /**
-   * The backward's inputs, vec4 per pixel, zero until written: dL/d image (the loss writes it),
-   * dL/d (depth, median depth, distortion, 0) and dL/d normals (the geometry loss). One arena, so
-   * a device with few storage bindings binds them as one. Absent for a forward-only rasterizer.
-   */
-  pixelGrads?: Record<ArenaMember<'pixel_grads'>, GpuRegion>;
-  /** vec2 per splat (capacity): (sum over pixels of w, max w) with outputs.weights; 0 for splats not visible. */
-  splatWeights!: GPUBuffer;
-  /** Three vec4 per splat (capacity) with cameraGrads: its share of dL/d(camera) (kernels/project.wgsl); a placeholder otherwise. */
-  cameraGradPartials!: GPUBuffer;
-
-  /** A new arena owned (and destroyed) by this frame. */
-  arena<K extends ArenaKindName>(kind: K, label: string, bytes: Readonly<Record<ArenaMember<K>, number>>): Record<ArenaMember<K>, GpuRegion> {
-    const arena = new GpuArena(this.ctx.device, kind, `raster.${label}`, bytes);
-    this.arenas.push(arena);
-    return arena.regions;
-  }
-
-  /** Indirect dispatch arguments written on the GPU: [0] per visible splat, [16] per intersection. */
-  dispatchArgs!: GPUBuffer;
-  /** GPU bytes this frame holds per splat of capacity, per intersection of capacity, per pixel. */
-  bytes = { perSplat: 0, perIntersection: 0, perPixel: 0 };
-  /** Buffers the backward needs that callers may bind (v2d etc.). */
-  internal!: FrameBuffers;
-
-  constructor(readonly ctx: GpuContext, readonly splats: GpuSplats, width: number, height: number, isectCapacity: number, outputs: Required<RasterOutputs>) {
-    this.width = width;
-    this.height = height;
-    this.tiles = tileCounts({ width, height });
-    this.activeTiles = this.tiles;
-    this.capacity = splats.capacity;
-    this.isectCapacity = isectCapacity;
-    const { device } = ctx;
-    const pixels = width * height;
-    const own = (label: string, bytes: number, usage = 0) => {
-      const b = createStorage(device, `raster.${label}`, bytes, usage);
-      this.buffers.push(b);
-      return b;
-    };
-    const geometryOn = outputs.median || outputs.distortion;
-    ({ image: this.image, normals: this.normals, geometry: this.geometry } = this.arena('pixels', 'pixels', { image: pixels * 16, normals: outputs.normals ? pixels * 16 : 0, geometry: geometryOn ? pixels * 16 : 0 }));
-    this.depth = own('depth', pixels * 4);
-    this.state = own('state', pixels * 8);
-    this.counts = own('counts', 32);
-    this.camera = createUniform(device, 'raster.camera', cameraStruct().size);
-    this.buffers.push(this.camera);
-  }
-
-  destroy(): void {
-    this.scans?.visible.destroy();
-    this.scans?.isect.destroy();
-    this.sorts?.depth.destroy();
-    this.sorts?.tile.destroy();
-    for (const b of this.buffers) b.destroy();
-    for (const a of this.arenas) a.destroy();
-  }
-}
-
 /**
  * The differentiable 3DGS rasterizer on the GPU (kernels project, intersect, radix-sort, scan,
  * rasterize, gather). Forward: parameters -> image, alpha, depth. Backward: dL/d(image, alpha,
@@ -183,6 +66,8 @@ export class Rasterizer {
     readonly backward: BackwardFit,
     readonly outputs: Required<RasterOutputs>,
     readonly cameraGrads: boolean,
+    /** Intersection records per gather_grads workgroup (its WG x ITEMS). */
+    readonly gatherChunk: number,
   ) {}
 
   /** With the per-adapter tuning cache (bench raster --sweep) filling what `options` leaves out. */
@@ -201,14 +86,19 @@ export class Rasterizer {
     const outputs = options.outputs ?? {};
     const N = outputs.normals ? 1 : 0;
     const BIG = options.bigSplat ?? 32;
-    const GATHER_BIG = options.bigSplat ?? 1024;
+    // The portable gather's scan holds a vec4 per record per thread: with the normals' 4th record
+    // 256 threads would need 17 KiB of workgroup memory, over WebGPU's 16.
+    const gatherWg = N ? Math.min(WG, 128) : WG;
+    const gatherItems = options.gatherItems ?? defaultGatherItems();
+    if (!Number.isInteger(gatherItems) || gatherItems < 1 || gatherItems > 64) throw new Error(`Rasterizer: gatherItems must be an integer in 1..64 (got ${gatherItems})`);
+    const gatherConstants = { WG: gatherWg, ITEMS: gatherItems, OUT_NORMALS: N, SCAN_NORMALS: N ? gatherWg : 1 };
     const features = { OUT_MEDIAN: outputs.median ? 1 : 0, OUT_NORMALS: N, OUT_DISTORTION: outputs.distortion ? 1 : 0, NORMAL_SLOTS: N ? 256 : 1, RECORDS: N ? 4 : 3 };
     // sized from the device: a batch, reduction or variant whose workgroup memory fits
     const backward = fitBackward(deviceLimits(ctx.info), { ...options, variant, features });
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const weights: Record<string, number> = outputs.weights ? { OUT_WEIGHTS: 1, WEIGHT_SLOTS: 256 } : {};
     const withBackward = (options.passes ?? 'forward+backward') === 'forward+backward';
-    const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights, scan, sort] = await Promise.all([
+    const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherCarries, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
       get('project', 'project_forward', { WG, OUT_NORMALS: N, BIG }),
       withBackward ? get('project', 'project_backward', { WG, OUT_NORMALS: N, ...(options.cameraGrads ? { CAMERA_GRADS: 1 } : {}) }) : undefined,
@@ -219,13 +109,15 @@ export class Rasterizer {
       get('intersect', 'resolve'),
       get('rasterize', 'rasterize_forward', { OUT_MEDIAN: features.OUT_MEDIAN, OUT_NORMALS: N, OUT_DISTORTION: features.OUT_DISTORTION, NORMAL_SLOTS: features.NORMAL_SLOTS, ...weights }),
       withBackward ? ctx.kernels.get({ kernel: 'rasterize', entryPoint: backward.entryPoint, constants: backward.constants, variant: backward.variant }) : undefined,
-      withBackward ? get('gather', 'gather_grads', { WG, OUT_NORMALS: N, BIG: GATHER_BIG }) : undefined,
+      withBackward ? get('gather', 'gather_grads', gatherConstants) : undefined,
+      withBackward ? get('gather', 'gather_carries', gatherConstants) : undefined,
       outputs.weights ? get('gather', 'gather_weights') : undefined,
       ExclusiveScan.create(ctx, { variant }),
       RadixSort.create(ctx, { variant }),
     ]);
-    const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherWeights };
-    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) }, Boolean(options.cameraGrads));
+    const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherCarries, gatherWeights };
+    const outputsOn = { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) };
+    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, outputsOn, Boolean(options.cameraGrads), gatherWg * gatherItems);
   }
 
   /** Kernel pipelines (for reports: workgroup memory per variant etc.); the backward's are absent with passes 'forward'. */
@@ -286,6 +178,8 @@ export class Rasterizer {
       grads2: isectGrads.g2,
       grads3: isectGrads.g3,
       v2d: own('v2d', N * 64),
+      // per gather chunk: head and tail carries of 4 vec4 (gather.wgsl)
+      gatherCarries: own('gatherCarries', Math.ceil(M / this.gatherChunk) * 128),
       isectWeights: own('isectWeights', this.outputs.weights ? M * 8 : 16),
     };
     frame.internal = b;
@@ -294,18 +188,18 @@ export class Rasterizer {
     // Byte accounting for reports: per splat, per intersection (sort scratch and histograms: ~9 B
     // a key of the sorts), per pixel.
     const perSplat = [b.xy, b.conicOpacity, b.colorDepth, b.tileCount, b.tileRect, b.visible, b.visibleOffset, b.depthKeys, b.depthVals, b.sortedXy, b.sortedConicOpacity, b.sortedColorDepth, b.sortedCount, b.sortedRect, b.rankOfSplat, b.isectOffset, b.v2d].reduce((sum, x) => sum + x.size, 0);
-    const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.sortedEmit, b.grads0, b.grads1, b.grads2].reduce((sum, x) => sum + x.size, 0);
+    const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.sortedEmit, b.grads0, b.grads1, b.grads2, b.gatherCarries].reduce((sum, x) => sum + x.size, 0);
     const pixelGradBytes = frame.pixelGrads ? frame.pixelGrads.image.size + frame.pixelGrads.aux.size : 0;
     frame.bytes = { perSplat: perSplat / N + 9, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.state.size + pixelGradBytes) / (width * height) };
-    const dispatchArgs = createStorage(device, 'raster.dispatchArgs', 32, GPUBufferUsage.INDIRECT);
+    const dispatchArgs = createStorage(device, 'raster.dispatchArgs', 48, GPUBufferUsage.INDIRECT);
     frame.buffers.push(dispatchArgs);
     frame.dispatchArgs = dispatchArgs;
     const intersect = UniformStruct.of('intersect', 'IntersectParams');
     const intersectParams = createUniform(device, 'raster.intersectParams', intersect.size);
-    device.queue.writeBuffer(intersectParams, 0, intersect.pack({ n_index: COUNT.splats, visible_index: COUNT.visible, isect_index: COUNT.intersections, overflow_index: COUNT.overflow, isect_capacity: M }));
+    device.queue.writeBuffer(intersectParams, 0, intersect.pack({ n_index: COUNT.splats, visible_index: COUNT.visible, isect_index: COUNT.intersections, overflow_index: COUNT.overflow, isect_capacity: M, gather_chunk: this.gatherChunk }));
     const gather = UniformStruct.of('gather', 'GatherParams');
     const gatherParams = createUniform(device, 'raster.gatherParams', gather.size);
-    device.queue.writeBuffer(gatherParams, 0, gather.pack({ visible_index: COUNT.visible, isect_capacity: M }));
+    device.queue.writeBuffer(gatherParams, 0, gather.pack({ visible_index: COUNT.visible, isect_capacity: M, clamped_index: COUNT.clamped }));
     frame.buffers.push(intersectParams, gatherParams);
 
     const counts = { buffer: frame.counts, index: 0 };
@@ -335,7 +229,8 @@ export class Rasterizer {
       rasterForward: bindGroup(device, p.rasterForward, { 0: cam, 1: b.tileRanges, 2: b.sortedRank, 3: b.sortedXy, 4: b.sortedConicOpacity, 5: b.sortedColorDepth, 6: frame.image, 7: frame.depth, 8: frame.state, 18: b.sortedNormal, 19: frame.normals, 20: frame.geometry, 14: b.sortedEmit, 25: b.isectWeights }),
       // set by bindBackward
       rasterBackward: undefined as unknown as GPUBindGroup,
-      gatherGrads: p.gatherGrads && bindGroup(device, p.gatherGrads, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 4: b.grads0, 6: b.grads1, 7: b.grads2, 8: b.grads3, 5: b.v2d }),
+      gatherGrads: p.gatherGrads && bindGroup(device, p.gatherGrads, { 0: gatherParams, 1: frame.counts, 4: b.grads0, 6: b.grads1, 7: b.grads2, 8: b.grads3, 5: b.v2d, 12: b.isectRank, 13: b.gatherCarries }),
+      gatherCarries: p.gatherCarries && bindGroup(device, p.gatherCarries, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 5: b.v2d, 13: b.gatherCarries }),
       projectBackward: undefined as unknown as GPUBindGroup,
     };
     if (p.gatherWeights) frame.groups.gatherWeights = bindGroup(device, p.gatherWeights, { 0: gatherParams, 1: frame.counts, 2: b.isectOffset, 3: b.sortedCount, 9: order, 10: b.isectWeights, 11: frame.splatWeights });
@@ -411,16 +306,17 @@ export class Rasterizer {
   encodeBackward(commands: GpuCommands, frame: RasterFrame): void {
     const p = this.backwardPipelines('encodeBackward');
     const g = frame.groups;
-    if (!g.rasterBackward || !g.gatherGrads) throw new Error('encodeBackward: call bindBackward first');
+    if (!g.rasterBackward || !g.gatherGrads || !g.gatherCarries) throw new Error('encodeBackward: call bindBackward first');
     commands.dispatch(p.rasterBackward, [g.rasterBackward], frame.activeTiles.x, frame.activeTiles.y);
-    commands.dispatchIndirect(p.gatherGrads, [g.gatherGrads], frame.dispatchArgs, 0);
+    commands.dispatchIndirect(p.gatherGrads, [g.gatherGrads], frame.dispatchArgs, 32);
+    commands.dispatchIndirect(p.gatherCarries, [g.gatherCarries], frame.dispatchArgs, 0);
     this.perSplat(commands, p.projectBackward, g.projectBackward, frame.capacity);
   }
 
-  private backwardPipelines(caller: string): Required<Pick<Pipelines, 'rasterBackward' | 'gatherGrads' | 'projectBackward'>> {
-    const { rasterBackward, gatherGrads, projectBackward } = this.pipelines;
-    if (!rasterBackward || !gatherGrads || !projectBackward) throw new Error(`${caller}: this rasterizer was created with passes 'forward' (no backward pipelines)`);
-    return { rasterBackward, gatherGrads, projectBackward };
+  private backwardPipelines(caller: string): Required<Pick<Pipelines, 'rasterBackward' | 'gatherGrads' | 'gatherCarries' | 'projectBackward'>> {
+    const { rasterBackward, gatherGrads, gatherCarries, projectBackward } = this.pipelines;
+    if (!rasterBackward || !gatherGrads || !gatherCarries || !projectBackward) throw new Error(`${caller}: this rasterizer was created with passes 'forward' (no backward pipelines)`);
+    return { rasterBackward, gatherGrads, gatherCarries, projectBackward };
   }
 
   /** Reads the frame's counters (a sync point: tests, benchmarks, sizing; never inside a training step). */

@@ -27,6 +27,24 @@ export interface RasterTuning {
   backwardPixels?: 1 | 2;
 }
 
+/**
+ * Intersection records each gather_grads thread sums (override ITEMS; a workgroup's chunk is
+ * WG x ITEMS records). Not swept: 8 keeps a thread's loads on whole 128-byte lines of each
+ * gradient array and the chunks' carries under 0.1 B an intersection. `ARGONAUT_GATHER_ITEMS`
+ * overrides it for A/B runs (bench raster on the H200: fewer records a thread hold fewer lines
+ * in flight per warp, more give fewer scans).
+ */
+export const GATHER_ITEMS = 8;
+
+/** GATHER_ITEMS, or ARGONAUT_GATHER_ITEMS when set (an integer 1..64). */
+export function gatherItems(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.ARGONAUT_GATHER_ITEMS;
+  if (raw === undefined || raw === '') return GATHER_ITEMS;
+  const items = Number(raw);
+  if (!Number.isInteger(items) || items < 1 || items > 64) throw new Error(`ARGONAUT_GATHER_ITEMS: expected an integer from 1 to 64, got '${raw}'`);
+  return items;
+}
+
 export function tuningFile(): string {
   const base = process.env.ARGONAUT_CACHE_DIR ?? process.env.XDG_CACHE_HOME ?? path.join(homedir(), '.cache');
   return path.join(process.env.ARGONAUT_CACHE_DIR ? base : path.join(base, 'argonaut'), 'tuning.json');

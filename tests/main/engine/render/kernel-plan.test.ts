@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { GpuInfo } from '../../../../shared/contract/gpu.js';
 import { KernelRegistry } from '../../../../main/engine/gpu/kernels.js';
+import { workgroupMemoryBytes } from '../../../../main/engine/gpu/wgsl-analysis.js';
 import { kernelPlan, measureKernelPlan } from '../../../../main/engine/render/kernel-plan.js';
 
 // SwiftShader's Vulkan adapter as issue 13 found it: 4-lane subgroups, 32 KiB, 12 storage buffers.
@@ -34,5 +35,16 @@ describe('kernel plan: what each family gets on a device, and whether it fits', 
     const plan = measureKernelPlan(kernelPlan(h200, { backwardReduce: 'partials', backwardPixels: 1 }), kernels, h200.limits);
     expect(plan.filter((f) => !f.fits).map((f) => `${f.family}: ${f.overLimits}`)).toEqual([]);
     expect(plan.map((f) => f.family)).toEqual(['project', 'intersect', 'scan', 'radix-sort', 'rasterize forward', 'rasterize backward (train)', 'gather']);
+  });
+
+  it("gather's segmented sum fits WebGPU's 16 KiB in both variants, with the normals' 4th record too (the host halves WG for it)", () => {
+    const configurations = [
+      { WG: 256, ITEMS: 8, OUT_NORMALS: 0, SCAN_NORMALS: 1 },
+      { WG: 128, ITEMS: 8, OUT_NORMALS: 1, SCAN_NORMALS: 128 },
+    ];
+    const bytes = (['portable', 'subgroup'] as const).flatMap((variant) => configurations.map((constants) => workgroupMemoryBytes(new KernelRegistry(undefined as never, variant).source('gather', variant), 'gather_grads', constants)));
+    // portable: a key and three vec4 per thread (+ the 4th record with normals); subgroup: per 4 lanes
+    expect(bytes).toEqual([256 * 52 + 16, 128 * 68, 64 * 56 + 16, 32 * 56 + 128 * 16]);
+    for (const b of bytes) expect(b).toBeLessThanOrEqual(16384);
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { isSecondAdapterRun, testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed } from '../../../helpers/random.js';
-import { RASTER_CASES, rasterParity } from '../../../parity/rasterize.parity.js';
+import { BIG_SPLAT_CASE, RASTER_CASES, rasterParity } from '../../../parity/rasterize.parity.js';
 
 // On a second adapter (npm test's SwiftShader and WebGPU-default-limits runs) two cases reach
 // every pipeline: the full SH mix of splat kinds, and all optional outputs through the
@@ -21,14 +21,27 @@ describe('rasterizer kernels match the float64 reference (forward and backward) 
         expect(failures, `seed ${seed}`).toEqual([]);
       }, TIMEOUT_MS);
     }
-    // every splat over more than one tile through the workgroup paths of projection, emit and gather
+    // every splat over more than one tile through the workgroup paths of projection and emit, and
+    // gather in chunks of 64 records (many splats cross a chunk border, some span several)
     for (const c of second ? SECOND_ADAPTER_CASES.slice(1) : RASTER_CASES.filter((x) => x.kinds?.includes('huge') || x.outputs?.normals)) {
-      it(`${variant} (workgroup paths for splats over > 1 tile): ${c.count} splats ${c.width}x${c.height}${c.kinds ? ` (${c.kinds.join(', ')})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).join('+')}` : ''}`, async () => {
+      it(`${variant} (workgroup paths for splats over > 1 tile, gather chunks of 64): ${c.count} splats ${c.width}x${c.height}${c.kinds ? ` (${c.kinds.join(', ')})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).join('+')}` : ''}`, async () => {
         const seed = freshSeed();
-        const results = await rasterParity(ctx, variant, seed, c, { bigSplat: 1 });
+        const results = await rasterParity(ctx, variant, seed, c, { bigSplat: 1, gatherItems: 1, workgroupSize: 64 });
         const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
         expect(failures, `seed ${seed}`).toEqual([]);
       }, TIMEOUT_MS);
+    }
+    // a few splats of ~6,000 intersection records each (several gather chunks) among many tiny ones
+    // (not on a second adapter: SwiftShader takes over 10 minutes on its 1.5M pixels)
+    for (const c of second ? [] : [BIG_SPLAT_CASE]) {
+      it(`${variant} (big splats): ${c.count} splats ${c.width}x${c.height}, ${c.leading?.length} huge among tiny`, async () => {
+        const seed = freshSeed();
+        const results = await rasterParity(ctx, variant, seed, c);
+        const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
+        expect(failures, `seed ${seed}`).toEqual([]);
+        const intersections = Number(/(\d+) intersections/.exec(results[0].detail ?? '')?.[1]);
+        expect(intersections, 'the huge splats reached most tiles').toBeGreaterThan(20_000);
+      }, 180_000);
     }
     // camera refinement: the per-splat camera shares and their fixed-order sum, with and without the optional outputs
     for (const c of second ? [] : [RASTER_CASES[2], RASTER_CASES[3], RASTER_CASES[5]]) {

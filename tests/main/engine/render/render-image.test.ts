@@ -6,7 +6,7 @@ import { Rasterizer } from '../../../../main/engine/render/rasterizer.js';
 import { orbitCameras, torusKnotSplats } from '../../../../main/engine/train/sample-scene.js';
 
 /** The backward's entry points, by the kernel registry's cache keys (`kernel:entryPoint|...`). */
-const BACKWARD = /^(project:project_backward|rasterize:rasterize_backward(_cas)?|gather:gather_grads)\|/;
+const BACKWARD = /^(project:project_backward|rasterize:rasterize_backward(_cas)?|gather:gather_(grads|carries))\|/;
 
 // A fresh device per test: the registry's list is everything compiled on it, so a shared one
 // would show other tests' pipelines.
@@ -25,7 +25,7 @@ describe('commands that only draw compile only the forward pass', () => {
   it('the default (training) rasterizer compiles the backward: the check below can fail', async () => {
     const ctx = await freshGpu();
     await Rasterizer.create(ctx);
-    expect(ctx.kernels.requestedKeys.filter((k) => BACKWARD.test(k))).toHaveLength(3);
+    expect(ctx.kernels.requestedKeys.filter((k) => BACKWARD.test(k))).toHaveLength(4);
   });
 
   it('render (renderImage) draws the image with no backward pipeline compiled', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { backwardDefaults } from '../../../../main/engine/render/backward-fit.js';
-import { adapterKey, loadTuning, saveTuning } from '../../../../main/engine/render/tuning.js';
+import { adapterKey, GATHER_ITEMS, gatherItems, loadTuning, saveTuning } from '../../../../main/engine/render/tuning.js';
 import type { GpuInfo } from '../../../../shared/contract/gpu.js';
 
 const info: GpuInfo = {
@@ -47,5 +47,13 @@ describe('backward defaults', () => {
     expect(backwardDefaults('subgroup', { backwardReduce: 'cas' })).toEqual({ backwardReduce: 'cas', backwardPixels: 1, backwardBatch: 64 });
     expect(backwardDefaults('portable', {})).toEqual({ backwardReduce: 'partials', backwardPixels: 1, backwardBatch: 64 });
     expect(backwardDefaults('subgroup', { backwardBatch: 8 }).backwardBatch).toBe(8);
+  });
+});
+
+describe('records per gather thread', () => {
+  it('is GATHER_ITEMS unless ARGONAUT_GATHER_ITEMS names another, and refuses a bad value by name', () => {
+    expect(gatherItems({})).toBe(GATHER_ITEMS);
+    expect(gatherItems({ ARGONAUT_GATHER_ITEMS: '4' })).toBe(4);
+    for (const bad of ['0', '65', '2.5', 'eight']) expect(() => gatherItems({ ARGONAUT_GATHER_ITEMS: bad })).toThrow(/ARGONAUT_GATHER_ITEMS: expected an integer from 1 to 64/);
   });
 });
