@@ -15,10 +15,9 @@
 //     dL/dx_q = m_q (blur(dS/dmu) + 2 x blur(dS/dE[x^2]) + y blur(dS/dE[xy]) + the L1 term).
 //   With no pixel masked every m is 1 and every value is bit-identical to the unmasked loss
 //   (x * 1 and the same counts).
-// RANDOM_BACKGROUND (override, off by default): the target's colour is premultiplied and its
-//   alpha byte b is 0 (masked) or 1 + 254 a (view-image.ts, alpha 'coverage'); the target is
-//   composited over lp.background, y = rgb + background (1 - a), the colour the render was drawn
-//   over this step (train.alpha 'random').
+// RANDOM_BACKGROUND (override, off by default; declared in loss-target.wgsl): the target is
+//   composited over lp.background, the colour the render was drawn over this step
+//   (train.alpha 'random').
 //   ssim_forward:  per pixel and channel the SSIM value S and its partials w.r.t. the three
 //                  statistics that depend on I (mu_x, E[x^2], E[xy]), premultiplied by dL/dS;
 //                  per-workgroup sums of S, |I - T| and (I - T)^2 over the unmasked pixels (loss
@@ -34,6 +33,8 @@
 // Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
 //   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below).
 
+#include "loss-target"
+
 const TS: u32 = 16u;
 const HALO: u32 = 5u;
 const SPAN: u32 = 26u; // TS + 2 HALO
@@ -42,7 +43,6 @@ const C2: f32 = 0.0009; // 0.03^2
 const L1_WEIGHT: f32 = 0.8;
 const SSIM_WEIGHT: f32 = 0.2;
 override SSIM_VALID: bool = false;
-override RANDOM_BACKGROUND: bool = false;
 
 struct LossParams {
   width: u32,
@@ -85,20 +85,12 @@ fn gauss(i: u32) -> f32 {
 }
 
 fn target_rgb(pixel: u32) -> vec3f {
-  let packed = targets[lp.target_offset + pixel];
-  let rgb = vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
-  if (RANDOM_BACKGROUND) {
-    // 1 - a = (255 - byte) / 254, computed so: a full pixel's is exactly 0 (WGSL's division may be
-    // 2.5 ulp off, and 1 - 254 / 254 was 6e-8 on the H200, turning saturated ties into L1 signs)
-    let uncovered = f32(255u - max(packed >> 24u, 1u)) / 254.0;
-    return rgb + lp.background * uncovered;
-  }
-  return rgb;
+  return target_word_rgb(targets[lp.target_offset + pixel], lp.background);
 }
 
 // The pixel's mask (the target's alpha byte): false = the loss ignores it.
 fn target_kept(pixel: u32) -> bool {
-  return (targets[lp.target_offset + pixel] >> 24u) != 0u;
+  return target_word_kept(targets[lp.target_offset + pixel]);
 }
 
 fn in_image(p: vec2i) -> bool {

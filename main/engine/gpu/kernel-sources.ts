@@ -13,6 +13,7 @@ import gather from '../../../kernels/gather.wgsl';
 import geometry from '../../../kernels/geometry.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
 import loss from '../../../kernels/loss.wgsl';
+import lossTarget from '../../../kernels/loss-target.wgsl';
 import marchingCubes from '../../../kernels/marching-cubes.wgsl';
 import mcmc from '../../../kernels/mcmc.wgsl';
 import meshDepth from '../../../kernels/mesh-depth.wgsl';
@@ -38,6 +39,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   geometry,
   intersect,
   loss,
+  'loss-target': lossTarget,
   'marching-cubes': marchingCubes,
   mcmc,
   'mesh-depth': meshDepth,
