@@ -6,6 +6,7 @@ import adam from '../../../kernels/adam.wgsl';
 import appearance from '../../../kernels/appearance.wgsl';
 import bigSplats from '../../../kernels/big-splats.wgsl';
 import cameraGrads from '../../../kernels/camera-grads.wgsl';
+import colourCorrect from '../../../kernels/colour-correct.wgsl';
 import compositeForward from '../../../kernels/composite-forward.wgsl';
 import densify from '../../../kernels/densify.wgsl';
 import dispatch from '../../../kernels/dispatch.wgsl';
@@ -32,6 +33,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   appearance,
   'big-splats': bigSplats,
   'camera-grads': cameraGrads,
+  'colour-correct': colourCorrect,
   'composite-forward': compositeForward,
   densify,
   dispatch,

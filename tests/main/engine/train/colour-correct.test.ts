@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createStorage, uploadStorage } from '../../../../main/engine/gpu/buffers.js';
-import { colourCorrectedPsnr, colourCorrectedPsnrOnGpu, fitAffineColour } from '../../../../main/engine/train/colour-correct.js';
-import { packRgba8 } from '../../../../main/engine/train/loss.js';
+import { colourCorrectedPsnr, fitAffineColour } from '../../../../main/engine/train/colour-correct.js';
+import { COLOUR_CORRECT_CASES, colourCorrectParity } from '../../../parity/colour-correct.parity.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 
@@ -72,21 +71,50 @@ describe('colour-corrected PSNR', () => {
     expect(colourCorrectedPsnr(flat, 3, target, 3, pixels)).toBeCloseTo(psnrOf(toMean, target), 6);
   });
 
-  it('on the GPU reads the clamped render and its RGBA8 target and gives the host value', async () => {
-    const ctx = await testGpu();
+  it('with a mask, fits and scores only the kept pixels: what the masked ones hold changes nothing', () => {
     const seed = freshSeed();
-    const pixels = 37 * 29;
-    const { random, target } = randomPair(seed, pixels);
-    const quantized = Float64Array.from(target, (t) => Math.round(t * 255) / 255);
-    const rgba = new Float32Array(pixels * 4);
-    for (let p = 0; p < pixels; p++) for (let c = 0; c < 4; c++) rgba[4 * p + c] = c === 3 ? 1 : Math.min(1, Math.max(0, 0.8 * quantized[3 * p + c] + 0.1 + (random() - 0.5) * 0.1));
-    const render = uploadStorage(ctx.device, 'cc.test.render', rgba);
-    // the target after 5 pixels of another image
-    const targets = createStorage(ctx.device, 'cc.test.targets', (pixels + 5) * 4);
-    ctx.device.queue.writeBuffer(targets, 20, packRgba8(quantized, pixels));
-    const got = await colourCorrectedPsnrOnGpu(ctx.device, render, targets, 5, pixels);
-    render.destroy();
-    targets.destroy();
-    expect(got, `seed ${seed}`).toBeCloseTo(colourCorrectedPsnr(rgba, 4, quantized, 3, pixels), 6);
+    const pixels = 400;
+    const { random, render, target } = randomPair(seed, pixels);
+    const mask = Uint8Array.from({ length: pixels }, () => (random() < 0.3 ? 0 : 255));
+    const other = Float64Array.from(render, (v, i) => (mask[Math.floor(i / 3)] === 0 ? random() : v));
+    expect(colourCorrectedPsnr(other, 3, target, 3, pixels, mask)).toBe(colourCorrectedPsnr(render, 3, target, 3, pixels, mask));
+    // the same as the unmasked function on the kept pixels alone
+    const keep = (a: Float64Array) => Float64Array.from([...Array(pixels).keys()].filter((p) => mask[p] !== 0).flatMap((p) => [a[3 * p], a[3 * p + 1], a[3 * p + 2]]));
+    const kept = mask.filter((m) => m !== 0).length;
+    expect(colourCorrectedPsnr(render, 3, target, 3, pixels, mask), `seed ${seed}`).toBeCloseTo(colourCorrectedPsnr(keep(render), 3, keep(target), 3, kept), 9);
   });
+
+  it('solves the same fit from centred moments whatever the image is shifted by (the GPU sums centred values)', () => {
+    const seed = freshSeed();
+    const pixels = 300;
+    const { render, target } = randomPair(seed, pixels);
+    const a = fitAffineColour(render, 3, target, 3, pixels);
+    // the same fit found directly: the normal equations of the raw values
+    const m = new Float64Array(16);
+    const b = new Float64Array(12);
+    for (let p = 0; p < pixels; p++) {
+      const x = [render[3 * p], render[3 * p + 1], render[3 * p + 2], 1];
+      for (let i = 0; i < 4; i++) {
+        for (let j = 0; j < 4; j++) m[4 * i + j] += x[i] * x[j];
+        for (let r = 0; r < 3; r++) b[4 * r + i] += x[i] * target[3 * p + r];
+      }
+    }
+    // A's rows satisfy M a_r = b_r
+    for (let r = 0; r < 3; r++)
+      for (let i = 0; i < 4; i++) {
+        const lhs = [0, 1, 2, 3].reduce((s, j) => s + m[4 * i + j] * a[4 * r + j], 0);
+        expect(lhs, `seed ${seed}, row ${r}, equation ${i}`).toBeCloseTo(b[4 * r + i], 8);
+      }
+  });
+});
+
+describe('colour-corrected PSNR on the GPU matches the float64 reference', async () => {
+  const ctx = await testGpu();
+  for (const c of COLOUR_CORRECT_CASES) {
+    it(`${c.width}x${c.height}${c.masked ? ', masked' : ''}${c.randomBackground ? ', random background' : ''}`, async () => {
+      const seed = freshSeed();
+      const r = await colourCorrectParity(ctx, seed, c);
+      expect(r.ok, `seed ${seed}: ${r.detail}`).toBe(true);
+    });
+  }
 });
