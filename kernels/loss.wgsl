@@ -27,13 +27,13 @@
 // Inputs: image (vec4 per pixel: rgb, alpha), target (RGBA8 packed u32 per pixel, at
 //   target_offset in a buffer holding every training image; alpha = mask).
 //   clamp_image:   image clamped to [0, 1] (evaluation scores the clamped render, like 3DGS)
-// Outputs: partials (3 vec4 per pixel), sums (vec4 per workgroup: sum S, sum |I - T|,
-//   sum (I - T)^2),
+// Outputs: partials (9 floats per pixel: the three partials of r, g, b, unpadded), sums (vec4
+//   per workgroup: sum S, sum |I - T|, sum (I - T)^2),
 //   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
 // Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
 //   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below). Each thread
 //   reads its share of the 26x26 inputs (HALO_SHARE pixels) from memory once, for all three
-//   channels, and keeps it in registers: 2.64 reads of a pixel's 20 B (forward) and 48 B
+//   channels, and keeps it in registers: 2.64 reads of a pixel's 20 B (forward) and 36 B
 //   (backward) where a read per channel was 7.9 (docs/benchmarks.md, "The loss at capture size").
 
 #include "loss-target"
@@ -41,6 +41,7 @@
 const TS: u32 = 16u;
 const HALO: u32 = 5u;
 const SPAN: u32 = 26u; // TS + 2 HALO
+const PARTIALS: u32 = 9u; // floats per pixel of `partials`: dS/dmu, dS/dE[x^2], dS/dE[xy] of r, g, b
 const HALO_SHARE: u32 = 3u; // ceil(SPAN^2 / 256): the inputs each of the 256 threads loads
 const C1: f32 = 0.0001; // 0.01^2
 const C2: f32 = 0.0009; // 0.03^2
@@ -64,9 +65,9 @@ struct LossParams {
 @group(0) @binding(0) var<uniform> lp: LossParams;
 @group(0) @binding(1) var<storage, read> image: array<vec4f>;
 @group(0) @binding(2) var<storage, read> targets: array<u32>;
-@group(0) @binding(3) var<storage, read_write> partials: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> partials: array<f32>; // PARTIALS per pixel
 @group(0) @binding(4) var<storage, read_write> sums: array<vec4f>;
-@group(0) @binding(5) var<storage, read> partials_in: array<vec4f>;
+@group(0) @binding(5) var<storage, read> partials_in: array<f32>;
 @group(0) @binding(6) var<storage, read_write> v_image: array<vec4f>;
 
 // Workgroup memory is allocated per pipeline for the variables its entry point uses, so each pass
@@ -219,9 +220,11 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   }
   if (inside) {
     let q = pixel_index(me);
-    partials[3u * q] = out_mu;
-    partials[3u * q + 1u] = out_xx;
-    partials[3u * q + 2u] = out_xy;
+    for (var c = 0u; c < 3u; c++) {
+      partials[PARTIALS * q + c] = out_mu[c];
+      partials[PARTIALS * q + 3u + c] = out_xx[c];
+      partials[PARTIALS * q + 6u + c] = out_xy[c];
+    }
   }
   // The same tree as a vec4 array would take, one component per 256 floats of s_h5 (free now:
   // the channel loop ended on a barrier).
@@ -269,9 +272,10 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
     halo_xy[j] = vec3f(0.0);
     if (i < SPAN * SPAN && in_image(p)) {
       let q = pixel_index(p);
-      halo_mu[j] = partials_in[3u * q].xyz;
-      halo_xx[j] = partials_in[3u * q + 1u].xyz;
-      halo_xy[j] = partials_in[3u * q + 2u].xyz;
+      let o = PARTIALS * q;
+      halo_mu[j] = vec3f(partials_in[o], partials_in[o + 1u], partials_in[o + 2u]);
+      halo_xx[j] = vec3f(partials_in[o + 3u], partials_in[o + 4u], partials_in[o + 5u]);
+      halo_xy[j] = vec3f(partials_in[o + 6u], partials_in[o + 7u], partials_in[o + 8u]);
     }
   }
   for (var c = 0u; c < 3u; c++) {
