@@ -22,6 +22,8 @@
 //   64 pixels a thread: the trees' barriers are what costs on a CPU device (llvmpipe, 800x800:
 //   550 ms at 4 pixels a thread, 220 at 16, 100 at 64); a 1920x1440 image is still 169 blocks.
 // Both capability variants compile this one body (no subgroup operations: the order is fixed).
+// Invariant: the kept-pixel count is a float32 sum, exact below 2^24 pixels (a 16-Mpx image);
+//   past that it rounds by 1e-7 relative, which moves the fit by as little.
 
 #include "dispatch"
 #include "loss-target"
@@ -149,7 +151,7 @@ fn colour_totals(@builtin(local_invocation_index) li: u32) {
   for (var first = 0u; first < cp.columns; first += ROUND) {
     for (var j = 0u; j < ROUND; j++) {
       var s = 0.0;
-      if (first + j < MOMENTS) {
+      if (first + j < cp.columns) {
         for (var row = li; row < cp.blocks; row += WG) {
           s += partials[row * MOMENTS + first + j];
         }
