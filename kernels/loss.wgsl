@@ -15,10 +15,9 @@
 //     dL/dx_q = m_q (blur(dS/dmu) + 2 x blur(dS/dE[x^2]) + y blur(dS/dE[xy]) + the L1 term).
 //   With no pixel masked every m is 1 and every value is bit-identical to the unmasked loss
 //   (x * 1 and the same counts).
-// RANDOM_BACKGROUND (override, off by default): the target's colour is premultiplied and its
-//   alpha byte b is 0 (masked) or 1 + 254 a (view-image.ts, alpha 'coverage'); the target is
-//   composited over lp.background, y = rgb + background (1 - a), the colour the render was drawn
-//   over this step (train.alpha 'random').
+// RANDOM_BACKGROUND (override, off by default; declared in loss-target.wgsl): the target is
+//   composited over lp.background, the colour the render was drawn over this step
+//   (train.alpha 'random').
 //   ssim_forward:  per pixel and channel the SSIM value S and its partials w.r.t. the three
 //                  statistics that depend on I (mu_x, E[x^2], E[xy]), premultiplied by dL/dS;
 //                  per-workgroup sums of S, |I - T| and (I - T)^2 over the unmasked pixels (loss
@@ -28,21 +27,27 @@
 // Inputs: image (vec4 per pixel: rgb, alpha), target (RGBA8 packed u32 per pixel, at
 //   target_offset in a buffer holding every training image; alpha = mask).
 //   clamp_image:   image clamped to [0, 1] (evaluation scores the clamped render, like 3DGS)
-// Outputs: partials (3 vec4 per pixel), sums (vec4 per workgroup: sum S, sum |I - T|,
-//   sum (I - T)^2),
+// Outputs: partials (9 floats per pixel: the three partials of r, g, b, unpadded), sums (vec4
+//   per workgroup: sum S, sum |I - T|, sum (I - T)^2),
 //   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
 // Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
-//   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below).
+//   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below). Each thread
+//   reads its share of the 26x26 inputs (HALO_SHARE pixels) from memory once, for all three
+//   channels, and keeps it in registers: 2.64 reads of a pixel's 20 B (forward) and 36 B
+//   (backward) where a read per channel was 7.9 (docs/benchmarks.md, "The loss at capture size").
+
+#include "loss-target"
 
 const TS: u32 = 16u;
 const HALO: u32 = 5u;
 const SPAN: u32 = 26u; // TS + 2 HALO
+const PARTIALS: u32 = 9u; // floats per pixel of `partials`: dS/dmu, dS/dE[x^2], dS/dE[xy] of r, g, b
+const HALO_SHARE: u32 = 3u; // ceil(SPAN^2 / 256): the inputs each of the 256 threads loads
 const C1: f32 = 0.0001; // 0.01^2
 const C2: f32 = 0.0009; // 0.03^2
 const L1_WEIGHT: f32 = 0.8;
 const SSIM_WEIGHT: f32 = 0.2;
 override SSIM_VALID: bool = false;
-override RANDOM_BACKGROUND: bool = false;
 
 struct LossParams {
   width: u32,
@@ -60,9 +65,9 @@ struct LossParams {
 @group(0) @binding(0) var<uniform> lp: LossParams;
 @group(0) @binding(1) var<storage, read> image: array<vec4f>;
 @group(0) @binding(2) var<storage, read> targets: array<u32>;
-@group(0) @binding(3) var<storage, read_write> partials: array<vec4f>;
+@group(0) @binding(3) var<storage, read_write> partials: array<f32>; // PARTIALS per pixel
 @group(0) @binding(4) var<storage, read_write> sums: array<vec4f>;
-@group(0) @binding(5) var<storage, read> partials_in: array<vec4f>;
+@group(0) @binding(5) var<storage, read> partials_in: array<f32>;
 @group(0) @binding(6) var<storage, read_write> v_image: array<vec4f>;
 
 // Workgroup memory is allocated per pipeline for the variables its entry point uses, so each pass
@@ -85,20 +90,12 @@ fn gauss(i: u32) -> f32 {
 }
 
 fn target_rgb(pixel: u32) -> vec3f {
-  let packed = targets[lp.target_offset + pixel];
-  let rgb = vec3f(f32(packed & 0xffu), f32((packed >> 8u) & 0xffu), f32((packed >> 16u) & 0xffu)) / 255.0;
-  if (RANDOM_BACKGROUND) {
-    // 1 - a = (255 - byte) / 254, computed so: a full pixel's is exactly 0 (WGSL's division may be
-    // 2.5 ulp off, and 1 - 254 / 254 was 6e-8 on the H200, turning saturated ties into L1 signs)
-    let uncovered = f32(255u - max(packed >> 24u, 1u)) / 254.0;
-    return rgb + lp.background * uncovered;
-  }
-  return rgb;
+  return target_word_rgb(targets[lp.target_offset + pixel], lp.background);
 }
 
 // The pixel's mask (the target's alpha byte): false = the loss ignores it.
 fn target_kept(pixel: u32) -> bool {
-  return (targets[lp.target_offset + pixel] >> 24u) != 0u;
+  return target_word_kept(targets[lp.target_offset + pixel]);
 }
 
 fn in_image(p: vec2i) -> bool {
@@ -136,20 +133,29 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   var out_mu = vec4f(0.0);
   var out_xx = vec4f(0.0);
   var out_xy = vec4f(0.0);
-  for (var c = 0u; c < 3u; c++) {
-    for (var i = li; i < SPAN * SPAN; i += 256u) {
-      let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
-      var x = 0.0;
-      var y = 0.0;
-      if (in_image(p)) {
-        let q = pixel_index(p);
-        if (target_kept(q)) {
-          x = image[q][c];
-          y = target_rgb(q)[c];
-        }
+  // the thread's share of the 26x26 inputs, read from memory once for the three channels
+  var halo_x: array<vec3f, HALO_SHARE>;
+  var halo_y: array<vec3f, HALO_SHARE>;
+  for (var j = 0u; j < HALO_SHARE; j++) {
+    let i = li + j * 256u;
+    let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
+    halo_x[j] = vec3f(0.0);
+    halo_y[j] = vec3f(0.0);
+    if (i < SPAN * SPAN && in_image(p)) {
+      let q = pixel_index(p);
+      if (target_kept(q)) {
+        halo_x[j] = image[q].xyz;
+        halo_y[j] = target_rgb(q);
       }
-      s_a[i] = x;
-      s_b[i] = y;
+    }
+  }
+  for (var c = 0u; c < 3u; c++) {
+    for (var j = 0u; j < HALO_SHARE; j++) {
+      let i = li + j * 256u;
+      if (i < SPAN * SPAN) {
+        s_a[i] = halo_x[j][c];
+        s_b[i] = halo_y[j][c];
+      }
     }
     workgroupBarrier();
     // horizontal: rows 0..SPAN, output columns 0..TS; 5 statistics
@@ -214,9 +220,11 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   }
   if (inside) {
     let q = pixel_index(me);
-    partials[3u * q] = out_mu;
-    partials[3u * q + 1u] = out_xx;
-    partials[3u * q + 2u] = out_xy;
+    for (var c = 0u; c < 3u; c++) {
+      partials[PARTIALS * q + c] = out_mu[c];
+      partials[PARTIALS * q + 3u + c] = out_xx[c];
+      partials[PARTIALS * q + 6u + c] = out_xy[c];
+    }
   }
   // The same tree as a vec4 array would take, one component per 256 floats of s_h5 (free now:
   // the channel loop ended on a barrier).
@@ -252,17 +260,32 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
     x = image[q].xyz;
     y = target_rgb(q);
   }
+  // the thread's share of the 26x26 partials (mu, E[x^2], E[xy] of the three channels), read once
+  var halo_mu: array<vec3f, HALO_SHARE>;
+  var halo_xx: array<vec3f, HALO_SHARE>;
+  var halo_xy: array<vec3f, HALO_SHARE>;
+  for (var j = 0u; j < HALO_SHARE; j++) {
+    let i = li + j * 256u;
+    let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
+    halo_mu[j] = vec3f(0.0);
+    halo_xx[j] = vec3f(0.0);
+    halo_xy[j] = vec3f(0.0);
+    if (i < SPAN * SPAN && in_image(p)) {
+      let q = pixel_index(p);
+      let o = PARTIALS * q;
+      halo_mu[j] = vec3f(partials_in[o], partials_in[o + 1u], partials_in[o + 2u]);
+      halo_xx[j] = vec3f(partials_in[o + 3u], partials_in[o + 4u], partials_in[o + 5u]);
+      halo_xy[j] = vec3f(partials_in[o + 6u], partials_in[o + 7u], partials_in[o + 8u]);
+    }
+  }
   for (var c = 0u; c < 3u; c++) {
-    for (var i = li; i < SPAN * SPAN; i += 256u) {
-      let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
-      var v = vec3f(0.0);
-      if (in_image(p)) {
-        let q = pixel_index(p);
-        v = vec3f(partials_in[3u * q][c], partials_in[3u * q + 1u][c], partials_in[3u * q + 2u][c]);
+    for (var j = 0u; j < HALO_SHARE; j++) {
+      let i = li + j * 256u;
+      if (i < SPAN * SPAN) {
+        s_a[i] = halo_mu[j][c];
+        s_b[i] = halo_xx[j][c];
+        s_c[i] = halo_xy[j][c];
       }
-      s_a[i] = v.x;
-      s_b[i] = v.y;
-      s_c[i] = v.z;
     }
     workgroupBarrier();
     for (var i = li; i < SPAN * TS; i += 256u) {

@@ -2,13 +2,14 @@
  * The parity suite outside vitest, for a GPU machine without npm (docs/gpu-machine.md): the same
  * cases as the vitest files (tests/parity/*.parity.ts), for every capability variant the device
  * has, with fresh seeds. Prints a table; writes JSON with --out FILE. Exit code 1 on any failure.
- *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,raster,profiler,mesh,appearance,sift,match]
+ *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,colour,raster,profiler,mesh,appearance,sift,match]
  */
 import { writeFileSync } from 'node:fs';
 import { openGpu } from '../../main/engine/gpu/context.js';
 import { BUILD_COMMIT } from '../../shared/version.js';
 import { freshSeed } from '../helpers/random.js';
 import { APPEARANCE_CASES, appearanceParity } from '../parity/appearance.parity.js';
+import { COLOUR_CORRECT_CASES, colourCorrectParity } from '../parity/colour-correct.parity.js';
 import { lossParity } from '../parity/loss.parity.js';
 import { MATCH_CASES, matchParity } from '../parity/match.parity.js';
 import { rayDepthEntryParity, rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
@@ -74,6 +75,7 @@ if (want('loss')) {
   for (const [w, h, padding] of [[37, 29, 'same'], [200, 150, 'same'], [200, 150, 'valid']] as const) await run(() => lossParity(ctx, freshSeed(), w, h, padding, true));
   for (const [w, h, padding, masked] of [[200, 150, 'valid', false], [200, 150, 'same', true]] as const) await run(() => lossParity(ctx, freshSeed(), w, h, padding, masked, true));
 }
+if (want('colour')) for (const c of COLOUR_CORRECT_CASES) await run(() => colourCorrectParity(ctx, freshSeed(), c));
 if (want('profiler')) {
   await run(async () => {
     const { report, dispatches } = await profileScans({}, 4_000_000, 3);

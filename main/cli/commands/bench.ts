@@ -9,6 +9,7 @@ import { loadTuning, type RasterTuning, saveTuning, tuningFile } from '../../eng
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
+import { benchLossCommand, LOSS_BENCH_SIZE } from './bench-loss.js';
 import { benchMesh } from './bench-mesh.js';
 import { BENCH_PROTOCOLS } from './bench-protocol.js';
 import { benchTrain } from './bench-train.js';
@@ -80,8 +81,8 @@ async function raster(context: CommandContext) {
 
 export const benchCommand: CommandSpec = {
   name: 'bench',
-  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench train <dataset>` (the training protocol) and `bench mesh <dataset>` (train, extract, score against gt_mesh.ply)',
-  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
+  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol) and `bench mesh <dataset>` (train, extract, score against gt_mesh.ply)',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
@@ -90,6 +91,8 @@ export const benchCommand: CommandSpec = {
     { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
     { flag: 'backward-reduce', type: 'string', choices: ['partials', 'cas'], help: 'raster: how the subgroup backward sums over a tile (default partials)' },
     { flag: 'backward-pixels', type: 'int', choices: [1, 2], help: 'raster: pixels per thread of the subgroup partials backward' },
+    { flag: 'width', type: 'int', help: `loss: image width (default ${LOSS_BENCH_SIZE.width})` },
+    { flag: 'height', type: 'int', help: `loss: image height (default ${LOSS_BENCH_SIZE.height})` },
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
     { flag: 'protocol', type: 'string', choices: BENCH_PROTOCOLS, help: "train: the protocol to follow (docs/benchmarks.md): 'mic' and 'statue' (anchors.json), 'capture' (any COLMAP or transforms.json folder: SfM init, every 8th image held out, full resolution, black, per-view scores), 'custom' (the run's own parameters); default mic or statue by name, custom for other NeRF-synthetic scenes, else capture" },
@@ -103,8 +106,11 @@ export const benchCommand: CommandSpec = {
     if (kind === 'raster') {
       if (rest.length) throw new UsageError(`bench raster takes no positional arguments (got ${rest.join(' ')})`);
       await raster(context);
+    } else if (kind === 'loss') {
+      if (rest.length) throw new UsageError(`bench loss takes no positional arguments (got ${rest.join(' ')})`);
+      await benchLossCommand(context);
     } else if (kind === 'train') await benchTrain({ ...context, positionals: rest });
     else if (kind === 'mesh') await benchMesh({ ...context, positionals: rest });
-    else throw new UsageError(`bench: expected "raster", "train" or "mesh", got ${kind ? `"${kind}"` : 'nothing'}`);
+    else throw new UsageError(`bench: expected "raster", "loss", "train" or "mesh", got ${kind ? `"${kind}"` : 'nothing'}`);
   },
 };

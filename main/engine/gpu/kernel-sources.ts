@@ -6,6 +6,7 @@ import adam from '../../../kernels/adam.wgsl';
 import appearance from '../../../kernels/appearance.wgsl';
 import bigSplats from '../../../kernels/big-splats.wgsl';
 import cameraGrads from '../../../kernels/camera-grads.wgsl';
+import colourCorrect from '../../../kernels/colour-correct.wgsl';
 import compositeForward from '../../../kernels/composite-forward.wgsl';
 import densify from '../../../kernels/densify.wgsl';
 import dispatch from '../../../kernels/dispatch.wgsl';
@@ -13,6 +14,7 @@ import gather from '../../../kernels/gather.wgsl';
 import geometry from '../../../kernels/geometry.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
 import loss from '../../../kernels/loss.wgsl';
+import lossTarget from '../../../kernels/loss-target.wgsl';
 import marchingCubes from '../../../kernels/marching-cubes.wgsl';
 import matchNearest from '../../../kernels/match-nearest.wgsl';
 import mcmc from '../../../kernels/mcmc.wgsl';
@@ -35,6 +37,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   appearance,
   'big-splats': bigSplats,
   'camera-grads': cameraGrads,
+  'colour-correct': colourCorrect,
   'composite-forward': compositeForward,
   densify,
   dispatch,
@@ -42,6 +45,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   geometry,
   intersect,
   loss,
+  'loss-target': lossTarget,
   'marching-cubes': marchingCubes,
   'match-nearest': matchNearest,
   mcmc,

@@ -74,7 +74,7 @@ export class LossFrame {
     this.tilesX = Math.ceil(width / TS);
     this.tilesY = Math.ceil(height / TS);
     const pixels = width * height;
-    this.partials = createStorage(device, 'loss.partials', pixels * 48);
+    this.partials = createStorage(device, 'loss.partials', pixels * 36); // kernels/loss.wgsl PARTIALS floats a pixel
     this.sums = createStorage(device, 'loss.sums', this.tilesX * this.tilesY * 16);
     this.ownsVImage = !vImage;
     this.vImage = vImage ?? createStorage(device, 'loss.vImage', pixels * 16);

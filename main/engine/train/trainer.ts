@@ -22,7 +22,7 @@ import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
 import { initialSplats } from './init.js';
-import { colourCorrectedPsnrOnGpu } from './colour-correct.js';
+import { GpuColourCorrection } from './colour-correct.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
 import { Model } from './model.js';
@@ -279,6 +279,8 @@ export class Trainer {
   async evaluate(views: readonly number[] = this.testViews.length ? this.testViews : this.trainViews, cameras?: ReadonlyMap<number, PinholeCamera>): Promise<Evaluation> {
     await this.settle();
     const scratch = createStorage(this.ctx.device, 'eval.clamped', this.frame.width * this.frame.height * 16);
+    // the colour fit scores what the plain PSNR scores: the kept pixels, the target composited as the loss composites it
+    const colourCorrection = await GpuColourCorrection.create(this.ctx, this.frame.width * this.frame.height, { randomBackground: this.config.randomBackground });
     const results: Evaluation['views'] = [];
     const degree = activeShDegree(Math.max(0, this.step - 1), this.config.shDegree);
     for (const view of views) {
@@ -293,12 +295,14 @@ export class Trainer {
       const loc = this.targets.location[view];
       const counts = loc.masked?.[this.config.ssimPadding];
       this.loss.encodeEvaluation(commands, this.lossFrame, image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, this.data.background);
+      colourCorrection.encodeMoments(commands, scratch, this.targets.buffer(view), loc.offset, camera.width * camera.height, this.data.background);
       await commands.submit();
       const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
       const v = this.loss.value(sums, camera.width, camera.height, counts);
-      const ccPsnr = await colourCorrectedPsnrOnGpu(this.ctx.device, scratch, this.targets.buffer(view), loc.offset, camera.width * camera.height);
+      const { psnr: ccPsnr } = await colourCorrection.psnr();
       results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim, ccPsnr });
     }
+    colourCorrection.destroy();
     scratch.destroy();
     const mean = (k: 'psnr' | 'ssim' | 'ccPsnr') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
     const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), ccPsnr: mean('ccPsnr'), views: results };

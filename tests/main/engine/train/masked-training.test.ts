@@ -46,6 +46,7 @@ describe('training with masks', () => {
     const noisy = await train(maskedData(scene, images, 'noise'), 24);
     expect(noisy.losses).toEqual(clean.losses);
     expect(noisy.evaluation.psnr).toBe(clean.evaluation.psnr);
+    expect(noisy.evaluation.ccPsnr).toBe(clean.evaluation.ccPsnr); // the colour fit, too, is over the kept pixels only
     expect(noisy.splats.count).toBe(clean.splats.count);
     for (const key of ['means', 'logScales', 'opacityLogits', 'sh'] as const) {
       expect(Buffer.from(noisy.splats[key].buffer).equals(Buffer.from(clean.splats[key].buffer)), key).toBe(true);
