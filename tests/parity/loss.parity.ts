@@ -51,7 +51,14 @@ export async function lossParity(ctx: GpuContext, seed: number, width: number, h
     targetRgb = targetRgb.map((v, i) => v + background[i % 3] * (1 - Math.max(coverageBytes[Math.floor(i / 3)] - 1, 0) / 254));
   }
   // the image: the target plus smooth-ish noise, so SSIM is far from 0 and 1
-  const image = Float32Array.from(targetRgb, (t) => Math.min(1, Math.max(0, t + (random() - 0.5) * 0.4)));
+  // A value within float32 reach of its target sits on L1's kink: the kernel's f32 difference may
+  // round to 0 (sign 0) where the float64 one is not (sign +-1), one element off by 0.8 / n (seed
+  // 3498411928 at 37x29, on every adapter). Such draws move 1e-4 away; exact ties (clamped to 0
+  // or 1 on a target of 0 or 1) are ties in both and stay.
+  const image = Float32Array.from(targetRgb, (t) => {
+    const v = Math.min(1, Math.max(0, t + (random() - 0.5) * 0.4));
+    return v !== t && Math.abs(v - t) < 1e-5 ? t + (v > t ? 1e-4 : -1e-4) : v;
+  });
   const imageVec4 = new Float32Array(P * 4);
   for (let i = 0; i < P; i++) imageVec4.set([image[3 * i], image[3 * i + 1], image[3 * i + 2], 1], 4 * i);
   const targets = packed ?? packRgba8(targetRgb, P, undefined, 0, mask);
