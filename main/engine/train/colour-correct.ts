@@ -16,6 +16,7 @@ import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 import { UniformStruct } from '../gpu/uniforms.js';
+import { solveLinearSystem } from '../../../shared/math/linear-solve.js';
 
 /** Floats of the moments (kernels/colour-correct.wgsl's row: 22 moments and 2 zeros). */
 export const COLOUR_MOMENTS = 24;
@@ -85,9 +86,11 @@ export function affineFromMoments(moments: ArrayLike<number>): Float64Array {
   const ridge = 1e-12 * (m[0] + m[5] + m[10] + m[15]) + 1e-300;
   for (let i = 0; i < 4; i++) m[5 * i] += ridge;
   const a = new Float64Array(12);
+  const rows = [0, 1, 2, 3].map((r) => m.subarray(4 * r, 4 * r + 4));
   for (let r = 0; r < 3; r++) {
     const b = [moments[13 + r], moments[16 + r], moments[19 + r], moments[4 + r]];
-    const centred = solve4(m, b);
+    // tolerance 0: the ridge holds a flat render's system up; only a NaN moment is refused
+    const centred = solveLinearSystem(rows, b, 0) ?? [NaN, NaN, NaN, NaN];
     // y - 0.5 = L (x - 0.5) + c  =>  y = L x + c + 0.5 (1 - sum L)
     a.set([centred[0], centred[1], centred[2], centred[3] + CENTRE * (1 - centred[0] - centred[1] - centred[2])], 4 * r);
   }
@@ -97,32 +100,6 @@ export function affineFromMoments(moments: ArrayLike<number>): Float64Array {
 /** Rows of the 3x4 matrix A (row-major) minimising sum |A [x, 1] - y|^2 over the (kept) pixels. */
 export function fitAffineColour(render: ArrayLike<number>, renderStride: number, target: ArrayLike<number>, targetStride: number, pixels: number, mask?: ArrayLike<number>): Float64Array {
   return affineFromMoments(colourMoments(render, renderStride, target, targetStride, pixels, mask));
-}
-
-/** Solves the 4x4 system M z = v by Gaussian elimination with partial pivoting. */
-function solve4(matrix: Float64Array, v: ArrayLike<number>): Float64Array {
-  const a = Float64Array.from(matrix);
-  const z = Float64Array.from(v);
-  for (let col = 0; col < 4; col++) {
-    let pivot = col;
-    for (let row = col + 1; row < 4; row++) if (Math.abs(a[4 * row + col]) > Math.abs(a[4 * pivot + col])) pivot = row;
-    if (pivot !== col) {
-      for (let k = 0; k < 4; k++) [a[4 * col + k], a[4 * pivot + k]] = [a[4 * pivot + k], a[4 * col + k]];
-      [z[col], z[pivot]] = [z[pivot], z[col]];
-    }
-    const d = a[5 * col];
-    for (let row = col + 1; row < 4; row++) {
-      const f = a[4 * row + col] / d;
-      for (let k = col; k < 4; k++) a[4 * row + k] -= f * a[4 * col + k];
-      z[row] -= f * z[col];
-    }
-  }
-  for (let row = 3; row >= 0; row--) {
-    let s = z[row];
-    for (let k = row + 1; k < 4; k++) s -= a[4 * row + k] * z[k];
-    z[row] = s / a[5 * row];
-  }
-  return z;
 }
 
 /** PSNR (dB) of a sum of squared errors over `values` values of [0, 1] colours (the plain PSNR's floor). */
