@@ -12,6 +12,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
 import { Rasterizer, type RasterizerOptions } from './rasterizer.js';
+import { createStageTimer } from '../gpu/stage-timer.js';
 
 export interface RasterLoadInput {
   splats: SplatSet;
@@ -93,33 +94,14 @@ export async function benchRaster(
   rasterizer.bindBackward(frame, grads);
   const gpuMemory = ctx.memory.live - memoryBefore;
 
-  const timestamps = device.features.has('timestamp-query');
-  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 4 }) : undefined;
-  const resolve = timestamps ? device.createBuffer({ size: 32, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : undefined;
+  const timer = createStageTimer(ctx, 'bench.stage');
+  const timestamps = timer.timing === 'timestamps';
   ctx.profiler.setMode('off');
-  const timeStage = async (encode: (c: ReturnType<GpuContext['commands']>) => void): Promise<number> => {
-    await device.queue.onSubmittedWorkDone();
-    const c = ctx.commands('bench.stage');
-    if (querySet) c.timestamp(querySet, 0);
-    encode(c);
-    if (querySet && resolve) {
-      c.timestamp(querySet, 1);
-      c.commandEncoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-    }
-    const t0 = performance.now();
-    await c.submit();
-    if (!resolve) {
-      await device.queue.onSubmittedWorkDone();
-      return performance.now() - t0;
-    }
-    const stamps = new BigUint64Array(await readBuffer(device, resolve, 16));
-    return Number(stamps[1] - stamps[0]) / 1e6;
-  };
   const forward: number[] = [];
   const backward: number[] = [];
   for (let i = 0; i < warmup + iterations; i++) {
-    const f = await timeStage((c) => rasterizer.encodeForward(c, frame, camera, settings));
-    const b = await timeStage((c) => rasterizer.encodeBackward(c, frame));
+    const f = await timer.time((c) => rasterizer.encodeForward(c, frame, camera, settings));
+    const b = await timer.time((c) => rasterizer.encodeBackward(c, frame));
     if (i >= warmup) {
       forward.push(f);
       backward.push(b);
@@ -171,8 +153,7 @@ export async function benchRaster(
     bytes_per_splat: (splats.capacity * splats.shCoeffs * 12 + splats.capacity * 44) / splats.capacity + (grads.all.reduce((s, b) => s + b.size, 0)) / splats.capacity + frame.bytes.perSplat,
     bytes_per_intersection: frame.bytes.perIntersection,
   };
-  querySet?.destroy();
-  resolve?.destroy();
+  timer.destroy();
   grads.destroy();
   frame.destroy();
   splats.destroy();

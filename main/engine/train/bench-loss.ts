@@ -15,6 +15,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import { GpuColourCorrection } from './colour-correct.js';
 import { lossCounts, TrainingLoss, type SsimPadding } from './loss.js';
+import { createStageTimer } from '../gpu/stage-timer.js';
 
 export interface LossBenchResult {
   width: number;
@@ -81,31 +82,12 @@ export async function benchLoss(ctx: GpuContext, options: { width: number; heigh
   const counts = lossCounts(width, height, padding);
   const encodeLoss = (c: GpuCommands) => loss.encode(c, frame, image, targets, 0, width, height, counts);
 
-  const timestamps = device.features.has('timestamp-query');
-  const querySet = timestamps ? device.createQuerySet({ type: 'timestamp', count: 2 }) : undefined;
-  const resolve = timestamps ? device.createBuffer({ label: 'bench.loss.stamps', size: 16, usage: GPUBufferUsage.QUERY_RESOLVE | GPUBufferUsage.COPY_SRC }) : undefined;
+  const timer = createStageTimer(ctx, 'bench.loss');
+  const timestamps = timer.timing === 'timestamps';
   ctx.profiler.setMode('off');
-  const timeLoss = async (): Promise<number> => {
-    await device.queue.onSubmittedWorkDone();
-    const c = ctx.commands('bench.loss');
-    if (querySet) c.timestamp(querySet, 0);
-    encodeLoss(c);
-    if (querySet && resolve) {
-      c.timestamp(querySet, 1);
-      c.commandEncoder.resolveQuerySet(querySet, 0, 2, resolve, 0);
-    }
-    const t0 = performance.now();
-    await c.submit();
-    if (!resolve) {
-      await device.queue.onSubmittedWorkDone();
-      return performance.now() - t0;
-    }
-    const stamps = new BigUint64Array(await readBuffer(device, resolve, 16));
-    return Number(stamps[1] - stamps[0]) / 1e6;
-  };
   const samples: number[] = [];
   for (let i = 0; i < warmup + iterations; i++) {
-    const ms = await timeLoss();
+    const ms = await timer.time(encodeLoss);
     if (i >= warmup) samples.push(ms);
   }
   const sums = new Float32Array(await readBuffer(device, frame.sums, frame.activeSumsBytes));
@@ -141,8 +123,7 @@ export async function benchLoss(ctx: GpuContext, options: { width: number; heigh
     const [kernel, entry] = compiled.label.split('.');
     workgroupMemory[`${entry} (${compiled.variant})`] = workgroupMemoryBytes(ctx.kernels.source(kernel, compiled.variant, compiled.consts), entry, compiled.constants);
   }
-  querySet?.destroy();
-  resolve?.destroy();
+  timer.destroy();
   frame.destroy();
   image.destroy();
   targets.destroy();
