@@ -51,4 +51,11 @@ for arg in "$@"; do
     *) echo "gpu-run: unknown step $step" | tee -a "$log" ;;
   esac
 done
+# The device tool brings back a limited number of files (8 came back of 9 once): with more than
+# six results, they travel as one archive (results.tgz; unpack with tar -xzf).
+n=$(find "$OUT" -maxdepth 1 -type f ! -name run.log | wc -l)
+if [ "$n" -gt 6 ]; then
+  (cd "$OUT" && find . -maxdepth 1 -type f ! -name run.log ! -name results.tgz -printf '%P\n' | tar -czf results.tgz -T - && find . -maxdepth 1 -type f ! -name run.log ! -name results.tgz -delete)
+  echo "gpu-run: $n result files packed into results.tgz" | tee -a "$log"
+fi
 tail -n 60 "$log"
