@@ -17,6 +17,8 @@ export interface ModelEstimator<Model> {
   fit(points1: Float64Array, points2: Float64Array, indices: ArrayLike<number>): Model[];
   /** out[k]: the squared error of correspondence k under the model. */
   squaredErrors(model: Model, points1: Float64Array, points2: Float64Array, out: Float64Array): void;
+  /** Optional final polish on the best model's inliers (kept only where it lowers the MSAC cost). */
+  refine?(model: Model, points1: Float64Array, points2: Float64Array, inliers: Uint32Array): Model[];
 }
 
 export interface RansacOptions {
@@ -97,7 +99,11 @@ export function ransac<Model>(
     requiredIterations = iterationsForConfidence(best.inlierCount / n, s, options.confidence);
   }
   if (!best) return undefined;
-  const finalBest = best;
+  if (estimator.refine) {
+    const inliers = inlierIndices(estimator, best.model, points1, points2, errors, threshold2);
+    if (inliers.length > s) for (const model of estimator.refine(best.model, points1, points2, inliers)) consider(model);
+  }
+  const finalBest: { model: Model; cost: number; inlierCount: number } = best;
   const inlierMask = new Uint8Array(n);
   estimator.squaredErrors(finalBest.model, points1, points2, errors);
   for (let k = 0; k < n; k++) inlierMask[k] = errors[k] <= threshold2 ? 1 : 0;

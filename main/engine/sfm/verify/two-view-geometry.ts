@@ -8,10 +8,11 @@
  * - E / F > 0.95 and E >= minInliers: CALIBRATED, unless H / E > 0.8: PLANAR_OR_PANORAMIC;
  * - else F >= minInliers: UNCALIBRATED, unless H / F > 0.8: PLANAR_OR_PANORAMIC;
  * - else H >= minInliers: PLANAR_OR_PANORAMIC; else DEGENERATE.
- * The inliers returned are those of the model with the most (E or F, or H where planar and larger).
+ * The inliers returned are those of E or F (the one with more), or H's where planar or panoramic.
  * With intrinsics, PLANAR_OR_PANORAMIC is split: PANORAMIC when one rotation (H = K2 R K1^-1,
- * fitted to H's inliers by Kabsch) explains >= 90% of H's inliers, t = 0; else PLANAR, with the
- * pose from E (the 5-point solver holds on planes, where the 8-point one does not).
+ * fitted to H's inliers by Kabsch) explains >= 90% of H's inliers, t = 0; else PLANAR, with no
+ * pose yet: a plane seen twice has two physically valid poses (E's twofold ambiguity, H's two
+ * decompositions), and choosing between them is for the mapper's triangulation with a third view.
  */
 import { inverse3, multiply3, type Mat3, type Vec3 } from './dense.js';
 import { essentialEstimator } from './essential.js';
@@ -28,7 +29,7 @@ export interface TwoViewGeometry {
   essential?: Mat3;
   fundamental?: Mat3;
   homography?: Mat3;
-  /** X2 = R X1 + t; t unit length, or 0 for PANORAMIC. */
+  /** X2 = R X1 + t; t unit length, or 0 for PANORAMIC; absent unless CALIBRATED or PANORAMIC. */
   rotation?: Mat3;
   translation?: Vec3;
   inlierCounts: { essential: number; fundamental: number; homography: number };
@@ -77,7 +78,10 @@ export function estimateTwoViewGeometry(
     best = h;
     configuration = TwoViewConfiguration.PLANAR_OR_PANORAMIC;
   } else return degenerate(counts);
-  if (configuration === TwoViewConfiguration.PLANAR_OR_PANORAMIC && h && counts.homography > best.inlierCount) best = h;
+  // A point-to-point model is stricter than a point-to-line one: where H explains the pair, its
+  // inliers are kept even when E or F has a few more (those extra are mostly outliers that fell
+  // near an epipolar line). COLMAP keeps whichever is larger.
+  if (configuration === TwoViewConfiguration.PLANAR_OR_PANORAMIC && h) best = h;
 
   const geometry: TwoViewGeometry = {
     configuration,
@@ -98,7 +102,7 @@ export function estimateTwoViewGeometry(
     }
     geometry.configuration = TwoViewConfiguration.PLANAR;
   }
-  if (e && (geometry.configuration === TwoViewConfiguration.CALIBRATED || geometry.configuration === TwoViewConfiguration.PLANAR)) {
+  if (e && geometry.configuration === TwoViewConfiguration.CALIBRATED) {
     const pose = poseFromEssential(e.model, normalised[0], normalised[1], maskIndices(e.inlierMask));
     geometry.rotation = pose.rotation;
     geometry.translation = pose.translation;
