@@ -9,7 +9,7 @@
  * With more than 5 points (local optimisation on inliers) the null space is the least-squares one.
  */
 import { nullSpace, realEigenpairs, type Mat3 } from './dense.js';
-import { enforceSingularValues, epipolarRow, sampsonSquaredErrors } from './fundamental.js';
+import { epipolarRow, sampsonSquaredErrors } from './fundamental.js';
 import { refineEssential } from './refine-essential.js';
 import type { ModelEstimator } from './ransac.js';
 
@@ -159,25 +159,6 @@ function eliminate(m: Float64Array): boolean {
     }
   }
   return true;
-}
-
-/**
- * The weighted linear least-squares E (the smallest right singular vector of the epipolar rows)
- * projected onto the essential matrices (singular values 1, 1, 0): with many inliers it is the
- * better refit, as the 5-point system on 4 least-squares null vectors is only an approximation
- * of the constrained minimum (refine-essential.ts goes further).
- */
-export function estimateEssentialLinear(points1: Float64Array, points2: Float64Array, indices: ArrayLike<number>, weights?: Float64Array): Mat3[] {
-  const n = indices.length;
-  if (n < 8) return [];
-  const rows = new Float64Array(9 * n);
-  for (let k = 0; k < n; k++) {
-    const i = indices[k];
-    epipolarRow(points1[2 * i], points1[2 * i + 1], points2[2 * i], points2[2 * i + 1], rows, 9 * k);
-    if (weights) for (let c = 0; c < 9; c++) rows[9 * k + c] *= weights[k];
-  }
-  const [e] = nullSpace(rows, n, 9, 1);
-  return [enforceSingularValues(Float64Array.from(e), () => [1, 1, 0])];
 }
 
 /** For normalised camera coordinates; the Sampson error is then in those (pixels / focal) units. */

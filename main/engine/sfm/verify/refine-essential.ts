@@ -1,8 +1,8 @@
 /**
  * Levenberg-Marquardt on the essential manifold: E = [t]x R with R = exp([w]x) R0 (3 parameters)
  * and t on the unit sphere (2 tangent parameters), minimising the summed Sampson errors of the
- * inliers. The linear refits (weighted 8-point projected onto E, or the 5-point system on least
- * squares null vectors) are not the constrained minimum: on a synthetic pair with 150 inliers at
+ * inliers. Linear refits (a weighted 8-point E projected onto the essential matrices, or the
+ * 5-point system on least-squares null vectors) are not the constrained minimum: on a synthetic pair with 150 inliers at
  * 0.5 px they stopped at 2.6x the true pose's cost (2.6 degrees off in t); this reaches it.
  * Robust (Cauchy weights, below). Jacobians by central differences: 5 parameters, so 10 residual passes per step.
  */
