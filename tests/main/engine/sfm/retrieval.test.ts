@@ -44,7 +44,9 @@ describe('VLAD', () => {
       expect(similarity[i * n + i]).toBeCloseTo(1, 5);
       for (let j = 0; j < n; j++) {
         expect(similarity[i * n + j]).toBe(similarity[j * n + i]);
-        if (i !== j) (place[i] === place[j] ? (within += similarity[i * n + j] / (n * 5)) : (across += similarity[i * n + j] / (n * 24)));
+        if (i === j) continue;
+        if (place[i] === place[j]) within += similarity[i * n + j] / (n * 5);
+        else across += similarity[i * n + j] / (n * 24);
       }
     }
     expect(within, `seed ${seed}`).toBeGreaterThan(across + 0.1);
