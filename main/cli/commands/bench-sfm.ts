@@ -151,6 +151,9 @@ export async function benchSfm(context: CommandContext): Promise<void> {
       pairs_matched: perPair.filter((m) => m >= MIN_PAIR_MATCHES).length,
       min_pair_matches: MIN_PAIR_MATCHES,
       matches_per_pair: { mean: perPair.reduce((a, b) => a + b, 0) / Math.max(1, perPair.length), median: median(perPair) },
+      /** [i, j, matches] per chosen pair (image indices in `files` order): what a retrieval run's recall is scored against. */
+      matches_by_pair: pairs.map(([i, j], k) => [i, j, perPair[k]]),
+      image_files: files.map((f) => path.basename(f)),
       images_without_matched_pair: files.map((f, i) => ({ f, i })).filter(({ i }) => !pairs.some(([a, b], k) => (a === i || b === i) && perPair[k] >= MIN_PAIR_MATCHES)).map(({ f }) => path.basename(f)),
       ...benchStamp(gpu),
     };
