@@ -1,11 +1,14 @@
 /**
- * Which image pairs to match, by capture kind (COLMAP's matchers' rules): every pair for a small
- * photo set; for video, each frame with the next `window` frames and, with quadratic overlap,
- * frames 2^k further on (k = 0, 1, ...) too, which links the ends of a slow pass without
- * matching everything. Pairs are (i, j) with i < j, ascending, each once.
- * (Retrieval for large photo sets, VLAD over a vocabulary of the set's own descriptors, is the
- * next step: docs/sfm.md.)
+ * Which image pairs to match, by capture kind (COLMAP's matchers' rules, selectPairs): every pair
+ * for a small photo set; each image's most similar images by retrieval (retrieval.ts) for a large
+ * one; for video, each frame with the next `window` frames and, with quadratic overlap, frames
+ * 2^k further on (k = 0, 1, ...) too, which links the ends of a slow pass without matching
+ * everything, plus loop candidates: each frame's most similar frames beyond the window (COLMAP's
+ * sequential matcher with loop detection). Pairs are (i, j) with i < j, ascending, each once.
  */
+import { neighbourPairs, retrieveSimilarity, topNeighbours, RETRIEVAL_DEFAULTS, type RetrievalOptions } from './retrieval.js';
+import type { AssignWords } from './retrieval-vocabulary.js';
+
 export type ImagePair = readonly [number, number];
 
 export function exhaustivePairs(images: number): ImagePair[] {
@@ -27,10 +30,63 @@ export function sequentialPairs(images: number, window = 10, quadraticOverlap = 
   return pairs;
 }
 
-/** Photo sets up to this size are matched exhaustively (COLMAP's guidance: a few hundred images). */
-export const EXHAUSTIVE_MAX_IMAGES = 200;
+/**
+ * Photo sets up to this size are matched exhaustively: 4,950 pairs at 100, which the GPU matcher
+ * does in minutes even on a CPU adapter; beyond it pairs grow as n^2 and retrieval's n k wins.
+ */
+export const EXHAUSTIVE_MAX_IMAGES = 100;
+/** Loop candidates per video frame (COLMAP's loop_detection_num_images is 50 over a vocabulary tree of the whole set; ours are the set's own). */
+export const LOOP_CANDIDATES = 10;
+/** COLMAP's sequential overlap. */
+export const SEQUENTIAL_WINDOW = 10;
 
-export function choosePairs(kind: 'video' | 'photos', images: number): ImagePair[] {
-  if (kind === 'video' || images > EXHAUSTIVE_MAX_IMAGES) return sequentialPairs(images);
-  return exhaustivePairs(images);
+export interface PairSelectionOptions {
+  retrieval: Partial<RetrievalOptions>;
+  /** Video: frames each frame is matched with after it. */
+  window: number;
+  /** Video: most similar frames beyond the window added per frame (0: none, no retrieval). */
+  loopCandidates: number;
+  /** Photo sets up to this size are matched exhaustively. */
+  exhaustiveMaxImages: number;
+}
+
+export type PairMethod = 'exhaustive' | 'retrieval' | 'sequential' | 'sequential+loops';
+
+export interface PairSelection {
+  pairs: ImagePair[];
+  method: PairMethod;
+  /** Pairs that retrieval added (the whole list for 'retrieval', the loop candidates for video). */
+  retrieved: number;
+  /** Vocabulary and VLAD time, when retrieval ran. */
+  retrievalMs?: number;
+}
+
+/**
+ * The pairs to match for a capture, by kind: video -> sequential + loop candidates; photos up to
+ * `exhaustiveMaxImages` -> every pair; more photos -> each image's top-k by VLAD similarity.
+ * `assign`: where descriptors meet words (retrieval-gpu.ts on a GPU; the CPU's by default).
+ */
+export async function selectPairs(kind: 'video' | 'photos', images: readonly { descriptors: Uint8Array }[], options: Partial<PairSelectionOptions> = {}, assign?: AssignWords): Promise<PairSelection> {
+  const o = { retrieval: {}, window: SEQUENTIAL_WINDOW, loopCandidates: LOOP_CANDIDATES, exhaustiveMaxImages: EXHAUSTIVE_MAX_IMAGES, ...options };
+  const n = images.length;
+  if (kind === 'photos' && n <= o.exhaustiveMaxImages) return { pairs: exhaustivePairs(n), method: 'exhaustive', retrieved: 0 };
+  const sequential = kind === 'video' ? sequentialPairs(n, o.window) : [];
+  const k = kind === 'video' ? o.loopCandidates : (o.retrieval.neighbours ?? RETRIEVAL_DEFAULTS.neighbours);
+  if (k <= 0 || n < 2) return { pairs: sequential, method: kind === 'video' ? 'sequential' : 'retrieval', retrieved: 0 };
+  const t0 = performance.now();
+  const { similarity } = await retrieveSimilarity(images, o.retrieval, assign);
+  // loop candidates: frames the sequential window does not reach
+  const neighbours = topNeighbours(similarity, n, k, kind === 'video' ? (i, j) => Math.abs(i - j) > o.window : undefined);
+  const retrievalMs = performance.now() - t0;
+  const found = neighbourPairs(neighbours);
+  if (kind === 'photos') return { pairs: found, method: 'retrieval', retrieved: found.length, retrievalMs };
+  const pairs = mergePairs(sequential, found);
+  return { pairs, method: 'sequential+loops', retrieved: pairs.length - sequential.length, retrievalMs };
+}
+
+/** The union of two pair lists, (i, j) ascending, each once. */
+export function mergePairs(a: readonly ImagePair[], b: readonly ImagePair[]): ImagePair[] {
+  const seen = new Map<string, ImagePair>();
+  for (const p of [...a, ...b]) seen.set(`${p[0]},${p[1]}`, p);
+  return [...seen.values()].sort((p, q) => p[0] - q[0] || p[1] - q[1]);
 }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { choosePairs, EXHAUSTIVE_MAX_IMAGES, exhaustivePairs, sequentialPairs } from '../../../../main/engine/sfm/match-pairs.js';
+import { freshSeed, rng } from '../../../helpers/random.js';
+import { EXHAUSTIVE_MAX_IMAGES, exhaustivePairs, mergePairs, selectPairs, sequentialPairs, type ImagePair } from '../../../../main/engine/sfm/match-pairs.js';
+import { loopVideo, photoSet, recall } from './retrieval-sets.js';
 
 describe('image pairs to match', () => {
   it('exhaustive: every pair once, i < j', () => {
@@ -18,9 +20,47 @@ describe('image pairs to match', () => {
     expect(() => sequentialPairs(10, 0)).toThrow(/window/);
   });
 
-  it('by kind: video sequential, photo sets exhaustive up to the limit', () => {
-    expect(choosePairs('video', 30)).toEqual(sequentialPairs(30));
-    expect(choosePairs('photos', 30)).toEqual(exhaustivePairs(30));
-    expect(choosePairs('photos', EXHAUSTIVE_MAX_IMAGES + 1)).toEqual(sequentialPairs(EXHAUSTIVE_MAX_IMAGES + 1));
+  it('merges pair lists: the union, ascending, each once', () => {
+    expect(mergePairs([[0, 2], [1, 3]], [[0, 1], [1, 3]])).toEqual([[0, 1], [0, 2], [1, 3]]);
+  });
+});
+
+describe('pair selection by capture kind', () => {
+  it('photo sets up to the limit: every pair, without retrieval', async () => {
+    const images = Array.from({ length: 30 }, () => ({ descriptors: new Uint8Array(0) }));
+    expect(EXHAUSTIVE_MAX_IMAGES).toBe(100);
+    expect(await selectPairs('photos', images)).toEqual({ pairs: exhaustivePairs(30), method: 'exhaustive', retrieved: 0 });
+  });
+
+  it('larger photo sets: each image with its top-k by VLAD, finding the images of the same place', async () => {
+    const seed = freshSeed();
+    const { images, place } = photoSet(rng(seed), 12, 10); // 120 photos > EXHAUSTIVE_MAX_IMAGES
+    const selection = await selectPairs('photos', images, { retrieval: { words: 32, neighbours: 9, seed } });
+    expect(selection.method).toBe('retrieval');
+    const truth: ImagePair[] = exhaustivePairs(images.length).filter(([i, j]) => place[i] === place[j]);
+    expect(recall(selection.pairs, truth), `seed ${seed}`).toBeGreaterThanOrEqual(0.95);
+    // 9 neighbours a photo: at most 120 x 9 pairs, far fewer than exhaustive's 7,140
+    expect(selection.pairs.length).toBeLessThanOrEqual(120 * 9);
+    expect(selection.pairs.length).toBeGreaterThanOrEqual(truth.length * 0.95);
+    // and few wasted: the top 9 of a photo are its place's other 9 (measured: all of them, seeds 1-3)
+    expect(selection.pairs.filter(([i, j]) => place[i] === place[j]).length / selection.pairs.length, `seed ${seed}`).toBeGreaterThanOrEqual(0.9);
+    expect(selection.pairs.every(([i, j]) => i < j)).toBe(true);
+  });
+
+  it('video: the sequential window plus loop candidates that close the second lap on the first', async () => {
+    const seed = freshSeed();
+    const positions = 30;
+    const frames = loopVideo(rng(seed), positions); // 60 frames, frame t and t + 30 see the same
+    const selection = await selectPairs('video', frames, { retrieval: { words: 32, seed }, loopCandidates: 5 });
+    expect(selection.method).toBe('sequential+loops');
+    const sequential = sequentialPairs(frames.length);
+    expect(recall(selection.pairs, sequential)).toBe(1);
+    const loops: ImagePair[] = Array.from({ length: positions }, (_, t) => [t, t + positions]);
+    expect(recall(sequential, loops)).toBeLessThan(0.2); // what the window alone misses (only 2^k steps reach)
+    expect(recall(selection.pairs, loops), `seed ${seed}`).toBeGreaterThanOrEqual(0.9);
+    expect(selection.retrieved).toBe(selection.pairs.length - sequential.length);
+    expect(selection.pairs.length).toBeLessThanOrEqual(sequential.length + frames.length * 5);
+    const without = await selectPairs('video', frames, { loopCandidates: 0 });
+    expect(without).toEqual({ pairs: sequential, method: 'sequential', retrieved: 0 });
   });
 });

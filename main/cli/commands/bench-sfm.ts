@@ -1,0 +1,176 @@
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { findTool } from '../../engine/capture/tools.js';
+import { extractFrames, probeVideo } from '../../engine/capture/video.js';
+import { VIDEO_EXTENSIONS } from '../../engine/formats/video-signature.js';
+import { openGpu } from '../../engine/gpu/context.js';
+import { SiftExtractor, type Features } from '../../engine/sfm/features.js';
+import { loadGreyImage } from '../../engine/sfm/grey-image.js';
+import { exhaustivePairs, LOOP_CANDIDATES, selectPairs, sequentialPairs, type PairSelection } from '../../engine/sfm/match-pairs.js';
+import { matchImagePairs } from '../../engine/sfm/match.js';
+import { RETRIEVAL_DEFAULTS } from '../../engine/sfm/retrieval.js';
+import { gpuWordAssigner } from '../../engine/sfm/retrieval-gpu.js';
+import { SIFT_DEFAULTS } from '../../engine/sfm/sift-options.js';
+import { UsageError } from '../args.js';
+import { benchStamp, writeResult } from '../bench-result.js';
+import type { CommandContext } from '../command.js';
+
+/**
+ * `bench sfm <images-dir|video>`: our SfM front end on a capture, stage by stage (docs/sfm.md):
+ * SIFT extraction, pair selection (by capture kind, match-pairs.ts), GPU matching; geometric
+ * verification and mapping are reported as not yet built. Wall and CPU time per stage (CPU: this
+ * process, every thread, a CPU adapter's included), features per image, pairs chosen and matched.
+ */
+
+const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png'];
+/** A pair counts as matched with at least this many matches (COLMAP's min_num_matches). */
+export const MIN_PAIR_MATCHES = 15;
+/** Video: frames taken evenly over the clip, and their longest side (the apple clip's 25 at 640 px in issue 15). */
+export const BENCH_SFM_FRAMES = 25;
+export const BENCH_SFM_VIDEO_SIZE = 640;
+export const PAIR_MODES = ['auto', 'exhaustive', 'sequential', 'retrieval'] as const;
+type PairMode = (typeof PAIR_MODES)[number];
+
+interface Stage {
+  wall_ms: number;
+  cpu_ms: number;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; stage: Stage }> {
+  const wall = performance.now();
+  const cpu = process.cpuUsage();
+  const value = await work();
+  const used = process.cpuUsage(cpu);
+  return { value, stage: { wall_ms: performance.now() - wall, cpu_ms: (used.user + used.system) / 1000 } };
+}
+
+function median(values: readonly number[]): number {
+  if (!values.length) return 0;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function positiveInt(options: CommandContext['options'], flag: string, fallback: number): number {
+  const value = (options[flag] as number | undefined) ?? fallback;
+  if (!Number.isInteger(value) || value < 1) throw new UsageError(`bench sfm: --${flag} must be a positive integer (got ${value})`);
+  return value;
+}
+
+/** The capture's images: a folder's photos (by name), or `frames` frames taken evenly from a clip into `workDir`. */
+async function captureImages(input: string, frames: number, maxSize: number, workDir: string, signal: AbortSignal): Promise<{ kind: 'photos' | 'video'; files: string[] }> {
+  const info = await stat(input).catch(() => {
+    throw new ArgonautError('bad_input', `${input}: no such file or folder`);
+  });
+  if (info.isDirectory()) {
+    const files = (await readdir(input)).filter((f) => IMAGE_EXTENSIONS.includes(path.extname(f).toLowerCase())).sort();
+    if (files.length < 2) throw new ArgonautError('bad_input', `${input}: ${files.length} images (.jpg, .jpeg, .png) in the folder; matching needs at least 2`);
+    return { kind: 'photos', files: files.map((f) => path.join(input, f)) };
+  }
+  if (!VIDEO_EXTENSIONS.includes(path.extname(input).toLowerCase())) throw new ArgonautError('bad_input', `${input}: neither a folder of images nor a video (${VIDEO_EXTENSIONS.join(', ')})`);
+  const tools = { ffmpeg: findTool('ffmpeg').path, ffprobe: findTool('ffprobe').path };
+  const video = await probeVideo(tools, input, signal);
+  const total = video.frameCount ?? Math.max(1, Math.floor(video.durationS * video.fps));
+  const count = Math.min(frames, total);
+  if (count < 2) throw new ArgonautError('bad_input', `${input}: ${total} frame(s); matching needs at least 2`);
+  const indexes = Array.from({ length: count }, (_, i) => Math.floor(((i + 0.5) * total) / count));
+  const files = indexes.map((n) => path.join(workDir, `frame_${String(n).padStart(6, '0')}.jpg`));
+  await extractFrames(tools, input, indexes, files, workDir, { maxSize, signal });
+  return { kind: 'video', files };
+}
+
+async function choose(mode: PairMode, kind: 'photos' | 'video', features: readonly Features[], neighbours: number, words: number, assign: Parameters<typeof selectPairs>[3]): Promise<PairSelection> {
+  const n = features.length;
+  if (mode === 'exhaustive') return { pairs: exhaustivePairs(n), method: 'exhaustive', retrieved: 0 };
+  if (mode === 'sequential') return { pairs: sequentialPairs(n), method: 'sequential', retrieved: 0 };
+  // --neighbours is the photos' top-k and the video frames' loop candidates
+  const options = { retrieval: { neighbours, words }, loopCandidates: neighbours };
+  // retrieval forced on a small photo set: the exhaustive limit lowered below it
+  return selectPairs(kind, features, mode === 'retrieval' ? { ...options, exhaustiveMaxImages: 0 } : options, assign);
+}
+
+export async function benchSfm(context: CommandContext): Promise<void> {
+  const { options, out, signal } = context;
+  const [input, ...extra] = context.positionals;
+  if (!input || extra.length) throw new UsageError('bench sfm needs exactly one folder of images or one video');
+  const maxFeatures = positiveInt(options, 'max-features', SIFT_DEFAULTS.maxFeatures);
+  const frames = positiveInt(options, 'frames', BENCH_SFM_FRAMES);
+  const maxSize = positiveInt(options, 'max-size', BENCH_SFM_VIDEO_SIZE);
+  const words = positiveInt(options, 'words', RETRIEVAL_DEFAULTS.words);
+  const mode = (options.pairs as PairMode | undefined) ?? 'auto';
+  const source = path.resolve(context.cwd, input);
+  const workDir = await mkdtemp(path.join(tmpdir(), 'argonaut-bench-sfm-'));
+  const gpu = await openGpu(context.engineOptions);
+  try {
+    const { kind, files } = await captureImages(source, frames, maxSize, workDir, signal);
+    const neighbours = positiveInt(options, 'neighbours', kind === 'video' ? LOOP_CANDIDATES : RETRIEVAL_DEFAULTS.neighbours);
+    out.progress({ stage: 'input', message: `${files.length} ${kind === 'video' ? 'frames' : 'photos'} from ${input}` }, true);
+    const extractor = await SiftExtractor.create(gpu, { maxFeatures });
+    const sizes: string[] = [];
+    let loadMs = 0;
+    const extracted = await timed(async () => {
+      const features: Features[] = [];
+      for (const file of files) {
+        const t = performance.now();
+        const image = await loadGreyImage(file);
+        loadMs += performance.now() - t;
+        features.push(await extractor.extract(image));
+        sizes.push(`${image.width}x${image.height}`);
+        out.progress({ stage: 'extract', step: features.length, total: files.length });
+      }
+      return features;
+    });
+    extractor.destroy();
+    const features = extracted.value;
+    const counts = features.map((f) => f.descriptors.length / 128);
+    const assign = await gpuWordAssigner(gpu);
+    const chosen = await timed(() => choose(mode, kind, features, neighbours, words, assign));
+    const { pairs } = chosen.value;
+    out.progress({ stage: 'pairs', message: `${pairs.length} pairs (${chosen.value.method})` }, true);
+    const matched = await timed(() => matchImagePairs(gpu, features, pairs, {}, (done, total) => out.progress({ stage: 'match', step: done, total })));
+    const perPair = matched.value.map((m) => m.length / 2);
+    const result = {
+      bench: 'sfm',
+      input: path.basename(source),
+      kind,
+      images: files.length,
+      image_sizes: [...new Set(sizes)],
+      max_features: maxFeatures,
+      stages: {
+        extract: { ...extracted.stage, per_image_wall_ms: extracted.stage.wall_ms / files.length, decode_wall_ms: loadMs },
+        pairs: { ...chosen.stage, method: chosen.value.method, ...(chosen.value.retrievalMs !== undefined ? { retrieval_words: words, neighbours } : {}) },
+        match: { ...matched.stage, per_pair_wall_ms: pairs.length ? matched.stage.wall_ms / pairs.length : 0 },
+        verify: 'not yet',
+        map: 'not yet',
+      },
+      features_per_image: { min: Math.min(...counts), median: median(counts), max: Math.max(...counts), each: counts },
+      pairs_chosen: pairs.length,
+      pairs_retrieved: chosen.value.retrieved,
+      pairs_matched: perPair.filter((m) => m >= MIN_PAIR_MATCHES).length,
+      min_pair_matches: MIN_PAIR_MATCHES,
+      matches_per_pair: { mean: perPair.reduce((a, b) => a + b, 0) / Math.max(1, perPair.length), median: median(perPair) },
+      /** [i, j, matches] per chosen pair (image indices in `files` order): what a retrieval run's recall is scored against. */
+      matches_by_pair: pairs.map(([i, j], k) => [i, j, perPair[k]]),
+      image_files: files.map((f) => path.basename(f)),
+      images_without_matched_pair: files.map((f, i) => ({ f, i })).filter(({ i }) => !pairs.some(([a, b], k) => (a === i || b === i) && perPair[k] >= MIN_PAIR_MATCHES)).map(({ f }) => path.basename(f)),
+      ...benchStamp(gpu),
+    };
+    await writeResult(options.out as string | undefined, result);
+    const s = result.stages;
+    const human = [
+      `sfm on ${result.input} (${kind}, ${files.length} images ${result.image_sizes.join(', ')}, --max-features ${maxFeatures})`,
+      `extract  ${s.extract.wall_ms.toFixed(0)} ms wall, ${s.extract.cpu_ms.toFixed(0)} ms CPU (${s.extract.per_image_wall_ms.toFixed(0)} ms an image); features per image ${result.features_per_image.min}-${result.features_per_image.max}, median ${result.features_per_image.median}`,
+      `pairs    ${s.pairs.wall_ms.toFixed(0)} ms wall, ${s.pairs.cpu_ms.toFixed(0)} ms CPU: ${pairs.length} chosen (${s.pairs.method}${result.pairs_retrieved ? `, ${result.pairs_retrieved} by retrieval` : ''})`,
+      `match    ${s.match.wall_ms.toFixed(0)} ms wall, ${s.match.cpu_ms.toFixed(0)} ms CPU (${s.match.per_pair_wall_ms.toFixed(0)} ms a pair); ${result.pairs_matched} pairs with >= ${MIN_PAIR_MATCHES} matches, ${result.matches_per_pair.mean.toFixed(1)} matches a pair (median ${result.matches_per_pair.median})`,
+      'verify   not yet (issue 15 item 3)',
+      'map      not yet (issue 15 item 4)',
+      ...(result.images_without_matched_pair.length ? [`no matched pair: ${result.images_without_matched_pair.join(', ')}`] : []),
+    ].join('\n');
+    out.result(result, human);
+  } finally {
+    gpu.destroy();
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
