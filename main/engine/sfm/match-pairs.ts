@@ -8,8 +8,9 @@
  */
 import { neighbourPairs, retrieveSimilarity, topNeighbours, RETRIEVAL_DEFAULTS, type RetrievalOptions } from './retrieval.js';
 import type { AssignWords } from './retrieval-vocabulary.js';
+import type { ImagePair } from './image-pair.js';
 
-export type ImagePair = readonly [number, number];
+export type { ImagePair };
 
 export function exhaustivePairs(images: number): ImagePair[] {
   const pairs: ImagePair[] = [];

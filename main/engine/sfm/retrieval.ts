@@ -9,7 +9,7 @@
  * word's worth), then signed square roots (power normalisation), then L2 over the whole vector.
  * Descriptors and words enter as unit vectors (bytes / 512): the vocabulary's own scale.
  */
-import type { ImagePair } from './match-pairs.js';
+import type { ImagePair } from './image-pair.js';
 import { cpuWordAssigner, sampleDescriptors, trainVocabulary, type AssignWords, type Vocabulary, type VocabularyOptions } from './retrieval-vocabulary.js';
 import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE } from './sift-options.js';
 
