@@ -22,7 +22,9 @@ import { openColmap } from './colmap-cli.js';
 import { DEFAULT_BLUR_RATIO, DEFAULT_DUPLICATE_THRESHOLD } from './frame-selection.js';
 import { importPhotos, type PhotoRecord } from './photos.js';
 import { MASKS_FOLDER } from '../dataset/masks.js';
-import { runSfm, type Matcher, type SfmGroup, type SfmStage } from './sfm.js';
+import { runSfm, type FeatureSource, type Matcher, type SfmGroup, type SfmStage } from './sfm.js';
+import type { ImageMatchStats } from './sfm-match-stats.js';
+import { openGpu, type GpuContext } from '../gpu/context.js';
 import { diagnose, modelStats, type Diagnostic, type InputSummary } from './sfm-report.js';
 import { runTool } from './tool-process.js';
 import { findTool, parseFfmpegVersion } from './tools.js';
@@ -48,6 +50,10 @@ export interface CaptureOptions {
   maxSize?: number;
   /** 'auto': sequential for a single clip or large sets, exhaustive for up to 100 images from several inputs or photos. */
   matcher?: 'auto' | Matcher;
+  /** Whose SIFT and matching: 'auto' (default) ours where a GPU adapter opens, else COLMAP's. */
+  features?: 'auto' | FeatureSource;
+  /** The GPU for our features (the app's engine passes its own); default: one opened for the capture and closed after. */
+  gpu?: () => Promise<GpuContext>;
   /** COLMAP camera model. Default SIMPLE_RADIAL. */
   cameraModel?: string;
   /** SIFT features per image. Default 8192 (COLMAP's). */
@@ -89,6 +95,12 @@ export interface CaptureReport {
   models: { registered: number; points: number }[];
   inputs: InputReport[];
   matcher: Matcher;
+  /** Whose features and matches the mapper ran on. */
+  features: FeatureSource;
+  /** Per image: SIFT features, matched and verified pairs (from the database). */
+  images: Record<string, ImageMatchStats>;
+  /** Images with no verified pair (they cannot register). */
+  unmatched: string[];
   cameraModel: string;
   maxSize: number;
   tools: { colmap: { path: string; version: string }; ffmpeg?: { path: string; version: string } };
@@ -105,6 +117,7 @@ export function captureOptionsFromParams(values: Readonly<Record<string, ParamVa
     frames: v['capture.frames'],
     maxSize: v['capture.maxSize'],
     matcher: v['capture.matcher'],
+    features: v['capture.features'],
     cameraModel: v['capture.cameraModel'],
     maxFeatures: v['capture.maxFeatures'],
     bundleAdjust: v['capture.bundleAdjust'],
@@ -238,9 +251,14 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   }
   const requested = options.matcher ?? 'auto';
   const matcher: Matcher = requested !== 'auto' ? requested : inputs.length === 1 && inputs[0].kind === 'video' ? 'sequential' : total <= EXHAUSTIVE_LIMIT ? 'exhaustive' : 'sequential';
-  log('info', `structure from motion on ${total} images (${matcher} matching, ${cameraModel})`);
+  const gpu = await featureGpu(options, log);
+  try {
+  const features: FeatureSource = gpu ? 'gpu' : 'colmap';
+  log('info', `structure from motion on ${total} images (${features === 'gpu' ? 'our GPU features and matching' : "COLMAP's features and matching"}, ${matcher} matching, ${cameraModel})`);
   const sfm = await runSfm(colmap, { imagesDir, workDir: path.join(workDir, 'colmap') }, groups, {
     matcher,
+    features,
+    ...(gpu ? { gpu: gpu.context } : {}),
     cameraModel,
     maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
     maxImageSize: maxSize,
@@ -252,6 +270,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, message: p.message, skipped: p.skipped }),
   });
   for (const [stage, seconds] of Object.entries(sfm.timingsS)) timingsS[stage] = seconds;
+  for (const [part, seconds] of Object.entries(sfm.detailS)) timingsS[`sfm.${part}`] = seconds;
   resumed.push(...sfm.resumed);
 
   // ---- the dataset and its report ----
@@ -277,6 +296,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     matcher,
     cameraModel,
     noInitialPair: sfm.noInitialPair,
+    unmatched: sfm.matchStats?.unmatched,
   });
   const report: CaptureReport = {
     datasetDir,
@@ -289,6 +309,9 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     models: sfm.models.map((m) => ({ registered: m.registered, points: m.points })),
     inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
     matcher,
+    features,
+    images: sfm.matchStats?.images ?? {},
+    unmatched: sfm.matchStats?.unmatched ?? [],
     cameraModel,
     maxSize,
     tools: { colmap: { path: colmap.path, version: colmap.versionString }, ...(tools ? { ffmpeg: { path: tools.ffmpeg, version: tools.version } } : {}) },
@@ -302,6 +325,28 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     throw new ArgonautError('bad_input', `${datasetDir}: structure from motion failed: ${diagnostics.map((d) => d.message).join(' ')} (report: ${path.join(workDir, 'report.json')})`, { file: datasetDir, report });
   }
   return { datasetDir, report };
+  } finally {
+    gpu?.close();
+  }
+}
+
+/**
+ * The GPU for our features, or undefined for COLMAP's: 'colmap' never opens one; 'gpu' must open
+ * one (or fails, naming why); 'auto' uses one where an adapter opens.
+ */
+async function featureGpu(options: CaptureOptions, log: (level: 'info' | 'warn', message: string) => void): Promise<{ context: () => Promise<GpuContext>; close: () => void } | undefined> {
+  const requested = options.features ?? 'auto';
+  if (requested === 'colmap') return undefined;
+  if (options.gpu) return { context: options.gpu, close: () => undefined };
+  let opened: GpuContext;
+  try {
+    opened = await openGpu();
+  } catch (error) {
+    if (requested === 'gpu') throw error;
+    log('info', `no GPU adapter for our features (${(error as Error).message}): COLMAP extracts and matches`);
+    return undefined;
+  }
+  return { context: () => Promise.resolve(opened), close: () => opened.destroy() };
 }
 
 function inputReport(input: CaptureInput, outcome: VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }, images: string[], registered: ReadonlySet<string>): InputReport {
