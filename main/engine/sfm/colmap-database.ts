@@ -235,6 +235,10 @@ export async function readColmapDatabase(file: string): Promise<ReadColmapDataba
       return { image1, image2, inliers: Number(r.rows), config: Number(r.config) };
     });
     return { cameras, images, matches, verified };
+  } catch (error) {
+    // sql.js opens lazily: a file that is not SQLite fails at the first query
+    if (error instanceof ArgonautError) throw error;
+    throw new ArgonautError('bad_input', `${file}: not a COLMAP database: ${(error as Error).message}`, { file });
   } finally {
     db.close();
   }
