@@ -50,7 +50,7 @@ export interface CaptureOptions {
   maxSize?: number;
   /** 'auto': sequential for a single clip or large sets, exhaustive for up to 100 images from several inputs or photos. */
   matcher?: 'auto' | Matcher;
-  /** Whose SIFT and matching: 'auto' (default) ours where a GPU adapter opens, else COLMAP's. */
+  /** Whose SIFT and matching: 'auto' (default) ours where a hardware GPU adapter opens, else COLMAP's. */
   features?: 'auto' | FeatureSource;
   /** The GPU for our features (the app's engine passes its own); default: one opened for the capture and closed after. */
   gpu?: () => Promise<GpuContext>;
@@ -332,7 +332,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
 
 /**
  * The GPU for our features, or undefined for COLMAP's: 'colmap' never opens one; 'gpu' must open
- * one (or fails, naming why); 'auto' uses one where an adapter opens.
+ * one (or fails, naming why); 'auto' uses a hardware adapter where one opens.
  */
 async function featureGpu(options: CaptureOptions, log: (level: 'info' | 'warn', message: string) => void): Promise<{ context: () => Promise<GpuContext>; close: () => void } | undefined> {
   const requested = options.features ?? 'auto';
@@ -344,6 +344,13 @@ async function featureGpu(options: CaptureOptions, log: (level: 'info' | 'warn',
   } catch (error) {
     if (requested === 'gpu') throw error;
     log('info', `no GPU adapter for our features (${(error as Error).message}): COLMAP extracts and matches`);
+    return undefined;
+  }
+  // On a CPU adapter (llvmpipe, SwiftShader) our SIFT and matching are slower than COLMAP's own CPU
+  // code (apple clip: docs/sfm.md), so 'auto' leaves them to COLMAP there.
+  if (requested === 'auto' && opened.info.adapter.software) {
+    log('info', `${opened.info.adapter.name} is a CPU adapter: COLMAP extracts and matches (faster there; --features gpu uses ours anyway)`);
+    opened.destroy();
     return undefined;
   }
   return { context: () => Promise.resolve(opened), close: () => opened.destroy() };
