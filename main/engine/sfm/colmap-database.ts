@@ -188,6 +188,23 @@ export interface ReadColmapDatabase {
   verified: { image1: number; image2: number; inliers: number; config: number }[];
 }
 
+/**
+ * Keypoints as x, y, scale, orientation. COLMAP's own extractor stores 6 columns (x, y and the
+ * affine shape a11 a12 a21 a22); its scale is the mean of the two column norms and its orientation
+ * atan2(a21, a11) (FeatureKeypoint::ComputeScale / ComputeOrientation).
+ */
+function asFourColumns(file: string, imageId: number, cols: number, data: Float32Array): Float32Array {
+  if (cols === 4) return data;
+  if (cols !== 6) throw new ArgonautError('bad_input', `${file}: image ${imageId}'s keypoints have ${cols} columns (COLMAP writes 4 or 6)`, { file });
+  const n = data.length / 6;
+  const out = new Float32Array(4 * n);
+  for (let k = 0; k < n; k++) {
+    const [x, y, a11, a12, a21, a22] = data.subarray(6 * k, 6 * k + 6);
+    out.set([x, y, (Math.hypot(a11, a21) + Math.hypot(a12, a22)) / 2, Math.atan2(a21, a11)], 4 * k);
+  }
+  return out;
+}
+
 /** Reads a COLMAP database (ours or COLMAP's): the capture's resume and report, and the tests. */
 export async function readColmapDatabase(file: string): Promise<ReadColmapDatabase> {
   let bytes: Buffer;
@@ -220,7 +237,7 @@ export async function readColmapDatabase(file: string): Promise<ReadColmapDataba
       if (!model) throw new ArgonautError('bad_input', `${file}: camera ${String(r.camera_id)} has model id ${String(r.model)}, which we do not read`, { file });
       return { id: Number(r.camera_id), model: model as ColmapCameraModel, width: Number(r.width), height: Number(r.height), params: new Float64Array(Uint8Array.from(blob(r.params)).buffer), priorFocalLength: r.prior_focal_length === 1 };
     });
-    const keypoints = new Map(rows('SELECT image_id, data FROM keypoints').map((r) => [Number(r.image_id), floats(r.data)]));
+    const keypoints = new Map(rows('SELECT image_id, rows, cols, data FROM keypoints').map((r) => [Number(r.image_id), asFourColumns(file, Number(r.image_id), Number(r.cols), floats(r.data))]));
     const descriptors = new Map(rows('SELECT image_id, data FROM descriptors').map((r) => [Number(r.image_id), Uint8Array.from(blob(r.data))]));
     const images = rows('SELECT image_id, name, camera_id FROM images ORDER BY image_id').map((r) => {
       const id = Number(r.image_id);

@@ -109,6 +109,21 @@ describe('COLMAP database writer', () => {
     expect((await readColmapDatabase(file)).matches.map((m) => [m.image1, m.image2, Array.from(m.matches)])).toEqual([[1, 2, [7, 4, 2, 1]]]);
   });
 
+  it("reads COLMAP's own 6-column keypoints (affine shape) as x, y, scale, orientation", async () => {
+    const file = path.join(await tempDir(), 'database.db');
+    await writeColmapDatabase(file, randomContent(4));
+    const [scale, angle] = [3.5, 2.1];
+    const six = Float32Array.from([10.5, 20.5, scale * Math.cos(angle), -scale * Math.sin(angle), scale * Math.sin(angle), scale * Math.cos(angle)]);
+    const db = new (await sql()).Database(await readFile(file));
+    db.run('UPDATE keypoints SET rows = 1, cols = 6, data = ? WHERE image_id = 3', [new Uint8Array(six.buffer)]);
+    await writeFile(file, db.export());
+    db.close();
+    const [x, y, s, o] = (await readColmapDatabase(file)).images[2].keypoints;
+    expect([x, y]).toEqual([10.5, 20.5]);
+    expect(s).toBeCloseTo(scale, 5);
+    expect(o).toBeCloseTo(angle, 5);
+  });
+
   it('replaces a database atomically: no temp file left, the new content whole', async () => {
     const dir = await tempDir();
     const file = path.join(dir, 'database.db');
