@@ -171,7 +171,7 @@ export const PARAMS = [
   {
     key: 'capture.features', flag: 'features', type: 'enum', choices: ['auto', 'gpu', 'colmap'], default: 'auto',
     group: 'Capture', label: 'Features and matching', commands: ['capture', 'import'], advanced: true,
-    help: "Whose SIFT features and matching feed COLMAP's mapper: 'gpu' ours on the GPU (written into COLMAP's database; COLMAP still verifies the matches), 'colmap' COLMAP's own on the CPU. 'auto' is gpu on a hardware GPU, colmap on a CPU adapter (llvmpipe, SwiftShader: COLMAP's CPU code is faster there) or without one.",
+    help: "Whose SIFT features and matching feed COLMAP's mapper: 'gpu' ours on the GPU (written into COLMAP's database; COLMAP still verifies the matches), 'colmap' COLMAP's own on the CPU. 'auto' is gpu on a hardware GPU, colmap on a CPU adapter (llvmpipe, SwiftShader: COLMAP's CPU code gives the better model for the time there) or without one.",
   },
   {
     key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'FULL_OPENCV', 'OPENCV_FISHEYE', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',
