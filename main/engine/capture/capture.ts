@@ -253,78 +253,78 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   const matcher: Matcher = requested !== 'auto' ? requested : inputs.length === 1 && inputs[0].kind === 'video' ? 'sequential' : total <= EXHAUSTIVE_LIMIT ? 'exhaustive' : 'sequential';
   const gpu = await featureGpu(options, log);
   try {
-  const features: FeatureSource = gpu ? 'gpu' : 'colmap';
-  log('info', `structure from motion on ${total} images (${features === 'gpu' ? 'our GPU features and matching' : "COLMAP's features and matching"}, ${matcher} matching, ${cameraModel})`);
-  const sfm = await runSfm(colmap, { imagesDir, workDir: path.join(workDir, 'colmap') }, groups, {
-    matcher,
-    features,
-    ...(gpu ? { gpu: gpu.context } : {}),
-    cameraModel,
-    maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
-    maxImageSize: maxSize,
-    bundleAdjust: options.bundleAdjust ?? false,
-    ...(masksDir ? { maskDir: path.join(datasetDir, MASKS_FOLDER) } : {}),
-    threads: options.threads,
-    signal,
-    onLog: log,
-    onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, message: p.message, skipped: p.skipped }),
-  });
-  for (const [stage, seconds] of Object.entries(sfm.timingsS)) timingsS[stage] = seconds;
-  for (const [part, seconds] of Object.entries(sfm.detailS)) timingsS[`sfm.${part}`] = seconds;
-  resumed.push(...sfm.resumed);
+    const features: FeatureSource = gpu ? 'gpu' : 'colmap';
+    log('info', `structure from motion on ${total} images (${features === 'gpu' ? 'our GPU features and matching' : "COLMAP's features and matching"}, ${matcher} matching, ${cameraModel})`);
+    const sfm = await runSfm(colmap, { imagesDir, workDir: path.join(workDir, 'colmap') }, groups, {
+      matcher,
+      features,
+      ...(gpu ? { gpu: gpu.context } : {}),
+      cameraModel,
+      maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
+      maxImageSize: maxSize,
+      bundleAdjust: options.bundleAdjust ?? false,
+      ...(masksDir ? { maskDir: path.join(datasetDir, MASKS_FOLDER) } : {}),
+      threads: options.threads,
+      signal,
+      onLog: log,
+      onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, message: p.message, skipped: p.skipped }),
+    });
+    for (const [stage, seconds] of Object.entries(sfm.timingsS)) timingsS[stage] = seconds;
+    for (const [part, seconds] of Object.entries(sfm.detailS)) timingsS[`sfm.${part}`] = seconds;
+    resumed.push(...sfm.resumed);
 
-  // ---- the dataset and its report ----
-  const finalDir = path.join(datasetDir, 'sparse', '0');
-  if (sfm.model && sfm.modelDir) {
-    await mkdir(finalDir, { recursive: true });
-    for (const file of ['cameras.bin', 'images.bin', 'points3D.bin']) await copyFileAtomic(path.join(sfm.modelDir, file), path.join(finalDir, file));
-  } else {
-    await rm(path.join(datasetDir, 'sparse'), { recursive: true, force: true });
-  }
-  const stats = sfm.model ? modelStats(sfm.model) : undefined;
-  const registered = new Set(sfm.model?.images.map((im) => im.name) ?? []);
-  const summaries: InputSummary[] = inputs.map((input, k) => {
-    const outcome = outcomes.get(input)!;
-    return { name: input.name, kind: input.kind, images: 'photos' in outcome ? groups[k].images.map((name) => ({ name })) : outcome.images.map((im) => ({ name: im.name, timeS: im.timeS })) };
-  });
-  const diagnostics = diagnose({
-    inputs: summaries,
-    registered,
-    modelSizes: sfm.models.map((m) => m.registered),
-    meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
-    features: sfm.features,
-    matcher,
-    cameraModel,
-    noInitialPair: sfm.noInitialPair,
-    unmatched: sfm.matchStats?.unmatched,
-  });
-  const report: CaptureReport = {
-    datasetDir,
-    registered: registered.size,
-    total,
-    points: stats?.points ?? 0,
-    observations: stats?.observations ?? 0,
-    meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
-    meanTrackLength: stats?.meanTrackLength ?? 0,
-    models: sfm.models.map((m) => ({ registered: m.registered, points: m.points })),
-    inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
-    matcher,
-    features,
-    images: sfm.matchStats?.images ?? {},
-    unmatched: sfm.matchStats?.unmatched ?? [],
-    cameraModel,
-    maxSize,
-    tools: { colmap: { path: colmap.path, version: colmap.versionString }, ...(tools ? { ffmpeg: { path: tools.ffmpeg, version: tools.version } } : {}) },
-    timingsS,
-    resumed,
-    diagnostics,
-  };
-  await writeFileAtomic(path.join(workDir, 'report.json'), `${JSON.stringify(report, null, 1)}\n`);
-  for (const d of diagnostics) log(d.level, d.message);
-  if (!sfm.model) {
-    throw new ArgonautError('bad_input', `${datasetDir}: structure from motion failed: ${diagnostics.map((d) => d.message).join(' ')} (report: ${path.join(workDir, 'report.json')})`, { file: datasetDir, report });
-  }
-  return { datasetDir, report };
+    // ---- the dataset and its report ----
+    const finalDir = path.join(datasetDir, 'sparse', '0');
+    if (sfm.model && sfm.modelDir) {
+      await mkdir(finalDir, { recursive: true });
+      for (const file of ['cameras.bin', 'images.bin', 'points3D.bin']) await copyFileAtomic(path.join(sfm.modelDir, file), path.join(finalDir, file));
+    } else {
+      await rm(path.join(datasetDir, 'sparse'), { recursive: true, force: true });
+    }
+    const stats = sfm.model ? modelStats(sfm.model) : undefined;
+    const registered = new Set(sfm.model?.images.map((im) => im.name) ?? []);
+    const summaries: InputSummary[] = inputs.map((input, k) => {
+      const outcome = outcomes.get(input)!;
+      return { name: input.name, kind: input.kind, images: 'photos' in outcome ? groups[k].images.map((name) => ({ name })) : outcome.images.map((im) => ({ name: im.name, timeS: im.timeS })) };
+    });
+    const diagnostics = diagnose({
+      inputs: summaries,
+      registered,
+      modelSizes: sfm.models.map((m) => m.registered),
+      meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
+      features: sfm.features,
+      matcher,
+      cameraModel,
+      noInitialPair: sfm.noInitialPair,
+      unmatched: sfm.matchStats?.unmatched,
+    });
+    const report: CaptureReport = {
+      datasetDir,
+      registered: registered.size,
+      total,
+      points: stats?.points ?? 0,
+      observations: stats?.observations ?? 0,
+      meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
+      meanTrackLength: stats?.meanTrackLength ?? 0,
+      models: sfm.models.map((m) => ({ registered: m.registered, points: m.points })),
+      inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
+      matcher,
+      features,
+      images: sfm.matchStats?.images ?? {},
+      unmatched: sfm.matchStats?.unmatched ?? [],
+      cameraModel,
+      maxSize,
+      tools: { colmap: { path: colmap.path, version: colmap.versionString }, ...(tools ? { ffmpeg: { path: tools.ffmpeg, version: tools.version } } : {}) },
+      timingsS,
+      resumed,
+      diagnostics,
+    };
+    await writeFileAtomic(path.join(workDir, 'report.json'), `${JSON.stringify(report, null, 1)}\n`);
+    for (const d of diagnostics) log(d.level, d.message);
+    if (!sfm.model) {
+      throw new ArgonautError('bad_input', `${datasetDir}: structure from motion failed: ${diagnostics.map((d) => d.message).join(' ')} (report: ${path.join(workDir, 'report.json')})`, { file: datasetDir, report });
+    }
+    return { datasetDir, report };
   } finally {
     gpu?.close();
   }
