@@ -27,8 +27,9 @@ export const ENGINE_LAYERS = {
   formats: [],
   render: ['gpu', 'formats'],
   dataset: ['formats'],
-  capture: ['dataset', 'formats'],
   sfm: ['gpu', 'dataset', 'formats'],
+  // capture runs our SfM (sfm/, on the GPU) or COLMAP's
+  capture: ['gpu', 'sfm', 'dataset', 'formats'],
   train: ['gpu', 'render', 'dataset', 'formats'],
   mesh: ['gpu', 'render', 'dataset', 'formats'],
   project: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'formats'],

@@ -31,8 +31,9 @@ const common = {
   plugins: [wgslEsbuild],
   define: { __ARGONAUT_VERSION__: JSON.stringify(pkg.version), __ARGONAUT_COMMIT__: JSON.stringify(commit) },
   // Native addons and Electron are resolved at run time, never bundled: webgpu (dawn.node), sharp
-  // (its JS finds @img/sharp-<platform>/sharp.node and libvips beside it), in every bundle.
-  external: ['webgpu', 'sharp', 'electron'],
+  // (its JS finds @img/sharp-<platform>/sharp.node and libvips beside it), sql.js (its .wasm is read
+  // from node_modules/sql.js/dist), in every bundle.
+  external: ['webgpu', 'sharp', 'electron', 'sql.js'],
 };
 // ESM bundles that inline CommonJS dependencies need a real `require` for Node built-ins.
 const esmBanner = { js: "import { createRequire as __argonautCreateRequire } from 'node:module'; const require = __argonautCreateRequire(import.meta.url);" };

@@ -169,6 +169,11 @@ export const PARAMS = [
     help: "Which image pairs COLMAP matches: 'sequential' neighbours in time (video), 'exhaustive' every pair (small photo sets, several clips). 'auto' picks sequential for one clip or more than 100 images.",
   },
   {
+    key: 'capture.features', flag: 'features', type: 'enum', choices: ['auto', 'gpu', 'colmap'], default: 'auto',
+    group: 'Capture', label: 'Features and matching', commands: ['capture', 'import'], advanced: true,
+    help: "Whose SIFT features and matching feed COLMAP's mapper: 'gpu' ours on the GPU (written into COLMAP's database; COLMAP still verifies the matches), 'colmap' COLMAP's own on the CPU. 'auto' is gpu on a hardware GPU, colmap on a CPU adapter (llvmpipe, SwiftShader: COLMAP's CPU code gives the better model for the time there) or without one.",
+  },
+  {
     key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'FULL_OPENCV', 'OPENCV_FISHEYE', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',
     group: 'Capture', label: 'Camera model', commands: ['capture', 'import'], advanced: true,
     help: 'COLMAP camera model: SIMPLE_RADIAL (one focal length, one distortion term) suits most phones; OPENCV for wide or strongly distorted lenses; OPENCV_FISHEYE for fisheye and action cameras (undistorted to a pinhole on load).',

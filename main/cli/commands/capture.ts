@@ -49,7 +49,7 @@ export async function captureWithProgress(context: CommandContext, inputs: strin
 export const captureCommand: CommandSpec = {
   name: 'capture',
   summary: 'video clips and photo folders -> a posed dataset (frame selection, COLMAP structure from motion)',
-  usage: 'capture <video|images-dir>... --out DIR [--masks DIR] [--frames N] [--max-size PX] [--matcher auto|sequential|exhaustive] [--json]',
+  usage: 'capture <video|images-dir>... --out DIR [--masks DIR] [--frames N] [--max-size PX] [--matcher auto|sequential|exhaustive] [--features auto|gpu|colmap] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'out', type: 'string', help: 'dataset folder to create (or an earlier capture to resume): images/, sparse/0, capture/report.json', valueName: 'dir' },

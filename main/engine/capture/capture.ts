@@ -22,7 +22,9 @@ import { openColmap } from './colmap-cli.js';
 import { DEFAULT_BLUR_RATIO, DEFAULT_DUPLICATE_THRESHOLD } from './frame-selection.js';
 import { importPhotos, type PhotoRecord } from './photos.js';
 import { MASKS_FOLDER } from '../dataset/masks.js';
-import { runSfm, type Matcher, type SfmGroup, type SfmStage } from './sfm.js';
+import { runSfm, type FeatureSource, type Matcher, type SfmGroup, type SfmStage } from './sfm.js';
+import type { ImageMatchStats } from './sfm-match-stats.js';
+import { openGpu, type GpuContext } from '../gpu/context.js';
 import { diagnose, modelStats, type Diagnostic, type InputSummary } from './sfm-report.js';
 import { runTool } from './tool-process.js';
 import { findTool, parseFfmpegVersion } from './tools.js';
@@ -48,6 +50,10 @@ export interface CaptureOptions {
   maxSize?: number;
   /** 'auto': sequential for a single clip or large sets, exhaustive for up to 100 images from several inputs or photos. */
   matcher?: 'auto' | Matcher;
+  /** Whose SIFT and matching: 'auto' (default) ours where a hardware GPU adapter opens, else COLMAP's. */
+  features?: 'auto' | FeatureSource;
+  /** The GPU for our features (the app's engine passes its own); default: one opened for the capture and closed after. */
+  gpu?: () => Promise<GpuContext>;
   /** COLMAP camera model. Default SIMPLE_RADIAL. */
   cameraModel?: string;
   /** SIFT features per image. Default 8192 (COLMAP's). */
@@ -89,6 +95,12 @@ export interface CaptureReport {
   models: { registered: number; points: number }[];
   inputs: InputReport[];
   matcher: Matcher;
+  /** Whose features and matches the mapper ran on. */
+  features: FeatureSource;
+  /** Per image: SIFT features, matched and verified pairs (from the database). */
+  images: Record<string, ImageMatchStats>;
+  /** Images with no verified pair (they cannot register). */
+  unmatched: string[];
   cameraModel: string;
   maxSize: number;
   tools: { colmap: { path: string; version: string }; ffmpeg?: { path: string; version: string } };
@@ -105,6 +117,7 @@ export function captureOptionsFromParams(values: Readonly<Record<string, ParamVa
     frames: v['capture.frames'],
     maxSize: v['capture.maxSize'],
     matcher: v['capture.matcher'],
+    features: v['capture.features'],
     cameraModel: v['capture.cameraModel'],
     maxFeatures: v['capture.maxFeatures'],
     bundleAdjust: v['capture.bundleAdjust'],
@@ -238,70 +251,110 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   }
   const requested = options.matcher ?? 'auto';
   const matcher: Matcher = requested !== 'auto' ? requested : inputs.length === 1 && inputs[0].kind === 'video' ? 'sequential' : total <= EXHAUSTIVE_LIMIT ? 'exhaustive' : 'sequential';
-  log('info', `structure from motion on ${total} images (${matcher} matching, ${cameraModel})`);
-  const sfm = await runSfm(colmap, { imagesDir, workDir: path.join(workDir, 'colmap') }, groups, {
-    matcher,
-    cameraModel,
-    maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
-    maxImageSize: maxSize,
-    bundleAdjust: options.bundleAdjust ?? false,
-    ...(masksDir ? { maskDir: path.join(datasetDir, MASKS_FOLDER) } : {}),
-    threads: options.threads,
-    signal,
-    onLog: log,
-    onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, message: p.message, skipped: p.skipped }),
-  });
-  for (const [stage, seconds] of Object.entries(sfm.timingsS)) timingsS[stage] = seconds;
-  resumed.push(...sfm.resumed);
+  const gpu = await featureGpu(options, log);
+  try {
+    const features: FeatureSource = gpu ? 'gpu' : 'colmap';
+    log('info', `structure from motion on ${total} images (${features === 'gpu' ? 'our GPU features and matching' : "COLMAP's features and matching"}, ${matcher} matching, ${cameraModel})`);
+    const sfm = await runSfm(colmap, { imagesDir, workDir: path.join(workDir, 'colmap') }, groups, {
+      matcher,
+      features,
+      ...(gpu ? { gpu: gpu.context } : {}),
+      cameraModel,
+      maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
+      maxImageSize: maxSize,
+      bundleAdjust: options.bundleAdjust ?? false,
+      ...(masksDir ? { maskDir: path.join(datasetDir, MASKS_FOLDER) } : {}),
+      threads: options.threads,
+      signal,
+      onLog: log,
+      onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, message: p.message, skipped: p.skipped }),
+    });
+    for (const [stage, seconds] of Object.entries(sfm.timingsS)) timingsS[stage] = seconds;
+    for (const [part, seconds] of Object.entries(sfm.detailS)) timingsS[`sfm.${part}`] = seconds;
+    resumed.push(...sfm.resumed);
 
-  // ---- the dataset and its report ----
-  const finalDir = path.join(datasetDir, 'sparse', '0');
-  if (sfm.model && sfm.modelDir) {
-    await mkdir(finalDir, { recursive: true });
-    for (const file of ['cameras.bin', 'images.bin', 'points3D.bin']) await copyFileAtomic(path.join(sfm.modelDir, file), path.join(finalDir, file));
-  } else {
-    await rm(path.join(datasetDir, 'sparse'), { recursive: true, force: true });
+    // ---- the dataset and its report ----
+    const finalDir = path.join(datasetDir, 'sparse', '0');
+    if (sfm.model && sfm.modelDir) {
+      await mkdir(finalDir, { recursive: true });
+      for (const file of ['cameras.bin', 'images.bin', 'points3D.bin']) await copyFileAtomic(path.join(sfm.modelDir, file), path.join(finalDir, file));
+    } else {
+      await rm(path.join(datasetDir, 'sparse'), { recursive: true, force: true });
+    }
+    const stats = sfm.model ? modelStats(sfm.model) : undefined;
+    const registered = new Set(sfm.model?.images.map((im) => im.name) ?? []);
+    const summaries: InputSummary[] = inputs.map((input, k) => {
+      const outcome = outcomes.get(input)!;
+      return { name: input.name, kind: input.kind, images: 'photos' in outcome ? groups[k].images.map((name) => ({ name })) : outcome.images.map((im) => ({ name: im.name, timeS: im.timeS })) };
+    });
+    const diagnostics = diagnose({
+      inputs: summaries,
+      registered,
+      modelSizes: sfm.models.map((m) => m.registered),
+      meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
+      features: sfm.features,
+      matcher,
+      cameraModel,
+      noInitialPair: sfm.noInitialPair,
+      unmatched: sfm.matchStats?.unmatched,
+    });
+    const report: CaptureReport = {
+      datasetDir,
+      registered: registered.size,
+      total,
+      points: stats?.points ?? 0,
+      observations: stats?.observations ?? 0,
+      meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
+      meanTrackLength: stats?.meanTrackLength ?? 0,
+      models: sfm.models.map((m) => ({ registered: m.registered, points: m.points })),
+      inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
+      matcher,
+      features,
+      images: sfm.matchStats?.images ?? {},
+      unmatched: sfm.matchStats?.unmatched ?? [],
+      cameraModel,
+      maxSize,
+      tools: { colmap: { path: colmap.path, version: colmap.versionString }, ...(tools ? { ffmpeg: { path: tools.ffmpeg, version: tools.version } } : {}) },
+      timingsS,
+      resumed,
+      diagnostics,
+    };
+    await writeFileAtomic(path.join(workDir, 'report.json'), `${JSON.stringify(report, null, 1)}\n`);
+    for (const d of diagnostics) log(d.level, d.message);
+    if (!sfm.model) {
+      throw new ArgonautError('bad_input', `${datasetDir}: structure from motion failed: ${diagnostics.map((d) => d.message).join(' ')} (report: ${path.join(workDir, 'report.json')})`, { file: datasetDir, report });
+    }
+    return { datasetDir, report };
+  } finally {
+    gpu?.close();
   }
-  const stats = sfm.model ? modelStats(sfm.model) : undefined;
-  const registered = new Set(sfm.model?.images.map((im) => im.name) ?? []);
-  const summaries: InputSummary[] = inputs.map((input, k) => {
-    const outcome = outcomes.get(input)!;
-    return { name: input.name, kind: input.kind, images: 'photos' in outcome ? groups[k].images.map((name) => ({ name })) : outcome.images.map((im) => ({ name: im.name, timeS: im.timeS })) };
-  });
-  const diagnostics = diagnose({
-    inputs: summaries,
-    registered,
-    modelSizes: sfm.models.map((m) => m.registered),
-    meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
-    features: sfm.features,
-    matcher,
-    cameraModel,
-    noInitialPair: sfm.noInitialPair,
-  });
-  const report: CaptureReport = {
-    datasetDir,
-    registered: registered.size,
-    total,
-    points: stats?.points ?? 0,
-    observations: stats?.observations ?? 0,
-    meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
-    meanTrackLength: stats?.meanTrackLength ?? 0,
-    models: sfm.models.map((m) => ({ registered: m.registered, points: m.points })),
-    inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
-    matcher,
-    cameraModel,
-    maxSize,
-    tools: { colmap: { path: colmap.path, version: colmap.versionString }, ...(tools ? { ffmpeg: { path: tools.ffmpeg, version: tools.version } } : {}) },
-    timingsS,
-    resumed,
-    diagnostics,
-  };
-  await writeFileAtomic(path.join(workDir, 'report.json'), `${JSON.stringify(report, null, 1)}\n`);
-  for (const d of diagnostics) log(d.level, d.message);
-  if (!sfm.model) {
-    throw new ArgonautError('bad_input', `${datasetDir}: structure from motion failed: ${diagnostics.map((d) => d.message).join(' ')} (report: ${path.join(workDir, 'report.json')})`, { file: datasetDir, report });
+}
+
+/**
+ * The GPU for our features, or undefined for COLMAP's: 'colmap' never opens one; 'gpu' must open
+ * one (or fails, naming why); 'auto' uses a hardware adapter where one opens.
+ */
+async function featureGpu(options: CaptureOptions, log: (level: 'info' | 'warn', message: string) => void): Promise<{ context: () => Promise<GpuContext>; close: () => void } | undefined> {
+  const requested = options.features ?? 'auto';
+  if (requested === 'colmap') return undefined;
+  if (options.gpu) return { context: options.gpu, close: () => undefined };
+  let opened: GpuContext;
+  try {
+    opened = await openGpu();
+  } catch (error) {
+    if (requested === 'gpu') throw error;
+    log('info', `no GPU adapter for our features (${(error as Error).message}): COLMAP extracts and matches`);
+    return undefined;
   }
-  return { datasetDir, report };
+  // On a CPU adapter (llvmpipe, SwiftShader) COLMAP's own CPU code gives the better model for the
+  // CPU time: ours is cheaper only with a quarter of the keypoints, and ~2x dearer at COLMAP's
+  // (apple clip, docs/sfm.md), so 'auto' leaves features and matching to COLMAP there.
+  if (requested === 'auto' && opened.info.adapter.software) {
+    log('info', `${opened.info.adapter.name} is a CPU adapter: COLMAP extracts and matches (its CPU code does better there; --features gpu uses ours anyway)`);
+    opened.destroy();
+    return undefined;
+  }
+  return { context: () => Promise.resolve(opened), close: () => opened.destroy() };
 }
 
 function inputReport(input: CaptureInput, outcome: VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }, images: string[], registered: ReadonlySet<string>): InputReport {

@@ -10,7 +10,7 @@ import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { runTool } from './tool-process.js';
 import { parseColmapVersion, type ToolLocation } from './tools.js';
 
-export type ColmapCommand = 'feature_extractor' | 'sequential_matcher' | 'exhaustive_matcher' | 'mapper' | 'bundle_adjuster' | 'model_analyzer';
+export type ColmapCommand = 'feature_extractor' | 'sequential_matcher' | 'exhaustive_matcher' | 'matches_importer' | 'mapper' | 'bundle_adjuster' | 'model_analyzer';
 
 /** Logical option -> the names it has had, newest first. */
 export const OPTION_CANDIDATES = {

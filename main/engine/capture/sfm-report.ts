@@ -122,6 +122,8 @@ export interface DiagnoseInput {
   cameraModel: string;
   /** The mapper reported that it found no initial pair. */
   noInitialPair?: boolean;
+  /** Images with no geometrically verified pair (sfm-match-stats.ts), where known. */
+  unmatched?: readonly string[];
 }
 
 const FEW_FEATURES = 500;
@@ -176,6 +178,10 @@ export function diagnose(d: DiagnoseInput): Diagnostic[] {
     }
     const weak = missing.filter((m) => d.features[m.name] !== undefined && d.features[m.name] < FEW_FEATURES);
     if (weak.length) out.push({ level: 'warn', message: `${weak.length} unregistered images have fewer than ${FEW_FEATURES} SIFT features (${listNames(weak.map((m) => `${m.name}: ${d.features[m.name]}`), 4)}): they are blurry, dark or show plain surfaces. Add texture or light, or hold the camera steadier.` });
+  }
+  const unmatched = d.unmatched ?? [];
+  if (unmatched.length > 0) {
+    out.push({ level: 'warn', message: `${unmatched.length} of ${total} images have no verified match with any other image (${listNames([...unmatched])}): they share too few features with the rest (blur, plain surfaces, or a view nothing else sees)${d.matcher === 'sequential' ? '; --matcher exhaustive tries every pair' : ''}.` });
   }
   if (d.modelSizes.length > 1 && d.modelSizes[1] >= 3) {
     out.push({ level: 'warn', message: `COLMAP split the capture into ${d.modelSizes.length} separate models (${d.modelSizes.join(', ')} images); only the largest is kept. The views between them overlap too little: capture the transitions more densely (more --frames, a slower move)${d.matcher === 'sequential' ? ', or try --matcher exhaustive' : ''}.` });

@@ -23,9 +23,14 @@ import { parseFeatureField, parseMapperLine, parseMatchingProgress, parseProcess
 import type { ColmapModel } from '../dataset/colmap-model.js';
 import { isFile } from '../dataset/source-view.js';
 import { runTool } from './tool-process.js';
+import type { GpuContext } from '../gpu/context.js';
+import { extractIntoDatabase, matchIntoDatabase } from './sfm-gpu.js';
+import { matchStats, type MatchStats } from './sfm-match-stats.js';
 
 export type SfmStage = 'features' | 'matching' | 'mapping' | 'bundle';
 export type Matcher = 'sequential' | 'exhaustive';
+/** Whose SIFT and matching: ours on the GPU (sfm-gpu.ts) or COLMAP's. COLMAP maps either way. */
+export type FeatureSource = 'gpu' | 'colmap';
 
 export interface SfmGroup {
   name: string;
@@ -45,6 +50,10 @@ export interface SfmProgress {
 
 export interface SfmOptions {
   matcher: Matcher;
+  /** Default 'colmap'. */
+  features?: FeatureSource;
+  /** The GPU for `features: 'gpu'` (opened on first use, only when a stage needs it). */
+  gpu?: () => Promise<GpuContext>;
   cameraModel: string;
   maxFeatures: number;
   /** Images are already at most this size; passed on so COLMAP never downsizes behind our back. */
@@ -77,6 +86,10 @@ export interface SfmResult {
   timingsS: Partial<Record<SfmStage, number>>;
   /** Stages whose outputs were reused. */
   resumed: SfmStage[];
+  /** Parts of the stages with `features: 'gpu'`: extract, writeDatabase, match, verify (seconds). */
+  detailS: Record<string, number>;
+  /** Per image: features, matched and verified pairs (undefined when the database cannot be read). */
+  matchStats?: MatchStats;
 }
 
 interface SfmState {
@@ -107,7 +120,9 @@ async function stateKey(colmap: Colmap, paths: SfmPaths, groups: readonly SfmGro
   if (options.maskDir) {
     for (const group of groups) for (const name of group.images) masks.push([name, (await stat(path.join(options.maskDir, `${name}.png`)).catch(() => undefined))?.size ?? -1]);
   }
-  const material = { colmap: colmap.versionString, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: groups.map((g) => [g.name, g.kind]), files, ...(options.maskDir ? { masks } : {}) };
+  // 'colmap' keeps the key it always had, so earlier captures resume
+  const source = options.features === 'gpu' ? { features: 'gpu' } : {};
+  const material = { colmap: colmap.versionString, ...source, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: groups.map((g) => [g.name, g.kind]), files, ...(options.maskDir ? { masks } : {}) };
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }
 
@@ -161,7 +176,7 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
   const save = (): Promise<void> => writeFileAtomic(stateFile, `${JSON.stringify(state, null, 1)}\n`);
   await save();
 
-  const result: SfmResult = { model: null, modelDir: null, models: [], features: state.featureCounts, noInitialPair: false, timingsS: {}, resumed: [] };
+  const result: SfmResult = { model: null, modelDir: null, models: [], features: state.featureCounts, noInitialPair: false, timingsS: {}, resumed: [], detailS: {} };
   const threads = options.threads ?? -1;
 
   const run = async (stage: SfmStage, command: ColmapCommand, args: string[], logical: Partial<Record<LogicalOption, string | number>>, onLine: (line: string) => void): Promise<void> => {
@@ -192,11 +207,33 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
     result.timingsS[stage] = (result.timingsS[stage] ?? 0) + (performance.now() - started) / 1000;
   };
 
-  // ---- features, one run per input ----
+  // ---- features, one run per input (COLMAP) or all images at once (ours) ----
   const total = groups.reduce((s, g) => s + g.images.length, 0);
   let before = 0;
   const gpu = colmap.cuda ? 1 : 0;
-  for (const group of groups) {
+  const ours = options.features === 'gpu';
+  let context: Promise<GpuContext> | undefined;
+  const openGpu = (): Promise<GpuContext> => {
+    if (!options.gpu) throw new ArgonautError('invalid_argument', 'structure from motion: features gpu needs a GPU context');
+    return (context ??= options.gpu());
+  };
+  if (ours && !groups.every((g) => state!.features[g.name])) {
+    const gpuOptions = { cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, signal, onProgress: (fraction: number, message: string) => options.onProgress?.({ stage: 'features', fraction, message }) };
+    if (options.maskDir) log('warn', 'features gpu: masks are not applied to our SIFT yet; features are extracted from masked pixels too (training still ignores them)');
+    await timed('features', async () => {
+      const extracted = await extractIntoDatabase(database, imagesDir, groups, { ...gpuOptions, gpu: await openGpu() });
+      state!.featureCounts = extracted.features;
+      result.features = extracted.features;
+      result.detailS.extract = extracted.seconds.extract;
+      result.detailS.writeDatabase = extracted.seconds.write;
+    });
+    for (const group of groups) state.features[group.name] = true;
+    delete state.matching;
+    delete state.mapping;
+    delete state.bundle;
+    await save();
+  }
+  for (const group of ours ? [] : groups) {
     if (state.features[group.name]) {
       before += group.images.length;
       options.onProgress?.({ stage: 'features', fraction: before / total, skipped: true, message: `${group.name}: features already extracted` });
@@ -225,25 +262,50 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
     delete state.bundle;
     await save();
   }
-  if (groups.every((g) => state!.features[g.name]) && result.timingsS.features === undefined) result.resumed.push('features');
+  if (groups.every((g) => state!.features[g.name]) && result.timingsS.features === undefined) {
+    result.resumed.push('features');
+    if (ours) options.onProgress?.({ stage: 'features', fraction: 1, skipped: true, message: 'features already extracted' });
+  }
 
   // ---- matching ----
   if (state.matching === options.matcher) {
     result.resumed.push('matching');
     options.onProgress?.({ stage: 'matching', fraction: 1, skipped: true, message: 'images already matched' });
   } else {
-    const command = options.matcher === 'sequential' ? 'sequential_matcher' : 'exhaustive_matcher';
-    await timed('matching', () =>
-      run('matching', command, ['--database_path', database], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
-        const fraction = parseMatchingProgress(line);
-        if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction });
-      }),
-    );
+    if (ours) {
+      // our matching is 90% of the stage's progress, COLMAP's verification of it the rest
+      const pairList = path.join(workDir, 'lists', 'pairs.txt');
+      await timed('matching', async () => {
+        const matched = await matchIntoDatabase(database, pairList, options.matcher, { gpu: await openGpu(), cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, signal, onProgress: (fraction, message) => options.onProgress?.({ stage: 'matching', fraction: 0.9 * fraction, message }) });
+        result.detailS.match = matched.seconds;
+        log('info', `our matching: ${matched.matches} matches over ${matched.pairs} pairs; COLMAP verifies them`);
+        const verifyStarted = performance.now();
+        await run('matching', 'matches_importer', ['--database_path', database, '--match_list_path', pairList, '--match_type', 'pairs'], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
+          const fraction = parseMatchingProgress(line);
+          if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction: 0.9 + 0.1 * fraction, message: 'geometric verification (COLMAP)' });
+        });
+        result.detailS.verify = (performance.now() - verifyStarted) / 1000;
+      });
+    } else {
+      const command = options.matcher === 'sequential' ? 'sequential_matcher' : 'exhaustive_matcher';
+      await timed('matching', () =>
+        run('matching', command, ['--database_path', database], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
+          const fraction = parseMatchingProgress(line);
+          if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction });
+        }),
+      );
+    }
     state.matching = options.matcher;
     delete state.mapping;
     delete state.bundle;
     await save();
   }
+
+  // features and matches per image, from the database either path wrote (the report's diagnostics)
+  result.matchStats = await matchStats(database).catch((error: unknown) => {
+    log('warn', `${database}: could not read match statistics: ${(error as Error).message}`);
+    return undefined;
+  });
 
   // ---- mapping ----
   let models = state.mapping ? await listModels(sparseDir) : [];

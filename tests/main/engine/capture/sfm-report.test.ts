@@ -81,6 +81,13 @@ describe('diagnostics', () => {
     expect(text).toMatch(/Sequential matching links inputs only where they meet/);
   });
 
+  it('names the images with no verified match, before the mapper has its say', () => {
+    const registered = new Set(clip(10).filter((_, i) => i !== 9).map((i) => i.name));
+    const out = diagnose(base({ registered, modelSizes: [9], unmatched: ['clip/frame_000009.jpg'] })).map((d) => d.message);
+    expect(out).toContain('1 of 10 images have no verified match with any other image (clip/frame_000009.jpg): they share too few features with the rest (blur, plain surfaces, or a view nothing else sees); --matcher exhaustive tries every pair.');
+    expect(diagnose(base({ unmatched: [] }))).toEqual([]);
+  });
+
   it('explains a mapper that built nothing', () => {
     const out = diagnose(base({ registered: new Set(), modelSizes: [], meanReprojectionErrorPx: NaN, noInitialPair: true }));
     expect(out).toHaveLength(1);
