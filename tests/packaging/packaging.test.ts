@@ -32,9 +32,11 @@ describe('packaging', () => {
     expect(config).toMatch(/^fileAssociations:\n {2}- ext: argo\n {4}name: Argonaut Project\n(?: {4}.*\n)*? {4}mimeType: application\/x-argonaut-project/m);
   });
 
-  it('keeps what plain Node runs out of the asar: host and CLI bundles, the native Dawn addon, sharp with its addon and libvips', () => {
-    expect(list('asarUnpack')).toEqual(['out/host/**', 'out/cli/**', 'node_modules/webgpu/**', ...SHARP_PACKAGES.map((p) => `node_modules/${p}/**`)]);
+  it('keeps what plain Node runs out of the asar: host and CLI bundles, the native Dawn addon, sharp with its addon and libvips, sql.js and its wasm', () => {
+    expect(list('asarUnpack')).toEqual(['out/host/**', 'out/cli/**', 'node_modules/webgpu/**', ...SHARP_PACKAGES.map((p) => `node_modules/${p}/**`), 'node_modules/sql.js/**']);
     expect(list('files')).toEqual(expect.arrayContaining(['out/**/*', 'node_modules/webgpu/**/*', ...SHARP_PACKAGES.map((p) => `node_modules/${p}/**/*`)]));
+    // sql.js (COLMAP's database, capture --features gpu) ships only the wasm build the engine loads
+    expect(list('files')).toEqual(expect.arrayContaining(['node_modules/sql.js/dist/sql-wasm.js', 'node_modules/sql.js/dist/sql-wasm.wasm', 'node_modules/sql.js/package.json']));
     // Every package sharp imports at run time is among them (its platform addon and libvips are @img/*).
     const sharpPackage = JSON.parse(readFileSync(path.join(repoRoot, 'node_modules/sharp/package.json'), 'utf8')) as { dependencies: Record<string, string> };
     for (const dependency of Object.keys(sharpPackage.dependencies)) expect(SHARP_PACKAGES, dependency).toContain(dependency.startsWith('@') ? dependency.split('/')[0] : dependency);

@@ -25,7 +25,14 @@ describe(`verifying many pairs (seed ${seed})`, () => {
   // Matches in shuffled order, so an inlier's match index differs from its keypoint index.
   const order = random.permutation(n);
   const sceneMatches = Uint32Array.from(order.flatMap((k) => [k, k]));
-  const randomMatches = (from: number): Uint32Array => Uint32Array.from({ length: 100 }, (_, i) => (i % 2 ? Math.floor(random.next() * 100) : Math.floor(random.next() * from)));
+  // Each keypoint in at most one match, as the matcher's mutual check gives: with repeats, every
+  // match through one repeated keypoint fits an F whose epipole sits on it (seed 3887536860 drew
+  // such a set, and 50 random matches reached 15 "inliers")
+  const randomMatches = (from: number): Uint32Array => {
+    const a = random.permutation(from).slice(0, 50);
+    const b = random.permutation(100).slice(0, 50);
+    return Uint32Array.from(a.flatMap((k, i) => [k, b[i]]));
+  };
   const pairs = [[0, 1], [0, 2], [1, 2]] as const;
   const verified = verifyPairs(pairs, [sceneMatches, randomMatches(n), randomMatches(n)], images, [CAMERA, CAMERA, CAMERA]);
 
