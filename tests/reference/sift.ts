@@ -13,6 +13,7 @@ import {
   octaveLayout, type SiftOptions,
 } from '../../main/engine/sfm/sift-options.js';
 import { upsample2x, type GreyImage } from '../../main/engine/sfm/grey-image.js';
+import type { DetectedKeypoint } from '../../main/engine/sfm/sift-detect.js';
 
 export interface ReferenceOctave {
   width: number;
@@ -67,19 +68,8 @@ export function referencePyramid(image: GreyImage, options: SiftOptions): Refere
   return octaves;
 }
 
-export interface ReferenceKeypoint {
-  octave: number;
-  /** Refined position and level, octave units. */
-  x: number;
-  y: number;
-  s: number;
-  /** |DoG| at the refined extremum. */
-  response: number;
-  /** The integer sample the refinement ended at. */
-  xi: number;
-  yi: number;
-  si: number;
-}
+/** A refined extremum, octave units: the product's DetectedKeypoint fields (sift-detect.ts), computed here in float64. */
+export type ReferenceKeypoint = DetectedKeypoint;
 
 const roundAway = (v: number) => Math.sign(v) * Math.floor(Math.abs(v) + 0.5);
 

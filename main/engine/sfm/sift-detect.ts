@@ -16,7 +16,7 @@ import { DETECT_BORDER, PRE_THRESHOLD_FRACTION, REFINE_MAX_OFFSET, type SiftOpti
 const KEYPOINT_BYTES = 32;
 const TILE = 16;
 
-/** A refined extremum, octave units (the reference's ReferenceKeypoint has the same fields). */
+/** A refined extremum, octave units (tests/reference/sift.ts computes the same fields in float64). */
 export interface DetectedKeypoint {
   octave: number;
   x: number;
