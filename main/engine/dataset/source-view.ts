@@ -87,16 +87,30 @@ export async function checkViewImage(
   return { width: size.width, height: size.height };
 }
 
-/** `fn` over `items` with at most `limit` in flight, results in order (image probes: no EMFILE on big datasets). */
+/**
+ * `fn` over `items` with at most `limit` in flight, results in order (image probes: no EMFILE on
+ * big datasets). A failure stops new work; once what is in flight settles, the error of the
+ * earliest failing item is thrown, so a dataset with bad images names the same one on every run
+ * (every item before it was started, being started in order, and checked).
+ */
 export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
   const results = new Array<R>(items.length);
   let next = 0;
+  const state: { failed?: { index: number; error: unknown } } = {};
+  const fail = (index: number, error: unknown): void => {
+    if (!state.failed || index < state.failed.index) state.failed = { index, error };
+  };
   const worker = async (): Promise<void> => {
-    while (next < items.length) {
+    while (next < items.length && !state.failed) {
       const index = next++;
-      results[index] = await fn(items[index], index);
+      try {
+        results[index] = await fn(items[index], index);
+      } catch (error) {
+        fail(index, error);
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  if (state.failed) throw state.failed.error;
   return results;
 }
