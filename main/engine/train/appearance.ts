@@ -246,16 +246,20 @@ export class Appearance {
   /**
    * The colour model of an image the run did not train on (a held-out view): the blend
    * sum_i w_i grid(slot_i) of training images' models (linear in the grid, so the blend's render
-   * is the blend of their renders), written once into `heldOut`. Reads the grids back (a sync
-   * point: evaluation only).
+   * is the blend of their renders), written into `heldOut`; `grids` is what readGrids returned
+   * (read once per evaluation, not per view).
    */
-  async setHeldOutModel(blend: readonly { slot: number; weight: number }[]): Promise<void> {
+  setHeldOutModel(blend: readonly { slot: number; weight: number }[], grids: Float32Array): void {
     const perImage = this.floats / this.images;
-    const grids = new Float32Array(await readBuffer(this.ctx.device, this.grid, this.floats * 4));
     const model = new Float32Array(perImage);
     for (const { slot, weight } of blend) for (let i = 0; i < perImage; i++) model[i] += weight * grids[slot * perImage + i];
     this.heldOut ??= createStorage(this.ctx.device, 'appearance.heldOut', perImage * 4);
     this.ctx.device.queue.writeBuffer(this.heldOut, 0, model);
+  }
+
+  /** Every image's grid, read back (a sync point: evaluation only). */
+  async readGrids(): Promise<Float32Array> {
+    return new Float32Array(await readBuffer(this.ctx.device, this.grid, this.floats * 4));
   }
 
   /** Records the corrected image of `rendered` through the model setHeldOutModel wrote (into `this.image`). */

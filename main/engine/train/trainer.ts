@@ -283,13 +283,14 @@ export class Trainer {
     const colourCorrection = await GpuColourCorrection.create(this.ctx, this.frame.width * this.frame.height, { randomBackground: this.config.randomBackground });
     const results: Evaluation['views'] = [];
     const degree = activeShDegree(Math.max(0, this.step - 1), this.config.shDegree);
+    let grids: Float32Array | undefined; // the colour models, read once
     for (const view of views) {
       const camera = cameras?.get(view) ?? this.cameraOf(view);
       const commands = this.ctx.commands('eval');
       // with appearance compensation a training view renders through its own colour model, a
       // held-out one through its neighbours' in the capture's order (appearance.ts neighbourBlend)
       const slot = this.trainViews.indexOf(view);
-      if (this.appearance) await this.appearance.setHeldOutModel(slot >= 0 ? [{ slot, weight: 1 }] : neighbourBlend(view, this.trainViews));
+      if (this.appearance) this.appearance.setHeldOutModel(slot >= 0 ? [{ slot, weight: 1 }] : neighbourBlend(view, this.trainViews), (grids ??= await this.appearance.readGrids()));
       this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: degree });
       const image = this.appearance?.encodeHeldOutForward(commands, this.frame.image, camera.width, camera.height) ?? this.frame.image;
       const loc = this.targets.location[view];
