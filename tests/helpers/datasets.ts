@@ -1,5 +1,5 @@
 /** Small synthetic datasets written to temporary folders, for loader and error tests. */
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ColmapCamera, ColmapImage, ColmapPoints } from '../../main/engine/dataset/colmap-model.js';
@@ -62,4 +62,18 @@ export async function makeColmapDataset(options: SyntheticColmapOptions = {}): P
   };
   await writeColmapModel(sparse, { cameras, images, points }, kind);
   return { root, sparse, cameras, images, points };
+}
+
+/**
+ * `temp(prefix)`: a fresh temporary folder, removed with every other it made after the test
+ * file's tests (`afterAll` passed in: vitest's, from the calling file).
+ */
+export function cleanedTempDirs(afterAll: (fn: () => Promise<unknown>) => void): (prefix: string) => Promise<string> {
+  const made: string[] = [];
+  afterAll(() => Promise.all(made.map((dir) => rm(dir, { recursive: true, force: true }))));
+  return async (prefix) => {
+    const dir = await tempDir(prefix);
+    made.push(dir);
+    return dir;
+  };
 }

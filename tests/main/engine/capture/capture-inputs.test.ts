@@ -3,26 +3,19 @@
  * several clips and a photo folder in one capture, the frame budget, automatic matcher choice,
  * per-input report and diagnostics, resume, and the output-folder rules. Fast: no real SfM.
  */
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { captureToDataset } from '../../../../main/engine/capture/capture.js';
 import { framesPerClip, resolveInputs } from '../../../../main/engine/capture/capture-inputs.js';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
 import { blockTexture, crop, installedTool, pngOf, writeTestVideo } from '../../../helpers/capture.js';
-import { tempDir } from '../../../helpers/datasets.js';
+import { cleanedTempDirs } from '../../../helpers/datasets.js';
 import { writeFakeColmap } from '../../../helpers/fake-colmap.js';
 import { freshSeed } from '../../../helpers/random.js';
 
 const ffmpeg = installedTool('ffmpeg');
-const temps: string[] = [];
-afterAll(async () => Promise.all(temps.map((t) => rm(t, { recursive: true, force: true }))));
-
-async function temp(prefix: string): Promise<string> {
-  const dir = await tempDir(prefix);
-  temps.push(dir);
-  return dir;
-}
+const temp = cleanedTempDirs(afterAll);
 
 describe('capture inputs', () => {
   it('classifies videos and photo folders and gives each a unique, safe name', async () => {

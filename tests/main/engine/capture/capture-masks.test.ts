@@ -13,18 +13,11 @@ import { importPhotos } from '../../../../main/engine/capture/photos.js';
 import { loadDataset } from '../../../../main/engine/dataset/dataset.js';
 import { decodeImage } from '../../../../main/engine/formats/images.js';
 import { blockTexture, crop, pngOf } from '../../../helpers/capture.js';
-import { tempDir } from '../../../helpers/datasets.js';
+import { cleanedTempDirs } from '../../../helpers/datasets.js';
 import { writeFakeColmap } from '../../../helpers/fake-colmap.js';
 import { freshSeed } from '../../../helpers/random.js';
 
-const temps: string[] = [];
-afterAll(async () => Promise.all(temps.map((t) => rm(t, { recursive: true, force: true }))));
-
-async function temp(prefix: string): Promise<string> {
-  const dir = await tempDir(prefix);
-  temps.push(dir);
-  return dir;
-}
+const temp = cleanedTempDirs(afterAll);
 
 /** A mask of `width` x `height`, 0 where `hidden(x, y)`, else 255 (grey as RGB). */
 function maskPng(width: number, height: number, hidden: (x: number, y: number) => boolean): Uint8Array {
