@@ -7,7 +7,7 @@ import { Rasterizer } from '../../main/engine/render/rasterizer.js';
 import type { SplatSet } from '../../shared/scene/splats.js';
 import { rng } from '../helpers/random.js';
 import { rasterizeBackward, rasterizeForward } from '../reference/rasterize.js';
-import { randomLossWeights, randomScene, type SplatKind } from '../reference/scenes.js';
+import { randomLossWeights, randomScene, type LossWeights, type SplatKind } from '../reference/scenes.js';
 import { relativeL2 } from './loss.parity.js';
 import type { ParityResult } from './types.js';
 
@@ -38,6 +38,14 @@ export interface RasterParityOptions {
   cameraGrads?: boolean;
 }
 
+/** Pixels every mean2d is shifted by (both ways, in u and in v) to find the pixels whose alpha cut float32 positions may flip. */
+const POSITION_NUDGE_PX = 2e-3;
+
+function zeroPixelWeights(weights: LossWeights, p: number): void {
+  for (const w of [weights.alpha, weights.depth, weights.medianDepth, weights.distortion]) if (w) w[p] = 0;
+  for (const w of [weights.rgb, weights.normals]) if (w) w.fill(0, 3 * p, 3 * p + 3);
+}
+
 /** The stop test within this relative distance of 1e-4 is a tie float32 may break either way (a few float32 ulps of a product of several factors). */
 const STOP_TIE = 1e-5;
 
@@ -66,15 +74,20 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   // opacity by +-1e-5 changes which splats the reference composites, or where the stop test
   // lands within 1e-5 (relative) of 1e-4 (clamped alphas, which no nudge moves: two splats at
   // 0.99 give T = 0.01 x 0.01 exactly; seed 1494725223). Left out of the forward comparison, and counted.
+  // Positions too: the GPU's mean2d carries float32 error (the world-to-camera product, ~1e-6 of
+  // camera-space units, is ~1e-3 px at fx / z ~ 1000), and a tiny splat's alpha moves by
+  // d delta / sigma^2 with it: ~1e-3 relative at sigma ~ 0.5 px, 100x the opacity nudge, so a pixel
+  // at its 1/255 cut goes either way (seed 557200633: one tiny splat's mean2d gradient 1.3% off).
+  // Moving the principal point shifts every mean2d by exactly that many pixels.
   const nudged = (delta: number) => rasterizeForward({ ...input, splats: { ...f32, opacityLogits: Float64Array.from(f32.opacityLogits, (x) => x + delta) } });
-  const up = nudged(1e-5);
-  const down = nudged(-1e-5);
+  const shifted = (du: number, dv: number) => rasterizeForward({ ...input, camera: { ...camera, cx: camera.cx + du, cy: camera.cy + dv } });
+  const nudges = [nudged(1e-5), nudged(-1e-5), shifted(POSITION_NUDGE_PX, 0), shifted(-POSITION_NUDGE_PX, 0), shifted(0, POSITION_NUDGE_PX), shifted(0, -POSITION_NUDGE_PX)];
   const ambiguous = new Uint8Array(c.width * c.height);
   let ambiguousCount = 0;
   for (let p = 0; p < ambiguous.length; p++) {
-    const medianFlips = out.median && (up.medianDepth![p] !== ref.medianDepth![p] || down.medianDepth![p] !== ref.medianDepth![p]);
+    const medianFlips = out.median && nudges.some((r) => r.medianDepth![p] !== ref.medianDepth![p]);
     const stopTie = ref.stopMargin[p] < STOP_TIE;
-    if (up.compositedCount[p] !== ref.compositedCount[p] || down.compositedCount[p] !== ref.compositedCount[p] || medianFlips || stopTie) {
+    if (nudges.some((r) => r.compositedCount[p] !== ref.compositedCount[p]) || medianFlips || stopTie) {
       ambiguous[p] = 1;
       ambiguousCount++;
     }
@@ -89,6 +102,9 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   poisonBuffer(device, frame.image);
   poisonBuffer(device, frame.depth);
   const weights = randomLossWeights(random, P, refOptions);
+  // The backward is compared where the forward is: an ambiguous pixel's loss weights are zero, so
+  // neither side's gradients hold what float32 may composite differently there.
+  for (let p = 0; p < P; p++) if (ambiguous[p]) zeroPixelWeights(weights, p);
   const vImage = new Float32Array(P * 4);
   for (let p = 0; p < P; p++) vImage.set([weights.rgb[3 * p], weights.rgb[3 * p + 1], weights.rgb[3 * p + 2], weights.alpha[p]], 4 * p);
   writeRange(device, frame.pixelGrads!.image, vImage);
