@@ -235,10 +235,16 @@ fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocati
       let w0 = w_xy * (1.0 - az.f);
       let w1 = w_xy * az.f;
       layers |= (1u << az.i0) | (1u << az.i1);
-      for (var r = 0u; r < 3u; r++) {
-        let term = g[r] * x;
-        acc[3u * az.i0 + r] += w0 * term;
-        acc[3u * az.i1 + r] += w1 * term;
+      // constant indices into acc (a loop over the layers, not acc[3 * az.i0 + r]): an array
+      // indexed by a runtime value lives in local memory on GPUs (the H200: 0.40 ms a step at
+      // 2000x1324, 10% of the step)
+      for (var l = 0u; l < MAX_L; l++) {
+        let w = select(0.0, w0, az.i0 == l) + select(0.0, w1, az.i1 == l);
+        if (w != 0.0) {
+          for (var r = 0u; r < 3u; r++) {
+            acc[3u * l + r] += w * (g[r] * x);
+          }
+        }
       }
     }
   }
