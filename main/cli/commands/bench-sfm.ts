@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { CAPTURE_VERIFY_OPTIONS } from '../../engine/capture/sfm-gpu.js';
 import { findTool } from '../../engine/capture/tools.js';
 import { extractFrames, probeVideo } from '../../engine/capture/video.js';
 import { VIDEO_EXTENSIONS } from '../../engine/formats/video-signature.js';
@@ -25,8 +26,8 @@ import type { CommandContext } from '../command.js';
  * verification (verify/, on the CPU); mapping is reported as not yet built. Wall and CPU time per
  * stage (CPU: this process, every thread, a CPU adapter's included), features per image, pairs
  * chosen, matched and verified.
- * Verification runs as capture runs it without EXIF: no prior focal length, so F and H (COLMAP's
- * rule), never E.
+ * Verification runs as capture runs it without EXIF (CAPTURE_VERIFY_OPTIONS, no prior focal
+ * length: F and H, COLMAP's rule, never E).
  */
 
 const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png'];
@@ -136,7 +137,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     out.progress({ stage: 'pairs', message: `${pairs.length} pairs (${chosen.value.method})` }, true);
     const matched = await timed(() => matchImagePairs(gpu, features, pairs, {}, (done, total) => out.progress({ stage: 'match', step: done, total })));
     const perPair = matched.value.map((m) => m.length / 2);
-    const verified = await timed(async () => verifyPairs(pairs, matched.value, features.map((f) => f.keypoints), undefined, {}, (done, total) => out.progress({ stage: 'verify', step: done, total })));
+    const verified = await timed(async () => verifyPairs(pairs, matched.value, features.map((f) => f.keypoints), undefined, CAPTURE_VERIFY_OPTIONS, (done, total) => out.progress({ stage: 'verify', step: done, total })));
     const verification = summariseVerification(verified.value);
     const inliersByPair = verified.value.map((v) => v.geometry.inliers.length);
     const result = {

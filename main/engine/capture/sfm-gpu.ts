@@ -25,7 +25,7 @@ import { matchImagePairs } from '../sfm/match.js';
 import { exhaustivePairs, selectPairs, sequentialPairs, type ImagePair, type PairSelection } from '../sfm/match-pairs.js';
 import { gpuWordAssigner } from '../sfm/retrieval-gpu.js';
 import { summariseVerification, type VerificationSummary } from '../sfm/verification-summary.js';
-import type { PinholeIntrinsics } from '../sfm/verify/verify-options.js';
+import type { PinholeIntrinsics, VerifyOptions } from '../sfm/verify/verify-options.js';
 import { verifyPairs, type VerifiedPair } from '../sfm/verify/verify-pairs.js';
 
 export interface GpuStageOptions {
@@ -124,6 +124,14 @@ export function verificationIntrinsics(cameras: readonly Required<DatabaseCamera
   });
 }
 
+/**
+ * Capture's verification: COLMAP 3.8's defaults, and its rule for a planar or panoramic pair's
+ * inliers (the larger set): on the apple clip every pair is PLANAR_OR_PANORAMIC (H explains ~94%
+ * of F's inliers) and the inliers only F keeps, off the dominant plane, are 87% in the final
+ * model's tracks (docs/sfm.md); H's alone lost 6% of the points.
+ */
+export const CAPTURE_VERIFY_OPTIONS: Partial<VerifyOptions> = { planarInliers: 'larger' };
+
 /** Verification pair by pair, giving the event loop a turn every few pairs (progress reaches the UI, a cancel is seen). */
 async function verifyInTurns(pairs: readonly ImagePair[], raw: readonly Uint32Array[], keypoints: readonly Float32Array[], intrinsics: readonly (PinholeIntrinsics | undefined)[], options: GpuStageOptions, onProgress: (done: number, total: number) => void): Promise<VerifiedPair[]> {
   const verified: VerifiedPair[] = [];
@@ -131,7 +139,7 @@ async function verifyInTurns(pairs: readonly ImagePair[], raw: readonly Uint32Ar
   for (let start = 0; start < pairs.length; start += TURN) {
     throwIfCancelled(options.signal);
     const end = Math.min(pairs.length, start + TURN);
-    verified.push(...verifyPairs(pairs.slice(start, end), raw.slice(start, end), keypoints, intrinsics));
+    verified.push(...verifyPairs(pairs.slice(start, end), raw.slice(start, end), keypoints, intrinsics, CAPTURE_VERIFY_OPTIONS));
     onProgress(end, pairs.length);
     await new Promise<void>((resolve) => setImmediate(resolve));
   }
