@@ -166,12 +166,12 @@ export const PARAMS = [
   {
     key: 'capture.matcher', flag: 'matcher', type: 'enum', choices: ['auto', 'sequential', 'exhaustive'], default: 'auto',
     group: 'Capture', label: 'Matching', commands: ['capture', 'import'],
-    help: "Which image pairs COLMAP matches: 'sequential' neighbours in time (video), 'exhaustive' every pair (small photo sets, several clips). 'auto' picks sequential for one clip or more than 100 images.",
+    help: "Which image pairs are matched: 'sequential' neighbours in time (video), 'exhaustive' every pair (small photo sets, several clips). 'auto' picks sequential for one clip or more than 100 images with COLMAP's features; with ours (--features gpu) it picks by capture kind: a clip's neighbours plus loop candidates by retrieval, every pair of up to 100 photos, each photo's most similar ones beyond.",
   },
   {
     key: 'capture.features', flag: 'features', type: 'enum', choices: ['auto', 'gpu', 'colmap'], default: 'auto',
     group: 'Capture', label: 'Features and matching', commands: ['capture', 'import'], advanced: true,
-    help: "Whose SIFT features and matching feed COLMAP's mapper: 'gpu' ours on the GPU (written into COLMAP's database; COLMAP still verifies the matches), 'colmap' COLMAP's own on the CPU. 'auto' is gpu on a hardware GPU, colmap on a CPU adapter (llvmpipe, SwiftShader: COLMAP's CPU code gives the better model for the time there) or without one.",
+    help: "Whose SIFT features and matching feed COLMAP's mapper: 'gpu' ours on the GPU, with our geometric verification (written into COLMAP's database), 'colmap' COLMAP's own on the CPU. 'auto' is gpu on a hardware GPU, colmap on a CPU adapter (llvmpipe, SwiftShader: COLMAP's CPU code gives the better model for the time there) or without one.",
   },
   {
     key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'FULL_OPENCV', 'OPENCV_FISHEYE', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',

@@ -2,6 +2,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { CAPTURE_VERIFY_OPTIONS } from '../../engine/capture/sfm-gpu.js';
 import { findTool } from '../../engine/capture/tools.js';
 import { extractFrames, probeVideo } from '../../engine/capture/video.js';
 import { VIDEO_EXTENSIONS } from '../../engine/formats/video-signature.js';
@@ -13,15 +14,20 @@ import { matchImagePairs } from '../../engine/sfm/match.js';
 import { RETRIEVAL_DEFAULTS } from '../../engine/sfm/retrieval.js';
 import { gpuWordAssigner } from '../../engine/sfm/retrieval-gpu.js';
 import { SIFT_DEFAULTS } from '../../engine/sfm/sift-options.js';
+import { isVerified, summariseVerification } from '../../engine/sfm/verification-summary.js';
+import { verifyPairs } from '../../engine/sfm/verify/verify-pairs.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 
 /**
  * `bench sfm <images-dir|video>`: our SfM front end on a capture, stage by stage (docs/sfm.md):
- * SIFT extraction, pair selection (by capture kind, match-pairs.ts), GPU matching; geometric
- * verification and mapping are reported as not yet built. Wall and CPU time per stage (CPU: this
- * process, every thread, a CPU adapter's included), features per image, pairs chosen and matched.
+ * SIFT extraction, pair selection (by capture kind, match-pairs.ts), GPU matching, geometric
+ * verification (verify/, on the CPU); mapping is reported as not yet built. Wall and CPU time per
+ * stage (CPU: this process, every thread, a CPU adapter's included), features per image, pairs
+ * chosen, matched and verified.
+ * Verification runs as capture runs it without EXIF (CAPTURE_VERIFY_OPTIONS, no prior focal
+ * length: F and H, COLMAP's rule, never E).
  */
 
 const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png'];
@@ -131,6 +137,9 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     out.progress({ stage: 'pairs', message: `${pairs.length} pairs (${chosen.value.method})` }, true);
     const matched = await timed(() => matchImagePairs(gpu, features, pairs, {}, (done, total) => out.progress({ stage: 'match', step: done, total })));
     const perPair = matched.value.map((m) => m.length / 2);
+    const verified = await timed(async () => verifyPairs(pairs, matched.value, features.map((f) => f.keypoints), undefined, CAPTURE_VERIFY_OPTIONS, (done, total) => out.progress({ stage: 'verify', step: done, total })));
+    const verification = summariseVerification(verified.value);
+    const inliersByPair = verified.value.map((v) => v.geometry.inliers.length);
     const result = {
       bench: 'sfm',
       input: path.basename(source),
@@ -142,7 +151,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
         extract: { ...extracted.stage, per_image_wall_ms: extracted.stage.wall_ms / files.length, decode_wall_ms: loadMs },
         pairs: { ...chosen.stage, method: chosen.value.method, ...(chosen.value.retrievalMs !== undefined ? { retrieval_words: words, neighbours } : {}) },
         match: { ...matched.stage, per_pair_wall_ms: pairs.length ? matched.stage.wall_ms / pairs.length : 0 },
-        verify: 'not yet',
+        verify: { ...verified.stage, per_pair_wall_ms: pairs.length ? verified.stage.wall_ms / pairs.length : 0, per_pair_cpu_ms: pairs.length ? verified.stage.cpu_ms / pairs.length : 0 },
         map: 'not yet',
       },
       features_per_image: { min: Math.min(...counts), median: median(counts), max: Math.max(...counts), each: counts },
@@ -153,8 +162,16 @@ export async function benchSfm(context: CommandContext): Promise<void> {
       matches_per_pair: { mean: perPair.reduce((a, b) => a + b, 0) / Math.max(1, perPair.length), median: median(perPair) },
       /** [i, j, matches] per chosen pair (image indices in `files` order): what a retrieval run's recall is scored against. */
       matches_by_pair: pairs.map(([i, j], k) => [i, j, perPair[k]]),
+      /** Pairs with >= min_inliers inliers, not DEGENERATE: what COLMAP's mapper would load. */
+      pairs_verified: verification.verifiedPairs,
+      min_inliers: verification.minInliers,
+      inliers_per_pair: verification.inliersPerPair,
+      configurations: verification.configurations,
+      /** [i, j, inliers, configuration code] per chosen pair. */
+      inliers_by_pair: pairs.map(([i, j], k) => [i, j, inliersByPair[k], verified.value[k].geometry.configuration]),
       image_files: files.map((f) => path.basename(f)),
       images_without_matched_pair: files.map((f, i) => ({ f, i })).filter(({ i }) => !pairs.some(([a, b], k) => (a === i || b === i) && perPair[k] >= MIN_PAIR_MATCHES)).map(({ f }) => path.basename(f)),
+      images_without_verified_pair: files.map((f, i) => ({ f, i })).filter(({ i }) => !verified.value.some((v) => (v.pair[0] === i || v.pair[1] === i) && isVerified(v))).map(({ f }) => path.basename(f)),
       ...benchStamp(gpu),
     };
     await writeResult(options.out as string | undefined, result);
@@ -164,9 +181,10 @@ export async function benchSfm(context: CommandContext): Promise<void> {
       `extract  ${s.extract.wall_ms.toFixed(0)} ms wall, ${s.extract.cpu_ms.toFixed(0)} ms CPU (${s.extract.per_image_wall_ms.toFixed(0)} ms an image); features per image ${result.features_per_image.min}-${result.features_per_image.max}, median ${result.features_per_image.median}`,
       `pairs    ${s.pairs.wall_ms.toFixed(0)} ms wall, ${s.pairs.cpu_ms.toFixed(0)} ms CPU: ${pairs.length} chosen (${s.pairs.method}${result.pairs_retrieved ? `, ${result.pairs_retrieved} by retrieval` : ''})`,
       `match    ${s.match.wall_ms.toFixed(0)} ms wall, ${s.match.cpu_ms.toFixed(0)} ms CPU (${s.match.per_pair_wall_ms.toFixed(0)} ms a pair); ${result.pairs_matched} pairs with >= ${MIN_PAIR_MATCHES} matches, ${result.matches_per_pair.mean.toFixed(1)} matches a pair (median ${result.matches_per_pair.median})`,
-      'verify   not yet (issue 15 item 3)',
-      'map      not yet (issue 15 item 4)',
+      `verify   ${s.verify.wall_ms.toFixed(0)} ms wall, ${s.verify.cpu_ms.toFixed(0)} ms CPU (${s.verify.per_pair_cpu_ms.toFixed(1)} ms CPU a pair); ${result.pairs_verified} pairs with >= ${result.min_inliers} inliers, ${result.inliers_per_pair.mean.toFixed(1)} inliers a pair (median ${result.inliers_per_pair.median}); ${Object.entries(result.configurations).map(([name, count]) => `${count} ${name}`).join(', ')}`,
+      'map      not yet (COLMAP maps in capture; our mapper is the next issue)',
       ...(result.images_without_matched_pair.length ? [`no matched pair: ${result.images_without_matched_pair.join(', ')}`] : []),
+      ...(result.images_without_verified_pair.length ? [`no verified pair: ${result.images_without_verified_pair.join(', ')}`] : []),
     ].join('\n');
     out.result(result, human);
   } finally {

@@ -22,7 +22,7 @@ import { openColmap } from './colmap-cli.js';
 import { DEFAULT_BLUR_RATIO, DEFAULT_DUPLICATE_THRESHOLD } from './frame-selection.js';
 import { importPhotos, type PhotoRecord } from './photos.js';
 import { MASKS_FOLDER } from '../dataset/masks.js';
-import { runSfm, type FeatureSource, type Matcher, type SfmGroup, type SfmStage } from './sfm.js';
+import { runSfm, type FeatureSource, type Matcher, type SfmGroup, type SfmResult, type SfmStage } from './sfm.js';
 import type { ImageMatchStats } from './sfm-match-stats.js';
 import { openGpu, type GpuContext } from '../gpu/context.js';
 import { diagnose, modelStats, type Diagnostic, type InputSummary } from './sfm-report.js';
@@ -95,6 +95,10 @@ export interface CaptureReport {
   models: { registered: number; points: number }[];
   inputs: InputReport[];
   matcher: Matcher;
+  /** How the matched pairs were chosen: the matcher's rule, or (features gpu, --matcher auto) selectPairs' method and counts. */
+  pairs: SfmResult['pairs'];
+  /** Our geometric verification's outcome (features gpu). */
+  verification?: SfmResult['verification'];
   /** Whose features and matches the mapper ran on. */
   features: FeatureSource;
   /** Per image: SIFT features, matched and verified pairs (from the database). */
@@ -254,10 +258,15 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   const gpu = await featureGpu(options, log);
   try {
     const features: FeatureSource = gpu ? 'gpu' : 'colmap';
-    log('info', `structure from motion on ${total} images (${features === 'gpu' ? 'our GPU features and matching' : "COLMAP's features and matching"}, ${matcher} matching, ${cameraModel})`);
+    // ours picks pairs by capture kind (retrieval, loop candidates) unless --matcher forced a rule
+    const byKind = features === 'gpu' && requested === 'auto';
+    log('info', `structure from motion on ${total} images (${features === 'gpu' ? 'our GPU features, matching and verification' : "COLMAP's features and matching"}, ${byKind ? 'pairs by capture kind' : `${matcher} matching`}, ${cameraModel})`);
     const sfm = await runSfm(colmap, { imagesDir, workDir: path.join(workDir, 'colmap') }, groups, {
       matcher,
       features,
+      gpuPairs: byKind ? 'by-kind' : 'matcher',
+      // COLMAP's verification of our matches, for comparison (docs/sfm.md)
+      ...(env.ARGONAUT_SFM_VERIFIER === 'colmap' ? { verifier: 'colmap' as const } : {}),
       ...(gpu ? { gpu: gpu.context } : {}),
       cameraModel,
       maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
@@ -309,6 +318,8 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
       models: sfm.models.map((m) => ({ registered: m.registered, points: m.points })),
       inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
       matcher,
+      pairs: sfm.pairs,
+      ...(sfm.verification ? { verification: sfm.verification } : {}),
       features,
       images: sfm.matchStats?.images ?? {},
       unmatched: sfm.matchStats?.unmatched ?? [],

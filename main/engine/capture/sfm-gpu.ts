@@ -1,12 +1,15 @@
 /**
- * `capture --features gpu`: our SIFT and descriptor matching (main/engine/sfm) in place of
- * COLMAP's feature_extractor and matcher, written into COLMAP's database.db
- * (sfm/colmap-database.ts) so that its `mapper` runs on them unchanged.
+ * `capture --features gpu`: our SIFT, descriptor matching and geometric verification
+ * (main/engine/sfm) in place of COLMAP's feature_extractor and matcher, written into COLMAP's
+ * database.db (sfm/colmap-database.ts: keypoints, descriptors, raw matches and
+ * two_view_geometries) so that its `mapper` runs on them directly.
  *
- * Geometric verification is still COLMAP's until ours lands (issue 15 item 3): our raw matches go
- * into the `matches` table and `colmap matches_importer --match_type pairs` over the same pairs
- * finds them there and only verifies them (its matcher skips a pair whose matches exist and
- * verifies it; see docs/sfm.md), filling two_view_geometries.
+ * Pairs by capture kind (sfm/match-pairs.ts selectPairs: sequential + loop candidates for a clip,
+ * exhaustive for up to 100 photos, retrieval beyond) unless --matcher forced a plain rule.
+ * Verification follows COLMAP 3.8's TwoViewGeometry::Estimate: E only where both cameras have a
+ * prior focal length (EXIF, calibration); F and H otherwise, as its matcher does with a guessed
+ * focal. `verifier: 'colmap'` keeps COLMAP's own verification of our matches for comparison
+ * (matches_importer over pairs.txt, run by sfm.ts).
  *
  * Cameras as COLMAP's feature_extractor makes them without EXIF: one per video clip, one per
  * photo, focal 1.2 x the long side (sfm/colmap-database.ts defaultCameraParams).
@@ -15,11 +18,15 @@ import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import type { GpuContext } from '../gpu/context.js';
-import { readColmapDatabase, writeColmapDatabase, type ColmapCameraModel, type DatabaseCamera, type DatabaseImage, COLMAP_CAMERA_MODELS } from '../sfm/colmap-database.js';
+import { readColmapDatabase, writeColmapDatabase, type ColmapCameraModel, type DatabaseCamera, type DatabaseImage, type DatabaseTwoViewGeometry, COLMAP_CAMERA_MODELS } from '../sfm/colmap-database.js';
 import { SiftExtractor } from '../sfm/features.js';
 import { loadGreyImage } from '../sfm/grey-image.js';
 import { matchImagePairs } from '../sfm/match.js';
-import { exhaustivePairs, sequentialPairs, type ImagePair } from '../sfm/match-pairs.js';
+import { exhaustivePairs, selectPairs, sequentialPairs, type ImagePair, type PairSelection } from '../sfm/match-pairs.js';
+import { gpuWordAssigner } from '../sfm/retrieval-gpu.js';
+import { summariseVerification, type VerificationSummary } from '../sfm/verification-summary.js';
+import type { PinholeIntrinsics, VerifyOptions } from '../sfm/verify/verify-options.js';
+import { verifyPairs, type VerifiedPair } from '../sfm/verify/verify-pairs.js';
 
 export interface GpuStageOptions {
   gpu: GpuContext;
@@ -86,20 +93,118 @@ export function pairsFor(matcher: 'sequential' | 'exhaustive', images: number): 
   return matcher === 'sequential' ? sequentialPairs(images) : exhaustivePairs(images);
 }
 
+/** 'by-kind': selectPairs by the capture's kind; 'sequential' / 'exhaustive': the plain rule --matcher forced. */
+export type GpuPairRule = 'by-kind' | 'sequential' | 'exhaustive';
+
+/** One clip is video (its frames in time order); photos, or several inputs together, are a photo set. */
+export function captureKind(groups: readonly Pick<GpuGroup, 'kind'>[]): 'video' | 'photos' {
+  return groups.length === 1 && groups[0].kind === 'video' ? 'video' : 'photos';
+}
+
+/** The pairs our matcher takes, and how they were chosen (the report's `pairs.method`). */
+export async function choosePairs(rule: GpuPairRule, kind: 'video' | 'photos', images: readonly { descriptors: Uint8Array }[], gpu?: GpuContext): Promise<PairSelection> {
+  if (rule !== 'by-kind') return { pairs: pairsFor(rule, images.length), method: rule, retrieved: 0 };
+  // retrieval's word assignment on the GPU where we have one (the same pairs as the CPU's, faster)
+  return selectPairs(kind, images, {}, gpu ? await gpuWordAssigner(gpu) : undefined);
+}
+
 /**
- * Matches the database's images over `pairs` on the GPU and rewrites the database with the raw
- * matches; writes COLMAP's pair list (`pairs.txt`, one "name1 name2" a line) for verification.
+ * Intrinsics for E, image by image: a camera's pinhole part where its focal length is a prior
+ * (COLMAP's rule for EstimateCalibrated), undefined where it is the 1.2 x long side guess (F then).
+ * Distortion terms are not applied: every camera capture writes has them at zero.
  */
-export async function matchIntoDatabase(database: string, pairListFile: string, matcher: 'sequential' | 'exhaustive', options: GpuStageOptions): Promise<{ pairs: number; matches: number; seconds: number }> {
-  const started = performance.now();
+export function verificationIntrinsics(cameras: readonly Required<DatabaseCamera>[], images: readonly { cameraId: number }[]): (PinholeIntrinsics | undefined)[] {
+  return images.map((im) => {
+    const camera = cameras[im.cameraId - 1];
+    if (!camera?.priorFocalLength) return undefined;
+    const names: readonly string[] = COLMAP_CAMERA_MODELS[camera.model].params;
+    const value = (name: string) => camera.params[names.indexOf(name)];
+    const single = names.includes('f');
+    return { focalX: value(single ? 'f' : 'fx'), focalY: value(single ? 'f' : 'fy'), principalX: value('cx'), principalY: value('cy') };
+  });
+}
+
+/**
+ * Capture's verification: COLMAP 3.8's defaults, and its rule for a planar or panoramic pair's
+ * inliers (the larger set): on the apple clip every pair is PLANAR_OR_PANORAMIC (H explains ~94%
+ * of F's inliers) and the inliers only F keeps, off the dominant plane, are 87% in the final
+ * model's tracks (docs/sfm.md); H's alone lost 6% of the points.
+ */
+export const CAPTURE_VERIFY_OPTIONS: Partial<VerifyOptions> = { planarInliers: 'larger' };
+
+/** Verification pair by pair, giving the event loop a turn every few pairs (progress reaches the UI, a cancel is seen). */
+async function verifyInTurns(pairs: readonly ImagePair[], raw: readonly Uint32Array[], keypoints: readonly Float32Array[], intrinsics: readonly (PinholeIntrinsics | undefined)[], options: GpuStageOptions, onProgress: (done: number, total: number) => void): Promise<VerifiedPair[]> {
+  const verified: VerifiedPair[] = [];
+  const TURN = 8;
+  for (let start = 0; start < pairs.length; start += TURN) {
+    throwIfCancelled(options.signal);
+    const end = Math.min(pairs.length, start + TURN);
+    verified.push(...verifyPairs(pairs.slice(start, end), raw.slice(start, end), keypoints, intrinsics, CAPTURE_VERIFY_OPTIONS));
+    onProgress(end, pairs.length);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  return verified;
+}
+
+/** The database row of a verified pair (image ids = capture index + 1, so image1 < image2). */
+export function twoViewRow({ pair: [i, j], geometry, inlierMatches }: VerifiedPair): DatabaseTwoViewGeometry {
+  return {
+    image1: i + 1, image2: j + 1, config: geometry.configuration, inlierMatches,
+    fundamental: geometry.fundamental, essential: geometry.essential, homography: geometry.homography,
+    rotation: geometry.rotation, translation: geometry.translation,
+  };
+}
+
+export interface MatchIntoDatabaseOptions {
+  rule: GpuPairRule;
+  kind: 'video' | 'photos';
+  /** 'ours' (default): verify and write two_view_geometries; 'colmap': raw matches and pairs.txt only, for matches_importer. */
+  verifier?: 'ours' | 'colmap';
+  /** COLMAP's pair list ("name1 name2" a line), written for verifier 'colmap'. */
+  pairListFile: string;
+}
+
+export interface MatchIntoDatabaseResult {
+  selection: Omit<PairSelection, 'pairs'> & { pairs: number };
+  matches: number;
+  /** Our verification's outcome (verifier 'ours'). */
+  verification?: VerificationSummary;
+  seconds: { pairs: number; match: number; verify?: number };
+}
+
+/**
+ * Chooses the pairs, matches them on the GPU and (verifier 'ours') verifies them; rewrites the
+ * database with the raw matches and the two-view geometries. Progress: matching 0-0.9, verification the rest.
+ */
+export async function matchIntoDatabase(database: string, how: MatchIntoDatabaseOptions, options: GpuStageOptions): Promise<MatchIntoDatabaseResult> {
+  const t0 = performance.now();
   const content = await readColmapDatabase(database);
-  const pairs = pairsFor(matcher, content.images.length);
+  const selection = await choosePairs(how.rule, how.kind, content.images, options.gpu);
+  const { pairs } = selection;
+  const t1 = performance.now();
+  const ours = (how.verifier ?? 'ours') === 'ours';
+  const matchShare = ours ? 0.9 : 1;
   const raw = await matchImagePairs(options.gpu, content.images, pairs, {}, (done, total) => {
     throwIfCancelled(options.signal);
-    options.onProgress?.(done / total, `match ${done}/${total} pairs`);
+    options.onProgress?.(matchShare * (done / total), `match ${done}/${total} pairs`);
   });
+  const t2 = performance.now();
   const matches = pairs.map(([i, j], k) => ({ image1: i + 1, image2: j + 1, matches: raw[k] }));
-  await writeColmapDatabase(database, { cameras: content.cameras, images: content.images, matches });
-  await writeFile(pairListFile, pairs.map(([i, j]) => `${content.images[i].name} ${content.images[j].name}\n`).join(''));
-  return { pairs: pairs.length, matches: raw.reduce((s, m) => s + m.length / 2, 0), seconds: (performance.now() - started) / 1000 };
+  let verification: VerificationSummary | undefined;
+  let twoViewGeometries: DatabaseTwoViewGeometry[] | undefined;
+  if (ours) {
+    const intrinsics = verificationIntrinsics(content.cameras, content.images);
+    const verified = await verifyInTurns(pairs, raw, content.images.map((im) => im.keypoints), intrinsics, options, (done, total) => options.onProgress?.(matchShare + (1 - matchShare) * (done / total), `verify ${done}/${total} pairs`));
+    verification = summariseVerification(verified);
+    twoViewGeometries = verified.map(twoViewRow);
+  }
+  const t3 = performance.now();
+  await writeColmapDatabase(database, { cameras: content.cameras, images: content.images, matches, ...(twoViewGeometries ? { twoViewGeometries } : {}) });
+  if (!ours) await writeFile(how.pairListFile, pairs.map(([i, j]) => `${content.images[i].name} ${content.images[j].name}\n`).join(''));
+  return {
+    selection: { method: selection.method, pairs: pairs.length, retrieved: selection.retrieved, ...(selection.retrievalMs !== undefined ? { retrievalMs: selection.retrievalMs } : {}) },
+    matches: raw.reduce((s, m) => s + m.length / 2, 0),
+    ...(verification ? { verification } : {}),
+    seconds: { pairs: (t1 - t0) / 1000, match: (t2 - t1) / 1000, ...(ours ? { verify: (t3 - t2) / 1000 } : {}) },
+  };
 }

@@ -7,7 +7,8 @@
  * Resumable stage by stage from its outputs, recorded in <work>/state.json:
  *   features  per input, once its feature_extractor run exited 0 (a cancelled run is simply run
  *             again: COLMAP skips images whose features are already in database.db);
- *   matching  once the matcher exited 0 (a rerun skips pairs already matched in the database);
+ *   matching  once the matcher exited 0 (a rerun skips pairs already matched in the database), or
+ *             once our matching and verification wrote the database (features gpu);
  *   mapping   once the mapper finished (a cancelled mapper starts over: sparse/ is cleared);
  *   bundle    once bundle_adjuster finished.
  * The state is keyed by the image set and every option that changes the results; a different key
@@ -24,7 +25,8 @@ import type { ColmapModel } from '../dataset/colmap-model.js';
 import { isFile } from '../dataset/source-view.js';
 import { runTool } from './tool-process.js';
 import type { GpuContext } from '../gpu/context.js';
-import { extractIntoDatabase, matchIntoDatabase } from './sfm-gpu.js';
+import type { VerificationSummary } from '../sfm/verification-summary.js';
+import { captureKind, extractIntoDatabase, matchIntoDatabase, type GpuPairRule, type MatchIntoDatabaseResult } from './sfm-gpu.js';
 import { matchStats, type MatchStats } from './sfm-match-stats.js';
 
 export type SfmStage = 'features' | 'matching' | 'mapping' | 'bundle';
@@ -54,6 +56,10 @@ export interface SfmOptions {
   features?: FeatureSource;
   /** The GPU for `features: 'gpu'` (opened on first use, only when a stage needs it). */
   gpu?: () => Promise<GpuContext>;
+  /** `features: 'gpu'`: pairs by the capture's kind ('by-kind': retrieval, loop candidates) or `matcher`'s plain rule (default; what --matcher forces). */
+  gpuPairs?: 'by-kind' | 'matcher';
+  /** `features: 'gpu'`: who verifies our matches: 'ours' (default; writes two_view_geometries) or 'colmap' (matches_importer, kept for comparison). */
+  verifier?: 'ours' | 'colmap';
   cameraModel: string;
   maxFeatures: number;
   /** Images are already at most this size; passed on so COLMAP never downsizes behind our back. */
@@ -86,17 +92,24 @@ export interface SfmResult {
   timingsS: Partial<Record<SfmStage, number>>;
   /** Stages whose outputs were reused. */
   resumed: SfmStage[];
-  /** Parts of the stages with `features: 'gpu'`: extract, writeDatabase, match, verify (seconds). */
+  /** Parts of the stages with `features: 'gpu'`: extract, writeDatabase, pairs, match, verify (seconds; verify: ours, or COLMAP's matches_importer). */
   detailS: Record<string, number>;
   /** Per image: features, matched and verified pairs (undefined when the database cannot be read). */
   matchStats?: MatchStats;
+  /** How the pairs were chosen ('sequential' / 'exhaustive': COLMAP's matcher or the plain rule), how many, how many by retrieval. */
+  pairs: { method: string; pairs?: number; retrieved?: number };
+  /** Our verification's outcome (features gpu, verifier ours). */
+  verification?: VerificationSummary;
 }
 
 interface SfmState {
   key: string;
   features: Record<string, boolean>;
   featureCounts: Record<string, number>;
-  matching?: Matcher;
+  /** The matching that ran: the COLMAP matcher's name, or our rule and verifier ("gpu by-kind ours"). */
+  matching?: string;
+  /** Our matching's pair selection and verification, for a resumed run's report. */
+  ourMatching?: { pairs: MatchIntoDatabaseResult['selection']; verification?: VerificationSummary };
   mapping?: { noInitialPair: boolean };
   bundle?: boolean;
 }
@@ -176,7 +189,7 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
   const save = (): Promise<void> => writeFileAtomic(stateFile, `${JSON.stringify(state, null, 1)}\n`);
   await save();
 
-  const result: SfmResult = { model: null, modelDir: null, models: [], features: state.featureCounts, noInitialPair: false, timingsS: {}, resumed: [], detailS: {} };
+  const result: SfmResult = { model: null, modelDir: null, models: [], features: state.featureCounts, noInitialPair: false, timingsS: {}, resumed: [], detailS: {}, pairs: { method: options.matcher } };
   const threads = options.threads ?? -1;
 
   const run = async (stage: SfmStage, command: ColmapCommand, args: string[], logical: Partial<Record<LogicalOption, string | number>>, onLine: (line: string) => void): Promise<void> => {
@@ -268,17 +281,37 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
   }
 
   // ---- matching ----
-  if (state.matching === options.matcher) {
+  const rule: GpuPairRule = options.gpuPairs === 'by-kind' ? 'by-kind' : options.matcher;
+  const verifier = options.verifier ?? 'ours';
+  const matchingKey = ours ? `gpu ${rule} ${verifier}` : options.matcher;
+  if (state.matching === matchingKey) {
     result.resumed.push('matching');
+    if (state.ourMatching) {
+      result.pairs = state.ourMatching.pairs;
+      result.verification = state.ourMatching.verification;
+    }
     options.onProgress?.({ stage: 'matching', fraction: 1, skipped: true, message: 'images already matched' });
   } else {
+    delete state.ourMatching;
     if (ours) {
-      // our matching is 90% of the stage's progress, COLMAP's verification of it the rest
       const pairList = path.join(workDir, 'lists', 'pairs.txt');
+      // with COLMAP verifying, our matching is 90% of the stage's progress and matches_importer the rest
+      const share = verifier === 'colmap' ? 0.9 : 1;
       await timed('matching', async () => {
-        const matched = await matchIntoDatabase(database, pairList, options.matcher, { gpu: await openGpu(), cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, signal, onProgress: (fraction, message) => options.onProgress?.({ stage: 'matching', fraction: 0.9 * fraction, message }) });
-        result.detailS.match = matched.seconds;
-        log('info', `our matching: ${matched.matches} matches over ${matched.pairs} pairs; COLMAP verifies them`);
+        const matched = await matchIntoDatabase(database, { rule, kind: captureKind(groups), verifier, pairListFile: pairList }, { gpu: await openGpu(), cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, signal, onProgress: (fraction, message) => options.onProgress?.({ stage: 'matching', fraction: share * fraction, message }) });
+        result.detailS.pairs = matched.seconds.pairs;
+        result.detailS.match = matched.seconds.match;
+        result.pairs = matched.selection;
+        const how = `${matched.selection.pairs} pairs (${matched.selection.method}${matched.selection.retrieved ? `, ${matched.selection.retrieved} by retrieval` : ''})`;
+        if (matched.verification) {
+          const v = matched.verification;
+          result.detailS.verify = matched.seconds.verify!;
+          result.verification = v;
+          const configurations = Object.entries(v.configurations).map(([name, count]) => `${count} ${name}`).join(', ');
+          log('info', `our matching: ${matched.matches} matches over ${how}; our verification: ${v.verifiedPairs} pairs with >= ${v.minInliers} inliers (median ${v.inliersPerPair.median}; ${configurations}) in ${matched.seconds.verify!.toFixed(1)} s`);
+          return;
+        }
+        log('info', `our matching: ${matched.matches} matches over ${how}; COLMAP verifies them`);
         const verifyStarted = performance.now();
         await run('matching', 'matches_importer', ['--database_path', database, '--match_list_path', pairList, '--match_type', 'pairs'], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
           const fraction = parseMatchingProgress(line);
@@ -286,6 +319,7 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
         });
         result.detailS.verify = (performance.now() - verifyStarted) / 1000;
       });
+      state.ourMatching = { pairs: result.pairs as MatchIntoDatabaseResult['selection'], ...(result.verification ? { verification: result.verification } : {}) };
     } else {
       const command = options.matcher === 'sequential' ? 'sequential_matcher' : 'exhaustive_matcher';
       await timed('matching', () =>
@@ -295,7 +329,7 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
         }),
       );
     }
-    state.matching = options.matcher;
+    state.matching = matchingKey;
     delete state.mapping;
     delete state.bundle;
     await save();

@@ -8,6 +8,7 @@
  *   keypoints    float32 rows x 4 (x, y, scale, orientation; first pixel's centre at 0.5)
  *   descriptors  uint8 rows x 128
  *   matches      uint32 rows x 2 (keypoint index in image1, in image2), image1's id < image2's
+ *   two_view_geometries  the verified pairs' inliers and models (colmap-two-view.ts)
  *   cameras.params float64, in the model's order (COLMAP_CAMERA_MODELS)
  * The whole database lives in memory and is written with a temp file + rename, so a crash never
  * leaves half a database for COLMAP to read.
@@ -17,6 +18,9 @@ import { createRequire } from 'node:module';
 import type { Database as SqlDatabase, SqlJsStatic } from 'sql.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
+import { canonicalTwoView, float64Blob, twoViewBlobs, type DatabaseTwoViewGeometry } from './colmap-two-view.js';
+
+export type { DatabaseTwoViewGeometry };
 
 /** COLMAP's camera model ids and parameter names (src/base/camera_models.h, 3.8). */
 export const COLMAP_CAMERA_MODELS = {
@@ -81,6 +85,8 @@ export interface ColmapDatabaseContent {
   /** Image id = index + 1 (COLMAP's own numbering from 1). */
   images: DatabaseImage[];
   matches: DatabaseMatches[];
+  /** Geometric verification's result per pair (none: COLMAP's matcher is to verify them). */
+  twoViewGeometries?: DatabaseTwoViewGeometry[];
 }
 
 /** COLMAP's guess for a camera without EXIF: f = 1.2 x the long side, principal point at the centre, no distortion. */
@@ -131,14 +137,23 @@ function check(file: string, content: ColmapDatabaseContent): void {
     if (!Number.isInteger(im.cameraId) || im.cameraId < 1 || im.cameraId > content.cameras.length) throw fail(`image ${im.name} names camera ${im.cameraId} of ${content.cameras.length}`);
     if (im.keypoints.length % 4 !== 0 || im.descriptors.length !== (im.keypoints.length / 4) * 128) throw fail(`image ${k + 1} (${im.name}): ${im.keypoints.length} keypoint values and ${im.descriptors.length} descriptor bytes do not make rows of 4 and 128`);
   });
-  const seen = new Set<number>();
-  for (const m of content.matches) {
+  const checkPairs = (what: string, list: readonly { image1: number; image2: number; values: Uint32Array }[]) => {
+    const seen = new Set<number>();
     const n = content.images.length;
-    if (m.image1 === m.image2 || [m.image1, m.image2].some((id) => !Number.isInteger(id) || id < 1 || id > n)) throw fail(`matches between images ${m.image1} and ${m.image2} of ${n}`);
-    const id = pairId(m.image1, m.image2);
-    if (seen.has(id)) throw fail(`images ${m.image1} and ${m.image2} are matched twice`);
-    seen.add(id);
-    if (m.matches.length % 2 !== 0) throw fail(`matches between images ${m.image1} and ${m.image2}: ${m.matches.length} values, not pairs`);
+    for (const m of list) {
+      if (m.image1 === m.image2 || [m.image1, m.image2].some((id) => !Number.isInteger(id) || id < 1 || id > n)) throw fail(`${what} between images ${m.image1} and ${m.image2} of ${n}`);
+      const id = pairId(m.image1, m.image2);
+      if (seen.has(id)) throw fail(`images ${m.image1} and ${m.image2} are ${what === 'matches' ? 'matched' : 'verified'} twice`);
+      seen.add(id);
+      if (m.values.length % 2 !== 0) throw fail(`${what} between images ${m.image1} and ${m.image2}: ${m.values.length} values, not pairs`);
+    }
+  };
+  checkPairs('matches', content.matches.map((m) => ({ ...m, values: m.matches })));
+  const geometries = content.twoViewGeometries ?? [];
+  checkPairs('two-view geometries', geometries.map((g) => ({ ...g, values: g.inlierMatches })));
+  for (const g of geometries) {
+    // UNDEFINED (0) .. MULTIPLE (8): TwoViewGeometry::ConfigurationType
+    if (!Number.isInteger(g.config) || g.config < 0 || g.config > 8) throw fail(`two-view geometry of images ${g.image1} and ${g.image2}: config ${g.config} is not one of COLMAP's (0-8)`);
   }
 }
 
@@ -173,6 +188,13 @@ export async function writeColmapDatabase(file: string, content: ColmapDatabaseC
     const matches = db.prepare('INSERT INTO matches (pair_id, rows, cols, data) VALUES (?, ?, 2, ?)');
     for (const m of content.matches) matches.run([pairId(m.image1, m.image2), m.matches.length / 2, bytesOf(ordered(m))]);
     matches.free();
+    const geometry = db.prepare('INSERT INTO two_view_geometries (pair_id, rows, cols, data, config, F, E, H, qvec, tvec) VALUES (?, ?, 2, ?, ?, ?, ?, ?, ?, ?)');
+    for (const g of content.twoViewGeometries ?? []) {
+      const row = canonicalTwoView(g);
+      const b = twoViewBlobs(row);
+      geometry.run([pairId(row.image1, row.image2), b.rows, b.data, row.config, b.F, b.E, b.H, b.qvec, b.tvec]);
+    }
+    geometry.free();
     db.run('COMMIT');
     await writeFileAtomic(file, db.export());
   } finally {
@@ -186,6 +208,8 @@ export interface ReadColmapDatabase {
   matches: DatabaseMatches[];
   /** Verified pairs (two_view_geometries with inliers): ids and inlier counts, and the config COLMAP gave. */
   verified: { image1: number; image2: number; inliers: number; config: number }[];
+  /** Every two_view_geometries row, inliers and models decoded (zeros where a blob is empty). */
+  twoViewGeometries: (Required<Omit<DatabaseTwoViewGeometry, 'rotation' | 'translation'>> & { qvec: Float64Array; tvec: Float64Array })[];
 }
 
 /**
@@ -247,11 +271,18 @@ export async function readColmapDatabase(file: string): Promise<ReadColmapDataba
       const [image1, image2] = imagesOfPair(Number(r.pair_id));
       return { image1, image2, matches: new Uint32Array(Uint8Array.from(blob(r.data)).buffer) };
     });
-    const verified = rows('SELECT pair_id, rows, config FROM two_view_geometries WHERE rows > 0 ORDER BY pair_id').map((r) => {
+    const twoViewGeometries = rows('SELECT pair_id, data, config, F, E, H, qvec, tvec FROM two_view_geometries ORDER BY pair_id').map((r) => {
       const [image1, image2] = imagesOfPair(Number(r.pair_id));
-      return { image1, image2, inliers: Number(r.rows), config: Number(r.config) };
+      const where = (column: string) => `${file}: two_view_geometries ${column} of images ${image1} and ${image2}`;
+      const matrix = (column: string) => float64Blob(r[column] as Uint8Array | null, 9, where(column));
+      return {
+        image1, image2, config: Number(r.config), inlierMatches: new Uint32Array(Uint8Array.from(blob(r.data)).buffer),
+        fundamental: matrix('F'), essential: matrix('E'), homography: matrix('H'),
+        qvec: float64Blob(r.qvec as Uint8Array | null, 4, where('qvec')), tvec: float64Blob(r.tvec as Uint8Array | null, 3, where('tvec')),
+      };
     });
-    return { cameras, images, matches, verified };
+    const verified = twoViewGeometries.filter((g) => g.inlierMatches.length > 0).map((g) => ({ image1: g.image1, image2: g.image2, inliers: g.inlierMatches.length / 2, config: g.config }));
+    return { cameras, images, matches, verified, twoViewGeometries };
   } catch (error) {
     // sql.js opens lazily: a file that is not SQLite fails at the first query
     if (error instanceof ArgonautError) throw error;

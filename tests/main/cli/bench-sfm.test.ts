@@ -21,7 +21,7 @@ async function cropFolder(seed: number): Promise<string> {
 }
 
 describe('argonaut --no-gui bench sfm', () => {
-  it('times extraction and matching of a photo folder and writes the result as the other benchmarks do', async () => {
+  it('times extraction, matching and verification of a photo folder and writes the result as the other benchmarks do', async () => {
     const seed = freshSeed();
     const dir = await cropFolder(seed);
     const out = path.join(dir, 'result.json');
@@ -29,14 +29,22 @@ describe('argonaut --no-gui bench sfm', () => {
     const code = await runCli(['--no-gui', 'bench', 'sfm', dir, '--max-features', '500', '--out', out, '--json'], { streams: s });
     expect(code, s.err()).toBe(0);
     const result = JSON.parse(await readFile(out, 'utf8'));
-    expect(result).toMatchObject({ bench: 'sfm', kind: 'photos', images: 3, max_features: 500, pairs_chosen: 3, stages: { pairs: { method: 'exhaustive' }, verify: 'not yet', map: 'not yet' } });
-    for (const stage of ['extract', 'pairs', 'match']) for (const key of ['wall_ms', 'cpu_ms']) expect(Number.isFinite(result.stages[stage][key]), `${stage}.${key}`).toBe(true);
+    expect(result).toMatchObject({ bench: 'sfm', kind: 'photos', images: 3, max_features: 500, pairs_chosen: 3, stages: { pairs: { method: 'exhaustive' }, map: 'not yet' } });
+    for (const stage of ['extract', 'pairs', 'match', 'verify']) for (const key of ['wall_ms', 'cpu_ms']) expect(Number.isFinite(result.stages[stage][key]), `${stage}.${key}`).toBe(true);
     expect(result.features_per_image.each).toHaveLength(3);
     expect(result.features_per_image.max, `seed ${seed}`).toBeLessThanOrEqual(500);
     expect(result.features_per_image.min, `seed ${seed}`).toBeGreaterThan(20);
     expect(result.pairs_matched, `seed ${seed}`).toBe(3);
     expect(result.matches_per_pair.mean, `seed ${seed}`).toBeGreaterThanOrEqual(15);
     expect(result.images_without_matched_pair).toEqual([]);
+    // crops of one image differ by a shift: a homography explains every pair (no intrinsics, so F and H only)
+    expect(result.pairs_verified, `seed ${seed}`).toBe(3);
+    expect(result.min_inliers).toBe(15);
+    expect(result.inliers_per_pair.min, `seed ${seed}`).toBeGreaterThanOrEqual(15);
+    expect(result.configurations, `seed ${seed}`).toEqual({ PLANAR_OR_PANORAMIC: 3 });
+    expect(result.inliers_by_pair.map((p: number[]) => p.slice(0, 2))).toEqual([[0, 1], [0, 2], [1, 2]]);
+    result.inliers_by_pair.forEach((p: number[], k: number) => expect(p[2]).toBeLessThanOrEqual(result.matches_by_pair[k][2]));
+    expect(result.images_without_verified_pair).toEqual([]);
     for (const key of ['backend', 'adapter', 'commit', 'date']) expect(typeof result[key], key).toBe('string');
     expect(s.jsonLines().at(-1)).toMatchObject({ type: 'result', bench: 'sfm' });
 

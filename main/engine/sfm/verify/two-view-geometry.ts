@@ -8,7 +8,8 @@
  * - E / F > 0.95 and E >= minInliers: CALIBRATED, unless H / E > 0.8: PLANAR_OR_PANORAMIC;
  * - else F >= minInliers: UNCALIBRATED, unless H / F > 0.8: PLANAR_OR_PANORAMIC;
  * - else H >= minInliers: PLANAR_OR_PANORAMIC; else DEGENERATE.
- * The inliers returned are those of E or F (the one with more), or H's where planar or panoramic.
+ * The inliers returned are those of E or F (the one with more), or H's where planar or panoramic
+ * (planarInliers 'homography'; 'larger': H's only where it has more, COLMAP's rule).
  * With intrinsics, PLANAR_OR_PANORAMIC is split: PANORAMIC when one rotation (H = K2 R K1^-1,
  * fitted to H's inliers by Kabsch) explains >= 90% of H's inliers, t = 0; else PLANAR, with no
  * pose yet: a plane seen twice has two physically valid poses (E's twofold ambiguity, H's two
@@ -80,8 +81,12 @@ export function estimateTwoViewGeometry(
   } else return degenerate(counts);
   // A point-to-point model is stricter than a point-to-line one: where H explains the pair, its
   // inliers are kept even when E or F has a few more (those extra are mostly outliers that fell
-  // near an epipolar line). COLMAP keeps whichever is larger.
-  if (configuration === TwoViewConfiguration.PLANAR_OR_PANORAMIC && h) best = h;
+  // near an epipolar line, in a truly planar scene). COLMAP keeps whichever is larger
+  // (planarInliers 'larger'; H wins ties without intrinsics, as in its EstimateUncalibrated).
+  if (configuration === TwoViewConfiguration.PLANAR_OR_PANORAMIC && h) {
+    const homographyWins = cameras ? counts.homography > best.inlierCount : counts.homography >= best.inlierCount;
+    if (o.planarInliers === 'homography' || homographyWins) best = h;
+  }
 
   const geometry: TwoViewGeometry = {
     configuration,

@@ -23,6 +23,13 @@ export interface VerifyOptions {
   maxHomographyRatio: number;
   /** Of H's inliers, the share a pure rotation (K2 R K1^-1) also explains for PANORAMIC. */
   minRotationInlierRatio: number;
+  /**
+   * Whose inliers a PLANAR / PANORAMIC pair keeps: 'homography' (point-to-point, stricter: the
+   * extra E / F inliers of a truly planar pair are mostly outliers near an epipolar line) or
+   * 'larger', COLMAP's rule: H's only where it has more than E / F. Capture uses 'larger': on the
+   * apple clip the extra F inliers (off the dominant plane) are 87% in the model's tracks.
+   */
+  planarInliers: 'homography' | 'larger';
   seed: number;
 }
 
@@ -37,6 +44,7 @@ export const VERIFY_DEFAULTS: Readonly<VerifyOptions> = {
   minEssentialFundamentalRatio: 0.95,
   maxHomographyRatio: 0.8,
   minRotationInlierRatio: 0.9,
+  planarInliers: 'homography',
   seed: 0x5eed,
 };
 

@@ -62,6 +62,9 @@ describe.runIf(ready)('capture: apple.mp4 to a posed dataset with ffmpeg and COL
     expect(report.registered / report.total).toBeGreaterThanOrEqual(0.9);
     expect(report.points).toBeGreaterThan(1000);
     expect(report.meanReprojectionErrorPx).toBeLessThan(1);
+    // COLMAP's path: its sequential matcher chose the pairs, its verification ran (none of ours)
+    expect(report.pairs).toEqual({ method: 'sequential' });
+    expect(report.verification).toBeUndefined();
     // Progress: every stage reaches 100%, from COLMAP's own output.
     for (const stage of ['matching', 'mapping'] as const) expect(Math.max(...events.filter((e) => e.stage === stage).map((e) => e.percent)), stage).toBe(100);
   }, 900_000);

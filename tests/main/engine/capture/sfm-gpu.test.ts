@@ -1,8 +1,8 @@
 /**
- * `features: 'gpu'` end to end with the real COLMAP 3.8: our SIFT and matching on 4 of the statue's
- * photos (downscaled to 800 px), written into database.db, verified by COLMAP's matches_importer
- * and mapped by its mapper. Proves COLMAP reads what we write. Skipped, saying why, without
- * COLMAP 3.8 or ../shared/data.
+ * `features: 'gpu'` end to end with the real COLMAP 3.8: our SIFT, matching and geometric
+ * verification on 4 of the statue's photos (downscaled to 800 px), written into database.db
+ * (two_view_geometries included) and mapped by COLMAP's mapper with no matches_importer. Proves
+ * COLMAP reads what we write. Skipped, saying why, without COLMAP 3.8 or ../shared/data.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -46,12 +46,15 @@ async function setup() {
   return { colmap, paths: { imagesDir, workDir: path.join(dir, 'colmap') }, groups: [group], options };
 }
 
-describe.skipIf(reason !== '')('structure from motion on our GPU features (COLMAP 3.8 verifies and maps)', () => {
-  it('COLMAP registers every photo from our database; the report counts features and verified pairs; a rerun resumes every stage', async () => {
+describe.skipIf(reason !== '')('structure from motion on our GPU features and verification (COLMAP 3.8 maps)', () => {
+  it('COLMAP registers every photo from our database without matches_importer; the report counts features and verified pairs; a rerun resumes every stage', async () => {
     const { colmap, paths, groups, options } = await setup();
     const events: SfmProgress[] = [];
-    const result = await runSfm(colmap, paths, groups, { ...options, onProgress: (p) => events.push(p) });
+    const result = await runSfm(colmap, paths, groups, { ...options, gpuPairs: 'by-kind', onProgress: (p) => events.push(p) });
     expect(result.model?.images.length).toBe(4);
+    // no COLMAP process in the matching stage: run() logs every one it starts under logs/
+    expect(existsSync(path.join(paths.workDir, 'logs', 'matching.log'))).toBe(false);
+    expect(result.pairs).toMatchObject({ method: 'exhaustive', pairs: 6, retrieved: 0 });
     const db = await readColmapDatabase(path.join(paths.workDir, 'database.db'));
     // one camera per photo, COLMAP's guess: f = 1.2 x 800
     expect(db.cameras.map((c) => [c.model, c.width, c.params[0]])).toEqual(PHOTOS.map(() => ['SIMPLE_RADIAL', 800, 960]));
@@ -65,18 +68,40 @@ describe.skipIf(reason !== '')('structure from motion on our GPU features (COLMA
     }
     expect(stats.unmatched).toEqual([]);
     expect(stats.pairs).toEqual({ matched: 6, verified: db.verified.length });
-    // COLMAP verified only: its inliers are a subset of our raw matches (at most as many per pair)
-    for (const v of db.verified) expect(v.inliers).toBeLessThanOrEqual(db.matches.find((m) => m.image1 === v.image1 && m.image2 === v.image2)!.matches.length / 2);
+    // our rows, one per pair: no prior focal length, so F and H only, as COLMAP's matcher does (UNCALIBRATED or PLANAR_OR_PANORAMIC, E zero)
+    expect(db.twoViewGeometries).toHaveLength(6);
+    expect(result.verification).toMatchObject({ pairs: 6, verifiedPairs: db.verified.length });
+    for (const g of db.twoViewGeometries) {
+      const raw = db.matches.find((m) => m.image1 === g.image1 && m.image2 === g.image2)!.matches;
+      const rawPairs = new Set(Array.from({ length: raw.length / 2 }, (_, k) => `${raw[2 * k]},${raw[2 * k + 1]}`));
+      for (let k = 0; k < g.inlierMatches.length; k += 2) expect(rawPairs.has(`${g.inlierMatches[k]},${g.inlierMatches[k + 1]}`)).toBe(true);
+      if (g.inlierMatches.length === 0) continue;
+      expect([3, 6]).toContain(g.config);
+      expect(Array.from(g.essential)).toEqual(new Array(9).fill(0));
+      expect(Math.max(...Array.from(g.fundamental, Math.abs))).toBeGreaterThan(0);
+    }
     expect(events.filter((e) => e.stage === 'features').map((e) => e.message)).toContain('extract 4/4 images (statue/DSC_5286.jpg: ' + String(result.features['statue/DSC_5286.jpg']) + ' features)');
     expect(events.some((e) => e.stage === 'matching' && e.message === 'match 6/6 pairs')).toBe(true);
-    expect(Object.keys(result.detailS).sort()).toEqual(['extract', 'match', 'verify', 'writeDatabase']);
+    expect(events.some((e) => e.stage === 'matching' && e.message === 'verify 6/6 pairs' && e.fraction === 1)).toBe(true);
+    expect(Object.keys(result.detailS).sort()).toEqual(['extract', 'match', 'pairs', 'verify', 'writeDatabase']);
 
     const again: SfmProgress[] = [];
-    const second = await runSfm(colmap, paths, groups, { ...options, gpu: () => Promise.reject(new Error('a resumed run must not need the GPU')), onProgress: (p) => again.push(p) });
+    const second = await runSfm(colmap, paths, groups, { ...options, gpuPairs: 'by-kind', gpu: () => Promise.reject(new Error('a resumed run must not need the GPU')), onProgress: (p) => again.push(p) });
     expect(second.resumed).toEqual(['features', 'matching', 'mapping']);
     expect(again.every((e) => e.skipped)).toBe(true);
     expect(second.model?.images.length).toBe(4);
-  }, 240_000);
+    expect(second.pairs).toEqual(result.pairs);
+    expect(second.verification).toEqual(result.verification);
+
+    // COLMAP's verification of the same matches, kept for comparison: the features are reused, matches_importer runs
+    const theirs = await runSfm(colmap, paths, groups, { ...options, verifier: 'colmap' });
+    expect(theirs.resumed).toEqual(['features']);
+    expect(existsSync(path.join(paths.workDir, 'logs', 'matching.log'))).toBe(true);
+    expect(theirs.model?.images.length).toBe(4);
+    expect(theirs.verification).toBeUndefined();
+    expect(theirs.pairs).toMatchObject({ method: 'exhaustive', pairs: 6 });
+    expect((await readColmapDatabase(path.join(paths.workDir, 'database.db'))).verified.length).toBeGreaterThanOrEqual(3);
+  }, 300_000);
 
   it('a cancel during extraction stops with `cancelled` and leaves no database behind (the next run extracts again)', async () => {
     const { colmap, paths, groups, options } = await setup();

@@ -109,6 +109,77 @@ describe('COLMAP database writer', () => {
     expect((await readColmapDatabase(file)).matches.map((m) => [m.image1, m.image2, Array.from(m.matches)])).toEqual([[1, 2, [7, 4, 2, 1]]]);
   });
 
+  it("two_view_geometries: COLMAP's row layout (row-major float64 F, E, H; qvec w x y z; tvec), a swapped pair inverted, no blobs without inliers", async () => {
+    const seed = freshSeed();
+    const r = rng(seed);
+    const content = randomContent(seed);
+    const random3 = () => Float64Array.from({ length: 9 }, () => r() * 2 - 1);
+    // a rotation about an axis, X2 = R X1 + t
+    const [angle, axis] = [0.3 + r(), [r(), r(), r()]];
+    const n = Math.hypot(...axis);
+    const [x, y, z] = axis.map((v) => v / n);
+    const [c, s1] = [Math.cos(angle), Math.sin(angle)];
+    const rotation = Float64Array.from([c + x * x * (1 - c), x * y * (1 - c) - z * s1, x * z * (1 - c) + y * s1, y * x * (1 - c) + z * s1, c + y * y * (1 - c), y * z * (1 - c) - x * s1, z * x * (1 - c) - y * s1, z * y * (1 - c) + x * s1, c + z * z * (1 - c)]);
+    const translation: [number, number, number] = [r() - 0.5, r() - 0.5, r() - 0.5];
+    const calibrated = { image1: 1, image2: 2, config: 2, inlierMatches: Uint32Array.from([0, 3, 16, 0]), fundamental: random3(), essential: random3(), homography: random3(), rotation, translation };
+    // given as (3, 1): stored as (1, 3), inverted
+    const swapped = { image1: 3, image2: 1, config: 3, inlierMatches: Uint32Array.from([7, 1, 2, 5]), fundamental: random3(), homography: random3() };
+    const degenerate = { image1: 2, image2: 3, config: 1, inlierMatches: new Uint32Array(0), fundamental: random3() };
+    content.twoViewGeometries = [calibrated, swapped, degenerate];
+    const file = path.join(await tempDir(), 'database.db');
+    await writeColmapDatabase(file, content);
+
+    const db = new (await sql()).Database(await readFile(file));
+    const rows = db.exec('SELECT pair_id, rows, cols, data, config, F, E, H, qvec, tvec FROM two_view_geometries ORDER BY pair_id')[0].values;
+    db.close();
+    expect(rows.map((row) => [row[0], row[1], row[2], row[4]])).toEqual([[MAX_IMAGE_ID + 2, 2, 2, 2], [MAX_IMAGE_ID + 3, 2, 2, 3], [2 * MAX_IMAGE_ID + 3, 0, 2, 1]]);
+    const f64 = (v: unknown) => Array.from(new Float64Array(Uint8Array.from(v as Uint8Array).buffer));
+    const u32 = (v: unknown) => Array.from(new Uint32Array(Uint8Array.from(v as Uint8Array).buffer));
+    const [one, two, three] = rows;
+    expect(u32(one[3])).toEqual([0, 3, 16, 0]);
+    expect(f64(one[5])).toEqual(Array.from(calibrated.fundamental));
+    expect(f64(one[6])).toEqual(Array.from(calibrated.essential));
+    expect(f64(one[7])).toEqual(Array.from(calibrated.homography));
+    // qvec: (w, x, y, z) of the rotation, w >= 0
+    const q = f64(one[8]);
+    expect(q[0], `seed ${seed}`).toBeCloseTo(Math.cos(angle / 2), 12);
+    for (let k = 0; k < 3; k++) expect(q[k + 1], `seed ${seed}`).toBeCloseTo([x, y, z][k] * Math.sin(angle / 2), 12);
+    expect(f64(one[9])).toEqual(translation);
+    // the swapped pair: columns swapped, F transposed, H inverted, E and the pose zero (none given)
+    expect(u32(two[3])).toEqual([1, 7, 5, 2]);
+    const F = swapped.fundamental;
+    expect(f64(two[5])).toEqual([F[0], F[3], F[6], F[1], F[4], F[7], F[2], F[5], F[8]]);
+    expect(f64(two[6])).toEqual(new Array(9).fill(0));
+    const Hinv = f64(two[7]);
+    const H = swapped.homography;
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) expect(Hinv[3 * i] * H[j] + Hinv[3 * i + 1] * H[3 + j] + Hinv[3 * i + 2] * H[6 + j], `seed ${seed}`).toBeCloseTo(i === j ? 1 : 0, 9);
+    expect([f64(two[8]), f64(two[9])]).toEqual([[0, 0, 0, 0], [0, 0, 0]]);
+    // no inliers: COLMAP binds empty matrices, which SQLite stores as NULL
+    expect(three.slice(5)).toEqual([null, null, null, null, null]);
+    expect(three[3]).toBeNull();
+
+    const back = await readColmapDatabase(file);
+    expect(back.verified).toEqual([{ image1: 1, image2: 2, inliers: 2, config: 2 }, { image1: 1, image2: 3, inliers: 2, config: 3 }]);
+    expect(back.twoViewGeometries.map((g) => [g.image1, g.image2, g.config, Array.from(g.inlierMatches)])).toEqual([[1, 2, 2, [0, 3, 16, 0]], [1, 3, 3, [1, 7, 5, 2]], [2, 3, 1, []]]);
+    expect(Array.from(back.twoViewGeometries[0].essential)).toEqual(Array.from(calibrated.essential));
+    expect(Array.from(back.twoViewGeometries[2].fundamental)).toEqual(new Array(9).fill(0));
+  });
+
+  it('a pose given for the swapped pair is stored inverted: X1 = R^T X2 - R^T t', async () => {
+    const rotation = Float64Array.from([0, -1, 0, 1, 0, 0, 0, 0, 1]); // 90 degrees about z
+    const content = randomContent(5);
+    content.twoViewGeometries = [{ image1: 2, image2: 1, config: 5, inlierMatches: Uint32Array.from([1, 2]), rotation, translation: [1, 2, 3] }];
+    const file = path.join(await tempDir(), 'database.db');
+    await writeColmapDatabase(file, content);
+    const [g] = (await readColmapDatabase(file)).twoViewGeometries;
+    expect([g.image1, g.image2, Array.from(g.inlierMatches)]).toEqual([1, 2, [2, 1]]);
+    // R^T is -90 degrees about z: (cos 45, 0, 0, -sin 45)
+    const half = Math.SQRT1_2;
+    Array.from(g.qvec).forEach((v, k) => expect(v).toBeCloseTo([half, 0, 0, -half][k], 12));
+    // -R^T t = -(2, -1, 3)
+    expect(Array.from(g.tvec)).toEqual([-2, 1, -3]);
+  });
+
   it("reads COLMAP's own 6-column keypoints (affine shape) as x, y, scale, orientation", async () => {
     const file = path.join(await tempDir(), 'database.db');
     await writeColmapDatabase(file, randomContent(4));
@@ -146,6 +217,9 @@ describe('COLMAP database writer', () => {
     await expect(bad((c) => c.matches.push({ image1: 2, image2: 1, matches: new Uint32Array(0) }))).rejects.toThrow(/matched twice/);
     await expect(bad((c) => (c.matches[0] = { image1: 1, image2: 4, matches: new Uint32Array(0) }))).rejects.toThrow(/images 1 and 4 of 3/);
     await expect(bad((c) => (c.cameras[1].params = new Float64Array(4)))).rejects.toThrow(/OPENCV\) has 4 params, the model has 8/);
+    await expect(bad((c) => (c.twoViewGeometries = [{ image1: 1, image2: 2, config: 9, inlierMatches: new Uint32Array(0) }]))).rejects.toThrow(/database\.db: two-view geometry of images 1 and 2: config 9/);
+    await expect(bad((c) => (c.twoViewGeometries = [{ image1: 1, image2: 2, config: 2, inlierMatches: new Uint32Array(2) }, { image1: 2, image2: 1, config: 2, inlierMatches: new Uint32Array(2) }]))).rejects.toThrow(/images 2 and 1 are verified twice/);
+    await expect(bad((c) => (c.twoViewGeometries = [{ image1: 1, image2: 2, config: 2, inlierMatches: new Uint32Array(3) }]))).rejects.toThrow(/two-view geometries between images 1 and 2: 3 values, not pairs/);
     expect(existsSync(file)).toBe(false);
   });
 

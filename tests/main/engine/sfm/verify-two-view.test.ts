@@ -47,6 +47,23 @@ describe(`two-view geometry on synthetic pairs, 0.5 px noise, 30-50% outliers (s
     }
   });
 
+  it("planarInliers 'larger' (COLMAP's rule, capture's): a planar pair keeps the larger of E / F's and H's inliers", () => {
+    for (const s of SEEDS) {
+      const scene = syntheticPair(s, 'planar', 600, outliers(s), 0.5);
+      const calibrated = estimateTwoViewGeometry(scene.points1, scene.points2, [CAMERA, CAMERA], { planarInliers: 'larger' });
+      expect(calibrated.configuration, `seed ${s}`).toBe(TwoViewConfiguration.PLANAR);
+      const c = calibrated.inlierCounts;
+      expect(calibrated.inliers.length, `seed ${s}`).toBe(Math.max(c.essential, c.fundamental, c.homography));
+      expect(recallPrecision(calibrated.inliers, scene.isInlier).recall, `seed ${s}`).toBeGreaterThanOrEqual(0.95);
+      const uncalibrated = estimateTwoViewGeometry(scene.points1, scene.points2, undefined, { planarInliers: 'larger' });
+      expect(uncalibrated.configuration, `seed ${s}`).toBe(TwoViewConfiguration.PLANAR_OR_PANORAMIC);
+      const u = uncalibrated.inlierCounts;
+      expect(uncalibrated.inliers.length, `seed ${s}`).toBe(Math.max(u.fundamental, u.homography));
+      // the default keeps H's, a subset-sized set no larger
+      expect(estimateTwoViewGeometry(scene.points1, scene.points2).inliers.length, `seed ${s}`).toBe(u.homography);
+    }
+  });
+
   it('pure rotation: PANORAMIC, R within 0.5 deg, t = 0', () => {
     for (const s of SEEDS) {
       const scene = syntheticPair(s, 'rotation', 600, outliers(s), 0.5);
