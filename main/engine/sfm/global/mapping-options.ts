@@ -5,7 +5,11 @@
 export interface MappingOptions {
   /** An edge needs at least this many inliers (COLMAP's and GLOMAP's min_num_inliers: 15). */
   minInliers: number;
-  /** L1 rounds of rotation averaging before the robust IRLS (GLOMAP: 5). */
+  /**
+   * L1 rounds of rotation averaging before the Geman-McClure IRLS, at most. Each is one reweighted
+   * solve (GLOMAP runs 5 ADMM solves to convergence instead): 5 left a chain of 50 cameras with
+   * 20% wrong edges 120 deg off, 50 reach the basin (rotation-averaging.test.ts).
+   */
   rotationL1Iterations: number;
   /** Geman-McClure IRLS rounds at most (GLOMAP: 100). */
   rotationIrlsIterations: number;
@@ -40,7 +44,7 @@ export interface MappingOptions {
 
 export const MAPPING_DEFAULTS: Readonly<MappingOptions> = {
   minInliers: 15,
-  rotationL1Iterations: 5,
+  rotationL1Iterations: 50,
   rotationIrlsIterations: 100,
   rotationLossDeg: 2,
   maxRotationResidualDeg: 5,

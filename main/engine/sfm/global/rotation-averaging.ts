@@ -2,7 +2,8 @@
  * Rotation averaging over the view graph (Chatterjee and Govindu's scheme, as GLOMAP runs it):
  * start from a maximum spanning tree of the inlier counts, then minimise the relative rotations'
  * residuals on the Lie algebra, first in L1 (IRLS with 1 / |r| weights, which converges to the
- * L1 solution), then with Geman-McClure weights. Edges whose residual stays above a threshold are
+ * L1 solution; one reweighted solve per relinearisation, so it takes more rounds than GLOMAP's 5
+ * ADMM solves, each run to convergence), then with Geman-McClure weights. Edges whose residual stays above a threshold are
  * dropped and the averaging re-run (GLOMAP's relpose filter).
  *
  * Rotations are world to camera: X_cam = R_i X_world + t_i; an edge's R_ij maps camera i's frame
@@ -27,11 +28,12 @@ export interface RotationAveragingOptions {
   l1Iterations: number;
   irlsIterations: number;
   lossDeg: number;
-  /** Mean step (radians) below which a phase stops. */
+  /** Mean step (radians) below which the IRLS phase stops; the L1 phase stops at L1_CONVERGENCE_RAD, its job being only to reach the right basin. */
   convergence: number;
 }
 
 export const ROTATION_CONVERGENCE_RAD = 1e-7;
+const L1_CONVERGENCE_RAD = 1e-4;
 
 /** The root of the spanning tree and the tree's rotations, R_root = I. */
 export function spanningTreeRotations(nodeCount: number, edges: readonly RotationEdge[]): { root: number; rotations: Mat3[] } {
@@ -55,7 +57,7 @@ export function spanningTreeRotations(nodeCount: number, edges: readonly Rotatio
   let root = 0;
   const around = (v: number) => tree[v].reduce((s, k) => s + edges[k].weight, 0);
   for (let v = 1; v < nodeCount; v++) if (around(v) > around(root)) root = v;
-  const rotations: (Mat3 | undefined)[] = new Array(nodeCount);
+  const rotations: (Mat3 | undefined)[] = Array.from({ length: nodeCount }, () => undefined);
   rotations[root] = Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]);
   const queue = [root];
   while (queue.length) {
@@ -109,7 +111,7 @@ export function averageRotations(start: readonly Mat3[], edges: readonly Rotatio
   // L1 by IRLS: weight 1 / max(|r|, floor); the floor (1e-4 rad) keeps exact edges from dominating.
   while (l1Iterations < options.l1Iterations) {
     l1Iterations++;
-    if (step((r) => 1 / Math.max(r, 1e-4)) < options.convergence) break;
+    if (step((r) => 1 / Math.max(r, 1e-4)) < L1_CONVERGENCE_RAD) break;
   }
   let irlsIterations = 0;
   while (irlsIterations < options.irlsIterations) {
