@@ -113,7 +113,7 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
     });
     const random = new Random(o.seed);
     const start = Float64Array.from({ length: 3 * graph.images.length }, () => random.next() * 2 - 1);
-    return positionNodes(graph.images.length, graph.images.length, constraints, start, root, positioningOptions(o));
+    return positionNodes(graph.images.length, graph.images.length, constraints, start, root, positioningOptions(o, 50));
   });
   let centres = cameraStage.positions;
 
@@ -135,7 +135,7 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
         start.push(...closestPointToRays(rays));
         for (let m = 0; m < track.length; m++) constraints.push({ from: cameraIndex.get(track[m].image)!, to: n + k, direction: rays[m].direction, weight: 1 });
       });
-      const joint = positionNodes(n, start.length / 3, constraints, Float64Array.from(start), root, positioningOptions(o));
+      const joint = positionNodes(n, start.length / 3, constraints, Float64Array.from(start), root, positioningOptions(o, 0));
       pointIterations = joint.iterations;
       return joint.positions.subarray(0, 3 * n);
     });
@@ -178,8 +178,9 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
   };
 }
 
-function positioningOptions(o: MappingOptions) {
-  return { iterations: o.positioningIterations, loss: o.positioningLoss, warmUpIterations: 10, convergence: 1e-6 };
+/** LUD rounds for the random start of the cameras; the points stage starts from them and from rays' closest points, so it needs none. */
+function positioningOptions(o: MappingOptions, ludIterations: number) {
+  return { iterations: o.positioningIterations, loss: o.positioningLoss, ludIterations, convergence: 1e-6 };
 }
 
 /**

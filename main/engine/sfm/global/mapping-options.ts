@@ -21,7 +21,7 @@ export interface MappingOptions {
   rotationLossDeg: number;
   /** Edges whose relative rotation disagrees with the averaged ones by more than this are dropped and the averaging re-run (GLOMAP's relpose filter: 5 degrees). */
   maxRotationResidualDeg: number;
-  /** Rounds of positioning (each a weighted least-squares solve) at most. */
+  /** Rounds of positioning (each a weighted least-squares solve) at most, per stage: they converge linearly (150-400 from a random start, 50-90 for the points stage). */
   positioningIterations: number;
   /**
    * The Cauchy scale of a direction residual |s (b - a) - v| (unit directions, so about radians):
@@ -48,7 +48,7 @@ export const MAPPING_DEFAULTS: Readonly<MappingOptions> = {
   rotationIrlsIterations: 100,
   rotationLossDeg: 2,
   maxRotationResidualDeg: 5,
-  positioningIterations: 200,
+  positioningIterations: 400,
   positioningLoss: 0.1,
   positionWithPoints: true,
   positioningMaxTracks: 1000,
