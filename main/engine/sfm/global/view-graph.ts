@@ -92,7 +92,7 @@ export function buildViewGraph(input: ViewGraphInput): ViewGraph {
     }
     usable.push({ first: a, second: b, ...pose, inlierCount: geometry.inliers.length, inlierMatches: matches, configuration: geometry.configuration });
   }
-  return keepLargestComponent(imageCount, usable, droppedEdges, [], 'no verified pair with a relative pose');
+  return keepLargestComponent(imageCount, usable, droppedEdges, [], 'verified pair with a relative pose');
 }
 
 type Pose = { rotation: Mat3; translation: Vec3 | undefined };
@@ -157,7 +157,7 @@ function inlierPoints(keypointsA: Float32Array, keypointsB: Float32Array, matche
 /**
  * The largest connected component of `edges` (ties to the one holding the lowest image index);
  * every image outside it is reported, those in `alreadyOut` keep their reason. `why` names what
- * the edges are, for an image with none.
+ * the edges are ("verified pair with a relative pose"), for the reasons.
  */
 export function keepLargestComponent(
   imageCount: number,
@@ -188,8 +188,8 @@ export function keepLargestComponent(
   for (let i = 0; i < imageCount; i++) {
     if (root >= 0 && degree[i] > 0 && find(i) === root) images.push(i);
     else if (reasons.has(i)) unregistered.push({ image: i, reason: reasons.get(i)! });
-    else if (degree[i] === 0) unregistered.push({ image: i, reason: `${why} joins it to another image` });
-    else unregistered.push({ image: i, reason: `in a separate group of ${size.get(find(i))} image(s), not joined to the largest (${size.get(root)} images) by any ${why}` });
+    else if (degree[i] === 0) unregistered.push({ image: i, reason: `no ${why} joins it to another image` });
+    else unregistered.push({ image: i, reason: `in a separate group of ${size.get(find(i))} image(s), joined to the largest (${size.get(root)} images) by no ${why}` });
   }
   const kept = new Set(images);
   return { images, edges: edges.filter((e) => kept.has(e.first)), droppedEdges, unregistered };
