@@ -16,7 +16,7 @@ import { averageRotations, rotationResiduals, spanningTreeRotations, ROTATION_CO
 import { translationFromCentre } from './so3.js';
 import { buildTracks, type Observation } from './tracks.js';
 import { triangulateTrack, type CameraPose, type TriangulatedPoint } from './triangulate.js';
-import { buildViewGraph, keepLargestComponent, type DroppedEdge, type ViewEdge, type ViewGraph } from './view-graph.js';
+import { buildViewGraph, keepLargestComponent, type DroppedEdge, type ViewGraph } from './view-graph.js';
 
 export interface GlobalMappingInput {
   imageCount: number;
