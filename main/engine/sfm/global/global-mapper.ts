@@ -11,6 +11,7 @@ import { applyMat3, normalise3, transpose3, type Mat3, type Vec3 } from '../veri
 import type { PinholeIntrinsics } from '../verify/verify-options.js';
 import type { VerifiedPair } from '../verify/verify-pairs.js';
 import { positionNodes, type DirectionConstraint } from './global-positioning.js';
+import { refinePositions } from './position-refinement.js';
 import { MAPPING_DEFAULTS, type MappingOptions, type UnregisteredImage } from './mapping-options.js';
 import { averageRotations, rotationResiduals, spanningTreeRotations, ROTATION_CONVERGENCE_RAD, type RotationEdge } from './rotation-averaging.js';
 import { translationFromCentre } from './so3.js';
@@ -36,7 +37,7 @@ export interface MappingStats {
   rotationRounds: number;
   /** After the last round, degrees. */
   rotationResidualDeg: { median: number; max: number };
-  positioningIterations: { cameras: number; points: number };
+  positioningIterations: { cameras: number; points: number; refinement: number };
   tracks: number;
   inconsistentTracks: number;
   /** Tracks not triangulated, by reason. */
@@ -125,6 +126,7 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
     return normalise3(applyMat3(transpose3(rotations.get(ob.image)!), [(x - camera.principalX) / camera.focalX, (y - camera.principalY) / camera.focalY, 1]));
   };
   let pointIterations = 0;
+  let refinementIterations = 0;
   if (o.positionWithPoints && tracks.length > 0) {
     centres = timed('points', () => {
       const n = graph.images.length;
@@ -137,7 +139,9 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
       });
       const joint = positionNodes(n, start.length / 3, constraints, Float64Array.from(start), root, positioningOptions(o, 0));
       pointIterations = joint.iterations;
-      return joint.positions.subarray(0, 3 * n);
+      const refined = refinePositions(n, constraints, joint.positions, root, { iterations: o.refinementIterations, loss: o.positioningLoss });
+      refinementIterations = refined.iterations;
+      return refined.positions.subarray(0, 3 * n);
     });
   }
 
@@ -169,7 +173,7 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
       edgesUsed: graph.edges.length,
       rotationRounds: rounds,
       rotationResidualDeg: { median: sortedResiduals[sortedResiduals.length >> 1] ?? 0, max: sortedResiduals[sortedResiduals.length - 1] ?? 0 },
-      positioningIterations: { cameras: cameraStage.iterations, points: pointIterations },
+      positioningIterations: { cameras: cameraStage.iterations, points: pointIterations, refinement: refinementIterations },
       tracks: tracks.length,
       inconsistentTracks: inconsistent,
       rejectedTracks,

@@ -21,7 +21,11 @@ export interface MappingOptions {
   rotationLossDeg: number;
   /** Edges whose relative rotation disagrees with the averaged ones by more than this are dropped and the averaging re-run (GLOMAP's relpose filter: 5 degrees). */
   maxRotationResidualDeg: number;
-  /** Rounds of positioning (each a weighted least-squares solve) at most, per stage: they converge linearly (150-400 from a random start, 50-90 for the points stage). */
+  /**
+   * Rounds of positioning (each a weighted least-squares solve) at most, per stage. They converge
+   * linearly; position-refinement.ts finishes the points stage, so they only need to come near:
+   * on the statue 50 and 400 rounds give the same model after it.
+   */
   positioningIterations: number;
   /**
    * The Cauchy scale of a direction residual |s (b - a) - v| (unit directions, so about radians):
@@ -30,6 +34,8 @@ export interface MappingOptions {
   positioningLoss: number;
   /** Refine centres jointly with points from camera-to-point directions (GLOMAP's positioning) after the pairwise stage. */
   positionWithPoints: boolean;
+  /** Levenberg-Marquardt steps on the bounded residual after the points stage's rounds (position-refinement.ts), at most. */
+  refinementIterations: number;
   /** Tracks used by the points stage of positioning (the longest first); all tracks are triangulated after. */
   positioningMaxTracks: number;
   /** ... and beyond that cap, tracks of any image that has fewer than this. */
@@ -48,9 +54,10 @@ export const MAPPING_DEFAULTS: Readonly<MappingOptions> = {
   rotationIrlsIterations: 100,
   rotationLossDeg: 2,
   maxRotationResidualDeg: 5,
-  positioningIterations: 400,
+  positioningIterations: 100,
   positioningLoss: 0.1,
   positionWithPoints: true,
+  refinementIterations: 30,
   positioningMaxTracks: 1000,
   positioningMinTracksPerImage: 50,
   maxReprojectionErrorPx: 4,
