@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { positionNodes, type DirectionConstraint } from '../../../../../main/engine/sfm/global/global-positioning.js';
+import { refinePositions } from '../../../../../main/engine/sfm/global/position-refinement.js';
 import { normalise3, type Vec3 } from '../../../../../main/engine/sfm/verify/dense.js';
 import { rotationFromVector } from '../../../../../main/engine/sfm/verify/rotation.js';
 import { applyMat3 } from '../../../../../main/engine/sfm/verify/dense.js';
@@ -73,5 +74,23 @@ describe(`global positioning (seed ${seed})`, () => {
     const result = positionNodes(8, 68, constraints, start, 0, OPTIONS);
     expect(Math.max(...relativeErrors(result.positions, [...cameras, ...points]))).toBeLessThan(1e-4);
     expect(Math.max(...result.residuals)).toBeLessThan(1e-4);
+  });
+
+  it('Levenberg-Marquardt on the bounded residual lands on exact positions from a start 10% off, with camera-camera and camera-point constraints', () => {
+    const random = new Random(seed ^ 0x7777);
+    const cameras: Vec3[] = Array.from({ length: 9 }, (_, i) => [4 * Math.cos(0.5 * i), 0.3 * random.normal(), 4 * Math.sin(0.5 * i)]);
+    const points: Vec3[] = Array.from({ length: 80 }, () => [random.normal(), random.normal(), random.normal()]);
+    const nodes = [...cameras, ...points];
+    const constraints: DirectionConstraint[] = [];
+    const towards = (a: number, b: number) => normalise3([nodes[b][0] - nodes[a][0], nodes[b][1] - nodes[a][1], nodes[b][2] - nodes[a][2]]);
+    for (let a = 0; a < 9; a++) for (let b = a + 1; b < 9; b++) if (random.next() < 0.5) constraints.push({ from: a, to: b, direction: towards(a, b), weight: 1 });
+    points.forEach((_, k) => cameras.forEach((__, i) => { if (random.next() < 0.6 || i === k % 9) constraints.push({ from: i, to: 9 + k, direction: towards(i, 9 + k), weight: 1 }); }));
+    const start = Float64Array.from(nodes.flatMap((p) => p.map((v) => v + 0.4 * random.normal()))); // 10% of the 4-unit radius
+    const result = refinePositions(9, constraints, start, 2, { iterations: 50, loss: 0.1 });
+    const errors = relativeErrors(result.positions, nodes);
+    console.log(`refinement: ${constraints.length} constraints, error max ${Math.max(...errors).toExponential(2)} after ${result.iterations} steps, cost ${result.initialCost.toExponential(2)} -> ${result.finalCost.toExponential(2)}`);
+    expect(Math.max(...errors)).toBeLessThan(1e-6);
+    expect(result.finalCost).toBeLessThan(1e-12 * Math.max(1, result.initialCost));
+    expect([result.positions[6], result.positions[7], result.positions[8]]).toEqual([0, 0, 0]);
   });
 });
