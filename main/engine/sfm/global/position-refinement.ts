@@ -140,9 +140,18 @@ function solveStep(cameraCount: number, nodeCount: number, constraints: readonly
       const t = mul3v(a.block, hinvG);
       for (let i = 0; i < 3; i++) gc[ra + i] -= a.sign * t[i];
       for (const b of links[q]) {
+        // (a.block H_pp^-1) b.block into the camera pair's block, without a temporary: this loop
+        // runs (track length)^2 times a track.
         const rb = cameraRow(b.camera);
-        const s = mul3(aHinv, b.block);
-        for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) hcc[(ra + i) * size + rb + j] -= a.sign * b.sign * s[3 * i + j];
+        const sign = a.sign * b.sign;
+        const m = b.block;
+        for (let i = 0; i < 3; i++) {
+          const [x, y, z] = [aHinv[3 * i], aHinv[3 * i + 1], aHinv[3 * i + 2]];
+          const base = (ra + i) * size + rb;
+          hcc[base] -= sign * (x * m[0] + y * m[3] + z * m[6]);
+          hcc[base + 1] -= sign * (x * m[1] + y * m[4] + z * m[7]);
+          hcc[base + 2] -= sign * (x * m[2] + y * m[5] + z * m[8]);
+        }
       }
     }
   }

@@ -84,8 +84,9 @@ describe(`global positioning (seed ${seed})`, () => {
     const constraints: DirectionConstraint[] = [];
     const towards = (a: number, b: number) => normalise3([nodes[b][0] - nodes[a][0], nodes[b][1] - nodes[a][1], nodes[b][2] - nodes[a][2]]);
     for (let a = 0; a < 9; a++) for (let b = a + 1; b < 9; b++) if (random.next() < 0.5) constraints.push({ from: a, to: b, direction: towards(a, b), weight: 1 });
-    points.forEach((_, k) => cameras.forEach((__, i) => { if (random.next() < 0.6 || i === k % 9) constraints.push({ from: i, to: 9 + k, direction: towards(i, 9 + k), weight: 1 }); }));
+    points.forEach((_, k) => cameras.forEach((__, i) => { if (random.next() < 0.6 || i === k % 9 || i === (k + 4) % 9) constraints.push({ from: i, to: 9 + k, direction: towards(i, 9 + k), weight: 1 }); }));
     const start = Float64Array.from(nodes.flatMap((p) => p.map((v) => v + 0.4 * random.normal()))); // 10% of the 4-unit radius
+    // Every point on two rays at least (one ray leaves its depth free: zero cost anywhere on it).
     const result = refinePositions(9, constraints, start, 2, { iterations: 50, loss: 0.1 });
     const errors = relativeErrors(result.positions, nodes);
     console.log(`refinement: ${constraints.length} constraints, error max ${Math.max(...errors).toExponential(2)} after ${result.iterations} steps, cost ${result.initialCost.toExponential(2)} -> ${result.finalCost.toExponential(2)}`);
