@@ -114,7 +114,10 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
     });
     const random = new Random(o.seed);
     const start = Float64Array.from({ length: 3 * graph.images.length }, () => random.next() * 2 - 1);
-    return positionNodes(graph.images.length, graph.images.length, constraints, start, root, positioningOptions(o, 50));
+    const rounds = positionNodes(graph.images.length, graph.images.length, constraints, start, root, positioningOptions(o, 50));
+    // LM finishes what the linearly converging rounds leave (cheap here: no points).
+    const refined = refinePositions(graph.images.length, constraints, rounds.positions, root, { iterations: o.refinementIterations, loss: o.positioningLoss });
+    return { positions: refined.positions, iterations: rounds.iterations };
   });
   let centres = cameraStage.positions;
 
