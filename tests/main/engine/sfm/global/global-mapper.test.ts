@@ -105,4 +105,17 @@ describe(`global mapping of synthetic scenes (seed ${seed})`, () => {
     const panoramic: VerifiedPair[] = scene.verified.map((v) => ({ ...v, geometry: { ...v.geometry, configuration: TwoViewConfiguration.PANORAMIC, translation: [0, 0, 0] } }));
     expect(() => globalMapping({ imageCount: 5, verified: panoramic, keypoints: scene.keypoints, cameras: scene.cameras })).toThrow(/every pair that joins the images is a pure rotation.*move the camera between shots/);
   });
+
+  it('is deterministic, and its points observe registered images only, within the reprojection bound', () => {
+    const scene = syntheticScene(seed, { ...BASE, cameras: 12, points: 400, wrongEdgeRatio: 0.1 });
+    const input = { imageCount: 12, verified: scene.verified, keypoints: scene.keypoints, cameras: scene.cameras };
+    const [first, second] = [globalMapping(input), globalMapping(input)];
+    expect(second.poses).toEqual(first.poses);
+    expect(second.points).toEqual(first.points);
+    for (const point of first.points) {
+      expect(point.observations.length).toBeGreaterThanOrEqual(2);
+      for (const o of point.observations) expect(first.poses[o.image]).toBeDefined();
+      expect(point.meanErrorPx).toBeLessThanOrEqual(4);
+    }
+  });
 });
