@@ -1,0 +1,100 @@
+/**
+ * The weighted least-squares solve that rotation averaging and positioning share: unknowns x_v in
+ * R^3 per node, residuals of the form (x_b - x_a) * scale - target with a scalar weight each. The
+ * normal matrix of such terms is a weighted graph Laplacian times I3, so the three coordinates
+ * decouple into one n x n system with three right-hand sides; node `fixed` is held at 0 (the
+ * gauge). Dense Cholesky (ml-matrix): a few hundred cameras are ~10^7 flops a solve, well under
+ * the cost of building the terms, so no sparse solver is needed at this size (stated in docs/sfm.md).
+ */
+import { CholeskyDecomposition, Matrix } from 'ml-matrix';
+
+export interface DifferenceTerm {
+  a: number;
+  b: number;
+  /** The residual is scale (x_b - x_a) - target. */
+  scale: number;
+  target: readonly [number, number, number];
+  weight: number;
+}
+
+/**
+ * argmin sum weight |scale (x_b - x_a) - target|^2 with x_fixed = 0. Nodes from `denseCount` on
+ * (the points of joint positioning) must touch only nodes below it: their normal blocks are
+ * scalars, so they are eliminated first (the Schur complement onto the cameras, sum over points of
+ * their observers squared) and recovered after. Throws if the weighted graph is not connected.
+ */
+export function solveDifferences(nodeCount: number, terms: readonly DifferenceTerm[], fixed: number, denseCount = nodeCount): Float64Array {
+  if (fixed < 0 || fixed >= denseCount) throw new Error(`laplacian-solve.ts: the fixed node ${fixed} must be one of the ${denseCount} dense nodes`);
+  const index = (v: number) => (v < fixed ? v : v - 1); // the fixed node's row and column are left out
+  const size = denseCount - 1;
+  const eliminatedCount = nodeCount - denseCount;
+  const out = new Float64Array(3 * nodeCount);
+  // Flat arrays while summing (ml-matrix's get / set cost ~10x a typed-array access), one
+  // Matrix for the factorisation.
+  const normal = new Float64Array(size * size);
+  const rhs = new Float64Array(3 * size);
+  // Eliminated node p: diagonal d_p, right-hand side r_p, and its links (dense node, weight).
+  const diagonal = new Float64Array(eliminatedCount);
+  const eliminatedRhs = new Float64Array(3 * eliminatedCount);
+  const links: { node: number; weight: number }[][] = Array.from({ length: eliminatedCount }, () => []);
+  const addDiagonal = (v: number, w: number, wt: number, sign: number, target: readonly number[]) => {
+    if (v >= denseCount) {
+      const p = v - denseCount;
+      diagonal[p] += w;
+      for (let c = 0; c < 3; c++) eliminatedRhs[3 * p + c] += sign * wt * target[c];
+    } else if (v !== fixed) {
+      const i = index(v);
+      normal[i * size + i] += w;
+      for (let c = 0; c < 3; c++) rhs[3 * i + c] += sign * wt * target[c];
+    }
+  };
+  for (const { a, b, scale, target, weight } of terms) {
+    if (a >= denseCount && b >= denseCount) throw new Error(`laplacian-solve.ts: a term joins two eliminated nodes (${a}, ${b})`);
+    const w = weight * scale * scale;
+    const wt = weight * scale;
+    addDiagonal(a, w, wt, -1, target);
+    addDiagonal(b, w, wt, 1, target);
+    if (a >= denseCount || b >= denseCount) {
+      const [p, v] = a >= denseCount ? [a - denseCount, b] : [b - denseCount, a];
+      links[p].push({ node: v, weight: w });
+    } else if (a !== fixed && b !== fixed) {
+      const [ia, ib] = [index(a), index(b)];
+      normal[ia * size + ib] -= w;
+      normal[ib * size + ia] -= w;
+    }
+  }
+  // Schur complement: the off-diagonal entry between p and v is -w, so S -= w_i w_j / d_p and
+  // rhs_v += w_v r_p / d_p.
+  for (let p = 0; p < eliminatedCount; p++) {
+    if (!(diagonal[p] > 0)) throw new Error(`laplacian-solve.ts: eliminated node ${denseCount + p} has no weighted term`);
+    for (const { node: u, weight: wu } of links[p]) {
+      if (u === fixed) continue;
+      const iu = index(u);
+      for (let c = 0; c < 3; c++) rhs[3 * iu + c] += (wu * eliminatedRhs[3 * p + c]) / diagonal[p];
+      for (const { node: v, weight: wv } of links[p]) {
+        if (v === fixed) continue;
+        normal[iu * size + index(v)] -= (wu * wv) / diagonal[p];
+      }
+    }
+  }
+  if (size > 0) {
+    const rows = Array.from({ length: size }, (_, r) => Array.from(normal.subarray(r * size, (r + 1) * size)));
+    const cholesky = new CholeskyDecomposition(new Matrix(rows));
+    if (!cholesky.isPositiveDefinite()) {
+      throw new Error('laplacian-solve.ts: the weighted normal matrix is singular (a node with no weighted term, or a graph in two parts)');
+    }
+    const solution = cholesky.solve(new Matrix(Array.from({ length: size }, (_, r) => [rhs[3 * r], rhs[3 * r + 1], rhs[3 * r + 2]])));
+    for (let v = 0; v < denseCount; v++) {
+      if (v === fixed) continue;
+      for (let c = 0; c < 3; c++) out[3 * v + c] = solution.get(index(v), c);
+    }
+  }
+  for (let p = 0; p < eliminatedCount; p++) {
+    for (let c = 0; c < 3; c++) {
+      let sum = eliminatedRhs[3 * p + c];
+      for (const { node, weight } of links[p]) sum += weight * out[3 * node + c];
+      out[3 * (denseCount + p) + c] = sum / diagonal[p];
+    }
+  }
+  return out;
+}

@@ -1,0 +1,72 @@
+/**
+ * Global mapping's parameters: one source of truth for the stages, the tests and docs/sfm.md.
+ * Where GLOMAP has a counterpart its default is named; the rest are ours, with the reason.
+ */
+export interface MappingOptions {
+  /** An edge needs at least this many inliers (COLMAP's and GLOMAP's min_num_inliers: 15). */
+  minInliers: number;
+  /**
+   * L1 rounds of rotation averaging before the Geman-McClure IRLS, at most. Each is one reweighted
+   * solve (GLOMAP runs 5 ADMM solves to convergence instead): 5 left a chain of 50 cameras with
+   * 20% wrong edges 120 deg off, 50 reach the basin (rotation-averaging.test.ts).
+   */
+  rotationL1Iterations: number;
+  /** Geman-McClure IRLS rounds at most (GLOMAP: 100). */
+  rotationIrlsIterations: number;
+  /**
+   * The Geman-McClure scale in degrees. GLOMAP's is 5; 2 measured better on the statue photos,
+   * whose verified relative rotations are off by 1.3 deg (median) against COLMAP's model: median
+   * rotation error 0.81 deg against 1.25 at 5 (docs/sfm.md, "Global mapping").
+   */
+  rotationLossDeg: number;
+  /** Edges whose relative rotation disagrees with the averaged ones by more than this are dropped and the averaging re-run (GLOMAP's relpose filter: 5 degrees). */
+  maxRotationResidualDeg: number;
+  /**
+   * Rounds of positioning (each a weighted least-squares solve) at most, per stage. They converge
+   * linearly; position-refinement.ts finishes the points stage, so they only need to come near:
+   * on the statue 50 and 400 rounds give the same model after it.
+   */
+  positioningIterations: number;
+  /**
+   * The Cauchy scale of a direction residual |s (b - a) - v| (unit directions, so about radians):
+   * 0.1 keeps directions within ~6 degrees at full weight (ours; GLOMAP's Huber uses 0.1 too).
+   */
+  positioningLoss: number;
+  /** Refine centres jointly with points from camera-to-point directions (GLOMAP's positioning) after the pairwise stage. */
+  positionWithPoints: boolean;
+  /** Levenberg-Marquardt steps on the bounded residual after the points stage's rounds (position-refinement.ts), at most. */
+  refinementIterations: number;
+  /** Tracks used by the points stage of positioning (the longest first); all tracks are triangulated after. */
+  positioningMaxTracks: number;
+  /** ... and beyond that cap, tracks of any image that has fewer than this. */
+  positioningMinTracksPerImage: number;
+  /** A track's observation is dropped beyond this reprojection error, pixels (COLMAP's filter_max_reproj_error: 4). */
+  maxReprojectionErrorPx: number;
+  /** A point needs two rays at least this far apart, degrees (COLMAP's min_tri_angle: 1.5). */
+  minTriangulationAngleDeg: number;
+  /** Seed of the positioning's random start (GLOMAP starts from random centres too). */
+  seed: number;
+}
+
+export const MAPPING_DEFAULTS: Readonly<MappingOptions> = {
+  minInliers: 15,
+  rotationL1Iterations: 50,
+  rotationIrlsIterations: 100,
+  rotationLossDeg: 2,
+  maxRotationResidualDeg: 5,
+  positioningIterations: 100,
+  positioningLoss: 0.1,
+  positionWithPoints: true,
+  refinementIterations: 30,
+  positioningMaxTracks: 1000,
+  positioningMinTracksPerImage: 50,
+  maxReprojectionErrorPx: 4,
+  minTriangulationAngleDeg: 1.5,
+  seed: 0x61706c,
+};
+
+/** Why an image is not in the mapped model: the report's per-image diagnostic. */
+export interface UnregisteredImage {
+  image: number;
+  reason: string;
+}
