@@ -74,7 +74,7 @@ async function detectOctaves(ctx: GpuContext, pipeline: CompiledPipeline, pyrami
       const keypoints = own(createStorage(device, 'sift.keypoints', capacity * KEYPOINT_BYTES));
       const counter = own(createStorage(device, 'sift.keypoints.count', 16));
       commands.clearBuffer(counter);
-      commands.dispatch(pipeline, [bindGroup(device, pipeline, { 0: params, 1: o.dog, 2: keypoints, 3: counter })], Math.ceil(o.width / TILE), Math.ceil(o.height / TILE), options.scalesPerOctave);
+      commands.dispatch(pipeline, [bindGroup(device, pipeline, { 0: params, 1: o.dog, 2: keypoints, 3: counter })], Math.ceil(o.width / TILE), Math.ceil(o.height / TILE));
       commands.copyBuffer(counter, 0, counts, 4 * i, 4);
       return { octave: index, capacity, keypoints };
     });
