@@ -1,6 +1,7 @@
 /**
  * The Gaussian scale space and DoG of one image size on the GPU (kernels/sift-pyramid.wgsl): per
- * octave one buffer of its S + 3 Gaussian levels and one of its S + 2 differences. Everything but
+ * octave one buffer of its S + 3 Gaussian levels and one of its S + 2 differences, each difference
+ * written by the column blur of the level above it (no pass of its own). Everything but
  * the input pixels is fixed by the size, so a plan's buffers, uniforms and bind groups are made
  * once and reused for every image of that size (a capture's frames share one).
  *
