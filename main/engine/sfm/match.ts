@@ -20,7 +20,9 @@ export const MAX_DOTS_PER_DISPATCH = 1 << 22;
 /** Byte dot products over this are the unit descriptors' cosines. */
 const DOT_SCALE = DESCRIPTOR_BYTE_SCALE * DESCRIPTOR_BYTE_SCALE;
 /** Queries of one nearest_two workgroup (kernels/match-nearest.wgsl QUERIES_PER_WORKGROUP): a dispatch's block is a multiple. */
-export const QUERIES_PER_WORKGROUP = 256;
+export const QUERIES_PER_WORKGROUP = 512;
+/** Trains staged at a time (kernels/match-nearest.wgsl TRAIN_TILE): a train block is a multiple. */
+const TRAIN_TILE = 8;
 const MERGE_WORKGROUP = 64;
 const NONE = 0xffffffff;
 
@@ -74,6 +76,12 @@ export class FeatureMatcher {
     return Math.max(QUERIES_PER_WORKGROUP, Math.floor(this.maxDotsPerDispatch / Math.max(1, trains) / QUERIES_PER_WORKGROUP) * QUERIES_PER_WORKGROUP);
   }
 
+  /** Trains per dispatch: all of them, unless one workgroup of queries against all would pass the cap. */
+  trainBlock(trains: number): number {
+    if (QUERIES_PER_WORKGROUP * trains <= this.maxDotsPerDispatch) return trains;
+    return Math.max(TRAIN_TILE, Math.floor(this.maxDotsPerDispatch / QUERIES_PER_WORKGROUP / TRAIN_TILE) * TRAIN_TILE);
+  }
+
   upload(descriptors: Uint8Array, label = 'match.descriptors'): GpuDescriptors {
     if (descriptors.length % DESCRIPTOR_SIZE) throw new Error(`match: ${descriptors.length} descriptor bytes is not a multiple of ${DESCRIPTOR_SIZE}`);
     // bytes packed 4 to a little-endian u32 word: byte c of a descriptor is byte c % 4 of word c / 4
@@ -103,24 +111,28 @@ export class FeatureMatcher {
     const columns = createStorage(device, 'match.columns', rows * m * 16);
     const struct = UniformStruct.of('match-nearest', 'MatchParams');
     const block = this.queryBlock(m);
+    const trainBlock = this.trainBlock(m);
     const owned: GPUBuffer[] = [out, columns];
     if (poison) for (const b of owned) poisonBuffer(device, b);
     const params = (values: Record<string, number>) => {
       const buffer = createUniform(device, 'match.params', struct.size);
       owned.push(buffer);
-      device.queue.writeBuffer(buffer, 0, struct.pack({ query_first: 0, query_count: 0, train_count: m, column_rows: 0, train_first: 0, ...values }));
+      device.queue.writeBuffer(buffer, 0, struct.pack({ query_first: 0, query_count: 0, train_count: m, column_rows: 0, train_first: 0, train_end: m, answer_first: 0, ...values }));
       return buffer;
     };
     try {
       for (let first = 0; first < n; first += block) {
         const count = Math.min(block, n - first);
-        const commands = this.ctx.commands('match.nearest');
-        const group = bindGroup(device, this.nearestPipeline, { 0: params({ query_first: first, query_count: count }), 1: query.buffer, 2: train.buffer, 3: out, 4: columns });
-        commands.dispatch(this.nearestPipeline, [group], Math.ceil(count / QUERIES_PER_WORKGROUP));
-        await commands.submit();
+        // train blocks in order: each merges its rows into what the earlier ones left in `out`
+        for (let trainFirst = 0; trainFirst < m; trainFirst += trainBlock) {
+          const commands = this.ctx.commands('match.nearest');
+          const group = bindGroup(device, this.nearestPipeline, { 0: params({ query_first: first, query_count: count, train_first: trainFirst, train_end: Math.min(m, trainFirst + trainBlock) }), 1: query.buffer, 2: train.buffer, 3: out, 4: columns });
+          commands.dispatch(this.nearestPipeline, [group], Math.ceil(count / QUERIES_PER_WORKGROUP));
+          await commands.submit();
+        }
       }
       const commands = this.ctx.commands('match.merge');
-      commands.dispatch(this.mergePipeline, [bindGroup(device, this.mergePipeline, { 0: params({ column_rows: rows, train_first: n }), 3: out, 4: columns })], Math.ceil(m / MERGE_WORKGROUP));
+      commands.dispatch(this.mergePipeline, [bindGroup(device, this.mergePipeline, { 0: params({ column_rows: rows, answer_first: n }), 3: out, 4: columns })], Math.ceil(m / MERGE_WORKGROUP));
       await commands.submit();
       const raw = await readBuffer(device, out, (n + m) * 16);
       this.ctx.assertNoErrors('descriptor matching');

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { MATCH_CASES, descriptorSets, matchParity } from '../../../parity/match.parity.js';
-import { referenceMatches } from '../../../reference/match.js';
+import { referenceMatches, referenceNearest } from '../../../reference/match.js';
 import { FeatureMatcher, MAX_DOTS_PER_DISPATCH, matchFeatures, matchImagePairs, passesRatioTest, MATCH_DEFAULTS, QUERIES_PER_WORKGROUP } from '../../../../main/engine/sfm/match.js';
 import { exhaustivePairs } from '../../../../main/engine/sfm/match-pairs.js';
 import { SiftExtractor } from '../../../../main/engine/sfm/features.js';
@@ -31,6 +31,25 @@ describe('matching kernel matches the float64 reference exactly', async () => {
     const split = await small.match(da, db);
     expect(Array.from(split), `seed ${seed}`).toEqual(referenceMatches(a, b).flat());
     expect(Array.from(await whole.match(da, db))).toEqual(Array.from(split));
+    da.buffer.destroy();
+    db.buffer.destroy();
+  });
+
+  it('splits the trains too where one workgroup of queries against all would pass the cap, with the same answer', async () => {
+    const seed = freshSeed();
+    const { a, b } = descriptorSets(rng(seed), QUERIES_PER_WORKGROUP + 70, 300);
+    const small = await FeatureMatcher.create(ctx, undefined, QUERIES_PER_WORKGROUP * 64);
+    expect(small.queryBlock(300)).toBe(QUERIES_PER_WORKGROUP);
+    expect(small.trainBlock(300)).toBe(64); // 5 train blocks for each of 2 query blocks
+    const [da, db] = [small.upload(a), small.upload(b)];
+    const got = await small.nearestBoth(da, db, true);
+    const forward = referenceNearest(a, b);
+    const backward = referenceNearest(b, a);
+    expect(Array.from(got.forward.index), `seed ${seed}`).toEqual(forward.index);
+    expect(Array.from(got.forward.second), `seed ${seed}`).toEqual(forward.second);
+    expect(Array.from(got.backward.index), `seed ${seed}`).toEqual(backward.index);
+    expect(Array.from(got.backward.best), `seed ${seed}`).toEqual(backward.best);
+    expect(Array.from(await small.match(da, db)), `seed ${seed}`).toEqual(referenceMatches(a, b).flat());
     da.buffer.destroy();
     db.buffer.destroy();
   });
