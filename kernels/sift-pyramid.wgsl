@@ -1,10 +1,13 @@
 // sift-pyramid: the Gaussian scale space and its differences (main/engine/sfm/sift-pyramid.ts).
 //   blur_rows:    dst = src blurred along x by weights[weights_offset .. + 2 radius + 1]
 //   blur_columns: the same along y (the separable Gaussian's second pass)
+//   blur_columns_dog: blur_columns into Gaussian level s (dst from dst_offset) that also writes
+//     DoG level s - 1 = level s - level s - 1 (level s - 1 is dst's plane before dst_offset) to dog
+//     from dog_offset: the same f32 subtraction a separate pass would do, without reading 2 S + 4
+//     planes and writing S + 2 again (that pass cost as much as the row blurs on llvmpipe).
 //   downsample:   dst(x, y) = src(2x, 2y) (the next octave's level 0 from level S of this one)
-//   difference:   dst level l = src level l + 1 - src level l, l < levels (the DoG)
 // Inputs: pp (PyramidParams), src (f32 per pixel from src_offset, rows of src_width), weights.
-// Outputs: dst (f32 per pixel from dst_offset, rows of width).
+// Outputs: dst (f32 per pixel from dst_offset, rows of width), dog (blur_columns_dog).
 // Workgroup: blurs 64 threads, each a run of RUN = 8 outputs along its axis (rows: runs along x;
 //   columns: along y, neighbouring threads on neighbouring columns); the others 16x16 pixels.
 //   Measured on llvmpipe against 16x16 tiles staging a strip with its halo in workgroup memory
@@ -26,13 +29,14 @@ struct PyramidParams {
   radius: u32,
   weights_offset: u32,
   src_width: u32,
-  levels: u32,
+  dog_offset: u32,
 }
 
 @group(0) @binding(0) var<uniform> pp: PyramidParams;
 @group(0) @binding(1) var<storage, read> src: array<f32>;
 @group(0) @binding(2) var<storage, read_write> dst: array<f32>;
 @group(0) @binding(3) var<storage, read> weights: array<f32>;
+@group(0) @binding(4) var<storage, read_write> dog: array<f32>;
 
 // One thread blurs a run of RUN outputs along the pass's axis from a window of RUN + 2 RADIUS
 // inputs it loads once; RADIUS is an override constant (one pipeline per radius), so every loop has
@@ -64,28 +68,55 @@ fn blur_rows(@builtin(global_invocation_id) id: vec3u) {
   }
 }
 
+// The RUN column sums from row y0 of column x (both in range), blur_columns' and blur_columns_dog's.
+fn column_sums(x: u32, y0: u32) -> array<f32, RUN> {
+  let last = i32(pp.height) - 1;
+  var window: array<f32, WINDOW>;
+  for (var i = 0u; i < RUN + 2u * RADIUS; i++) {
+    window[i] = src[pp.src_offset + u32(clamp(i32(y0 + i) - i32(RADIUS), 0, last)) * pp.width + x];
+  }
+  var taps: array<f32, 2u * MAX_RADIUS + 1u>;
+  for (var k = 0u; k <= 2u * RADIUS; k++) {
+    taps[k] = weights[pp.weights_offset + k];
+  }
+  var sums: array<f32, RUN>;
+  for (var o = 0u; o < RUN; o++) {
+    var sum = 0.0;
+    for (var k = 0u; k <= 2u * RADIUS; k++) {
+      sum += taps[k] * window[o + k];
+    }
+    sums[o] = sum;
+  }
+  return sums;
+}
+
 @compute @workgroup_size(64, 1, 1)
 fn blur_columns(@builtin(global_invocation_id) id: vec3u) {
   let y0 = id.y * RUN;
   if (id.x >= pp.width || y0 >= pp.height) {
     return;
   }
-  let last = i32(pp.height) - 1;
-  var window: array<f32, WINDOW>;
-  for (var i = 0u; i < RUN + 2u * RADIUS; i++) {
-    window[i] = src[pp.src_offset + u32(clamp(i32(y0 + i) - i32(RADIUS), 0, last)) * pp.width + id.x];
-  }
-  var taps: array<f32, 2u * MAX_RADIUS + 1u>;
-  for (var k = 0u; k <= 2u * RADIUS; k++) {
-    taps[k] = weights[pp.weights_offset + k];
-  }
+  let sums = column_sums(id.x, y0);
   for (var o = 0u; o < RUN; o++) {
-    var sum = 0.0;
-    for (var k = 0u; k <= 2u * RADIUS; k++) {
-      sum += taps[k] * window[o + k];
-    }
     if (y0 + o < pp.height) {
-      dst[pp.dst_offset + (y0 + o) * pp.width + id.x] = sum;
+      dst[pp.dst_offset + (y0 + o) * pp.width + id.x] = sums[o];
+    }
+  }
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn blur_columns_dog(@builtin(global_invocation_id) id: vec3u) {
+  let y0 = id.y * RUN;
+  if (id.x >= pp.width || y0 >= pp.height) {
+    return;
+  }
+  let sums = column_sums(id.x, y0);
+  let plane = pp.width * pp.height;
+  for (var o = 0u; o < RUN; o++) {
+    if (y0 + o < pp.height) {
+      let p = (y0 + o) * pp.width + id.x;
+      dst[pp.dst_offset + p] = sums[o];
+      dog[pp.dog_offset + p] = sums[o] - dst[pp.dst_offset - plane + p];
     }
   }
 }
@@ -96,16 +127,4 @@ fn downsample(@builtin(global_invocation_id) id: vec3u) {
     return;
   }
   dst[pp.dst_offset + id.y * pp.width + id.x] = src[pp.src_offset + 2u * id.y * pp.src_width + 2u * id.x];
-}
-
-@compute @workgroup_size(TILE, TILE, 1)
-fn difference(@builtin(global_invocation_id) id: vec3u) {
-  if (id.x >= pp.width || id.y >= pp.height) {
-    return;
-  }
-  let plane = pp.width * pp.height;
-  let p = id.y * pp.width + id.x;
-  for (var l = 0u; l < pp.levels; l++) {
-    dst[pp.dst_offset + l * plane + p] = src[pp.src_offset + (l + 1u) * plane + p] - src[pp.src_offset + l * plane + p];
-  }
 }

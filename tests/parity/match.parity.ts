@@ -1,13 +1,15 @@
 /**
  * kernels/match-nearest.wgsl against tests/reference/match.ts: descriptor bytes / 512 make every
  * dot product exact in float32, so nearest indices, dot products and accepted pairs must be
- * identical (ties included: both keep the lower index).
+ * identical (ties included: both keep the lower index), in both directions of the one pass (each
+ * query's nearest trains, each train's nearest queries). The outputs are poisoned first, so an
+ * answer the kernels leave unwritten shows.
  */
 import type { GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
-import { FeatureMatcher } from '../../main/engine/sfm/match.js';
+import { FeatureMatcher, type Nearest } from '../../main/engine/sfm/match.js';
 import { rng } from '../helpers/random.js';
-import { referenceMatches, referenceNearest } from '../reference/match.js';
+import { referenceMatches, referenceNearest, type ReferenceNearest } from '../reference/match.js';
 import type { ParityResult } from './types.js';
 
 export interface MatchCase {
@@ -19,6 +21,7 @@ export const MATCH_CASES: readonly MatchCase[] = [
   { queries: 1, trains: 1 },
   { queries: 77, trains: 130 },
   { queries: 700, trains: 500 },
+  { queries: 300, trains: 1 },
 ];
 
 /** RootSIFT-like bytes: non-negative, unit L2 norm at scale 512. */
@@ -49,16 +52,19 @@ export async function matchParity(ctx: GpuContext, variant: KernelVariant, seed:
   const da = matcher.upload(a);
   const db = matcher.upload(b);
   try {
-    const got = await matcher.nearest(da, db);
-    const want = referenceNearest(a, b);
+    const got = await matcher.nearestBoth(da, db, true);
     let mismatches = 0;
     let first = '';
-    for (let i = 0; i < c.queries; i++) {
-      if (got.index[i] !== want.index[i] || got.best[i] !== want.best[i] || got.second[i] !== (c.trains > 1 ? want.second[i] : -1)) {
-        if (!mismatches) first = `query ${i}: GPU (${got.index[i]}, ${got.best[i]}, ${got.second[i]}) reference (${want.index[i]}, ${want.best[i]}, ${want.second[i]})`;
-        mismatches++;
+    const compare = (direction: string, gpu: Nearest, want: ReferenceNearest, others: number) => {
+      for (let i = 0; i < want.index.length; i++) {
+        if (gpu.index[i] !== want.index[i] || gpu.best[i] !== want.best[i] || gpu.second[i] !== (others > 1 ? want.second[i] : -1)) {
+          if (!mismatches) first = `${direction} ${i}: GPU (${gpu.index[i]}, ${gpu.best[i]}, ${gpu.second[i]}) reference (${want.index[i]}, ${want.best[i]}, ${want.second[i]})`;
+          mismatches++;
+        }
       }
-    }
+    };
+    compare('query', got.forward, referenceNearest(a, b), c.trains);
+    compare('train', got.backward, referenceNearest(b, a), c.queries);
     const pairs = await matcher.match(da, db);
     const wantPairs = referenceMatches(a, b).flat();
     const samePairs = pairs.length === wantPairs.length && wantPairs.every((v, k) => pairs[k] === v);

@@ -102,6 +102,8 @@ export async function benchSfm(context: CommandContext): Promise<void> {
   const [input, ...extra] = context.positionals;
   if (!input || extra.length) throw new UsageError('bench sfm needs exactly one folder of images or one video');
   const maxFeatures = positiveInt(options, 'max-features', SIFT_DEFAULTS.maxFeatures);
+  const firstOctave = (options['first-octave'] as number | undefined) ?? SIFT_DEFAULTS.firstOctave;
+  if (firstOctave !== 0 && firstOctave !== -1) throw new UsageError(`bench sfm: --first-octave must be 0 or -1 (got ${firstOctave})`);
   const frames = positiveInt(options, 'frames', BENCH_SFM_FRAMES);
   const maxSize = positiveInt(options, 'max-size', BENCH_SFM_VIDEO_SIZE);
   const words = positiveInt(options, 'words', RETRIEVAL_DEFAULTS.words);
@@ -113,7 +115,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     const { kind, files } = await captureImages(source, frames, maxSize, workDir, signal);
     const neighbours = positiveInt(options, 'neighbours', kind === 'video' ? LOOP_CANDIDATES : RETRIEVAL_DEFAULTS.neighbours);
     out.progress({ stage: 'input', message: `${files.length} ${kind === 'video' ? 'frames' : 'photos'} from ${input}` }, true);
-    const extractor = await SiftExtractor.create(gpu, { maxFeatures });
+    const extractor = await SiftExtractor.create(gpu, { maxFeatures, firstOctave });
     const sizes: string[] = [];
     let loadMs = 0;
     const extracted = await timed(async () => {
@@ -147,6 +149,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
       images: files.length,
       image_sizes: [...new Set(sizes)],
       max_features: maxFeatures,
+      first_octave: firstOctave,
       stages: {
         extract: { ...extracted.stage, per_image_wall_ms: extracted.stage.wall_ms / files.length, decode_wall_ms: loadMs },
         pairs: { ...chosen.stage, method: chosen.value.method, ...(chosen.value.retrievalMs !== undefined ? { retrieval_words: words, neighbours } : {}) },
@@ -177,7 +180,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     await writeResult(options.out as string | undefined, result);
     const s = result.stages;
     const human = [
-      `sfm on ${result.input} (${kind}, ${files.length} images ${result.image_sizes.join(', ')}, --max-features ${maxFeatures})`,
+      `sfm on ${result.input} (${kind}, ${files.length} images ${result.image_sizes.join(', ')}, --max-features ${maxFeatures}, --first-octave ${firstOctave})`,
       `extract  ${s.extract.wall_ms.toFixed(0)} ms wall, ${s.extract.cpu_ms.toFixed(0)} ms CPU (${s.extract.per_image_wall_ms.toFixed(0)} ms an image); features per image ${result.features_per_image.min}-${result.features_per_image.max}, median ${result.features_per_image.median}`,
       `pairs    ${s.pairs.wall_ms.toFixed(0)} ms wall, ${s.pairs.cpu_ms.toFixed(0)} ms CPU: ${pairs.length} chosen (${s.pairs.method}${result.pairs_retrieved ? `, ${result.pairs_retrieved} by retrieval` : ''})`,
       `match    ${s.match.wall_ms.toFixed(0)} ms wall, ${s.match.cpu_ms.toFixed(0)} ms CPU (${s.match.per_pair_wall_ms.toFixed(0)} ms a pair); ${result.pairs_matched} pairs with >= ${MIN_PAIR_MATCHES} matches, ${result.matches_per_pair.mean.toFixed(1)} matches a pair (median ${result.matches_per_pair.median})`,

@@ -83,7 +83,7 @@ async function raster(context: CommandContext) {
 export const benchCommand: CommandSpec = {
   name: 'bench',
   summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply) and `bench sfm <images-dir|video>` (our SIFT, pair selection and matching, per stage)',
-  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--out FILE] [--json]',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
@@ -100,6 +100,7 @@ export const benchCommand: CommandSpec = {
     { flag: 'metrics', type: 'string', help: 'mesh: the mesh-metrics.mjs to score with (default ../shared/tools/mesh-metrics.mjs)', valueName: 'file' },
     { flag: 'gt', type: 'string', help: 'mesh: ground-truth mesh (default <dataset>/gt_mesh.ply)', valueName: 'file' },
     { flag: 'max-features', type: 'int', help: 'sfm: most SIFT features per image (default 8192)' },
+    { flag: 'first-octave', type: 'int', help: "sfm: SIFT's first octave, 0 or -1 (the image upsampled 2x first: COLMAP's default); default 0" },
     { flag: 'pairs', type: 'string', choices: PAIR_MODES, help: "sfm: which pairs to match; 'auto' by capture kind (video: sequential + loop candidates; up to 100 photos: exhaustive; more: retrieval)" },
     { flag: 'neighbours', type: 'int', help: 'sfm: retrieval top-k per photo (default 25), loop candidates per video frame (default 10)' },
     { flag: 'words', type: 'int', help: 'sfm: retrieval vocabulary size (default 64)' },

@@ -15,7 +15,7 @@ import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { upsample2x, type GreyImage } from './grey-image.js';
 import { selectSpread } from './keypoint-selection.js';
 import { describeKeypoints, describePipelines, samplePoint, type Described, type DescribePipelines, type SamplePoint } from './sift-describe.js';
-import { detectKeypoints, detectPipeline, type DetectedKeypoint } from './sift-detect.js';
+import { detectKeypoints, detectPipeline, EXPECTED_KEYPOINTS, type DetectedKeypoint } from './sift-detect.js';
 import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE, levelSigma, siftOptions, type SiftOptions } from './sift-options.js';
 import { pyramidPipelines, SiftPyramid, type PyramidPipelines } from './sift-pyramid.js';
 
@@ -38,11 +38,14 @@ export interface ExtractionStages {
   /** Orientation slots after the budget, and their float descriptors. */
   described: Described;
   features: Features;
+  /** Host ms per stage; pyramidMs holds the pyramid's GPU time only with extractStages(image, true). */
   timings: { pyramidMs: number; detectMs: number; describeMs: number };
 }
 
 export class SiftExtractor {
   private pyramid: SiftPyramid | undefined;
+  /** Keypoints the last image listed, with room: read back with the detection counter (sift-detect.ts). */
+  private expectedKeypoints = EXPECTED_KEYPOINTS;
 
   private constructor(
     private readonly ctx: GpuContext,
@@ -63,8 +66,14 @@ export class SiftExtractor {
     return (await this.extractStages(image)).features;
   }
 
-  /** Every stage's output (the parity tests compare each with the float64 reference). */
-  async extractStages(image: GreyImage): Promise<ExtractionStages> {
+  /**
+   * Every stage's output (the parity tests compare each with the float64 reference). The host waits
+   * twice per image: for the pyramid and the extrema list (one submit, one read-back), and for the
+   * orientations and descriptors (likewise; a third wait only where the budget must drop
+   * orientations). `timeStages`: wait for the pyramid alone too, so that timings.pyramidMs is the
+   * pyramid's (benchmarks); otherwise the pyramid's GPU time is inside detectMs.
+   */
+  async extractStages(image: GreyImage, timeStages = false): Promise<ExtractionStages> {
     const { ctx, options } = this;
     if (image.data.length !== image.width * image.height) throw new ArgonautError('bad_input', `sift: image data has ${image.data.length} values for ${image.width}x${image.height}`);
     const t0 = performance.now();
@@ -77,14 +86,18 @@ export class SiftExtractor {
     const commands = ctx.commands('sift.pyramid');
     pyramid.encode(commands);
     await commands.submit();
-    await ctx.device.queue.onSubmittedWorkDone();
+    if (timeStages) await ctx.device.queue.onSubmittedWorkDone();
     const t1 = performance.now();
-    const detected = await detectKeypoints(ctx, this.detectKernel, pyramid, options);
+    const detection = await detectKeypoints(ctx, this.detectKernel, pyramid, options, undefined, this.expectedKeypoints);
+    this.expectedKeypoints = Math.ceil(detection.listed * 1.25) + 256;
+    const detected = detection.keypoints;
     const t2 = performance.now();
     const inImage = detected.map((k) => ({ x: k.x * pyramid.octaves[k.octave].step, y: k.y * pyramid.octaves[k.octave].step, response: k.response }));
     const selected = selectSpread(inImage, image.width, image.height, options.maxFeatures);
     const points = selected.map((i) => samplePoint(detected[i], options));
-    const described = await describeKeypoints(ctx, this.describeKernels, pyramid, points, options, (o) => keepBudget(o, selected.map((i) => detected[i].response), options));
+    // the budget can only drop orientations where the slots exceed it
+    const budget = points.length * options.maxOrientations > options.maxFeatures ? (o: Float32Array) => keepBudget(o, selected.map((i) => detected[i].response), options) : undefined;
+    const described = await describeKeypoints(ctx, this.describeKernels, pyramid, points, options, budget);
     const t3 = performance.now();
     ctx.assertNoErrors('sift feature extraction');
     const features = assemble(image, pyramid, selected.map((i) => detected[i]), described, options);

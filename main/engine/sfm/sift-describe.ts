@@ -2,7 +2,8 @@
  * Orientations and descriptors on the GPU (kernels/sift-describe.wgsl): the kept keypoints,
  * grouped by octave, are uploaded once as sample points; `orient` fills max_orientations slots
  * per point (-1 where a point has fewer peaks), the host may drop slots (the feature budget),
- * and `describe` fills 128 floats per remaining slot.
+ * and `describe` fills 128 floats per remaining slot. Without a budget to apply (no `keep`), both
+ * run in one submit with one read-back of both outputs; with one, the orientations come back first.
  */
 import { bindGroup, createStorage, createUniform, readBuffer, uploadStorage } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
@@ -46,9 +47,9 @@ export interface Described {
 
 /**
  * `points` must be sorted by octave. `keep` sees the orientations and returns those to describe
- * (slots set to -1 are skipped); default: all.
+ * (slots set to -1 are skipped); without it, all are described.
  */
-export async function describeKeypoints(ctx: GpuContext, pipelines: DescribePipelines, pyramid: SiftPyramid, points: readonly SamplePoint[], options: SiftOptions, keep: (orientations: Float32Array) => Float32Array = (o) => o): Promise<Described> {
+export async function describeKeypoints(ctx: GpuContext, pipelines: DescribePipelines, pyramid: SiftPyramid, points: readonly SamplePoint[], options: SiftOptions, keep?: (orientations: Float32Array) => Float32Array): Promise<Described> {
   const { device } = ctx;
   const M = options.maxOrientations;
   const slots = points.length * M;
@@ -81,20 +82,35 @@ export async function describeKeypoints(ctx: GpuContext, pipelines: DescribePipe
   }
   try {
     let commands = ctx.commands('sift.orient');
-    for (const g of groups) {
-      const group = bindGroup(device, pipelines.orient, { 0: g.params, 1: pyramid.octaves[g.octave].gauss, 2: pointBuffer, 3: orientations });
-      commands.dispatch(pipelines.orient, [group], Math.ceil(g.count / WORKGROUP));
+    const encodeOrient = () => {
+      for (const g of groups) {
+        const group = bindGroup(device, pipelines.orient, { 0: g.params, 1: pyramid.octaves[g.octave].gauss, 2: pointBuffer, 3: orientations });
+        commands.dispatch(pipelines.orient, [group], Math.ceil(g.count / WORKGROUP));
+      }
+    };
+    const encodeDescribe = () => {
+      for (const g of groups) {
+        const group = bindGroup(device, pipelines.describe, { 0: g.params, 1: pyramid.octaves[g.octave].gauss, 2: pointBuffer, 4: orientations, 5: descriptors });
+        commands.dispatch(pipelines.describe, [group], Math.ceil((g.count * M) / WORKGROUP));
+      }
+    };
+    encodeOrient();
+    let angles: Float32Array | undefined;
+    if (keep) {
+      await commands.submit();
+      angles = keep(new Float32Array(await readBuffer(device, orientations, slots * 4)));
+      device.queue.writeBuffer(orientations, 0, angles);
+      commands = ctx.commands('sift.describe');
     }
+    encodeDescribe();
+    // both outputs side by side: one read-back
+    const both = createStorage(device, 'sift.described', slots * 4 + slots * DESCRIPTOR_SIZE * 4);
+    owned.push(both);
+    commands.copyBuffer(orientations, 0, both, 0, slots * 4);
+    commands.copyBuffer(descriptors, 0, both, slots * 4, slots * DESCRIPTOR_SIZE * 4);
     await commands.submit();
-    const angles = keep(new Float32Array(await readBuffer(device, orientations, slots * 4)));
-    device.queue.writeBuffer(orientations, 0, angles);
-    commands = ctx.commands('sift.describe');
-    for (const g of groups) {
-      const group = bindGroup(device, pipelines.describe, { 0: g.params, 1: pyramid.octaves[g.octave].gauss, 2: pointBuffer, 4: orientations, 5: descriptors });
-      commands.dispatch(pipelines.describe, [group], Math.ceil((g.count * M) / WORKGROUP));
-    }
-    await commands.submit();
-    return { orientations: angles, descriptors: new Float32Array(await readBuffer(device, descriptors, slots * DESCRIPTOR_SIZE * 4)) };
+    const raw = await readBuffer(device, both, slots * 4 + slots * DESCRIPTOR_SIZE * 4);
+    return { orientations: angles ?? new Float32Array(raw, 0, slots), descriptors: new Float32Array(raw, slots * 4, slots * DESCRIPTOR_SIZE) };
   } finally {
     for (const b of owned) b.destroy();
   }

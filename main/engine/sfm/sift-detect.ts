@@ -1,10 +1,11 @@
 /**
- * Scale-space extrema on the GPU (kernels/sift-detect.wgsl), one dispatch per octave, each into
- * its own list through an atomic counter. The order atomics give changes from run to run, so the
- * host sorts each list by (octave, yi, xi, si) and keeps one keypoint per final sample (two
- * extrema can refine to the same one): the result is reproducible. A list that overflows its
- * capacity is grown and that octave detected again, so nothing is dropped by chance. All octaves
- * go in one submit with two read-backs (counts, then the lists), not two per octave.
+ * Scale-space extrema on the GPU (kernels/sift-detect.wgsl), one dispatch per octave, all into one
+ * list through one atomic counter (each keypoint names its octave). The order atomics give changes
+ * from run to run, so the host sorts the list by (octave, yi, xi, si) and keeps one keypoint per
+ * final sample (two extrema can refine to the same one): the result is reproducible. A list that
+ * overflows its capacity is grown and every octave detected again, so nothing is dropped by
+ * chance. The counter and the list's first `expected` keypoints come back in one read-back (the
+ * caller's guess, e.g. the previous frame's count); only a longer list needs a second one.
  */
 import { bindGroup, createStorage, createUniform, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
@@ -15,6 +16,8 @@ import { DETECT_BORDER, PRE_THRESHOLD_FRACTION, REFINE_MAX_OFFSET, type SiftOpti
 
 const KEYPOINT_BYTES = 32;
 const TILE = 16;
+/** Keypoints read back with the counter when the caller has no better guess. */
+export const EXPECTED_KEYPOINTS = 8192;
 
 /** A refined extremum, octave units (tests/reference/sift.ts computes the same fields in float64). */
 export interface DetectedKeypoint {
@@ -32,72 +35,61 @@ export function detectPipeline(ctx: GpuContext, variant?: KernelVariant): Promis
   return ctx.kernels.get({ kernel: 'sift-detect', entryPoint: 'detect_extrema', variant });
 }
 
-/** Keypoints an octave's list first holds: one per 64 samples, at least 1024 (photos use a tenth of it). */
+/** List slots an octave adds: one per 64 samples, at least 1024 (photos use a tenth of it). */
 export function initialCapacity(width: number, height: number, options: SiftOptions): number {
   return Math.max(1024, Math.ceil((width * height * options.scalesPerOctave) / 64));
 }
 
-/** `capacity`: the first list size of an octave (tests make it tiny to take the overflow path). */
-export async function detectKeypoints(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity = initialCapacity): Promise<DetectedKeypoint[]> {
-  const capacities = pyramid.octaves.map((o) => capacity(o.width, o.height, options));
-  let lists = await detectOctaves(ctx, pipeline, pyramid, options, pyramid.octaves.map((_, i) => i), capacities);
-  // an overflowing octave again, at the capacity it needed (rare: a noise image)
-  const overflowing = lists.filter((l) => l.count > l.capacity);
-  if (overflowing.length) {
-    const again = await detectOctaves(ctx, pipeline, pyramid, options, overflowing.map((l) => l.octave), overflowing.map((l) => l.count));
-    lists = lists.map((l) => again.find((a) => a.octave === l.octave) ?? l);
-  }
-  return lists.flatMap((l) => sortUnique(l.keypoints));
+export interface Detection {
+  /** Sorted, one per final sample. */
+  keypoints: DetectedKeypoint[];
+  /** Extrema the kernel listed (before one per sample was kept): a guess for the next image's `expected`. */
+  listed: number;
 }
 
 /**
- * Detects in the given octaves in one submit: every octave's list and counter, the counters
- * copied side by side and read back at once, then the lists' used parts in one more read-back.
+ * `capacity`: the list slots per octave (tests make it tiny to take the overflow path);
+ * `expected`: keypoints to read back with the counter (tests make it tiny to take the second read-back).
  */
-async function detectOctaves(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, octaves: readonly number[], capacities: readonly number[]): Promise<{ octave: number; count: number; capacity: number; keypoints: DetectedKeypoint[] }[]> {
+export async function detectKeypoints(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity = initialCapacity, expected = EXPECTED_KEYPOINTS): Promise<Detection> {
+  const slots = pyramid.octaves.reduce((sum, o) => sum + capacity(o.width, o.height, options), 0);
+  let list = await detectAll(ctx, pipeline, pyramid, options, slots, expected);
+  // overflowing: again, at the capacity it needed (rare: a noise image)
+  if (list.count > slots) list = await detectAll(ctx, pipeline, pyramid, options, list.count, list.count);
+  return { keypoints: sortUnique(list.keypoints), listed: list.count };
+}
+
+async function detectAll(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity: number, expected: number): Promise<{ count: number; keypoints: DetectedKeypoint[] }> {
   const { device } = ctx;
   const struct = UniformStruct.of('sift-detect', 'DetectParams');
   const owned: GPUBuffer[] = [];
   const own = (b: GPUBuffer) => (owned.push(b), b);
   try {
-    const counts = own(createStorage(device, 'sift.keypoints.counts', octaves.length * 4));
+    const keypoints = own(createStorage(device, 'sift.keypoints', capacity * KEYPOINT_BYTES));
+    const counter = own(createStorage(device, 'sift.keypoints.count', 16));
     const commands = ctx.commands('sift.detect');
-    const lists = octaves.map((index, i) => {
-      const o = pyramid.octaves[index];
-      const capacity = capacities[i];
+    commands.clearBuffer(counter);
+    for (const o of pyramid.octaves) {
       const params = own(createUniform(device, 'sift.detect.params', struct.size));
       device.queue.writeBuffer(params, 0, struct.pack({
         width: o.width, height: o.height, levels: options.scalesPerOctave, border: DETECT_BORDER,
         peak_threshold: options.peakThreshold, pre_threshold: PRE_THRESHOLD_FRACTION * options.peakThreshold,
         edge_ratio: options.edgeThreshold, max_offset: REFINE_MAX_OFFSET, capacity, octave: o.index,
       }));
-      const keypoints = own(createStorage(device, 'sift.keypoints', capacity * KEYPOINT_BYTES));
-      const counter = own(createStorage(device, 'sift.keypoints.count', 16));
-      commands.clearBuffer(counter);
-      commands.dispatch(pipeline, [bindGroup(device, pipeline, { 0: params, 1: o.dog, 2: keypoints, 3: counter })], Math.ceil(o.width / TILE), Math.ceil(o.height / TILE), options.scalesPerOctave);
-      commands.copyBuffer(counter, 0, counts, 4 * i, 4);
-      return { octave: index, capacity, keypoints };
-    });
+      commands.dispatch(pipeline, [bindGroup(device, pipeline, { 0: params, 1: o.dog, 2: keypoints, 3: counter })], Math.ceil(o.width / TILE), Math.ceil(o.height / TILE));
+    }
+    // the counter and the list's head side by side: one read-back when the list fits the guess
+    const head = Math.max(1, Math.min(capacity, expected));
+    const first = own(createStorage(device, 'sift.keypoints.head', 16 + head * KEYPOINT_BYTES));
+    commands.copyBuffer(counter, 0, first, 0, 16);
+    commands.copyBuffer(keypoints, 0, first, 16, head * KEYPOINT_BYTES);
     await commands.submit();
-    const found = new Uint32Array(await readBuffer(device, counts, octaves.length * 4));
-    // the used part of every list, side by side in one buffer
-    const stored = lists.map((l, i) => Math.min(found[i], l.capacity));
-    const total = stored.reduce((a, b) => a + b, 0);
-    const gathered = own(createStorage(device, 'sift.keypoints.gathered', Math.max(1, total) * KEYPOINT_BYTES));
-    const copies = ctx.commands('sift.detect.gather');
-    let at = 0;
-    lists.forEach((l, i) => {
-      if (stored[i]) copies.copyBuffer(l.keypoints, 0, gathered, at * KEYPOINT_BYTES, stored[i] * KEYPOINT_BYTES);
-      at += stored[i];
-    });
-    await copies.submit();
-    const raw = total ? await readBuffer(device, gathered, total * KEYPOINT_BYTES) : new ArrayBuffer(0);
-    at = 0;
-    return lists.map((l, i) => {
-      const keypoints = unpackKeypoints(raw.slice(at * KEYPOINT_BYTES, (at + stored[i]) * KEYPOINT_BYTES), stored[i]);
-      at += stored[i];
-      return { octave: l.octave, count: found[i], capacity: l.capacity, keypoints };
-    });
+    const raw = await readBuffer(device, first, 16 + head * KEYPOINT_BYTES);
+    const count = new Uint32Array(raw, 0, 1)[0];
+    const stored = Math.min(count, capacity);
+    const listed = unpackKeypoints(raw.slice(16, 16 + Math.min(stored, head) * KEYPOINT_BYTES), Math.min(stored, head));
+    if (stored > head) for (const k of unpackKeypoints(await readBuffer(device, keypoints, (stored - head) * KEYPOINT_BYTES, head * KEYPOINT_BYTES), stored - head)) listed.push(k);
+    return { count, keypoints: listed };
   } finally {
     for (const b of owned) b.destroy();
   }

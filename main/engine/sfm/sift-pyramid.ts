@@ -1,6 +1,7 @@
 /**
  * The Gaussian scale space and DoG of one image size on the GPU (kernels/sift-pyramid.wgsl): per
- * octave one buffer of its S + 3 Gaussian levels and one of its S + 2 differences. Everything but
+ * octave one buffer of its S + 3 Gaussian levels and one of its S + 2 differences, each difference
+ * written by the column blur of the level above it (no pass of its own). Everything but
  * the input pixels is fixed by the size, so a plan's buffers, uniforms and bind groups are made
  * once and reused for every image of that size (a capture's frames share one).
  *
@@ -25,8 +26,9 @@ export interface PyramidPipelines {
   /** By radius (an override constant of the blurs). */
   blurRows: ReadonlyMap<number, CompiledPipeline>;
   blurColumns: ReadonlyMap<number, CompiledPipeline>;
+  /** blurColumns that also writes the DoG level below (levels 1..S + 2). */
+  blurColumnsDog: ReadonlyMap<number, CompiledPipeline>;
   downsample: CompiledPipeline;
-  difference: CompiledPipeline;
 }
 
 /** Outputs per blur thread (kernels/sift-pyramid.wgsl RUN). */
@@ -42,12 +44,14 @@ export function blurRadii(options: SiftOptions): number[] {
 export async function pyramidPipelines(ctx: GpuContext, options: SiftOptions, variant?: KernelVariant): Promise<PyramidPipelines> {
   const radii = blurRadii(options);
   const blur = (entryPoint: string) => ctx.kernels.preload(radii.map((RADIUS) => ({ kernel: 'sift-pyramid', entryPoint, variant, constants: { RADIUS } })));
-  const [rows, columns, [downsample, difference]] = await Promise.all([
+  const [rows, columns, columnsDog, [downsample]] = await Promise.all([
     blur('blur_rows'),
     blur('blur_columns'),
-    ctx.kernels.preload(['downsample', 'difference'].map((entryPoint) => ({ kernel: 'sift-pyramid', entryPoint, variant }))),
+    blur('blur_columns_dog'),
+    ctx.kernels.preload([{ kernel: 'sift-pyramid', entryPoint: 'downsample', variant }]),
   ]);
-  return { blurRows: new Map(radii.map((r, i) => [r, rows[i]])), blurColumns: new Map(radii.map((r, i) => [r, columns[i]])), downsample, difference };
+  const byRadius = (pipelines: CompiledPipeline[]) => new Map(radii.map((r, i) => [r, pipelines[i]]));
+  return { blurRows: byRadius(rows), blurColumns: byRadius(columns), blurColumnsDog: byRadius(columnsDog), downsample };
 }
 
 export interface OctaveBuffers extends OctaveLayout {
@@ -113,17 +117,22 @@ export class SiftPyramid {
     const struct = UniformStruct.of('sift-pyramid', 'PyramidParams');
     const params = (values: Record<string, number>) => {
       const buffer = this.own(createUniform(device, 'sift.pyramid.params', struct.size));
-      device.queue.writeBuffer(buffer, 0, struct.pack({ width: 0, height: 0, src_offset: 0, dst_offset: 0, radius: 0, weights_offset: 0, src_width: 0, levels: 0, ...values }));
+      device.queue.writeBuffer(buffer, 0, struct.pack({ width: 0, height: 0, src_offset: 0, dst_offset: 0, radius: 0, weights_offset: 0, src_width: 0, dog_offset: 0, ...values }));
       return buffer;
     };
-    const blur = (o: OctaveBuffers, src: GPUBuffer, srcOffset: number, dstOffset: number, kernel: number) => {
+    // Gaussian level `level` of octave `o` from `src`; every level above 0 also writes DoG level - 1
+    const blur = (o: OctaveBuffers, src: GPUBuffer, srcOffset: number, level: number, kernel: number) => {
       const radius = (kernels[kernel].length - 1) / 2;
       const rows = pipelines.blurRows.get(radius);
-      const columns = pipelines.blurColumns.get(radius);
+      const columns = (level ? pipelines.blurColumnsDog : pipelines.blurColumns).get(radius);
       if (!rows || !columns) throw new Error(`sift: no blur pipeline of radius ${radius} (pyramidPipelines was made for other options)`);
+      const plane = o.width * o.height;
       const common = { width: o.width, height: o.height, radius, weights_offset: offsets[kernel] };
       this.steps.push({ pipeline: rows, group: bindGroup(device, rows, { 0: params({ ...common, src_offset: srcOffset, dst_offset: 0 }), 1: src, 2: this.scratch, 3: weights }), x: Math.ceil(Math.ceil(o.width / RUN) / BLUR_WORKGROUP), y: o.height });
-      this.steps.push({ pipeline: columns, group: bindGroup(device, columns, { 0: params({ ...common, src_offset: 0, dst_offset: dstOffset }), 1: this.scratch, 2: o.gauss, 3: weights }), x: Math.ceil(o.width / BLUR_WORKGROUP), y: Math.ceil(o.height / RUN) });
+      const columnParams = params({ ...common, src_offset: 0, dst_offset: level * plane, dog_offset: Math.max(0, level - 1) * plane });
+      const columnBindings: Record<number, GPUBuffer> = { 0: columnParams, 1: this.scratch, 2: o.gauss, 3: weights };
+      if (level) columnBindings[4] = o.dog;
+      this.steps.push({ pipeline: columns, group: bindGroup(device, columns, columnBindings), x: Math.ceil(o.width / BLUR_WORKGROUP), y: Math.ceil(o.height / RUN) });
     };
     for (const o of this.octaves) {
       const plane = o.width * o.height;
@@ -134,9 +143,7 @@ export class SiftPyramid {
         const group = bindGroup(device, pipelines.downsample, { 0: params({ width: o.width, height: o.height, src_offset: S * prev.width * prev.height, src_width: prev.width }), 1: prev.gauss, 2: o.gauss });
         this.steps.push({ pipeline: pipelines.downsample, group, ...tiles });
       }
-      for (let s = 1; s <= S + 2; s++) blur(o, o.gauss, (s - 1) * plane, s * plane, s);
-      const group = bindGroup(device, pipelines.difference, { 0: params({ width: o.width, height: o.height, levels: S + 2 }), 1: o.gauss, 2: o.dog });
-      this.steps.push({ pipeline: pipelines.difference, group, ...tiles });
+      for (let s = 1; s <= S + 2; s++) blur(o, o.gauss, (s - 1) * plane, s, s);
     }
   }
 

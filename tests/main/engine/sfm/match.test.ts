@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { MATCH_CASES, descriptorSets, matchParity } from '../../../parity/match.parity.js';
-import { referenceMatches } from '../../../reference/match.js';
-import { FeatureMatcher, MAX_DOTS_PER_DISPATCH, matchFeatures, matchImagePairs, passesRatioTest, MATCH_DEFAULTS } from '../../../../main/engine/sfm/match.js';
+import { referenceMatches, referenceNearest } from '../../../reference/match.js';
+import { FeatureMatcher, MAX_DOTS_PER_DISPATCH, matchFeatures, matchImagePairs, passesRatioTest, MATCH_DEFAULTS, QUERIES_PER_WORKGROUP } from '../../../../main/engine/sfm/match.js';
 import { exhaustivePairs } from '../../../../main/engine/sfm/match-pairs.js';
 import { SiftExtractor } from '../../../../main/engine/sfm/features.js';
 import { blobImage, crop } from './sift-images.js';
@@ -21,16 +21,35 @@ describe('matching kernel matches the float64 reference exactly', async () => {
 
   it('splits the queries into dispatches of bounded work, with the same answer', async () => {
     const seed = freshSeed();
-    const { a, b } = descriptorSets(rng(seed), 300, 200);
-    const small = await FeatureMatcher.create(ctx, undefined, 64 * 200);
-    expect(small.queryBlock(200)).toBe(64); // 5 dispatches each way
+    const { a, b } = descriptorSets(rng(seed), 3 * QUERIES_PER_WORKGROUP + 50, 200);
+    const small = await FeatureMatcher.create(ctx, undefined, QUERIES_PER_WORKGROUP * 200);
+    expect(small.queryBlock(200)).toBe(QUERIES_PER_WORKGROUP); // 4 dispatches, their column partials merged
     const whole = await FeatureMatcher.create(ctx);
-    expect(whole.queryBlock(200)).toBeGreaterThanOrEqual(300);
+    expect(whole.queryBlock(200)).toBeGreaterThanOrEqual(3 * QUERIES_PER_WORKGROUP + 50);
     expect(whole.queryBlock(4096) * 4096).toBeLessThanOrEqual(MAX_DOTS_PER_DISPATCH);
     const [da, db] = [small.upload(a), small.upload(b)];
     const split = await small.match(da, db);
     expect(Array.from(split), `seed ${seed}`).toEqual(referenceMatches(a, b).flat());
     expect(Array.from(await whole.match(da, db))).toEqual(Array.from(split));
+    da.buffer.destroy();
+    db.buffer.destroy();
+  });
+
+  it('splits the trains too where one workgroup of queries against all would pass the cap, with the same answer', async () => {
+    const seed = freshSeed();
+    const { a, b } = descriptorSets(rng(seed), QUERIES_PER_WORKGROUP + 70, 300);
+    const small = await FeatureMatcher.create(ctx, undefined, QUERIES_PER_WORKGROUP * 64);
+    expect(small.queryBlock(300)).toBe(QUERIES_PER_WORKGROUP);
+    expect(small.trainBlock(300)).toBe(64); // 5 train blocks for each of 2 query blocks
+    const [da, db] = [small.upload(a), small.upload(b)];
+    const got = await small.nearestBoth(da, db, true);
+    const forward = referenceNearest(a, b);
+    const backward = referenceNearest(b, a);
+    expect(Array.from(got.forward.index), `seed ${seed}`).toEqual(forward.index);
+    expect(Array.from(got.forward.second), `seed ${seed}`).toEqual(forward.second);
+    expect(Array.from(got.backward.index), `seed ${seed}`).toEqual(backward.index);
+    expect(Array.from(got.backward.best), `seed ${seed}`).toEqual(backward.best);
+    expect(Array.from(await small.match(da, db)), `seed ${seed}`).toEqual(referenceMatches(a, b).flat());
     da.buffer.destroy();
     db.buffer.destroy();
   });
