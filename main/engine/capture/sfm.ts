@@ -24,7 +24,7 @@ import type { ColmapModel } from '../dataset/colmap-model.js';
 import { isFile } from '../dataset/source-view.js';
 import { runTool } from './tool-process.js';
 import type { GpuContext } from '../gpu/context.js';
-import { extractIntoDatabase, matchIntoDatabase } from './sfm-gpu.js';
+import { CAPTURE_SIFT, extractIntoDatabase, matchIntoDatabase } from './sfm-gpu.js';
 import { matchStats, type MatchStats } from './sfm-match-stats.js';
 
 export type SfmStage = 'features' | 'matching' | 'mapping' | 'bundle';
@@ -121,7 +121,7 @@ async function stateKey(colmap: Colmap, paths: SfmPaths, groups: readonly SfmGro
     for (const group of groups) for (const name of group.images) masks.push([name, (await stat(path.join(options.maskDir, `${name}.png`)).catch(() => undefined))?.size ?? -1]);
   }
   // 'colmap' keeps the key it always had, so earlier captures resume
-  const source = options.features === 'gpu' ? { features: 'gpu' } : {};
+  const source = options.features === 'gpu' ? { features: 'gpu', sift: CAPTURE_SIFT } : {};
   const material = { colmap: colmap.versionString, ...source, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: groups.map((g) => [g.name, g.kind]), files, ...(options.maskDir ? { masks } : {}) };
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }
@@ -219,9 +219,8 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
   };
   if (ours && !groups.every((g) => state!.features[g.name])) {
     const gpuOptions = { cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, signal, onProgress: (fraction: number, message: string) => options.onProgress?.({ stage: 'features', fraction, message }) };
-    if (options.maskDir) log('warn', 'features gpu: masks are not applied to our SIFT yet; features are extracted from masked pixels too (training still ignores them)');
     await timed('features', async () => {
-      const extracted = await extractIntoDatabase(database, imagesDir, groups, { ...gpuOptions, gpu: await openGpu() });
+      const extracted = await extractIntoDatabase(database, imagesDir, groups, { ...gpuOptions, gpu: await openGpu(), maskDir: options.maskDir });
       state!.featureCounts = extracted.features;
       result.features = extracted.features;
       result.detailS.extract = extracted.seconds.extract;
