@@ -4,9 +4,9 @@
  * (sfm/colmap-database.ts) so that its `mapper` runs on them unchanged.
  *
  * Geometric verification is still COLMAP's until ours lands (issue 15 item 3): our raw matches go
- * into the `matches` table and `colmap matches_importer --match_type pairs` over the same pairs
- * finds them there and only verifies them (its matcher skips a pair whose matches exist and
- * verifies it; see docs/sfm.md), filling two_view_geometries.
+ * into the `matches` table and COLMAP's matcher of the capture kind (the same pairs) finds them
+ * there and only verifies them (it skips matching a pair whose matches exist; see docs/sfm.md),
+ * filling two_view_geometries.
  *
  * Cameras as COLMAP's feature_extractor makes them: one per video clip, one per photo; focal from
  * a photo's EXIF (exif-focal.ts), else 1.2 x the long side (sfm/colmap-database.ts defaultCameraParams).
@@ -117,7 +117,8 @@ export function pairsFor(matcher: 'sequential' | 'exhaustive', images: number): 
 
 /**
  * Matches the database's images over `pairs` on the GPU and rewrites the database with the raw
- * matches; writes COLMAP's pair list (`pairs.txt`, one "name1 name2" a line) for verification.
+ * matches; writes the pairs as COLMAP's pair list (`pairs.txt`, one "name1 name2" a line), a record
+ * (verification does not read it: COLMAP 3.8 splits its lines at the first space).
  */
 export async function matchIntoDatabase(database: string, pairListFile: string, matcher: 'sequential' | 'exhaustive', options: GpuStageOptions): Promise<{ pairs: number; matches: number; seconds: number }> {
   const started = performance.now();

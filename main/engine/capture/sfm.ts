@@ -279,7 +279,10 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
         result.detailS.match = matched.seconds;
         log('info', `our matching: ${matched.matches} matches over ${matched.pairs} pairs; COLMAP verifies them`);
         const verifyStarted = performance.now();
-        await run('matching', 'matches_importer', ['--database_path', database, '--match_list_path', pairList, '--match_type', 'pairs'], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
+        // the COLMAP path's matcher over the same pairs (pairsFor's rule) finds our matches and only
+        // verifies them; not matches_importer's pair list, which splits a line at its first space
+        // and so loses every pair of an image whose name has one
+        await run('matching', options.matcher === 'sequential' ? 'sequential_matcher' : 'exhaustive_matcher', ['--database_path', database], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
           const fraction = parseMatchingProgress(line);
           if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction: 0.9 + 0.1 * fraction, message: 'geometric verification (COLMAP)' });
         });
