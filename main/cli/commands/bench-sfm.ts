@@ -12,7 +12,7 @@ import { exhaustivePairs, LOOP_CANDIDATES, selectPairs, sequentialPairs, type Pa
 import { matchImagePairs } from '../../engine/sfm/match.js';
 import { RETRIEVAL_DEFAULTS } from '../../engine/sfm/retrieval.js';
 import { gpuWordAssigner } from '../../engine/sfm/retrieval-gpu.js';
-import { SIFT_DEFAULTS } from '../../engine/sfm/sift-options.js';
+import { CAPTURE_SIFT, SIFT_DEFAULTS } from '../../engine/sfm/sift-options.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
@@ -107,7 +107,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     const { kind, files } = await captureImages(source, frames, maxSize, workDir, signal);
     const neighbours = positiveInt(options, 'neighbours', kind === 'video' ? LOOP_CANDIDATES : RETRIEVAL_DEFAULTS.neighbours);
     out.progress({ stage: 'input', message: `${files.length} ${kind === 'video' ? 'frames' : 'photos'} from ${input}` }, true);
-    const extractor = await SiftExtractor.create(gpu, { maxFeatures });
+    const extractor = await SiftExtractor.create(gpu, { ...CAPTURE_SIFT, maxFeatures });
     const sizes: string[] = [];
     let loadMs = 0;
     const extracted = await timed(async () => {
@@ -138,6 +138,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
       images: files.length,
       image_sizes: [...new Set(sizes)],
       max_features: maxFeatures,
+      first_octave: extractor.options.firstOctave,
       stages: {
         extract: { ...extracted.stage, per_image_wall_ms: extracted.stage.wall_ms / files.length, decode_wall_ms: loadMs },
         pairs: { ...chosen.stage, method: chosen.value.method, ...(chosen.value.retrievalMs !== undefined ? { retrieval_words: words, neighbours } : {}) },

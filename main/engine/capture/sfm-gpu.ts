@@ -20,7 +20,7 @@ import { defaultCameraParams, readColmapDatabase, writeColmapDatabase, type Colm
 import { SiftExtractor } from '../sfm/features.js';
 import { loadGreyImage, loadKeypointMask, type GreyImage } from '../sfm/grey-image.js';
 import type { KeypointMask } from '../sfm/keypoint-selection.js';
-import type { SiftOptions } from '../sfm/sift-options.js';
+import { CAPTURE_SIFT } from '../sfm/sift-options.js';
 import { readExifFocal } from './exif-focal.js';
 import { matchImagePairs } from '../sfm/match.js';
 import { exhaustivePairs, sequentialPairs, type ImagePair } from '../sfm/match-pairs.js';
@@ -47,13 +47,6 @@ export function colmapCameraModel(name: string): ColmapCameraModel {
   if (!(name in COLMAP_CAMERA_MODELS)) throw new ArgonautError('invalid_argument', `camera model ${name}: --features gpu writes ${Object.keys(COLMAP_CAMERA_MODELS).join(', ')}`);
   return name as ColmapCameraModel;
 }
-
-/**
- * The SIFT that capture extracts with (sfm/sift-options.ts for the rest). First octave -1, as
- * COLMAP's extractor runs: at 0 the apple clip's model had 30% of COLMAP's points and a 29% higher
- * mean reprojection error (docs/sfm.md, "SIFT settings for mapping").
- */
-export const CAPTURE_SIFT: Readonly<Partial<SiftOptions>> = { firstOctave: -1 };
 
 /**
  * Extracts every image's features on the GPU and writes a database with cameras, images,

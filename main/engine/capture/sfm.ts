@@ -24,7 +24,8 @@ import type { ColmapModel } from '../dataset/colmap-model.js';
 import { isFile } from '../dataset/source-view.js';
 import { runTool } from './tool-process.js';
 import type { GpuContext } from '../gpu/context.js';
-import { CAPTURE_SIFT, extractIntoDatabase, matchIntoDatabase } from './sfm-gpu.js';
+import { extractIntoDatabase, matchIntoDatabase } from './sfm-gpu.js';
+import { CAPTURE_SIFT } from '../sfm/sift-options.js';
 import { matchStats, type MatchStats } from './sfm-match-stats.js';
 
 export type SfmStage = 'features' | 'matching' | 'mapping' | 'bundle';
