@@ -48,7 +48,7 @@ for (const firstOctave of [0, -1] as const) {
   for (const image of images) runs.push(await timed(() => extractor.extractStages(image)));
   // the stage split needs a wait after the pyramid, which the timed runs above do not make
   const split: ExtractionStages[] = [];
-  for (const image of images) split.push(await extractor.extractStages(image, true));
+  for (const image of images) split.push(await extractor.extractStages(image, undefined, true));
   extractor.destroy();
   featuresByOctave[firstOctave] = runs.map((r) => r.value.features);
   result[`extract_first_octave_${firstOctave}`] = {

@@ -13,7 +13,7 @@ import { exhaustivePairs, LOOP_CANDIDATES, selectPairs, sequentialPairs, type Pa
 import { matchImagePairs } from '../../engine/sfm/match.js';
 import { RETRIEVAL_DEFAULTS } from '../../engine/sfm/retrieval.js';
 import { gpuWordAssigner } from '../../engine/sfm/retrieval-gpu.js';
-import { SIFT_DEFAULTS } from '../../engine/sfm/sift-options.js';
+import { CAPTURE_SIFT, SIFT_DEFAULTS } from '../../engine/sfm/sift-options.js';
 import { isVerified, summariseVerification } from '../../engine/sfm/verification-summary.js';
 import { verifyPairs } from '../../engine/sfm/verify/verify-pairs.js';
 import { UsageError } from '../args.js';
@@ -102,7 +102,8 @@ export async function benchSfm(context: CommandContext): Promise<void> {
   const [input, ...extra] = context.positionals;
   if (!input || extra.length) throw new UsageError('bench sfm needs exactly one folder of images or one video');
   const maxFeatures = positiveInt(options, 'max-features', SIFT_DEFAULTS.maxFeatures);
-  const firstOctave = (options['first-octave'] as number | undefined) ?? SIFT_DEFAULTS.firstOctave;
+  // capture's SIFT unless told otherwise (what `capture --features gpu` extracts)
+  const firstOctave = (options['first-octave'] as number | undefined) ?? CAPTURE_SIFT.firstOctave ?? SIFT_DEFAULTS.firstOctave;
   if (firstOctave !== 0 && firstOctave !== -1) throw new UsageError(`bench sfm: --first-octave must be 0 or -1 (got ${firstOctave})`);
   const frames = positiveInt(options, 'frames', BENCH_SFM_FRAMES);
   const maxSize = positiveInt(options, 'max-size', BENCH_SFM_VIDEO_SIZE);
@@ -115,7 +116,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     const { kind, files } = await captureImages(source, frames, maxSize, workDir, signal);
     const neighbours = positiveInt(options, 'neighbours', kind === 'video' ? LOOP_CANDIDATES : RETRIEVAL_DEFAULTS.neighbours);
     out.progress({ stage: 'input', message: `${files.length} ${kind === 'video' ? 'frames' : 'photos'} from ${input}` }, true);
-    const extractor = await SiftExtractor.create(gpu, { maxFeatures, firstOctave });
+    const extractor = await SiftExtractor.create(gpu, { ...CAPTURE_SIFT, maxFeatures, firstOctave });
     const sizes: string[] = [];
     let loadMs = 0;
     const extracted = await timed(async () => {

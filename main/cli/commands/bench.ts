@@ -13,6 +13,7 @@ import { benchLossCommand, LOSS_BENCH_SIZE } from './bench-loss.js';
 import { benchMesh } from './bench-mesh.js';
 import { BENCH_PROTOCOLS } from './bench-protocol.js';
 import { BENCH_SFM_FRAMES, BENCH_SFM_VIDEO_SIZE, benchSfm, PAIR_MODES } from './bench-sfm.js';
+import { benchSfmAccuracy } from './bench-sfm-accuracy.js';
 import { benchTrain } from './bench-train.js';
 
 async function raster(context: CommandContext) {
@@ -82,8 +83,8 @@ async function raster(context: CommandContext) {
 
 export const benchCommand: CommandSpec = {
   name: 'bench',
-  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply) and `bench sfm <images-dir|video>` (our SIFT, pair selection and matching, per stage)',
-  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--out FILE] [--json]',
+  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection and matching, per stage) and `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity)',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
@@ -100,12 +101,13 @@ export const benchCommand: CommandSpec = {
     { flag: 'metrics', type: 'string', help: 'mesh: the mesh-metrics.mjs to score with (default ../shared/tools/mesh-metrics.mjs)', valueName: 'file' },
     { flag: 'gt', type: 'string', help: 'mesh: ground-truth mesh (default <dataset>/gt_mesh.ply)', valueName: 'file' },
     { flag: 'max-features', type: 'int', help: 'sfm: most SIFT features per image (default 8192)' },
-    { flag: 'first-octave', type: 'int', help: "sfm: SIFT's first octave, 0 or -1 (the image upsampled 2x first: COLMAP's default); default 0" },
+    { flag: 'first-octave', type: 'int', help: "sfm: SIFT's first octave, 0 or -1 (the image upsampled 2x first: COLMAP's default); default capture's (-1)" },
     { flag: 'pairs', type: 'string', choices: PAIR_MODES, help: "sfm: which pairs to match; 'auto' by capture kind (video: sequential + loop candidates; up to 100 photos: exhaustive; more: retrieval)" },
     { flag: 'neighbours', type: 'int', help: 'sfm: retrieval top-k per photo (default 25), loop candidates per video frame (default 10)' },
     { flag: 'words', type: 'int', help: 'sfm: retrieval vocabulary size (default 64)' },
     { flag: 'frames', type: 'int', help: `sfm: video frames taken evenly over the clip (default ${BENCH_SFM_FRAMES})` },
     { flag: 'max-size', type: 'int', help: `sfm: video frames' longest side in pixels (default ${BENCH_SFM_VIDEO_SIZE})` },
+    { flag: 'reference', type: 'string', help: 'sfm-accuracy: the reference poses, a transforms.json or a COLMAP model folder', valueName: 'file' },
     { flag: 'mesh-out', type: 'string', help: 'mesh: also keep the extracted mesh here (.glb, .ply or .obj)', valueName: 'file' },
   ],
   params: () => paramsForCommand('bench').filter((p) => !p.commands.includes('*')),
@@ -120,6 +122,7 @@ export const benchCommand: CommandSpec = {
     } else if (kind === 'train') await benchTrain({ ...context, positionals: rest });
     else if (kind === 'mesh') await benchMesh({ ...context, positionals: rest });
     else if (kind === 'sfm') await benchSfm({ ...context, positionals: rest });
-    else throw new UsageError(`bench: expected "raster", "loss", "train", "mesh" or "sfm", got ${kind ? `"${kind}"` : 'nothing'}`);
+    else if (kind === 'sfm-accuracy') await benchSfmAccuracy({ ...context, positionals: rest });
+    else throw new UsageError(`bench: expected "raster", "loss", "train", "mesh", "sfm" or "sfm-accuracy", got ${kind ? `"${kind}"` : 'nothing'}`);
   },
 };

@@ -11,16 +11,20 @@
  * focal. `verifier: 'colmap'` keeps COLMAP's own verification of our matches for comparison
  * (matches_importer over pairs.txt, run by sfm.ts).
  *
- * Cameras as COLMAP's feature_extractor makes them without EXIF: one per video clip, one per
- * photo, focal 1.2 x the long side (sfm/colmap-database.ts defaultCameraParams).
+ * Cameras as COLMAP's feature_extractor makes them: one per video clip, one per photo; focal from
+ * a photo's EXIF (exif-focal.ts), else 1.2 x the long side (sfm/colmap-database.ts defaultCameraParams).
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
+import { isFile } from '../dataset/source-view.js';
 import type { GpuContext } from '../gpu/context.js';
-import { readColmapDatabase, writeColmapDatabase, type ColmapCameraModel, type DatabaseCamera, type DatabaseImage, type DatabaseTwoViewGeometry, COLMAP_CAMERA_MODELS } from '../sfm/colmap-database.js';
+import { defaultCameraParams, readColmapDatabase, writeColmapDatabase, type ColmapCameraModel, type DatabaseCamera, type DatabaseImage, type DatabaseTwoViewGeometry, COLMAP_CAMERA_MODELS } from '../sfm/colmap-database.js';
 import { SiftExtractor } from '../sfm/features.js';
-import { loadGreyImage } from '../sfm/grey-image.js';
+import { loadGreyImage, loadKeypointMask, type GreyImage } from '../sfm/grey-image.js';
+import type { KeypointMask } from '../sfm/keypoint-selection.js';
+import { CAPTURE_SIFT } from '../sfm/sift-options.js';
+import { readExifFocal } from './exif-focal.js';
 import { matchImagePairs } from '../sfm/match.js';
 import { exhaustivePairs, selectPairs, sequentialPairs, type ImagePair, type PairSelection } from '../sfm/match-pairs.js';
 import { gpuWordAssigner } from '../sfm/retrieval-gpu.js';
@@ -54,24 +58,34 @@ export function colmapCameraModel(name: string): ColmapCameraModel {
 /**
  * Extracts every image's features on the GPU and writes a database with cameras, images,
  * keypoints and descriptors (no matches). Returns features per image name.
+ *
+ * With `maskDir`, `<maskDir>/<image name>.png` (where it exists, as COLMAP's ImageReader.mask_path
+ * looks) restricts the keypoints to its non-zero pixels, before the budget. A photo's camera
+ * takes its EXIF focal where it has one, with prior_focal_length = 1 (capture/exif-focal.ts), as
+ * COLMAP's extractor does.
  */
-export async function extractIntoDatabase(database: string, imagesDir: string, groups: readonly GpuGroup[], options: GpuStageOptions): Promise<{ features: Record<string, number>; seconds: { extract: number; write: number } }> {
+export async function extractIntoDatabase(database: string, imagesDir: string, groups: readonly GpuGroup[], options: GpuStageOptions & { maskDir?: string }): Promise<{ features: Record<string, number>; seconds: { extract: number; write: number } }> {
   const model = colmapCameraModel(options.cameraModel);
   const total = groups.reduce((s, g) => s + g.images.length, 0);
   const cameras: DatabaseCamera[] = [];
   const images: DatabaseImage[] = [];
   const features: Record<string, number> = {};
   const started = performance.now();
-  const extractor = await SiftExtractor.create(options.gpu, { maxFeatures: options.maxFeatures });
+  const extractor = await SiftExtractor.create(options.gpu, { ...CAPTURE_SIFT, maxFeatures: options.maxFeatures });
   try {
     for (const group of groups) {
       let groupCamera = 0;
       for (const name of group.images) {
         throwIfCancelled(options.signal);
-        const grey = await loadGreyImage(path.join(imagesDir, name));
-        const f = await extractor.extract(grey);
+        const file = path.join(imagesDir, name);
+        const grey = await loadGreyImage(file);
+        const f = await extractor.extract(grey, options.maskDir ? await maskOf(path.join(options.maskDir, `${name}.png`), grey) : undefined);
         // a clip shares one camera (single_camera, as the COLMAP path runs it); a photo has its own
-        if (group.kind === 'photos' || groupCamera === 0 || cameras[groupCamera - 1].width !== f.width || cameras[groupCamera - 1].height !== f.height) {
+        if (group.kind === 'photos') {
+          const exif = await readExifFocal(file, f.width, f.height);
+          cameras.push({ model, width: f.width, height: f.height, ...(exif ? { params: defaultCameraParams(model, f.width, f.height, exif.focal), priorFocalLength: true } : {}) });
+          groupCamera = cameras.length;
+        } else if (groupCamera === 0 || cameras[groupCamera - 1].width !== f.width || cameras[groupCamera - 1].height !== f.height) {
           cameras.push({ model, width: f.width, height: f.height });
           groupCamera = cameras.length;
         }
@@ -86,6 +100,14 @@ export async function extractIntoDatabase(database: string, imagesDir: string, g
   const extracted = performance.now();
   await writeColmapDatabase(database, { cameras, images, matches: [] });
   return { features, seconds: { extract: (extracted - started) / 1000, write: (performance.now() - extracted) / 1000 } };
+}
+
+/** An image's mask where its file exists (COLMAP skips a missing one too), refused naming the file unless it has the image's size. */
+async function maskOf(file: string, image: GreyImage): Promise<KeypointMask | undefined> {
+  if (!(await isFile(file))) return undefined;
+  const mask = await loadKeypointMask(file);
+  if (mask.width !== image.width || mask.height !== image.height) throw badInput(file, `mask is ${mask.width}x${mask.height} but its image is ${image.width}x${image.height}`);
+  return mask;
 }
 
 /** The pairs to match over the whole set in capture order (the COLMAP path's matcher over the same database). */

@@ -27,6 +27,7 @@ import { runTool } from './tool-process.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { VerificationSummary } from '../sfm/verification-summary.js';
 import { captureKind, extractIntoDatabase, matchIntoDatabase, type GpuPairRule, type MatchIntoDatabaseResult } from './sfm-gpu.js';
+import { CAPTURE_SIFT } from '../sfm/sift-options.js';
 import { matchStats, type MatchStats } from './sfm-match-stats.js';
 
 export type SfmStage = 'features' | 'matching' | 'mapping' | 'bundle';
@@ -134,7 +135,7 @@ async function stateKey(colmap: Colmap, paths: SfmPaths, groups: readonly SfmGro
     for (const group of groups) for (const name of group.images) masks.push([name, (await stat(path.join(options.maskDir, `${name}.png`)).catch(() => undefined))?.size ?? -1]);
   }
   // 'colmap' keeps the key it always had, so earlier captures resume
-  const source = options.features === 'gpu' ? { features: 'gpu' } : {};
+  const source = options.features === 'gpu' ? { features: 'gpu', sift: CAPTURE_SIFT } : {};
   const material = { colmap: colmap.versionString, ...source, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: groups.map((g) => [g.name, g.kind]), files, ...(options.maskDir ? { masks } : {}) };
   return createHash('sha256').update(JSON.stringify(material)).digest('hex');
 }
@@ -232,9 +233,8 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
   };
   if (ours && !groups.every((g) => state!.features[g.name])) {
     const gpuOptions = { cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, signal, onProgress: (fraction: number, message: string) => options.onProgress?.({ stage: 'features', fraction, message }) };
-    if (options.maskDir) log('warn', 'features gpu: masks are not applied to our SIFT yet; features are extracted from masked pixels too (training still ignores them)');
     await timed('features', async () => {
-      const extracted = await extractIntoDatabase(database, imagesDir, groups, { ...gpuOptions, gpu: await openGpu() });
+      const extracted = await extractIntoDatabase(database, imagesDir, groups, { ...gpuOptions, gpu: await openGpu(), maskDir: options.maskDir });
       state!.featureCounts = extracted.features;
       result.features = extracted.features;
       result.detailS.extract = extracted.seconds.extract;
@@ -313,6 +313,8 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
         }
         log('info', `our matching: ${matched.matches} matches over ${how}; COLMAP verifies them`);
         const verifyStarted = performance.now();
+        // (the comparison path only: matches_importer's pair list splits a line at its first space,
+        // so an image whose name has one loses its pairs there; our verification has no such list)
         await run('matching', 'matches_importer', ['--database_path', database, '--match_list_path', pairList, '--match_type', 'pairs'], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
           const fraction = parseMatchingProgress(line);
           if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction: 0.9 + 0.1 * fraction, message: 'geometric verification (COLMAP)' });

@@ -89,10 +89,12 @@ export interface ColmapDatabaseContent {
   twoViewGeometries?: DatabaseTwoViewGeometry[];
 }
 
-/** COLMAP's guess for a camera without EXIF: f = 1.2 x the long side, principal point at the centre, no distortion. */
-export function defaultCameraParams(model: ColmapCameraModel, width: number, height: number): Float64Array {
+/**
+ * COLMAP's initial camera (Camera::InitializeWithId): principal point at the centre, no distortion,
+ * focal `f` (from EXIF, capture/exif-focal.ts), by default its guess without EXIF, 1.2 x the long side.
+ */
+export function defaultCameraParams(model: ColmapCameraModel, width: number, height: number, f = DEFAULT_FOCAL_LENGTH_FACTOR * Math.max(width, height)): Float64Array {
   const names = COLMAP_CAMERA_MODELS[model].params;
-  const f = DEFAULT_FOCAL_LENGTH_FACTOR * Math.max(width, height);
   const values: Record<string, number> = { f, fx: f, fy: f, cx: width / 2, cy: height / 2 };
   return Float64Array.from(names, (n: string) => values[n] ?? 0);
 }

@@ -13,7 +13,7 @@ import { ArgonautError } from '../../../shared/rpc/errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { upsample2x, type GreyImage } from './grey-image.js';
-import { selectSpread } from './keypoint-selection.js';
+import { selectSpread, unmasked, type KeypointMask } from './keypoint-selection.js';
 import { describeKeypoints, describePipelines, samplePoint, type Described, type DescribePipelines, type SamplePoint } from './sift-describe.js';
 import { detectKeypoints, detectPipeline, EXPECTED_KEYPOINTS, type DetectedKeypoint } from './sift-detect.js';
 import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE, levelSigma, siftOptions, type SiftOptions } from './sift-options.js';
@@ -32,13 +32,13 @@ export interface ExtractionStages {
   pyramid: SiftPyramid;
   /** Every refined extremum, sorted (sift-detect.ts). */
   detected: DetectedKeypoint[];
-  /** The kept ones (indices into `detected`) and where they sample. */
+  /** The kept ones (indices into `detected`: on unmasked pixels, within the budget) and where they sample. */
   selected: number[];
   points: SamplePoint[];
   /** Orientation slots after the budget, and their float descriptors. */
   described: Described;
   features: Features;
-  /** Host ms per stage; pyramidMs holds the pyramid's GPU time only with extractStages(image, true). */
+  /** Host ms per stage; pyramidMs holds the pyramid's GPU time only with extractStages(image, undefined, true). */
   timings: { pyramidMs: number; detectMs: number; describeMs: number };
 }
 
@@ -62,20 +62,24 @@ export class SiftExtractor {
     return new SiftExtractor(ctx, resolved, p, d, q);
   }
 
-  async extract(image: GreyImage): Promise<Features> {
-    return (await this.extractStages(image)).features;
+  /** `mask`: keypoints only where it is non-zero (of the image's size); the budget goes to those. */
+  async extract(image: GreyImage, mask?: KeypointMask): Promise<Features> {
+    return (await this.extractStages(image, mask)).features;
   }
 
   /**
    * Every stage's output (the parity tests compare each with the float64 reference). The host waits
    * twice per image: for the pyramid and the extrema list (one submit, one read-back), and for the
    * orientations and descriptors (likewise; a third wait only where the budget must drop
-   * orientations). `timeStages`: wait for the pyramid alone too, so that timings.pyramidMs is the
-   * pyramid's (benchmarks); otherwise the pyramid's GPU time is inside detectMs.
+   * orientations). `mask`: as extract's. `timeStages`: wait for the pyramid alone too, so that
+   * timings.pyramidMs is the pyramid's (benchmarks); otherwise the pyramid's GPU time is inside detectMs.
    */
-  async extractStages(image: GreyImage, timeStages = false): Promise<ExtractionStages> {
+  async extractStages(image: GreyImage, mask?: KeypointMask, timeStages = false): Promise<ExtractionStages> {
     const { ctx, options } = this;
     if (image.data.length !== image.width * image.height) throw new ArgonautError('bad_input', `sift: image data has ${image.data.length} values for ${image.width}x${image.height}`);
+    if (mask && (mask.width !== image.width || mask.height !== image.height || mask.keep.length !== image.width * image.height)) {
+      throw new ArgonautError('bad_input', `sift: the mask is ${mask.width}x${mask.height} (${mask.keep.length} values) for a ${image.width}x${image.height} image`);
+    }
     const t0 = performance.now();
     if (!this.pyramid || this.pyramid.width !== image.width || this.pyramid.height !== image.height) {
       this.pyramid?.destroy();
@@ -93,7 +97,8 @@ export class SiftExtractor {
     const detected = detection.keypoints;
     const t2 = performance.now();
     const inImage = detected.map((k) => ({ x: k.x * pyramid.octaves[k.octave].step, y: k.y * pyramid.octaves[k.octave].step, response: k.response }));
-    const selected = selectSpread(inImage, image.width, image.height, options.maxFeatures);
+    const candidates = unmasked(inImage, mask);
+    const selected = selectSpread(candidates.map((i) => inImage[i]), image.width, image.height, options.maxFeatures).map((j) => candidates[j]);
     const points = selected.map((i) => samplePoint(detected[i], options));
     // the budget can only drop orientations where the slots exceed it
     const budget = points.length * options.maxOrientations > options.maxFeatures ? (o: Float32Array) => keepBudget(o, selected.map((i) => detected[i].response), options) : undefined;

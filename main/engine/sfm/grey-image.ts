@@ -5,6 +5,7 @@
  */
 import { readImage } from '../formats/images.js';
 import type { Image } from '../formats/image-ops.js';
+import type { KeypointMask } from './keypoint-selection.js';
 
 export interface GreyImage {
   width: number;
@@ -27,6 +28,17 @@ export function toGrey(image: Image): GreyImage {
 
 export async function loadGreyImage(file: string): Promise<GreyImage> {
   return toGrey(await readImage(file));
+}
+
+/**
+ * A feature mask (COLMAP's ImageReader.mask_path convention: 0 = no keypoints there), by its first
+ * channel: capture-masks.ts writes 0 or 255 in every channel.
+ */
+export async function loadKeypointMask(file: string): Promise<KeypointMask> {
+  const { width, height, channels, data } = await readImage(file);
+  const keep = new Uint8Array(width * height);
+  for (let p = 0; p < keep.length; p++) keep[p] = data[p * channels];
+  return { width, height, keep };
 }
 
 /**

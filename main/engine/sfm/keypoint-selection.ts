@@ -14,6 +14,30 @@ export interface Scored {
 
 const KEYPOINTS_PER_CELL = 16;
 
+/** Which pixels may hold keypoints: one byte per pixel, row-major, 0 = none here (COLMAP's mask convention). */
+export interface KeypointMask {
+  width: number;
+  height: number;
+  keep: Uint8Array;
+}
+
+/**
+ * Indices of the keypoints on kept pixels of `mask` (all without one). A keypoint at (x, y) in
+ * image pixels (first pixel's centre at 0) lies on pixel (floor(x + 0.5), floor(y + 0.5)): COLMAP's
+ * MaskKeypoints reads the pixel under int(x) of its 0.5-offset position, and drops keypoints
+ * outside the mask. Applied before the budget, so the budget goes to the kept pixels (COLMAP masks
+ * after its budget).
+ */
+export function unmasked(keypoints: readonly Scored[], mask: KeypointMask | undefined): number[] {
+  const all = keypoints.map((_, i) => i);
+  if (!mask) return all;
+  return all.filter((i) => {
+    const px = Math.floor(keypoints[i].x + 0.5);
+    const py = Math.floor(keypoints[i].y + 0.5);
+    return px >= 0 && py >= 0 && px < mask.width && py < mask.height && mask.keep[py * mask.width + px] !== 0;
+  });
+}
+
 /** Indices of the keypoints kept, in input order. */
 export function selectSpread(keypoints: readonly Scored[], width: number, height: number, budget: number): number[] {
   if (keypoints.length <= budget) return keypoints.map((_, i) => i);

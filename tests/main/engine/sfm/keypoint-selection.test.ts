@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectSpread } from '../../../../main/engine/sfm/keypoint-selection.js';
+import { selectSpread, unmasked } from '../../../../main/engine/sfm/keypoint-selection.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 
 describe('keypoint budget', () => {
@@ -29,5 +29,16 @@ describe('keypoint budget', () => {
     const points = Array.from({ length: 100 }, (_, i) => ({ x: i, y: 0, response: 1 }));
     expect(selectSpread(points, 100, 1, 10)).toEqual(selectSpread(points, 100, 1, 10));
     expect(selectSpread(points, 100, 1, 10)).toHaveLength(10);
+  });
+});
+
+describe('keypoint masks', () => {
+  it("keep a keypoint by the pixel under it, COLMAP's rule: pixel floor(x + 0.5) with the first pixel's centre at 0; off the mask is dropped", () => {
+    // 4 x 2 mask, only pixel (2, 1) kept
+    const mask = { width: 4, height: 2, keep: Uint8Array.from([0, 0, 0, 0, 0, 0, 255, 0]) };
+    const at = (x: number, y: number) => ({ x, y, response: 1 });
+    const points = [at(2, 1), at(1.49, 1), at(1.51, 1), at(2.49, 0.6), at(2.51, 1), at(2, 0.49), at(2, 1.6), at(-0.6, 0)];
+    expect(unmasked(points, mask)).toEqual([0, 2, 3]);
+    expect(unmasked(points, undefined)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
   });
 });

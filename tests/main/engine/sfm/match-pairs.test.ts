@@ -9,15 +9,24 @@ describe('image pairs to match', () => {
     expect(exhaustivePairs(30)).toHaveLength((30 * 29) / 2);
   });
 
-  it('sequential: the next `window` frames, plus frames 2^k further with quadratic overlap', () => {
-    expect(sequentialPairs(5, 2, false)).toEqual([[0, 1], [0, 2], [1, 2], [1, 3], [2, 3], [2, 4], [3, 4]]);
+  it("sequential, COLMAP 3.8's rule: frames i + k for 0 < k < window, plus frames 2^k further (k < window) with quadratic overlap", () => {
+    expect(sequentialPairs(5, 3, false)).toEqual([[0, 1], [0, 2], [1, 2], [1, 3], [2, 3], [2, 4], [3, 4]]);
     const pairs = sequentialPairs(40, 3);
-    expect(pairs).toContainEqual([0, 4]); // 2^2, beyond the window of 3
+    expect(pairs).toContainEqual([0, 2]);
+    expect(pairs).not.toContainEqual([0, 3]); // window 3: the next 2 frames, and 3 is no power of 2
+    expect(pairs).toContainEqual([0, 4]); // 2^2, beyond the window
     expect(pairs).not.toContainEqual([0, 5]);
     expect(pairs).not.toContainEqual([0, 8]); // k < window
     expect(new Set(pairs.map((p) => p.join())).size).toBe(pairs.length);
     expect(pairs.every(([i, j]) => i < j && j < 40)).toBe(true);
     expect(() => sequentialPairs(10, 0)).toThrow(/window/);
+    // COLMAP 3.8's sequential_matcher over the apple clip's 24 frames verified exactly these 179
+    // pairs (measured: docs/sfm.md): the next 9 frames and the frame 16 further, none 10 apart
+    const apple = sequentialPairs(24);
+    expect(apple).toHaveLength(179);
+    expect(apple).toContainEqual([0, 9]);
+    expect(apple).toContainEqual([7, 23]);
+    expect(apple.some(([i, j]) => j - i === 10)).toBe(false);
   });
 
   it('merges pair lists: the union, ascending, each once', () => {

@@ -85,6 +85,29 @@ describe('SIFT features', async () => {
     expect(n - left, `seed ${seed}`).toBeGreaterThan(10);
   });
 
+  it('skip masked pixels before the budget: none on the masked half, the whole budget on the other', async () => {
+    const seed = freshSeed();
+    const image = blobImage(400, 200, rng(seed));
+    // COLMAP's convention: 0 = no keypoints; the left half (x < 200) is masked
+    const keep = new Uint8Array(400 * 200);
+    for (let y = 0; y < 200; y++) keep.fill(255, y * 400 + 200, y * 400 + 400);
+    const mask = { width: 400, height: 200, keep };
+    const extractor = await SiftExtractor.create(ctx, { maxFeatures: 48 });
+    const all = await extractor.extractStages(image);
+    const masked = await extractor.extractStages(image, mask);
+    const wrong = await extractor.extract(image, { width: 200, height: 400, keep }).catch((e: Error) => e.message);
+    extractor.destroy();
+    // the unmasked run spends its budget on both halves; the right half alone has more than the budget
+    const right = all.detected.filter((k) => k.x * 2 ** k.octave >= 199.5).length;
+    expect(right, `seed ${seed}`).toBeGreaterThan(48);
+    const n = masked.features.keypoints.length / 4;
+    expect(n, `seed ${seed}`).toBe(48);
+    // the pixel under each keypoint (COLMAP's int(x) of its 0.5-offset position) is kept
+    for (let i = 0; i < n; i++) expect(Math.floor(masked.features.keypoints[4 * i]), `keypoint ${i}, seed ${seed}`).toBeGreaterThanOrEqual(200);
+    expect(Array.from({ length: all.features.keypoints.length / 4 }, (_, i) => all.features.keypoints[4 * i]).filter((x) => x < 200).length, `seed ${seed}`).toBeGreaterThan(10);
+    expect(wrong).toMatch(/the mask is 200x400 \(80000 values\) for a 400x200 image/);
+  });
+
   it('follow the image: a 90-degree rotation gives the same keypoints, moved, with orientations turned by pi / 2', async () => {
     const seed = freshSeed();
     const image = blobImage(280, 220, rng(seed));
