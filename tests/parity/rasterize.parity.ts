@@ -38,8 +38,12 @@ export interface RasterParityOptions {
   cameraGrads?: boolean;
 }
 
-/** Pixels every mean2d is shifted by (both ways, in u and in v) to find the pixels whose alpha cut float32 positions may flip. */
-const POSITION_NUDGE_PX = 2e-3;
+/**
+ * The shift of every mean2d (both ways, in u and in v), in focal lengths, that finds the pixels
+ * whose alpha cut float32 positions may flip: ~1e-6 of camera-space units is the float32 error of
+ * the world-to-camera product here (depths 1.5-4), fx / z of it in pixels.
+ */
+const POSITION_NUDGE = 1e-6;
 
 function zeroPixelWeights(weights: LossWeights, p: number): void {
   for (const w of [weights.alpha, weights.depth, weights.medianDepth, weights.distortion]) if (w) w[p] = 0;
@@ -75,13 +79,14 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   // lands within 1e-5 (relative) of 1e-4 (clamped alphas, which no nudge moves: two splats at
   // 0.99 give T = 0.01 x 0.01 exactly; seed 1494725223). Left out of the forward comparison, and counted.
   // Positions too: the GPU's mean2d carries float32 error (the world-to-camera product, ~1e-6 of
-  // camera-space units, is ~1e-3 px at fx / z ~ 1000), and a tiny splat's alpha moves by
-  // d delta / sigma^2 with it: ~1e-3 relative at sigma ~ 0.5 px, 100x the opacity nudge, so a pixel
+  // camera-space units, is ~1e-3 px at fx / z ~ 1000: POSITION_NUDGE), and a tiny splat's alpha moves
+  // by d delta / sigma^2 with it: ~1e-3 relative at sigma ~ 0.5 px, 100x the opacity nudge, so a pixel
   // at its 1/255 cut goes either way (seed 557200633: one tiny splat's mean2d gradient 1.3% off).
   // Moving the principal point shifts every mean2d by exactly that many pixels.
   const nudged = (delta: number) => rasterizeForward({ ...input, splats: { ...f32, opacityLogits: Float64Array.from(f32.opacityLogits, (x) => x + delta) } });
   const shifted = (du: number, dv: number) => rasterizeForward({ ...input, camera: { ...camera, cx: camera.cx + du, cy: camera.cy + dv } });
-  const nudges = [nudged(1e-5), nudged(-1e-5), shifted(POSITION_NUDGE_PX, 0), shifted(-POSITION_NUDGE_PX, 0), shifted(0, POSITION_NUDGE_PX), shifted(0, -POSITION_NUDGE_PX)];
+  const shift = POSITION_NUDGE * Math.max(camera.fx, camera.fy);
+  const nudges = [nudged(1e-5), nudged(-1e-5), shifted(shift, 0), shifted(-shift, 0), shifted(0, shift), shifted(0, -shift)];
   const ambiguous = new Uint8Array(c.width * c.height);
   let ambiguousCount = 0;
   for (let p = 0; p < ambiguous.length; p++) {
