@@ -56,6 +56,12 @@ export interface CameraRefineConfig {
   rates: { rotation: number; translation: number; logFocal: number; principal: number };
   /** Decoupled weight decay per step (x the rate), pulling corrections towards zero like gsplat's pose_opt_reg. */
   weightDecay: number;
+  /** Fraction of the run after which the intrinsics stay as they are (1: refined to the end). */
+  intrinsicsUntil: number;
+  /** Whether the rig gauge ties each camera's distance to the scene to its focal change (rig-gauge.ts). */
+  focalGauge: boolean;
+  /** What Adam's rotation turns a view about: its own centre, or the point the views look at. */
+  pivot: 'camera' | 'scene';
 }
 
 export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
@@ -65,6 +71,9 @@ export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
   finalRatio: 0.01,
   rates: { rotation: 1e-3, translation: 1e-3, logFocal: 2e-4, principal: 1e-4 },
   weightDecay: 1e-6,
+  intrinsicsUntil: 1,
+  focalGauge: false,
+  pivot: 'camera',
 };
 
 /** Steps between a step and the application of its camera gradient (see the header). */
@@ -132,6 +141,8 @@ export class CameraRefiner {
   private pending: PendingGradient[] = [];
   private readonly arrivals = new Map<number, Promise<void>>();
   private readonly gauge: RigGauge;
+  /** Each view's scene centre in its camera axes (pivot 'scene'). */
+  private readonly pivots: number[][];
 
   constructor(
     readonly config: CameraRefineConfig,
@@ -144,6 +155,7 @@ export class CameraRefiner {
     this.poses = cameras.map(() => block(6));
     this.intrinsics = Array.from({ length: Math.max(0, ...this.group) + 1 }, () => block(4));
     this.gauge = new RigGauge(cameras, sceneScale);
+    this.pivots = cameras.map((_, i) => this.gauge.pivot(i));
   }
 
   get refinesIntrinsics(): boolean {
@@ -159,7 +171,60 @@ export class CameraRefiner {
   }
 
   pose(view: number): PoseCorrection {
-    return poseOfVector(this.poses[view].value);
+    return poseOfVector(this.poses[view].steps > 0 ? this.correctionOf(view, this.poses[view].value) : this.tiesFocal ? this.gauge.dolly(view, this.rigLogFocal()) : this.poses[view].value);
+  }
+
+  /**
+   * Adam's 6 numbers for a view and the pose correction (omega, tau) they stand for: the same with
+   * pivot 'camera'; with 'scene' the rotation turns the camera about the scene centre p (camera
+   * axes), tau = tau' + p x omega (linear, so the gradient below and the gauge stay exact).
+   */
+  private correctionOf(view: number, u: readonly number[]): number[] {
+    if (this.config.pivot === 'camera') return [...u];
+    const p = this.pivots[view];
+    return [u[0], u[1], u[2], u[3] + p[1] * u[2] - p[2] * u[1], u[4] + p[2] * u[0] - p[0] * u[2], u[5] + p[0] * u[1] - p[1] * u[0]];
+  }
+
+  private parametersOf(view: number, pose: readonly number[]): number[] {
+    if (this.config.pivot === 'camera') return [...pose];
+    const p = this.pivots[view];
+    return [pose[0], pose[1], pose[2], pose[3] - (p[1] * pose[2] - p[2] * pose[1]), pose[4] - (p[2] * pose[0] - p[0] * pose[2]), pose[5] - (p[0] * pose[1] - p[1] * pose[0])];
+  }
+
+  /** dL/d(Adam's numbers) from dL/d(omega, tau): with pivot 'scene', d omega' = d omega + d tau x p. */
+  private parameterGradient(view: number, g: readonly number[]): number[] {
+    if (this.config.pivot === 'camera') return [...g];
+    const p = this.pivots[view];
+    return [g[0] + g[4] * p[2] - g[5] * p[1], g[1] + g[5] * p[0] - g[3] * p[2], g[2] + g[3] * p[1] - g[4] * p[0], g[3], g[4], g[5]];
+  }
+
+  /** Removes the rig gauge from the corrections (rig-gauge.ts), which it reads as (omega, tau). */
+  private removeGauge(): void {
+    const logFocal = this.tiesFocal ? this.logFocalOfViews() : undefined;
+    if (this.config.pivot === 'camera') return this.gauge.remove(this.poses, logFocal);
+    const corrections = this.poses.map((b, i) => ({ value: this.correctionOf(i, b.value), steps: b.steps }));
+    this.gauge.remove(corrections, logFocal);
+    corrections.forEach((c, i) => (this.poses[i].value = this.parametersOf(i, c.value)));
+  }
+
+  /** Whether the gauge ties the cameras' distances to their focal changes (config.focalGauge). */
+  private get tiesFocal(): boolean {
+    return this.refinesIntrinsics && this.config.focalGauge;
+  }
+
+  /** Each view's log-focal change (the mean of x and y). */
+  private logFocalOfViews(): number[] {
+    return this.group.map((g) => (this.intrinsics[g].value[0] + this.intrinsics[g].value[1]) / 2);
+  }
+
+  /**
+   * The refined views' mean log-focal change: the scale by which the tied gauge's frame differs
+   * from the given one, which a view not refined yet (a held-out view) follows as a dolly.
+   */
+  private rigLogFocal(): number {
+    const logFocal = this.logFocalOfViews();
+    const refined = this.poses.flatMap((p, i) => (p.steps > 0 ? [logFocal[i]] : []));
+    return refined.length ? refined.reduce((s, x) => s + x, 0) / refined.length : 0;
   }
 
   intrinsicsOf(view: number): IntrinsicsCorrection {
@@ -176,7 +241,7 @@ export class CameraRefiner {
    * with the 12 floats of its dL/d(camera) (render/camera-grads.ts's layout).
    */
   rendered(step: number, view: number, gradient: Promise<ArrayLike<number>>): void {
-    const entry: PendingGradient = { step, view, at: [...this.poses[view].value, ...this.intrinsics[this.group[view]].value] };
+    const entry: PendingGradient = { step, view, at: [...poseVector(this.pose(view)), ...this.intrinsics[this.group[view]].value] };
     this.pending.push(entry);
     this.arrivals.set(step, gradient.then((g) => void (entry.grad = Array.from(g))));
   }
@@ -207,12 +272,14 @@ export class CameraRefiner {
     const r = this.config.rates;
     const dPose = poseCorrectionGradient(local, pose);
     const t = r.translation * this.sceneScale;
-    adamStep(this.poses[entry.view], poseVector(dPose), [r.rotation * f, r.rotation * f, r.rotation * f, t * f, t * f, t * f], this.config.weightDecay);
-    if (this.refinesIntrinsics) {
+    // a view's first step starts from the pose it rendered with (with the tied gauge, the rig's dolly)
+    if (this.poses[entry.view].steps === 0) this.poses[entry.view].value = this.parametersOf(entry.view, entry.at.slice(0, 6));
+    adamStep(this.poses[entry.view], this.parameterGradient(entry.view, poseVector(dPose)), [r.rotation * f, r.rotation * f, r.rotation * f, t * f, t * f, t * f], this.config.weightDecay);
+    if (this.refinesIntrinsics && entry.step < this.config.intrinsicsUntil * this.iterations) {
       const d = intrinsicsCorrectionGradient(local, this.cameras[entry.view], intrinsics);
       adamStep(this.intrinsics[this.group[entry.view]], intrinsicsVector(d), [r.logFocal * f, r.logFocal * f, r.principal * f, r.principal * f], this.config.weightDecay);
     }
-    this.gauge.remove(this.poses);
+    this.removeGauge();
   }
 
   /** The state a checkpoint keeps (after `settle`: every pending gradient has arrived). */
