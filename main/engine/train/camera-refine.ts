@@ -60,8 +60,6 @@ export interface CameraRefineConfig {
   intrinsicsUntil: number;
   /** Whether the rig gauge ties each camera's distance to the scene to its focal change (rig-gauge.ts). */
   focalGauge: boolean;
-  /** What Adam's rotation turns a view about: its own centre, or the point the views look at. */
-  pivot: 'camera' | 'scene';
 }
 
 export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
@@ -73,7 +71,6 @@ export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
   weightDecay: 1e-6,
   intrinsicsUntil: 1,
   focalGauge: false,
-  pivot: 'camera',
 };
 
 /** Steps between a step and the application of its camera gradient (see the header). */
@@ -141,8 +138,6 @@ export class CameraRefiner {
   private pending: PendingGradient[] = [];
   private readonly arrivals = new Map<number, Promise<void>>();
   private readonly gauge: RigGauge;
-  /** Each view's scene centre in its camera axes (pivot 'scene'). */
-  private readonly pivots: number[][];
 
   constructor(
     readonly config: CameraRefineConfig,
@@ -155,7 +150,6 @@ export class CameraRefiner {
     this.poses = cameras.map(() => block(6));
     this.intrinsics = Array.from({ length: Math.max(0, ...this.group) + 1 }, () => block(4));
     this.gauge = new RigGauge(cameras, sceneScale);
-    this.pivots = cameras.map((_, i) => this.gauge.pivot(i));
   }
 
   get refinesIntrinsics(): boolean {
@@ -171,40 +165,7 @@ export class CameraRefiner {
   }
 
   pose(view: number): PoseCorrection {
-    return poseOfVector(this.poses[view].steps > 0 ? this.correctionOf(view, this.poses[view].value) : this.tiesFocal ? this.gauge.dolly(view, this.rigLogFocal()) : this.poses[view].value);
-  }
-
-  /**
-   * Adam's 6 numbers for a view and the pose correction (omega, tau) they stand for: the same with
-   * pivot 'camera'; with 'scene' the rotation turns the camera about the scene centre p (camera
-   * axes), tau = tau' + p x omega (linear, so the gradient below and the gauge stay exact).
-   */
-  private correctionOf(view: number, u: readonly number[]): number[] {
-    if (this.config.pivot === 'camera') return [...u];
-    const p = this.pivots[view];
-    return [u[0], u[1], u[2], u[3] + p[1] * u[2] - p[2] * u[1], u[4] + p[2] * u[0] - p[0] * u[2], u[5] + p[0] * u[1] - p[1] * u[0]];
-  }
-
-  private parametersOf(view: number, pose: readonly number[]): number[] {
-    if (this.config.pivot === 'camera') return [...pose];
-    const p = this.pivots[view];
-    return [pose[0], pose[1], pose[2], pose[3] - (p[1] * pose[2] - p[2] * pose[1]), pose[4] - (p[2] * pose[0] - p[0] * pose[2]), pose[5] - (p[0] * pose[1] - p[1] * pose[0])];
-  }
-
-  /** dL/d(Adam's numbers) from dL/d(omega, tau): with pivot 'scene', d omega' = d omega + d tau x p. */
-  private parameterGradient(view: number, g: readonly number[]): number[] {
-    if (this.config.pivot === 'camera') return [...g];
-    const p = this.pivots[view];
-    return [g[0] + g[4] * p[2] - g[5] * p[1], g[1] + g[5] * p[0] - g[3] * p[2], g[2] + g[3] * p[1] - g[4] * p[0], g[3], g[4], g[5]];
-  }
-
-  /** Removes the rig gauge from the corrections (rig-gauge.ts), which it reads as (omega, tau). */
-  private removeGauge(): void {
-    const logFocal = this.tiesFocal ? this.logFocalOfViews() : undefined;
-    if (this.config.pivot === 'camera') return this.gauge.remove(this.poses, logFocal);
-    const corrections = this.poses.map((b, i) => ({ value: this.correctionOf(i, b.value), steps: b.steps }));
-    this.gauge.remove(corrections, logFocal);
-    corrections.forEach((c, i) => (this.poses[i].value = this.parametersOf(i, c.value)));
+    return poseOfVector(this.poses[view].steps > 0 || !this.tiesFocal ? this.poses[view].value : this.gauge.dolly(view, this.rigLogFocal()));
   }
 
   /** Whether the gauge ties the cameras' distances to their focal changes (config.focalGauge). */
@@ -273,13 +234,20 @@ export class CameraRefiner {
     const dPose = poseCorrectionGradient(local, pose);
     const t = r.translation * this.sceneScale;
     // a view's first step starts from the pose it rendered with (with the tied gauge, the rig's dolly)
-    if (this.poses[entry.view].steps === 0) this.poses[entry.view].value = this.parametersOf(entry.view, entry.at.slice(0, 6));
-    adamStep(this.poses[entry.view], this.parameterGradient(entry.view, poseVector(dPose)), [r.rotation * f, r.rotation * f, r.rotation * f, t * f, t * f, t * f], this.config.weightDecay);
+    if (this.poses[entry.view].steps === 0) this.poses[entry.view].value = entry.at.slice(0, 6);
+    adamStep(this.poses[entry.view], poseVector(dPose), [r.rotation * f, r.rotation * f, r.rotation * f, t * f, t * f, t * f], this.config.weightDecay);
     if (this.refinesIntrinsics && entry.step < this.config.intrinsicsUntil * this.iterations) {
       const d = intrinsicsCorrectionGradient(local, this.cameras[entry.view], intrinsics);
+      if (this.tiesFocal) {
+        // tied, a focal change moves the camera by its dolly too (half each from x and y): the chain
+        // rule leaves the focal the perspective's gradient, not the image size's (which is the splats')
+        const dolly = this.gauge.dolly(entry.view, 0.5);
+        const along = dolly[3] * dPose.translation[0] + dolly[4] * dPose.translation[1] + dolly[5] * dPose.translation[2];
+        d.logFocal = [d.logFocal[0] + along, d.logFocal[1] + along];
+      }
       adamStep(this.intrinsics[this.group[entry.view]], intrinsicsVector(d), [r.logFocal * f, r.logFocal * f, r.principal * f, r.principal * f], this.config.weightDecay);
     }
-    this.removeGauge();
+    this.gauge.remove(this.poses, this.tiesFocal ? this.logFocalOfViews() : undefined);
   }
 
   /** The state a checkpoint keeps (after `settle`: every pending gradient has arrived). */

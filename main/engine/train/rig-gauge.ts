@@ -55,8 +55,6 @@ export class RigGauge {
   private readonly frames: { R: number[]; c: number[] }[];
   /** Every view's tau per unit of log focal (see `dolly`). */
   private readonly dollies: number[][];
-  /** The scene centre in every view's camera axes (see `pivot`). */
-  private readonly pivots: number[][];
 
   constructor(
     cameras: readonly PinholeCamera[],
@@ -70,19 +68,10 @@ export class RigGauge {
     });
     const centroid = [0, 1, 2].map((k) => this.frames.reduce((s, f) => s + f.c[k], 0) / Math.max(1, this.frames.length));
     const target = sceneCentre(this.frames, centroid);
-    this.pivots = this.frames.map(({ R, c }) => {
-      const q = [target[0] - c[0], target[1] - c[1], target[2] - c[2]];
-      return [0, 1, 2].map((r) => R[3 * r] * q[0] + R[3 * r + 1] * q[1] + R[3 * r + 2] * q[2]);
-    });
     this.dollies = this.frames.map(({ R, c }) => {
       const q = [c[0] - target[0], c[1] - target[1], c[2] - target[2]];
       return [0, 1, 2].map((r) => -(R[3 * r] * q[0] + R[3 * r + 1] * q[1] + R[3 * r + 2] * q[2]));
     });
-  }
-
-  /** The point the views look at, in view `view`'s camera axes (what camera-refine.ts turns a view about). */
-  pivot(view: number): number[] {
-    return [...this.pivots[view]];
   }
 
   /**
