@@ -238,13 +238,6 @@ export class CameraRefiner {
     adamStep(this.poses[entry.view], poseVector(dPose), [r.rotation * f, r.rotation * f, r.rotation * f, t * f, t * f, t * f], this.config.weightDecay);
     if (this.refinesIntrinsics && entry.step < this.config.intrinsicsUntil * this.iterations) {
       const d = intrinsicsCorrectionGradient(local, this.cameras[entry.view], intrinsics);
-      if (this.tiesFocal) {
-        // tied, a focal change moves the camera by its dolly too (half each from x and y): the chain
-        // rule leaves the focal the perspective's gradient, not the image size's (which is the splats')
-        const dolly = this.gauge.dolly(entry.view, 0.5);
-        const along = dolly[3] * dPose.translation[0] + dolly[4] * dPose.translation[1] + dolly[5] * dPose.translation[2];
-        d.logFocal = [d.logFocal[0] + along, d.logFocal[1] + along];
-      }
       adamStep(this.intrinsics[this.group[entry.view]], intrinsicsVector(d), [r.logFocal * f, r.logFocal * f, r.principal * f, r.principal * f], this.config.weightDecay);
     }
     this.gauge.remove(this.poses, this.tiesFocal ? this.logFocalOfViews() : undefined);
