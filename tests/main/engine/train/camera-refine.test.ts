@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CAMERA_LAG, CAMERA_REFINE_DEFAULTS, CameraRefiner, intrinsicsGroups, REFINE_CAPTURE_POSES_BY_DEFAULT, resolveRefineCameras } from '../../../../main/engine/train/camera-refine.js';
 import { readCheckpoint, writeCheckpoint } from '../../../../main/engine/train/checkpoint.js';
-import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
+import { orbitCameras, sampleScene } from '../../../../main/engine/train/sample-scene.js';
+import { RigGauge } from '../../../../main/engine/train/rig-gauge.js';
 import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
 import { correctCamera } from '../../../../shared/scene/camera-correction.js';
 import type { PinholeCamera } from '../../../../shared/scene/camera.js';
@@ -63,6 +64,23 @@ describe('camera refiner (host side)', () => {
     await r.before(10);
     expect(r.intrinsicsOf(0)).toEqual({ logFocal: [0, 0], principal: [0, 0] });
     expect(r.pose(0).rotation[0]).toBeCloseTo(-CAMERA_REFINE_DEFAULTS.rates.rotation * r.rateFactor(1), 9); // one Adam step (step 1's), not two
+  });
+
+  it('with the focal gauge tied, a view not refined yet follows the rig: the dolly of the refined views\' mean focal change', async () => {
+    const cameras = orbitCameras(5, 64, 48);
+    const config = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics' as const, start: 0, ramp: 1, focalGauge: true };
+    const tied = new CameraRefiner(config, cameras, 3.5, 100);
+    const untied = new CameraRefiner({ ...config, focalGauge: false }, cameras, 3.5, 100);
+    for (const r of [tied, untied]) {
+      [0, 1, 2, 3].forEach((view, step) => r.rendered(step, view, Promise.resolve(GRADIENT)));
+      await r.before(3 + CAMERA_LAG);
+    }
+    const logFocal = tied.intrinsicsOf(0).logFocal;
+    expect(Math.abs(logFocal[0])).toBeGreaterThan(1e-4); // the shared focal moved
+    expect(tied.pose(4)).toEqual({ rotation: [0, 0, 0], translation: new RigGauge(cameras, 3.5).dolly(4, (logFocal[0] + logFocal[1]) / 2).slice(3) });
+    expect(Math.abs(tied.pose(4).translation[2])).toBeGreaterThan(1e-4);
+    expect(untied.pose(4)).toEqual({ rotation: [0, 0, 0], translation: [0, 0, 0] });
+    expect(untied.intrinsicsOf(0)).toEqual(tied.intrinsicsOf(0)); // the tie moves cameras, never the focal's own steps
   });
 
   it('state round-trips, and a state for other views is refused by name', async () => {
