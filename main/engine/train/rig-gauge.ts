@@ -9,6 +9,11 @@
  * built once per set of refined views (which grows during the first epoch after refinement starts,
  * then stays) and reused: exactly the numbers a rebuild would give, with only A^T b and the 7x7
  * solve left per update.
+ *
+ * Tied to the focal (camera-refine.ts's `focalGauge`): a longer focal with the camera moved back
+ * by the same fraction of its distance to the scene keeps the image's size (a dolly zoom), so the
+ * removal then leaves each view the dolly its own focal change implies, and the rig's scale follows
+ * the focal instead of staying the given one's.
  */
 import { solveLinearSystem } from '../../../shared/math/linear-solve.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
@@ -89,7 +94,8 @@ export class RigGauge {
    * whole rig that fits them best: a world rotation W, translation T and scale s about the
    * centroid m of the camera centres moves camera i's correction by omega = -R_i W and
    * tau = -R_i (W x (c_i - m) + s (c_i - m) + T) (first order). Least squares over (W, T, s),
-   * rotations weighted by the scene scale, then subtracted.
+   * rotations weighted by the scene scale, then subtracted. With `logFocal` (each view's log-focal
+   * change), what is fitted and removed is the corrections less each view's `dolly`.
    */
   remove(poses: PoseBlock[], logFocal?: readonly number[]): void {
     const refined = poses.flatMap((p, i) => (p.steps > 0 ? [i] : []));
