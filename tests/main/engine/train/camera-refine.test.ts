@@ -102,10 +102,10 @@ describe('camera refiner (host side)', () => {
 });
 
 describe('training with camera refinement', () => {
-  it('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (cameras and splats)', async () => {
+  it.each([false, true])('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (cameras and splats; focal gauge tied: %s)', async (focalGauge) => {
     const ctx = await testGpu();
     const data = { ...(await sampleScene(ctx, { width: 48, height: 36, views: 12, splats: 600 })), posesEstimated: true };
-    const config = defaultTrainerConfig({ iterations: 40, shDegree: 0, initPoints: 400, seed: 5, cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 5, ramp: 5 } });
+    const config = defaultTrainerConfig({ iterations: 40, shDegree: 0, initPoints: 400, seed: 5, cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 5, ramp: 5, focalGauge } });
     const straight = await Trainer.create(ctx, data, config);
     for (let i = 0; i < 40; i++) await straight.trainStep();
     const want = await straight.download();
