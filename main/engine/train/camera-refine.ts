@@ -71,6 +71,8 @@ export interface CameraRefineConfig {
   weightDecay: number;
   /** Fraction of the run after which the intrinsics stay as they are (1: refined to the end). */
   intrinsicsUntil: number;
+  /** Whether the intrinsics' rate decays to finalRatio by then (as the poses' does by the end) rather than stopping at its value. */
+  intrinsicsDecay: boolean;
   /** Whether the rig gauge ties each camera's distance to the scene to its focal change (rig-gauge.ts). */
   focalGauge: boolean;
 }
@@ -83,6 +85,7 @@ export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
   rates: { rotation: 1e-3, translation: 1e-3, logFocal: 2e-4, principal: 1e-4 },
   weightDecay: 1e-6,
   intrinsicsUntil: 1,
+  intrinsicsDecay: false,
   focalGauge: false,
 };
 
@@ -177,6 +180,15 @@ export class CameraRefiner {
     return delayed(step, start, (k) => linearWarmup(k + 1, ramp) * exponentialDecay(k, decaySteps, finalRatio));
   }
 
+  /** The intrinsics' rate factor at `step`: the poses', cut at intrinsicsUntil or compressed into it (intrinsicsDecay). */
+  intrinsicsRateFactor(step: number): number {
+    const { start, ramp, finalRatio, intrinsicsUntil, intrinsicsDecay } = this.config;
+    const until = intrinsicsUntil * this.iterations;
+    if (step >= until) return 0;
+    if (!intrinsicsDecay) return this.rateFactor(step);
+    return delayed(step, start, (k) => linearWarmup(k + 1, ramp) * exponentialDecay(k, Math.max(1, until - start), finalRatio));
+  }
+
   pose(view: number): PoseCorrection {
     return poseOfVector(this.poses[view].steps > 0 || !this.tiesFocal ? this.poses[view].value : this.gauge.dolly(view, this.rigLogFocal()));
   }
@@ -249,9 +261,10 @@ export class CameraRefiner {
     // a view's first step starts from the pose it rendered with (with the tied gauge, the rig's dolly)
     if (this.poses[entry.view].steps === 0) this.poses[entry.view].value = entry.at.slice(0, 6);
     adamStep(this.poses[entry.view], poseVector(dPose), [r.rotation * f, r.rotation * f, r.rotation * f, t * f, t * f, t * f], this.config.weightDecay);
-    if (this.refinesIntrinsics && entry.step < this.config.intrinsicsUntil * this.iterations) {
+    const fi = this.refinesIntrinsics ? this.intrinsicsRateFactor(entry.step) : 0;
+    if (fi > 0) {
       const d = intrinsicsCorrectionGradient(local, this.cameras[entry.view], intrinsics);
-      adamStep(this.intrinsics[this.group[entry.view]], intrinsicsVector(d), [r.logFocal * f, r.logFocal * f, r.principal * f, r.principal * f], this.config.weightDecay);
+      adamStep(this.intrinsics[this.group[entry.view]], intrinsicsVector(d), [r.logFocal * fi, r.logFocal * fi, r.principal * fi, r.principal * fi], this.config.weightDecay);
     }
     this.gauge.remove(this.poses, this.tiesFocal ? this.logFocalOfViews() : undefined);
   }

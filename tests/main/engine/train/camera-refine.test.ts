@@ -35,6 +35,20 @@ describe('camera refiner (host side)', () => {
     expect(r.rateFactor(1100)).toBeCloseTo(0.01, 12);
   });
 
+  it("the intrinsics' rate follows the poses' up to intrinsicsUntil, then stops, or decays to finalRatio by then with intrinsicsDecay", () => {
+    const config = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics' as const, start: 100, ramp: 50, finalRatio: 0.01 };
+    const whole = new CameraRefiner(config, [CAMERA], 1, 1100);
+    const cut = new CameraRefiner({ ...config, intrinsicsUntil: 0.5 }, [CAMERA], 1, 1100);
+    const decayed = new CameraRefiner({ ...config, intrinsicsUntil: 0.5, intrinsicsDecay: true }, [CAMERA], 1, 1100);
+    for (const step of [0, 99, 100, 149, 300, 549, 1099]) expect(whole.intrinsicsRateFactor(step), `step ${step}`).toBe(whole.rateFactor(step));
+    expect(cut.intrinsicsRateFactor(549)).toBe(cut.rateFactor(549));
+    expect(cut.intrinsicsRateFactor(550)).toBe(0);
+    expect(decayed.intrinsicsRateFactor(99)).toBe(0);
+    expect(decayed.intrinsicsRateFactor(149)).toBeCloseTo(0.01 ** (49 / 450), 12);
+    expect(decayed.intrinsicsRateFactor(549)).toBeCloseTo(0.01 ** (449 / 450), 12);
+    expect(decayed.intrinsicsRateFactor(550)).toBe(0);
+  });
+
   it(`applies a step's gradient exactly ${CAMERA_LAG} steps later, in step order, with the corrections it was computed at`, async () => {
     const r = new CameraRefiner({ ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 0, ramp: 1 }, [CAMERA, { ...CAMERA }], 2, 100);
     let release!: (g: number[]) => void;
