@@ -25,9 +25,11 @@ interface Options {
   splats: number;
   every: number;
   baselines: boolean;
+  /** Skip the refined run (only the baselines). */
+  baselinesOnly: boolean;
   refine: Partial<CameraRefineConfig>;
 }
-const options: Options = { steps: 600, width: 64, height: 48, views: 12, splats: 1500, every: 100, baselines: false, refine: {}, ...JSON.parse(process.argv[2] ?? '{}') };
+const options: Options = { steps: 600, width: 64, height: 48, views: 12, splats: 1500, every: 100, baselines: false, baselinesOnly: false, refine: {}, ...JSON.parse(process.argv[2] ?? '{}') };
 /** The training test's refinement settings, which `refine` overrides. */
 const TEST_REFINE: CameraRefineConfig = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 100, ramp: 100, rates: { rotation: 5e-3, translation: 5e-3, logFocal: 1e-3, principal: 3e-4 } };
 
@@ -83,8 +85,8 @@ async function run(mode: 'off' | 'poses' | 'poses+intrinsics', data: TrainingDat
 
 console.log(JSON.stringify(options));
 console.log(`given: ${errors(given.views.map((v) => v.camera))}`);
-await run((options.refine.mode as 'poses' | 'poses+intrinsics' | undefined) ?? 'poses+intrinsics', given);
-if (options.baselines) {
+if (!options.baselinesOnly) await run((options.refine.mode as 'poses' | 'poses+intrinsics' | undefined) ?? 'poses+intrinsics', given);
+if (options.baselines || options.baselinesOnly) {
   await run('off', given);
   await run('off', truth);
 }

@@ -42,7 +42,8 @@
  * faster, +0.12% at 600 (27.06 dB against 26.62) but -5.78% at 1200 (22.22 against 26.20 dB);
  * through the chain rule of that tie (the perspective alone moving it) it settles at +6%. So it is
  * off by default, kept to measure on real captures; so is `intrinsicsUntil` (frozen at half the
- * run: -1.61% and 27.02 dB at 1200 steps, but 1.80% and 26.41 dB at 600). Not resolution
+ * run: -1.61% and 27.02 dB at 1200 steps, but 1.80% and 26.41 dB at 600; with `intrinsicsDecay`,
+ * +1.32% and 29.02 dB at 1200, but 3.80% and 25.22 dB at 600). Not resolution
  * either: 128x96 leaves 0.84 deg, 1.27% at 600 steps. The poses' error left lies along each
  * view's orbit about the scene centre (0.75 deg x a distance of 3.2 = 0.042, the centre error
  * 0.041), which moves this image by ~0.2 px: turned about the scene centre instead of its own,
