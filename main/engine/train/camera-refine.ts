@@ -34,6 +34,20 @@
  * the focal is the unstable one: it comes within 0.6% by step 300, then walks back past the given
  * error as the splats reshape (focal against the size of a small object seen from afar: a
  * near-gauge the rig removal does not cover).
+ *
+ * Measured since (bench/camera-refine.ts; the test's rates with finalRatio 0.01; the table is in
+ * docs/architecture.md): where the focal ends is set by the rates' schedule, not found. Holding the
+ * rig's scale, +1.04% at 600 steps and -2.40% at 1200; with `focalGauge` (the rig's scale tied to
+ * the focal change: a dolly zoom, so the focal moves without resizing the image) it travels
+ * faster, +0.12% at 600 (27.06 dB against 26.62) but -5.78% at 1200 (22.22 against 26.20 dB);
+ * through the chain rule of that tie (the perspective alone moving it) it settles at +6%. So it is
+ * off by default, kept to measure on real captures; so is `intrinsicsUntil` (frozen at half the
+ * run: -1.61% and 27.02 dB at 1200 steps, but 1.80% and 26.41 dB at 600; with `intrinsicsDecay`,
+ * +1.32% and 29.02 dB at 1200, but 3.80% and 25.22 dB at 600). Not resolution
+ * either: 128x96 leaves 0.84 deg, 1.27% at 600 steps. The poses' error left lies along each
+ * view's orbit about the scene centre (0.75 deg x a distance of 3.2 = 0.042, the centre error
+ * 0.041), which moves this image by ~0.2 px: turned about the scene centre instead of its own,
+ * Adam walks the views along it (1.72 deg at 600).
  */
 import { correctCamera, intrinsicsCorrectionGradient, poseCorrectionGradient, type CameraGradient, type IntrinsicsCorrection, type PoseCorrection } from '../../../shared/scene/camera-correction.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
@@ -56,6 +70,12 @@ export interface CameraRefineConfig {
   rates: { rotation: number; translation: number; logFocal: number; principal: number };
   /** Decoupled weight decay per step (x the rate), pulling corrections towards zero like gsplat's pose_opt_reg. */
   weightDecay: number;
+  /** Fraction of the run after which the intrinsics stay as they are (1: refined to the end). */
+  intrinsicsUntil: number;
+  /** Whether the intrinsics' rate decays to finalRatio by then (as the poses' does by the end) rather than stopping at its value. */
+  intrinsicsDecay: boolean;
+  /** Whether the rig gauge ties each camera's distance to the scene to its focal change (rig-gauge.ts). */
+  focalGauge: boolean;
 }
 
 export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
@@ -65,6 +85,9 @@ export const CAMERA_REFINE_DEFAULTS: CameraRefineConfig = {
   finalRatio: 0.01,
   rates: { rotation: 1e-3, translation: 1e-3, logFocal: 2e-4, principal: 1e-4 },
   weightDecay: 1e-6,
+  intrinsicsUntil: 1,
+  intrinsicsDecay: false,
+  focalGauge: false,
 };
 
 /** Steps between a step and the application of its camera gradient (see the header). */
@@ -158,8 +181,37 @@ export class CameraRefiner {
     return delayed(step, start, (k) => linearWarmup(k + 1, ramp) * exponentialDecay(k, decaySteps, finalRatio));
   }
 
+  /** The intrinsics' rate factor at `step`: the poses', cut at intrinsicsUntil or compressed into it (intrinsicsDecay). */
+  intrinsicsRateFactor(step: number): number {
+    const { start, ramp, finalRatio, intrinsicsUntil, intrinsicsDecay } = this.config;
+    const until = intrinsicsUntil * this.iterations;
+    if (step >= until) return 0;
+    if (!intrinsicsDecay) return this.rateFactor(step);
+    return delayed(step, start, (k) => linearWarmup(k + 1, ramp) * exponentialDecay(k, Math.max(1, until - start), finalRatio));
+  }
+
   pose(view: number): PoseCorrection {
-    return poseOfVector(this.poses[view].value);
+    return poseOfVector(this.poses[view].steps > 0 || !this.tiesFocal ? this.poses[view].value : this.gauge.dolly(view, this.rigLogFocal()));
+  }
+
+  /** Whether the gauge ties the cameras' distances to their focal changes (config.focalGauge). */
+  private get tiesFocal(): boolean {
+    return this.refinesIntrinsics && this.config.focalGauge;
+  }
+
+  /** Each view's log-focal change (the mean of x and y). */
+  private logFocalOfViews(): number[] {
+    return this.group.map((g) => (this.intrinsics[g].value[0] + this.intrinsics[g].value[1]) / 2);
+  }
+
+  /**
+   * The refined views' mean log-focal change: the scale by which the tied gauge's frame differs
+   * from the given one, which a view not refined yet (a held-out view) follows as a dolly.
+   */
+  private rigLogFocal(): number {
+    const logFocal = this.logFocalOfViews();
+    const refined = this.poses.flatMap((p, i) => (p.steps > 0 ? [logFocal[i]] : []));
+    return refined.length ? refined.reduce((s, x) => s + x, 0) / refined.length : 0;
   }
 
   intrinsicsOf(view: number): IntrinsicsCorrection {
@@ -176,7 +228,7 @@ export class CameraRefiner {
    * with the 12 floats of its dL/d(camera) (render/camera-grads.ts's layout).
    */
   rendered(step: number, view: number, gradient: Promise<ArrayLike<number>>): void {
-    const entry: PendingGradient = { step, view, at: [...this.poses[view].value, ...this.intrinsics[this.group[view]].value] };
+    const entry: PendingGradient = { step, view, at: [...poseVector(this.pose(view)), ...this.intrinsics[this.group[view]].value] };
     this.pending.push(entry);
     this.arrivals.set(step, gradient.then((g) => void (entry.grad = Array.from(g))));
   }
@@ -207,12 +259,15 @@ export class CameraRefiner {
     const r = this.config.rates;
     const dPose = poseCorrectionGradient(local, pose);
     const t = r.translation * this.sceneScale;
+    // a view's first step starts from the pose it rendered with (with the tied gauge, the rig's dolly)
+    if (this.poses[entry.view].steps === 0) this.poses[entry.view].value = entry.at.slice(0, 6);
     adamStep(this.poses[entry.view], poseVector(dPose), [r.rotation * f, r.rotation * f, r.rotation * f, t * f, t * f, t * f], this.config.weightDecay);
-    if (this.refinesIntrinsics) {
+    const fi = this.refinesIntrinsics ? this.intrinsicsRateFactor(entry.step) : 0;
+    if (fi > 0) {
       const d = intrinsicsCorrectionGradient(local, this.cameras[entry.view], intrinsics);
-      adamStep(this.intrinsics[this.group[entry.view]], intrinsicsVector(d), [r.logFocal * f, r.logFocal * f, r.principal * f, r.principal * f], this.config.weightDecay);
+      adamStep(this.intrinsics[this.group[entry.view]], intrinsicsVector(d), [r.logFocal * fi, r.logFocal * fi, r.principal * fi, r.principal * fi], this.config.weightDecay);
     }
-    this.gauge.remove(this.poses);
+    this.gauge.remove(this.poses, this.tiesFocal ? this.logFocalOfViews() : undefined);
   }
 
   /** The state a checkpoint keeps (after `settle`: every pending gradient has arrived). */

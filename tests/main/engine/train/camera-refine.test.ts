@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CAMERA_LAG, CAMERA_REFINE_DEFAULTS, CameraRefiner, intrinsicsGroups, REFINE_CAPTURE_POSES_BY_DEFAULT, resolveRefineCameras } from '../../../../main/engine/train/camera-refine.js';
 import { readCheckpoint, writeCheckpoint } from '../../../../main/engine/train/checkpoint.js';
-import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
+import { orbitCameras, sampleScene } from '../../../../main/engine/train/sample-scene.js';
+import { RigGauge } from '../../../../main/engine/train/rig-gauge.js';
 import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
 import { correctCamera } from '../../../../shared/scene/camera-correction.js';
 import type { PinholeCamera } from '../../../../shared/scene/camera.js';
@@ -32,6 +33,20 @@ describe('camera refiner (host side)', () => {
     expect(r.rateFactor(100)).toBeCloseTo(1 / 50, 12);
     expect(r.rateFactor(149)).toBeCloseTo(0.01 ** (49 / 1000), 12);
     expect(r.rateFactor(1100)).toBeCloseTo(0.01, 12);
+  });
+
+  it("the intrinsics' rate follows the poses' up to intrinsicsUntil, then stops, or decays to finalRatio by then with intrinsicsDecay", () => {
+    const config = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics' as const, start: 100, ramp: 50, finalRatio: 0.01 };
+    const whole = new CameraRefiner(config, [CAMERA], 1, 1100);
+    const cut = new CameraRefiner({ ...config, intrinsicsUntil: 0.5 }, [CAMERA], 1, 1100);
+    const decayed = new CameraRefiner({ ...config, intrinsicsUntil: 0.5, intrinsicsDecay: true }, [CAMERA], 1, 1100);
+    for (const step of [0, 99, 100, 149, 300, 549, 1099]) expect(whole.intrinsicsRateFactor(step), `step ${step}`).toBe(whole.rateFactor(step));
+    expect(cut.intrinsicsRateFactor(549)).toBe(cut.rateFactor(549));
+    expect(cut.intrinsicsRateFactor(550)).toBe(0);
+    expect(decayed.intrinsicsRateFactor(99)).toBe(0);
+    expect(decayed.intrinsicsRateFactor(149)).toBeCloseTo(0.01 ** (49 / 450), 12);
+    expect(decayed.intrinsicsRateFactor(549)).toBeCloseTo(0.01 ** (449 / 450), 12);
+    expect(decayed.intrinsicsRateFactor(550)).toBe(0);
   });
 
   it(`applies a step's gradient exactly ${CAMERA_LAG} steps later, in step order, with the corrections it was computed at`, async () => {
@@ -65,6 +80,23 @@ describe('camera refiner (host side)', () => {
     expect(r.pose(0).rotation[0]).toBeCloseTo(-CAMERA_REFINE_DEFAULTS.rates.rotation * r.rateFactor(1), 9); // one Adam step (step 1's), not two
   });
 
+  it('with the focal gauge tied, a view not refined yet follows the rig: the dolly of the refined views\' mean focal change', async () => {
+    const cameras = orbitCameras(5, 64, 48);
+    const config = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics' as const, start: 0, ramp: 1, focalGauge: true };
+    const tied = new CameraRefiner(config, cameras, 3.5, 100);
+    const untied = new CameraRefiner({ ...config, focalGauge: false }, cameras, 3.5, 100);
+    for (const r of [tied, untied]) {
+      [0, 1, 2, 3].forEach((view, step) => r.rendered(step, view, Promise.resolve(GRADIENT)));
+      await r.before(3 + CAMERA_LAG);
+    }
+    const logFocal = tied.intrinsicsOf(0).logFocal;
+    expect(Math.abs(logFocal[0])).toBeGreaterThan(1e-4); // the shared focal moved
+    expect(tied.pose(4)).toEqual({ rotation: [0, 0, 0], translation: new RigGauge(cameras, 3.5).dolly(4, (logFocal[0] + logFocal[1]) / 2).slice(3) });
+    expect(Math.abs(tied.pose(4).translation[2])).toBeGreaterThan(1e-4);
+    expect(untied.pose(4)).toEqual({ rotation: [0, 0, 0], translation: [0, 0, 0] });
+    expect(untied.intrinsicsOf(0)).toEqual(tied.intrinsicsOf(0)); // the tie moves cameras, never the focal's own steps
+  });
+
   it('state round-trips, and a state for other views is refused by name', async () => {
     const config = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics' as const, start: 0, ramp: 1 };
     const a = new CameraRefiner(config, [CAMERA, CAMERA], 1, 100);
@@ -84,10 +116,10 @@ describe('camera refiner (host side)', () => {
 });
 
 describe('training with camera refinement', () => {
-  it('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (cameras and splats)', async () => {
+  it.each([false, true])('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (cameras and splats; focal gauge tied: %s)', async (focalGauge) => {
     const ctx = await testGpu();
     const data = { ...(await sampleScene(ctx, { width: 48, height: 36, views: 12, splats: 600 })), posesEstimated: true };
-    const config = defaultTrainerConfig({ iterations: 40, shDegree: 0, initPoints: 400, seed: 5, cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 5, ramp: 5 } });
+    const config = defaultTrainerConfig({ iterations: 40, shDegree: 0, initPoints: 400, seed: 5, cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 5, ramp: 5, focalGauge } });
     const straight = await Trainer.create(ctx, data, config);
     for (let i = 0; i < 40; i++) await straight.trainStep();
     const want = await straight.download();

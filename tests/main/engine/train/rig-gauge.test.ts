@@ -54,4 +54,40 @@ describe('the rig gauge', () => {
     }
     expect(removed).toBeGreaterThan(30); // it did remove something (from the third refined view on)
   });
+
+  it('a dolly moves each orbit camera along its optical axis, in proportion to its distance from the point they look at', () => {
+    const gauge = new RigGauge(cameras, 3.5);
+    for (let view = 0; view < cameras.length; view++) {
+      // the camera looks at the origin from 3.2 away: a 1% longer focal is undone by moving 1% of that
+      // back (the ridge towards the cameras' centroid, 0.3 above the origin, shifts the centre by ~0.5 mm)
+      const dolly = gauge.dolly(view, 0.01);
+      expect(dolly.slice(0, 3), `view ${view}`).toEqual([0, 0, 0]);
+      expect(Math.hypot(dolly[3], dolly[4]), `view ${view}`).toBeLessThan(1e-5);
+      expect(Math.abs(dolly[5] - 0.032), `view ${view}`).toBeLessThan(1e-5);
+    }
+  });
+
+  it('with the focal tied, the dolly each view\'s focal change implies survives the removal and the rest of the similarity does not', () => {
+    const gauge = new RigGauge(cameras, 3.5);
+    let seed = 5;
+    const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647) - 0.5;
+    const logFocal = cameras.map(() => 0.03 * random());
+    // each view's own dolly, plus a turn of the whole rig (0.5 degrees about world y) and its shift
+    const angle = (0.5 * Math.PI) / 180;
+    const turn = cameras.map((c) => {
+      const m = c.worldToCamera;
+      const R = [m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]];
+      const centre = [0, 1, 2].map((k) => -(R[k] * m[3] + R[3 + k] * m[7] + R[6 + k] * m[11]));
+      const moved = [angle * centre[2] + 0.01, 0.02, -angle * centre[0]];
+      return [...[0, 1, 2].map((r) => -R[3 * r + 1] * angle), ...[0, 1, 2].map((r) => -(R[3 * r] * moved[0] + R[3 * r + 1] * moved[1] + R[3 * r + 2] * moved[2]))];
+    });
+    const dollies = cameras.map((_, i) => gauge.dolly(i, logFocal[i]));
+    const tied = blocks(cameras.map((_, i) => dollies[i].map((x, k) => x + turn[i][k])));
+    gauge.remove(tied, logFocal);
+    tied.forEach((p, i) => p.value.forEach((x, k) => expect(Math.abs(x - dollies[i][k]), `view ${i} row ${k}`).toBeLessThan(1e-12)));
+    // untied, a common dolly is the rig's scale (about the point it looks at) and goes with the rest
+    const common = blocks(cameras.map((_, i) => gauge.dolly(i, 0.02).map((x, k) => x + turn[i][k])));
+    removeRigGauge(cameras, common, 3.5);
+    common.forEach((p) => p.value.forEach((x) => expect(Math.abs(x)).toBeLessThan(1e-12)));
+  });
 });

@@ -1,0 +1,93 @@
+/**
+ * Camera refinement's recovery on the perturbed sample scene (issue 14 item 2), one configuration
+ * per run: the training test's scene and perturbation (tests/main/engine/train/camera-refine-training.test.ts:
+ * 1.5 degrees, 2% of the scene scale, focal x1.05, Random(11)), with the size, steps and refinement
+ * settings from a JSON argument, printing the rig errors every `every` steps and the held-out PSNR
+ * at the end (and of the unrefined and exact runs with "baselines": true).
+ *   node -e "import('esbuild').then(async (e) => e.build({ entryPoints: ['bench/camera-refine.ts'], bundle: true, platform: 'node', format: 'esm', outfile: 'out/tmp/camera-refine.mjs', external: ['webgpu', 'sharp', 'sql.js'], plugins: [(await import('./scripts/wgsl-plugin.mjs')).wgslEsbuild] }))"
+ *   && nice node out/tmp/camera-refine.mjs '{"steps":600}'
+ */
+import type { TrainingData } from '../main/engine/train/data.js';
+import { sampleScene } from '../main/engine/train/sample-scene.js';
+import { defaultTrainerConfig, Trainer } from '../main/engine/train/trainer.js';
+import { CAMERA_REFINE_DEFAULTS, type CameraRefineConfig } from '../main/engine/train/camera-refine.js';
+import { correctCamera } from '../shared/scene/camera-correction.js';
+import type { PinholeCamera } from '../shared/scene/camera.js';
+import { Random } from '../shared/random.js';
+import { openGpu } from '../main/engine/gpu/context.js';
+import { rigErrors } from '../tests/helpers/rig-alignment.js';
+
+interface Options {
+  steps: number;
+  width: number;
+  height: number;
+  views: number;
+  splats: number;
+  every: number;
+  baselines: boolean;
+  /** Skip the refined run (only the baselines). */
+  baselinesOnly: boolean;
+  refine: Partial<CameraRefineConfig>;
+}
+const options: Options = { steps: 600, width: 64, height: 48, views: 12, splats: 1500, every: 100, baselines: false, baselinesOnly: false, refine: {}, ...JSON.parse(process.argv[2] ?? '{}') };
+/** The training test's refinement settings, which `refine` overrides. */
+const TEST_REFINE: CameraRefineConfig = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 100, ramp: 100, rates: { rotation: 5e-3, translation: 5e-3, logFocal: 1e-3, principal: 3e-4 } };
+
+const ANGLE = (1.5 * Math.PI) / 180;
+const SHIFT = 0.02;
+const FOCAL = 1.05;
+function unit(random: Random): [number, number, number] {
+  for (;;) {
+    const v = [random.next() * 2 - 1, random.next() * 2 - 1, random.next() * 2 - 1];
+    const l = Math.hypot(v[0], v[1], v[2]);
+    if (l > 0.1 && l <= 1) return [v[0] / l, v[1] / l, v[2] / l];
+  }
+}
+function perturbed(camera: PinholeCamera, random: Random, shift: number): PinholeCamera {
+  const axis = unit(random);
+  const dir = unit(random);
+  const moved = correctCamera(camera, { rotation: [axis[0] * ANGLE, axis[1] * ANGLE, axis[2] * ANGLE], translation: [dir[0] * shift, dir[1] * shift, dir[2] * shift] });
+  return { ...moved, fx: camera.fx * FOCAL, fy: camera.fy * FOCAL };
+}
+const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
+const deg = (r: number) => ((r * 180) / Math.PI).toFixed(3);
+
+const ctx = await openGpu();
+const truth = await sampleScene(ctx, { width: options.width, height: options.height, views: options.views, splats: options.splats });
+const random = new Random(11);
+const given: TrainingData = { ...truth, views: truth.views.map((v) => (v.split === 'train' ? { ...v, camera: perturbed(v.camera, random, SHIFT * truth.sceneScale) } : v)), posesEstimated: true };
+const train = truth.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
+const trueCameras = train.map((i) => truth.views[i].camera);
+
+function errors(cameras: PinholeCamera[]): string {
+  const e = rigErrors(train.map((i) => cameras[i]), trueCameras, truth.sceneScale);
+  const focal = mean(train.map((i) => cameras[i].fx / truth.views[i].camera.fx - 1));
+  return `rot ${deg(mean(e.rotation))} deg, centre ${mean(e.centre).toFixed(4)}, focal ${(focal * 100).toFixed(2)}%, gauge scale ${(e.gauge.scale * 100).toFixed(2)}%`;
+}
+
+async function run(mode: 'off' | 'poses' | 'poses+intrinsics', data: TrainingData): Promise<number> {
+  const config = defaultTrainerConfig({
+    iterations: options.steps, shDegree: 0, initPoints: 1500, seed: 3,
+    cameraRefine: { ...TEST_REFINE, ...options.refine, mode },
+    adc: { ...defaultTrainerConfig().adc, refineStart: 100, refineEvery: 100, refineStop: Math.round(options.steps * 0.6) },
+  });
+  const trainer = await Trainer.create(ctx, data, config);
+  const started = Date.now();
+  for (let i = 0; i < options.steps; i++) {
+    await trainer.trainStep();
+    if (mode !== 'off' && (i + 1) % options.every === 0) console.log(`  step ${i + 1}: ${errors(trainer.refinedCameras()!)}`);
+  }
+  const { psnr } = await trainer.evaluate();
+  trainer.destroy();
+  console.log(`${mode}${data === truth ? ' (exact cameras)' : ''}: held-out PSNR ${psnr.toFixed(2)} dB, ${((Date.now() - started) / 1000).toFixed(0)} s`);
+  return psnr;
+}
+
+console.log(JSON.stringify(options));
+console.log(`given: ${errors(given.views.map((v) => v.camera))}`);
+if (!options.baselinesOnly) await run((options.refine.mode as 'poses' | 'poses+intrinsics' | undefined) ?? 'poses+intrinsics', given);
+if (options.baselines || options.baselinesOnly) {
+  await run('off', given);
+  await run('off', truth);
+}
+process.exit(0); // the device holds the event loop open
