@@ -40,7 +40,7 @@ const MAX_L = 8;
 const TS = 16;
 const WG = 128;
 /** Pixels one grid_grad_partials workgroup sums (its share of a node's support). */
-const PIXELS_PER_CHUNK = WG * 128;
+const PIXELS_PER_CHUNK = WG * 32;
 /** gsplat's bilagrid TV multiplier (`bilateral_grid_tv_loss`'s 10). */
 export const BILAGRID_TV_WEIGHT = 10;
 
