@@ -122,6 +122,7 @@ export function metricsOf(result: TrainJobResult) {
     first_step_s: result.firstStepS,
     peak_gpu_bytes: result.peakGpuBytes,
     non_finite_skipped: result.nonFiniteSkipped,
+    intersection_overflows: result.intersectionOverflows,
   };
 }
 

@@ -85,6 +85,8 @@ export interface TrainJobResult {
   /** Trainer.stateBytesPerSplat at the end of the run. */
   stateBytesPerSplat: number;
   nonFiniteSkipped: number;
+  /** Steps whose intersections outgrew the buffers (their gradient missed some; the buffers grow at the next check). */
+  intersectionOverflows: number;
   cancelled: boolean;
   /** With camera refinement: the held-out views after test-time pose alignment (pose-alignment.ts), beside `evaluation`. */
   alignedEvaluation?: Evaluation;
@@ -232,6 +234,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     if (alignedEvaluation) log('info', `test PSNR ${evaluation.psnr.toFixed(2)} dB; with test-time pose alignment ${alignedEvaluation.psnr.toFixed(2)} dB (SSIM ${evaluation.ssim.toFixed(4)} / ${alignedEvaluation.ssim.toFixed(4)})`);
     const splats = await trainer.download();
     if (trainer.nonFiniteSkipped > 0) log('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
+    if (trainer.isectOverflows > 0) log('warn', `${trainer.isectOverflows} steps needed more intersections than the buffers held (their gradients missed some; the buffers grew after)`);
     const train = data.views.filter((v) => v.split === 'train');
     return {
       steps: trainer.step,
@@ -248,6 +251,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       peakGpuBytes: ctx.memory.peak,
       stateBytesPerSplat: trainer.stateBytesPerSplat,
       nonFiniteSkipped: trainer.nonFiniteSkipped,
+      intersectionOverflows: trainer.isectOverflows,
       cancelled,
       cameraCorrections: trainer.cameraCorrections(),
       alignedEvaluation,

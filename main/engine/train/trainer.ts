@@ -56,6 +56,9 @@ export interface Evaluation {
   views: { name: string; psnr: number; ssim: number; ccPsnr: number }[];
 }
 
+/** Steps between the intersection-buffer checks (growIntersections). */
+const INTERSECTION_CHECK_EVERY = 100;
+
 export class Trainer {
   step = 0;
   /** Splat count as last read back (exact between refines). */
@@ -171,8 +174,8 @@ export class Trainer {
     this.rasterizer.bindBackward(this.frame, this.model.grads);
     this.cameraSum?.destroy();
     this.cameraSum = this.cameraRefiner ? await CameraGradSum.create(this.ctx, this.frame) : undefined;
-    // Every frame build starts the densifier over, statistics included (as it always has: keeping
-    // them across an intersection-buffer growth would change training results).
+    // Every frame build starts the densifier over (its bind groups hold the frame's buffers); the
+    // callers that must keep its statistics hold them across (resize, growIntersections).
     await this.densify.rebuild(this.capacity);
   }
 
@@ -213,7 +216,7 @@ export class Trainer {
   async trainStep(): Promise<void> {
     const t = this.step;
     await this.ensureCapacity(t);
-    if (this.growIsect > this.isectCapacity) await this.buildFrames(this.growIsect);
+    if (t % INTERSECTION_CHECK_EVERY === 0) await this.growIntersections();
     const view = this.nextView();
     await this.cameraRefiner?.before(t);
     const plan = { step: t, view, camera: this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount };
@@ -251,6 +254,22 @@ export class Trainer {
   /** Waits for every asynchronous readback (losses, counts). */
   async settle(): Promise<void> {
     await this.readbacks.drain(0);
+  }
+
+  /**
+   * At a fixed step: every readback recorded so far is waited for, and the intersection buffers
+   * grow if the counts that landed ask for it, keeping the densifier's statistics. Growing where a
+   * readback happened to land (as before) made training depend on timing: the statue's 7k runs on
+   * the H200 differed by 0.6 dB and 5% of their splats, each growth also restarting the statistics.
+   */
+  private async growIntersections() {
+    await this.readbacks.drain(0);
+    if (this.growIsect <= this.isectCapacity) return;
+    const commands = this.ctx.commands('isect.grow');
+    const restoreStatistics = this.densify.holdStatistics(commands);
+    await commands.submit();
+    await this.buildFrames(this.growIsect);
+    await restoreStatistics?.();
   }
 
   /** Before a step whose refine may outgrow the capacity: room for it, the count known exactly by then. */
