@@ -11,10 +11,10 @@ import type { TrainingData } from '../main/engine/train/data.js';
 import { sampleScene } from '../main/engine/train/sample-scene.js';
 import { defaultTrainerConfig, Trainer } from '../main/engine/train/trainer.js';
 import { CAMERA_REFINE_DEFAULTS, type CameraRefineConfig } from '../main/engine/train/camera-refine.js';
-import { correctCamera } from '../shared/scene/camera-correction.js';
 import type { PinholeCamera } from '../shared/scene/camera.js';
 import { Random } from '../shared/random.js';
 import { openGpu } from '../main/engine/gpu/context.js';
+import { perturbedCamera, PERTURB_SHIFT } from '../tests/helpers/perturb-cameras.js';
 import { rigErrors } from '../tests/helpers/rig-alignment.js';
 
 interface Options {
@@ -33,29 +33,13 @@ const options: Options = { steps: 600, width: 64, height: 48, views: 12, splats:
 /** The training test's refinement settings, which `refine` overrides. */
 const TEST_REFINE: CameraRefineConfig = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 100, ramp: 100, rates: { rotation: 5e-3, translation: 5e-3, logFocal: 1e-3, principal: 3e-4 } };
 
-const ANGLE = (1.5 * Math.PI) / 180;
-const SHIFT = 0.02;
-const FOCAL = 1.05;
-function unit(random: Random): [number, number, number] {
-  for (;;) {
-    const v = [random.next() * 2 - 1, random.next() * 2 - 1, random.next() * 2 - 1];
-    const l = Math.hypot(v[0], v[1], v[2]);
-    if (l > 0.1 && l <= 1) return [v[0] / l, v[1] / l, v[2] / l];
-  }
-}
-function perturbed(camera: PinholeCamera, random: Random, shift: number): PinholeCamera {
-  const axis = unit(random);
-  const dir = unit(random);
-  const moved = correctCamera(camera, { rotation: [axis[0] * ANGLE, axis[1] * ANGLE, axis[2] * ANGLE], translation: [dir[0] * shift, dir[1] * shift, dir[2] * shift] });
-  return { ...moved, fx: camera.fx * FOCAL, fy: camera.fy * FOCAL };
-}
 const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
 const deg = (r: number) => ((r * 180) / Math.PI).toFixed(3);
 
 const ctx = await openGpu();
 const truth = await sampleScene(ctx, { width: options.width, height: options.height, views: options.views, splats: options.splats });
 const random = new Random(11);
-const given: TrainingData = { ...truth, views: truth.views.map((v) => (v.split === 'train' ? { ...v, camera: perturbed(v.camera, random, SHIFT * truth.sceneScale) } : v)), posesEstimated: true };
+const given: TrainingData = { ...truth, views: truth.views.map((v) => (v.split === 'train' ? { ...v, camera: perturbedCamera(v.camera, random, PERTURB_SHIFT * truth.sceneScale) } : v)), posesEstimated: true };
 const train = truth.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
 const trueCameras = train.map((i) => truth.views[i].camera);
 

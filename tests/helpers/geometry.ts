@@ -1,3 +1,4 @@
+import { worldToCameraFromQuaternion } from '../../main/engine/dataset/pose.js';
 import type { PinholeCamera } from '../../shared/scene/camera.js';
 
 /** Pixel coordinates (pixel centres at +0.5) and depth of a world point; depth <= 0 is behind the camera. */
@@ -26,4 +27,10 @@ export function lookAtOpenGl(eye: number[], target: number[], up = [0, 0, 1]): n
   const right = norm(cross(up, back));
   const trueUp = cross(back, right);
   return [0, 1, 2].map((r) => [right[r], trueUp[r], back[r], eye[r]]).concat([[0, 0, 0, 1]]);
+}
+
+/** COLMAP's (qw, qx, qy, qz), normalized, as a row-major 3x3 rotation (the loaders' conversion). */
+export function rotationFromQuaternion(q: readonly number[]): Float64Array {
+  const m = worldToCameraFromQuaternion(q, [0, 0, 0]);
+  return Float64Array.from([m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]]);
 }

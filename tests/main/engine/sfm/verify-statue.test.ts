@@ -5,12 +5,13 @@ import { parseCamerasBin, parseImagesBin } from '../../../../main/engine/dataset
 import { extractFeatures } from '../../../../main/engine/sfm/features.js';
 import { loadGreyImage } from '../../../../main/engine/sfm/grey-image.js';
 import { matchFeatures } from '../../../../main/engine/sfm/match.js';
-import { multiply3, normalise3, transpose3, applyMat3, type Mat3, type Vec3 } from '../../../../main/engine/sfm/verify/dense.js';
+import { multiply3, normalise3, transpose3, applyMat3, type Vec3 } from '../../../../main/engine/sfm/verify/dense.js';
 import { TwoViewConfiguration, type PinholeIntrinsics } from '../../../../main/engine/sfm/verify/verify-options.js';
 import { verifyPairs } from '../../../../main/engine/sfm/verify/verify-pairs.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';
 import { angleBetweenDeg, rotationAngleDeg } from './verify-scenes.js';
+import { rotationFromQuaternion } from '../../../helpers/geometry.js';
 
 const statue = sharedDataset('colmap_statue');
 /**
@@ -23,15 +24,6 @@ const UNDISTORTED_MODEL = 'sparse/0';
 const ORIGINAL_MODEL = 'distorted_sparse/0';
 const NAMES = ['DSC_5283.jpg', 'DSC_5284.jpg'];
 
-function rotationFromQuaternion([w, x, y, z]: readonly number[]): Mat3 {
-  const n = Math.hypot(w, x, y, z);
-  [w, x, y, z] = [w / n, x / n, y / n, z / n];
-  return Float64Array.from([
-    1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
-  ]);
-}
 
 describe('geometric verification on two statue photos (our GPU SIFT and matcher, llvmpipe here)', () => {
   if (!statue.available) console.log('verify-statue: ../shared/data/colmap_statue is absent, so the real-image check is skipped');

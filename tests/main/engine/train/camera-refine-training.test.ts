@@ -18,31 +18,12 @@ import type { TrainingData } from '../../../../main/engine/train/data.js';
 import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
 import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
 import { CAMERA_REFINE_DEFAULTS } from '../../../../main/engine/train/camera-refine.js';
-import { correctCamera } from '../../../../shared/scene/camera-correction.js';
-import type { PinholeCamera } from '../../../../shared/scene/camera.js';
 import { Random } from '../../../../shared/random.js';
 import { testGpu } from '../../../helpers/gpu.js';
+import { perturbedCamera, PERTURB_FOCAL, PERTURB_SHIFT } from '../../../helpers/perturb-cameras.js';
 import { rigErrors } from '../../../helpers/rig-alignment.js';
 
 const STEPS = Number(process.env.ARGONAUT_REFINE_STEPS ?? 600);
-const ANGLE = (1.5 * Math.PI) / 180;
-const SHIFT = 0.02; // x scene scale
-const FOCAL = 1.05;
-
-function unit(random: Random): [number, number, number] {
-  for (;;) {
-    const v = [random.next() * 2 - 1, random.next() * 2 - 1, random.next() * 2 - 1];
-    const l = Math.hypot(v[0], v[1], v[2]);
-    if (l > 0.1 && l <= 1) return [v[0] / l, v[1] / l, v[2] / l];
-  }
-}
-
-function perturbed(camera: PinholeCamera, random: Random, shift: number): PinholeCamera {
-  const axis = unit(random);
-  const dir = unit(random);
-  const moved = correctCamera(camera, { rotation: [axis[0] * ANGLE, axis[1] * ANGLE, axis[2] * ANGLE], translation: [dir[0] * shift, dir[1] * shift, dir[2] * shift] });
-  return { ...moved, fx: camera.fx * FOCAL, fy: camera.fy * FOCAL };
-}
 
 const mean = (v: number[]) => v.reduce((s, x) => s + x, 0) / v.length;
 
@@ -51,8 +32,8 @@ describe('camera refinement on perturbed training cameras', () => {
     const ctx = await testGpu();
     const truth = await sampleScene(ctx, { width: 64, height: 48, views: 12, splats: 1500 });
     const random = new Random(11);
-    const shift = SHIFT * truth.sceneScale;
-    const given: TrainingData = { ...truth, views: truth.views.map((v) => (v.split === 'train' ? { ...v, camera: perturbed(v.camera, random, shift) } : v)), posesEstimated: true };
+    const shift = PERTURB_SHIFT * truth.sceneScale;
+    const given: TrainingData = { ...truth, views: truth.views.map((v) => (v.split === 'train' ? { ...v, camera: perturbedCamera(v.camera, random, shift) } : v)), posesEstimated: true };
     const run = async (mode: 'off' | 'poses+intrinsics', data: TrainingData = given) => {
       const config = defaultTrainerConfig({
         iterations: STEPS, shDegree: 0, initPoints: 1500, seed: 3,
@@ -81,7 +62,7 @@ describe('camera refinement on perturbed training cameras', () => {
     expect(exact.psnr - refined.psnr, `${report}: too far from the exact cameras' PSNR`).toBeLessThan(2.5);
     expect(mean(after.rotation), report).toBeLessThan(0.6 * mean(before.rotation));
     expect(mean(after.centre), report).toBeLessThan(0.65 * mean(before.centre));
-    expect(focal, report).toBeLessThan((FOCAL - 1) * 0.4);
+    expect(focal, report).toBeLessThan((PERTURB_FOCAL - 1) * 0.4);
     expect(Math.abs(after.gauge.scale), `${report}: the rig drifted in scale`).toBeLessThan(0.01);
   }, 900_000);
 });

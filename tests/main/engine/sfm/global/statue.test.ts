@@ -1,22 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { globalMapping } from '../../../../../main/engine/sfm/global/global-mapper.js';
 import { cameraCentre } from '../../../../../main/engine/sfm/global/so3.js';
-import type { Mat3, Vec3 } from '../../../../../main/engine/sfm/verify/dense.js';
+import type { Vec3 } from '../../../../../main/engine/sfm/verify/dense.js';
 import { sharedDataset } from '../../../../helpers/shared-data.js';
 import { median, rotationErrorsDeg, similarityAligned } from './alignment.js';
 import { statueFrontEnd } from './statue-pairs.js';
+import { rotationFromQuaternion } from '../../../../helpers/geometry.js';
 
 const statue = sharedDataset('colmap_statue');
 
-function rotationFromQuaternion([w, x, y, z]: readonly number[]): Mat3 {
-  const n = Math.hypot(w, x, y, z);
-  [w, x, y, z] = [w / n, x / n, y / n, z / n];
-  return Float64Array.from([
-    1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
-  ]);
-}
 
 describe('global mapping of the statue photos (our GPU SIFT, matcher and verification on llvmpipe; COLMAP sparse/0 as the reference)', () => {
   if (!statue.available) console.log('global-sfm statue: ../shared/data/colmap_statue is absent, so the real-photo check is skipped');
