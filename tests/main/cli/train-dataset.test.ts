@@ -15,7 +15,7 @@ describe('train <dataset-dir> --out DIR (a scratch project in DIR)', () => {
     const { code, result } = await cli(['train', ds.root, '--out', out, '--iterations', '20', '--checkpoint-every', '10']);
     expect(code).toBe(0);
     const metrics = JSON.parse(readFileSync(path.join(out, 'metrics.json'), 'utf8'));
-    expect(Object.keys(metrics).sort()).toEqual(['adapter', 'appearance', 'backend', 'cancelled', 'cc_psnr', 'checkpoint', 'commit', 'dataset', 'date', 'driver', 'evaluations', 'first_step_s', 'load_s', 'non_finite_skipped', 'peak_gpu_bytes', 'psnr', 'splats', 'ssim', 'steps', 'test_views', 'train_s'].sort());
+    expect(Object.keys(metrics).sort()).toEqual(['adapter', 'appearance', 'backend', 'cancelled', 'cc_psnr', 'checkpoint', 'commit', 'dataset', 'date', 'driver', 'evaluations', 'first_step_s', 'intersection_overflows', 'load_s', 'non_finite_skipped', 'peak_gpu_bytes', 'psnr', 'splats', 'ssim', 'steps', 'test_views', 'train_s'].sort());
     expect(metrics).toMatchObject({ steps: 20, cancelled: false, test_views: 1 });
     expect((await readPly(path.join(out, 'splats.ply'))).count).toBe(metrics.splats);
     expect(result).toMatchObject({ out, splats_ply: path.join(out, 'splats.ply'), project: path.join(out, 'train.argo'), run: 'run-001' });
