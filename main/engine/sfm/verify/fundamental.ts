@@ -4,7 +4,7 @@
  * the essential matrix in normalised camera coordinates.
  */
 import { multiply3, nullSpace, svd3, transpose3, type Mat3 } from './dense.js';
-import { normalisePoints } from './point-normalisation.js';
+import { gatherPoints, normalisePoints } from './point-normalisation.js';
 import type { ModelEstimator } from './ransac.js';
 
 /** One row of the epipolar constraint x2^T M x1 = 0 on the 9 entries of M (row-major). */
@@ -79,12 +79,8 @@ export function refineBySampsonWeights(
   fit: (points1: Float64Array, points2: Float64Array, indices: ArrayLike<number>, weights: Float64Array) => Mat3[],
 ): Mat3[] {
   const n = inliers.length;
-  const chosen1 = new Float64Array(2 * n);
-  const chosen2 = new Float64Array(2 * n);
-  for (let k = 0; k < n; k++) {
-    chosen1.set(points1.subarray(2 * inliers[k], 2 * inliers[k] + 2), 2 * k);
-    chosen2.set(points2.subarray(2 * inliers[k], 2 * inliers[k] + 2), 2 * k);
-  }
+  const chosen1 = gatherPoints(points1, inliers);
+  const chosen2 = gatherPoints(points2, inliers);
   const all = Uint32Array.from({ length: n }, (_, k) => k);
   const errors = new Float64Array(n);
   const cost = (m: Mat3): number => {

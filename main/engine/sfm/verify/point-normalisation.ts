@@ -5,6 +5,13 @@
  */
 import { mat3, type Mat3 } from './dense.js';
 
+/** The points at `indices` (2 floats each), packed in that order. */
+export function gatherPoints(points: Float64Array, indices: ArrayLike<number>): Float64Array {
+  const chosen = new Float64Array(2 * indices.length);
+  for (let k = 0; k < indices.length; k++) chosen.set(points.subarray(2 * indices[k], 2 * indices[k] + 2), 2 * k);
+  return chosen;
+}
+
 export interface NormalisedPoints {
   /** 2 per chosen point, in the order of `indices`. */
   points: Float64Array;

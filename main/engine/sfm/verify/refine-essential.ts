@@ -9,17 +9,14 @@
 import { Matrix, solve } from 'ml-matrix';
 import { crossMatrix, multiply3, normalise3, type Mat3, type Vec3 } from './dense.js';
 import { sampsonSquaredErrors } from './fundamental.js';
+import { gatherPoints } from './point-normalisation.js';
 import { poseFromEssential } from './relative-pose.js';
 import { rotationFromVector } from './rotation.js';
 
 export function refineEssential(model: Mat3, normalised1: Float64Array, normalised2: Float64Array, inliers: Uint32Array, iterations = 10): Mat3 {
   const n = inliers.length;
-  const chosen1 = new Float64Array(2 * n);
-  const chosen2 = new Float64Array(2 * n);
-  for (let k = 0; k < n; k++) {
-    chosen1.set(normalised1.subarray(2 * inliers[k], 2 * inliers[k] + 2), 2 * k);
-    chosen2.set(normalised2.subarray(2 * inliers[k], 2 * inliers[k] + 2), 2 * k);
-  }
+  const chosen1 = gatherPoints(normalised1, inliers);
+  const chosen2 = gatherPoints(normalised2, inliers);
   const all = Uint32Array.from({ length: n }, (_, k) => k);
   const start = poseFromEssential(model, chosen1, chosen2, all);
   let rotation = start.rotation;

@@ -19,6 +19,7 @@ import { inverse3, multiply3, type Mat3, type Vec3 } from './dense.js';
 import { essentialEstimator } from './essential.js';
 import { fundamentalEstimator } from './fundamental.js';
 import { homographyEstimator, homographySquaredErrors } from './homography.js';
+import { gatherPoints } from './point-normalisation.js';
 import { ransac, type RansacOptions, type RansacReport } from './ransac.js';
 import { poseFromEssential, rotationBetweenRays } from './relative-pose.js';
 import { TwoViewConfiguration, VERIFY_DEFAULTS, type PinholeIntrinsics, type VerifyOptions } from './verify-options.js';
@@ -140,12 +141,8 @@ function rotationInliers(
 ): number {
   const inverseK1 = inverse3(intrinsicMatrix(cameras[0]))!;
   const h = multiply3(multiply3(intrinsicMatrix(cameras[1]), rotation), inverseK1);
-  const chosen1 = new Float64Array(2 * indices.length);
-  const chosen2 = new Float64Array(2 * indices.length);
-  for (let k = 0; k < indices.length; k++) {
-    chosen1.set(points1.subarray(2 * indices[k], 2 * indices[k] + 2), 2 * k);
-    chosen2.set(points2.subarray(2 * indices[k], 2 * indices[k] + 2), 2 * k);
-  }
+  const chosen1 = gatherPoints(points1, indices);
+  const chosen2 = gatherPoints(points2, indices);
   const errors = new Float64Array(indices.length);
   homographySquaredErrors(h, chosen1, chosen2, errors);
   let count = 0;
