@@ -19,6 +19,7 @@ import { verifyPairs } from '../../engine/sfm/verify/verify-pairs.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
+import { median } from '../../../shared/math/median.js';
 
 /**
  * `bench sfm <images-dir|video>`: our SfM front end on a capture, stage by stage (docs/sfm.md):
@@ -50,13 +51,6 @@ async function timed<T>(work: () => Promise<T>): Promise<{ value: T; stage: Stag
   const value = await work();
   const used = process.cpuUsage(cpu);
   return { value, stage: { wall_ms: performance.now() - wall, cpu_ms: (used.user + used.system) / 1000 } };
-}
-
-function median(values: readonly number[]): number {
-  if (!values.length) return 0;
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
 function positiveInt(options: CommandContext['options'], flag: string, fallback: number): number {

@@ -10,6 +10,7 @@
  * still adds views that carry no new geometry and bias the trainer).
  */
 import { meanAbsDifference, type GreyImage } from './sharpness.js';
+import { median } from '../../../shared/math/median.js';
 
 export interface ScoredFrame {
   /** Frame number in decode order (0-based). */
@@ -50,13 +51,6 @@ export interface Selection {
 
 export const DEFAULT_BLUR_RATIO = 0.35;
 export const DEFAULT_DUPLICATE_THRESHOLD = 1.5;
-
-function median(values: number[]): number {
-  if (values.length === 0) return 0;
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
 
 export function selectFrames(frames: readonly ScoredFrame[], options: SelectionOptions): Selection {
   const count = Math.max(1, Math.floor(options.count));

@@ -13,6 +13,7 @@ import { workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import { GpuSplatGrads, GpuSplats } from './gpu-splats.js';
 import { Rasterizer, type RasterizerOptions } from './rasterizer.js';
 import { createStageTimer } from '../gpu/stage-timer.js';
+import { median } from '../../../shared/math/median.js';
 
 export interface RasterLoadInput {
   splats: SplatSet;
@@ -41,11 +42,6 @@ export interface RasterBenchResult {
   bytes_per_splat: number;
   bytes_per_intersection: number;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** Deterministic uniform [0,1) for the benchmark's random target (counter hash). */
 function targetValue(i: number): number {

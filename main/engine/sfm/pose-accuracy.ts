@@ -15,6 +15,7 @@
  * came from. Cameras are paired by name; unpaired ones are reported, not aligned.
  */
 import { determinant3, mat3, multiply3, svd3, transpose3, type Mat3, type Vec3 } from './verify/dense.js';
+import { median } from '../../../shared/math/median.js';
 
 export interface NamedPose {
   name: string;
@@ -91,9 +92,7 @@ export function rotationAngle(a: Mat3, b: Mat3): number {
 }
 
 function summary(values: readonly number[]): { median: number; max: number; mean: number } {
-  const s = [...values].sort((x, y) => x - y);
-  const m = s.length >> 1;
-  return { median: s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2, max: s[s.length - 1], mean: s.reduce((a, b) => a + b, 0) / s.length };
+  return { median: median(values), max: Math.max(...values), mean: values.reduce((a, b) => a + b, 0) / values.length };
 }
 
 /** Aligns `estimated` onto `reference` (paired by name) and measures every paired camera. */

@@ -5,6 +5,7 @@
  */
 import type { VerifiedPair } from './verify/verify-pairs.js';
 import { TwoViewConfiguration, VERIFY_DEFAULTS } from './verify/verify-options.js';
+import { median } from '../../../shared/math/median.js';
 
 export type ConfigurationName = keyof typeof TwoViewConfiguration;
 
@@ -23,12 +24,6 @@ const NAMES = new Map(Object.entries(TwoViewConfiguration).map(([name, code]) =>
 
 export function configurationName(code: number): ConfigurationName | undefined {
   return NAMES.get(code);
-}
-
-function median(sorted: readonly number[]): number {
-  if (!sorted.length) return 0;
-  const m = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[m] : (sorted[m - 1] + sorted[m]) / 2;
 }
 
 /** Whether the mapper gets this pair (DatabaseCache::Load keeps pairs with >= min_num_matches inliers). */

@@ -16,6 +16,7 @@ import { workgroupMemoryBytes } from '../gpu/wgsl-analysis.js';
 import { GpuColourCorrection } from './colour-correct.js';
 import { lossCounts, TrainingLoss, type SsimPadding } from './loss.js';
 import { createStageTimer } from '../gpu/stage-timer.js';
+import { median } from '../../../shared/math/median.js';
 
 export interface LossBenchResult {
   width: number;
@@ -35,11 +36,6 @@ export interface LossBenchResult {
   loss: number;
   ssim: number;
 }
-
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 
 /** Deterministic uniform [0, 1) of counter i (lowbias32). */
 const uniform = (i: number) => lowbias32((i ^ 0x9e3779b9) >>> 0) / 2 ** 32;
