@@ -88,6 +88,8 @@ export function createTaskServices(engine: Engine, tasks: TaskManager): Pick<Imp
             const { project, report } = await importCapture(checked, file, {
               ...captureOptionsFromParams(values),
               params: values,
+              // our features run on the engine's own device (one per process), opened only if needed
+              gpu: () => engine.gpu(),
               signal,
               onProgress: (p) => progress(p.stage, p.percent / 100, { message: [p.input, p.message].filter(Boolean).join(': ') || undefined, skipped: p.skipped }),
               onLog: (level, message) => engine.log(level, message, 'capture'),

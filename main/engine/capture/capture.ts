@@ -348,24 +348,27 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
 async function featureGpu(options: CaptureOptions, log: (level: 'info' | 'warn', message: string) => void): Promise<{ context: () => Promise<GpuContext>; close: () => void } | undefined> {
   const requested = options.features ?? 'auto';
   if (requested === 'colmap') return undefined;
-  if (options.gpu) return { context: options.gpu, close: () => undefined };
+  // the caller's context (the app's engine: one device per process) is used, never closed here
+  const shared = options.gpu;
   let opened: GpuContext;
   try {
-    opened = await openGpu();
+    opened = shared ? await shared() : await openGpu();
   } catch (error) {
     if (requested === 'gpu') throw error;
     log('info', `no GPU adapter for our features (${(error as Error).message}): COLMAP extracts and matches`);
     return undefined;
   }
-  // On a CPU adapter (llvmpipe, SwiftShader) COLMAP's own CPU code gives the better model for the
-  // CPU time: ours is cheaper only with a quarter of the keypoints, and ~2x dearer at COLMAP's
-  // (apple clip, docs/sfm.md), so 'auto' leaves features and matching to COLMAP there.
+  const close = () => (shared ? undefined : opened.destroy());
+  // On a CPU adapter (llvmpipe, SwiftShader) COLMAP's own CPU code gives the model for less: at first
+  // octave -1 our extraction costs ~1.5x its CPU time there (matching 0.77x) and our whole capture of
+  // the apple clip measured ~3x before the speed work (docs/sfm.md), so 'auto' leaves features and
+  // matching to COLMAP there.
   if (requested === 'auto' && opened.info.adapter.software) {
     log('info', `${opened.info.adapter.name} is a CPU adapter: COLMAP extracts and matches (its CPU code does better there; --features gpu uses ours anyway)`);
-    opened.destroy();
+    close();
     return undefined;
   }
-  return { context: () => Promise.resolve(opened), close: () => opened.destroy() };
+  return { context: () => Promise.resolve(opened), close };
 }
 
 function inputReport(input: CaptureInput, outcome: VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }, images: string[], registered: ReadonlySet<string>): InputReport {
