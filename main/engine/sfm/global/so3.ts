@@ -1,8 +1,8 @@
 /**
  * Rotations as the global mapper needs them, float64: the logarithm (the inverse of verify/'s
- * Rodrigues exp), the angle between two rotations, and camera centres from world-to-camera poses.
+ * Rodrigues exp) and camera centres from world-to-camera poses.
  */
-import { applyMat3, multiply3, transpose3, type Mat3, type Vec3 } from '../verify/dense.js';
+import { applyMat3, transpose3, type Mat3, type Vec3 } from '../verify/dense.js';
 
 export { rotationFromVector } from '../verify/rotation.js';
 
@@ -24,12 +24,6 @@ export function rotationToVector(r: Mat3): Vec3 {
   let axis = columns[best].map((x) => x / norms[best]) as Vec3;
   if (axis[0] * skew[0] + axis[1] * skew[1] + axis[2] * skew[2] < 0) axis = [-axis[0], -axis[1], -axis[2]];
   return [axis[0] * angle, axis[1] * angle, axis[2] * angle];
-}
-
-/** The angle in radians of the rotation a^T b (how far apart two rotations are). */
-export function rotationDistance(a: Mat3, b: Mat3): number {
-  const d = multiply3(transpose3(a), b);
-  return Math.acos(Math.min(1, Math.max(-1, (d[0] + d[4] + d[8] - 1) / 2)));
 }
 
 /** The centre of a camera with X_cam = R X_world + t: c = -R^T t. */

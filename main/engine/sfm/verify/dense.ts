@@ -12,10 +12,6 @@ export function mat3(values: ArrayLike<number>): Mat3 {
   return Float64Array.from(values);
 }
 
-export function identity3(): Mat3 {
-  return mat3([1, 0, 0, 0, 1, 0, 0, 0, 1]);
-}
-
 export function multiply3(a: Mat3, b: Mat3): Mat3 {
   const out = new Float64Array(9);
   for (let r = 0; r < 3; r++) {
