@@ -105,12 +105,15 @@ export async function benchSfm(context: CommandContext): Promise<void> {
   const mode = (options.pairs as PairMode | undefined) ?? 'auto';
   const source = path.resolve(context.cwd, input);
   const workDir = await mkdtemp(path.join(tmpdir(), 'argonaut-bench-sfm-'));
-  const gpu = await openGpu(context.engineOptions);
+  let gpu: Awaited<ReturnType<typeof openGpu>> | undefined;
   try {
+    // the input first: a bad path is refused before any GPU is opened
     const { kind, files } = await captureImages(source, frames, maxSize, workDir, signal);
+    const ctx = await openGpu(context.engineOptions);
+    gpu = ctx;
     const neighbours = positiveInt(options, 'neighbours', kind === 'video' ? LOOP_CANDIDATES : RETRIEVAL_DEFAULTS.neighbours);
     out.progress({ stage: 'input', message: `${files.length} ${kind === 'video' ? 'frames' : 'photos'} from ${input}` }, true);
-    const extractor = await SiftExtractor.create(gpu, { ...CAPTURE_SIFT, maxFeatures, firstOctave });
+    const extractor = await SiftExtractor.create(ctx, { ...CAPTURE_SIFT, maxFeatures, firstOctave });
     const sizes: string[] = [];
     let loadMs = 0;
     const extracted = await timed(async () => {
@@ -128,11 +131,11 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     extractor.destroy();
     const features = extracted.value;
     const counts = features.map((f) => f.descriptors.length / 128);
-    const assign = await gpuWordAssigner(gpu);
+    const assign = await gpuWordAssigner(ctx);
     const chosen = await timed(() => choose(mode, kind, features, neighbours, words, assign));
     const { pairs } = chosen.value;
     out.progress({ stage: 'pairs', message: `${pairs.length} pairs (${chosen.value.method})` }, true);
-    const matched = await timed(() => matchImagePairs(gpu, features, pairs, {}, (done, total) => out.progress({ stage: 'match', step: done, total })));
+    const matched = await timed(() => matchImagePairs(ctx, features, pairs, {}, (done, total) => out.progress({ stage: 'match', step: done, total })));
     const perPair = matched.value.map((m) => m.length / 2);
     const verified = await timed(async () => verifyPairs(pairs, matched.value, features.map((f) => f.keypoints), undefined, CAPTURE_VERIFY_OPTIONS, (done, total) => out.progress({ stage: 'verify', step: done, total })));
     const verification = summariseVerification(verified.value);
@@ -170,7 +173,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
       image_files: files.map((f) => path.basename(f)),
       images_without_matched_pair: files.map((f, i) => ({ f, i })).filter(({ i }) => !pairs.some(([a, b], k) => (a === i || b === i) && perPair[k] >= MIN_PAIR_MATCHES)).map(({ f }) => path.basename(f)),
       images_without_verified_pair: files.map((f, i) => ({ f, i })).filter(({ i }) => !verified.value.some((v) => (v.pair[0] === i || v.pair[1] === i) && isVerified(v))).map(({ f }) => path.basename(f)),
-      ...benchStamp(gpu),
+      ...benchStamp(ctx),
     };
     await writeResult(options.out as string | undefined, result);
     const s = result.stages;
@@ -186,7 +189,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     ].join('\n');
     out.result(result, human);
   } finally {
-    gpu.destroy();
+    gpu?.destroy();
     await rm(workDir, { recursive: true, force: true });
   }
 }
