@@ -84,6 +84,15 @@ export async function readCheckpoint(path: string): Promise<Checkpoint> {
   return { header, blobs };
 }
 
+/** Reads blob `name` as `count` floats, refusing (naming the file) one of another size or none. */
+export function checkpointFloats(checkpoint: Checkpoint, file: string): (name: string, count: number) => Float32Array {
+  return (name, count) => {
+    const b = checkpoint.blobs.get(name);
+    if (!b || b.byteLength !== count * 4) throw badInput(file, `blob ${name}: expected ${count * 4} bytes, found ${b?.byteLength ?? 'none'}`);
+    return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
+  };
+}
+
 /**
  * The splats a checkpoint holds (the `*.param` blobs), for rendering and exporting a run that
  * has not finished. Checks every size against the header.
@@ -92,11 +101,7 @@ export function checkpointSplats(checkpoint: Checkpoint, file: string): SplatSet
   const { splatCount: n, shDegree } = checkpoint.header;
   if (!Number.isSafeInteger(n) || n < 0 || !Number.isInteger(shDegree) || shDegree < 0 || shDegree > 3) throw badInput(file, `corrupt checkpoint header (splatCount ${n}, shDegree ${shDegree})`);
   const K = (shDegree + 1) ** 2;
-  const floats = (name: string, count: number) => {
-    const b = checkpoint.blobs.get(name);
-    if (!b || b.byteLength !== count * 4) throw badInput(file, `blob ${name}: expected ${count * 4} bytes, found ${b?.byteLength ?? 'none'}`);
-    return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-  };
+  const floats = checkpointFloats(checkpoint, file);
   return {
     count: n,
     shDegree,

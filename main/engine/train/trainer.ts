@@ -8,7 +8,7 @@
  * the configuration trainer-config.ts.
  */
 import type { SplatSet } from '../../../shared/scene/splats.js';
-import { createStorage, readBuffer } from '../gpu/buffers.js';
+import { readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { GpuSplats } from '../render/gpu-splats.js';
 import { COUNT, Rasterizer, type RasterFrame } from '../render/rasterizer.js';
@@ -17,12 +17,12 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { CameraRefiner, resolveRefineCameras, type CameraRefineState } from './camera-refine.js';
 import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
 import { Adam } from './adam.js';
-import { Appearance, appearanceModelFor, neighbourBlend } from './appearance.js';
+import { Appearance, appearanceModelFor } from './appearance.js';
 import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
 import { initialSplats } from './init.js';
-import { GpuColourCorrection } from './colour-correct.js';
+import { evaluateViews, type Evaluation } from './evaluate-views.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
 import { Model } from './model.js';
@@ -31,11 +31,12 @@ import { StepReadbacks } from './readbacks.js';
 import { activeShDegree } from './schedule.js';
 import { GpuTargets } from './targets.js';
 import type { TrainerConfig } from './trainer-config.js';
-import type { Checkpoint, CheckpointHeader } from './checkpoint.js';
+import { checkpointFloats, checkpointSplats, type Checkpoint, type CheckpointHeader } from './checkpoint.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, type StepParts, type StepReports } from './train-step.js';
 
 export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from './trainer-config.js';
+export type { Evaluation } from './evaluate-views.js';
 export type { StepLoss } from './train-step.js';
 
 /**
@@ -46,15 +47,6 @@ export type { StepLoss } from './train-step.js';
  * batches of 24), which is 4% faster on the fixed load itself (backward 2.94 vs 3.06 ms).
  */
 export const TRAINING_BACKWARD = { backwardReduce: 'partials', backwardPixels: 1 } as const;
-
-export interface Evaluation {
-  step: number;
-  psnr: number;
-  ssim: number;
-  /** PSNR after each view's best affine colour fit to its image (colour-correct.ts). */
-  ccPsnr: number;
-  views: { name: string; psnr: number; ssim: number; ccPsnr: number }[];
-}
 
 /** Steps between the intersection-buffer checks (growIntersections). */
 const INTERSECTION_CHECK_EVERY = 100;
@@ -295,37 +287,13 @@ export class Trainer {
   }
 
   /** PSNR and SSIM of the clamped renders on the given views (default: the test views). */
-  async evaluate(views: readonly number[] = this.testViews.length ? this.testViews : this.trainViews, cameras?: ReadonlyMap<number, PinholeCamera>): Promise<Evaluation> {
+  async evaluate(views: readonly number[] = this.evaluationViews, cameras?: ReadonlyMap<number, PinholeCamera>): Promise<Evaluation> {
     await this.settle();
-    const scratch = createStorage(this.ctx.device, 'eval.clamped', this.frame.width * this.frame.height * 16);
-    // the colour fit scores what the plain PSNR scores: the kept pixels, the target composited as the loss composites it
-    const colourCorrection = await GpuColourCorrection.create(this.ctx, this.frame.width * this.frame.height, { randomBackground: this.config.randomBackground });
-    const results: Evaluation['views'] = [];
-    const degree = activeShDegree(Math.max(0, this.step - 1), this.config.shDegree);
-    let grids: Float32Array | undefined; // the colour models, read once
-    for (const view of views) {
-      const camera = cameras?.get(view) ?? this.cameraOf(view);
-      const commands = this.ctx.commands('eval');
-      // with appearance compensation a training view renders through its own colour model, a
-      // held-out one through its neighbours' in the capture's order (appearance.ts neighbourBlend)
-      const slot = this.trainViews.indexOf(view);
-      if (this.appearance) this.appearance.setHeldOutModel(slot >= 0 ? [{ slot, weight: 1 }] : neighbourBlend(view, this.trainViews), (grids ??= await this.appearance.readGrids()));
-      this.rasterizer.encodeForward(commands, this.frame, camera, { ...this.settings(0), shDegree: degree });
-      const image = this.appearance?.encodeHeldOutForward(commands, this.frame.image, camera.width, camera.height) ?? this.frame.image;
-      const loc = this.targets.location[view];
-      const counts = loc.masked?.[this.config.ssimPadding];
-      this.loss.encodeEvaluation(commands, this.lossFrame, image, scratch, this.targets.buffer(view), loc.offset, camera.width, camera.height, counts, this.data.background);
-      colourCorrection.encodeMoments(commands, scratch, this.targets.buffer(view), loc.offset, camera.width * camera.height, this.data.background);
-      await commands.submit();
-      const sums = new Float32Array(await readBuffer(this.ctx.device, this.lossFrame.sums, this.lossFrame.activeSumsBytes));
-      const v = this.loss.value(sums, camera.width, camera.height, counts);
-      const { psnr: ccPsnr } = await colourCorrection.psnr();
-      results.push({ name: this.data.views[view].name, psnr: v.psnr, ssim: v.ssim, ccPsnr });
-    }
-    colourCorrection.destroy();
-    scratch.destroy();
-    const mean = (k: 'psnr' | 'ssim' | 'ccPsnr') => results.reduce((s, r) => s + r[k], 0) / Math.max(1, results.length);
-    const evaluation = { step: this.step, psnr: mean('psnr'), ssim: mean('ssim'), ccPsnr: mean('ccPsnr'), views: results };
+    const evaluation = await evaluateViews(
+      { ctx: this.ctx, data: this.data, config: this.config, rasterizer: this.rasterizer, loss: this.loss, lossFrame: this.lossFrame, frame: this.frame, targets: this.targets, appearance: this.appearance, trainViews: this.trainViews, step: this.step, cameraOf: (view) => this.cameraOf(view) },
+      views,
+      cameras,
+    );
     if (!cameras) this.evaluations.push(evaluation); // an evaluation from other cameras (pose alignment) is reported beside it
     return evaluation;
   }
@@ -363,23 +331,9 @@ export class Trainer {
       throw badInput(file, `the checkpoint was made on ${h.data.views} views (${h.data.train} training), this dataset has ${data.views.length} (${train})`);
     }
     if (h.shDegree !== config.shDegree) throw badInput(file, `the checkpoint has SH degree ${h.shDegree}, the run asks for ${config.shDegree}`);
-    const blob = (name: string, floats: number) => {
-      const b = checkpoint.blobs.get(name);
-      if (!b || b.byteLength !== floats * 4) throw badInput(file, `blob ${name}: expected ${floats * 4} bytes, found ${b?.byteLength ?? 'none'}`);
-      return new Float32Array(b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength));
-    };
+    const blob = checkpointFloats(checkpoint, file);
     const n = h.splatCount;
-    const K = (h.shDegree + 1) ** 2;
-    const initial = {
-      count: n,
-      shDegree: h.shDegree,
-      means: blob('means.param', 3 * n),
-      logScales: blob('logScales.param', 3 * n),
-      quats: blob('quats.param', 4 * n),
-      opacityLogits: blob('opacityLogits.param', n),
-      sh: blob('sh.param', 3 * K * n),
-    };
-    const trainer = await Trainer.create(ctx, data, config, { initial });
+    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file) });
     const q = ctx.device.queue;
     trainer.model.restoreMoments(q, n, blob);
     trainer.densify.restore(checkpoint.blobs, n, blob);
