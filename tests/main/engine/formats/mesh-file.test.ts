@@ -1,11 +1,13 @@
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { NodeIO } from '@gltf-transform/core';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { meshFormatOf, serializeMeshPly, writeMesh } from '../../../../main/engine/formats/mesh-file.js';
 import { computeNormals } from '../../../../main/engine/mesh/mesh.js';
 import type { TriangleMesh } from '../../../../shared/scene/mesh.js';
+import { cleanedTempDirs } from '../../../helpers/datasets.js';
+
+const temp = cleanedTempDirs(afterAll);
 
 /** A tetrahedron with distinct colours, outward winding. */
 function tetra(): TriangleMesh {
@@ -39,7 +41,10 @@ function readBinaryPly(bytes: Buffer) {
 }
 
 describe('mesh export', () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'argonaut-mesh-'));
+  let dir = '';
+  beforeAll(async () => {
+    dir = await temp('mesh');
+  });
 
   it('writes binary PLY with x y z nx ny nz red green blue and int faces, exactly', async () => {
     const mesh = tetra();

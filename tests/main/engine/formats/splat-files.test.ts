@@ -1,14 +1,16 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readSplatsFile, splatFormatOf, writeSplatsAs } from '../../../../main/engine/formats/splat-files.js';
 import { EXPORT_FORMATS } from '../../../../shared/project/manifest.js';
 import { randomSplats } from '../../../helpers/splat-sets.js';
+import { cleanedTempDirs } from '../../../helpers/datasets.js';
+
+const temp = cleanedTempDirs(afterAll);
 
 describe('splat files by format and extension', () => {
   it('every export format has an extension, and a file written as a format reads back as it (count, degree, flag where kept)', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'splat-files-'));
+    const dir = await temp('splat-files');
     const s = randomSplats(20, 1, 3);
     for (const format of EXPORT_FORMATS) {
       const file = path.join(dir, `x.${format.toUpperCase()}`); // extensions are case-blind
@@ -23,7 +25,7 @@ describe('splat files by format and extension', () => {
   });
 
   it('refuses an unknown extension and a missing file, naming it', async () => {
-    const dir = await mkdtemp(path.join(tmpdir(), 'splat-files-'));
+    const dir = await temp('splat-files');
     await writeFile(path.join(dir, 'notes.txt'), 'hello');
     await expect(readSplatsFile(path.join(dir, 'notes.txt'))).rejects.toMatchObject({ code: 'bad_input', message: expect.stringMatching(/notes\.txt: not a splat file this reads \(by its extension: \.ply, \.splat, \.spz, \.sog, \.glb\)/) });
     await expect(readSplatsFile(path.join(dir, 'gone.spz'))).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('gone.spz: no such file') });

@@ -1,13 +1,14 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { APPEARANCE_GRIDS, gridFloats } from '../../../../main/engine/train/appearance.js';
 import { readCheckpoint, writeCheckpoint } from '../../../../main/engine/train/checkpoint.js';
 import type { TrainingData } from '../../../../main/engine/train/data.js';
 import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
 import { defaultTrainerConfig, Trainer, type TrainerConfig } from '../../../../main/engine/train/trainer.js';
 import { testGpu } from '../../../helpers/gpu.js';
+import { cleanedTempDirs } from '../../../helpers/datasets.js';
+
+const temp = cleanedTempDirs(afterAll);
 
 /** The sample scene as if photographed: each training image darkened or brightened by its own exposure. */
 async function exposedScene(exposures: (view: number) => number): Promise<TrainingData> {
@@ -55,7 +56,7 @@ describe('training with appearance compensation', () => {
     for (let i = 0; i < 27; i++) await first.trainStep();
     const state = await first.checkpointState();
     first.destroy();
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'argonaut-appearance-')), 'step-27.ckpt');
+    const file = path.join(await temp('appearance'), 'step-27.ckpt');
     await writeCheckpoint(file, state.header, state.blobs);
     const resumed = await Trainer.resume(ctx, data, cfg, await readCheckpoint(file), file);
     for (let i = 27; i < 60; i++) await resumed.trainStep();
@@ -74,7 +75,7 @@ describe('training with appearance compensation', () => {
     for (let i = 0; i < 3; i++) await off.trainStep();
     const state = await off.checkpointState();
     off.destroy();
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'argonaut-appearance-')), 'step-3.ckpt');
+    const file = path.join(await temp('appearance'), 'step-3.ckpt');
     await writeCheckpoint(file, state.header, state.blobs);
     await expect(Trainer.resume(ctx, data, config({ appearance: 'affine' }), await readCheckpoint(file), file)).rejects.toMatchObject({
       code: 'bad_input',

@@ -1,7 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CAMERA_LAG, CAMERA_REFINE_DEFAULTS, CameraRefiner, intrinsicsGroups, REFINE_CAPTURE_POSES_BY_DEFAULT, resolveRefineCameras } from '../../../../main/engine/train/camera-refine.js';
 import { readCheckpoint, writeCheckpoint } from '../../../../main/engine/train/checkpoint.js';
 import { orbitCameras, sampleScene } from '../../../../main/engine/train/sample-scene.js';
@@ -11,6 +9,9 @@ import { correctCamera } from '../../../../shared/scene/camera-correction.js';
 import type { PinholeCamera } from '../../../../shared/scene/camera.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { evaluateWithPoseAlignment } from '../../../../main/engine/train/pose-alignment.js';
+import { cleanedTempDirs } from '../../../helpers/datasets.js';
+
+const temp = cleanedTempDirs(afterAll);
 
 const CAMERA: PinholeCamera = { width: 64, height: 48, fx: 50, fy: 50, cx: 32, cy: 24, worldToCamera: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 0, 0, 0, 1] };
 const GRADIENT = [0.1, -0.2, 0.3, 1, 0.1, 0.1, -0.1, 1, 1, -1, 0, 0];
@@ -129,7 +130,7 @@ describe('training with camera refinement', () => {
     for (let i = 0; i < 17; i++) await first.trainStep();
     const state = await first.checkpointState();
     first.destroy();
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'argonaut-ckpt-cams-')), 'step-17.ckpt');
+    const file = path.join(await temp('ckpt-cams'), 'step-17.ckpt');
     await writeCheckpoint(file, state.header, state.blobs);
     const resumed = await Trainer.resume(ctx, data, config, await readCheckpoint(file), file);
     for (let i = 17; i < 40; i++) await resumed.trainStep();

@@ -1,11 +1,13 @@
-import { mkdtempSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readCheckpoint, writeCheckpoint } from '../../../../main/engine/train/checkpoint.js';
 import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
 import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
 import { testGpu } from '../../../helpers/gpu.js';
+import { cleanedTempDirs } from '../../../helpers/datasets.js';
+
+const temp = cleanedTempDirs(afterAll);
 
 describe('checkpoints and exact resume', () => {
   it('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (densification included)', async () => {
@@ -21,7 +23,7 @@ describe('checkpoints and exact resume', () => {
     for (let i = 0; i < 26; i++) await first.trainStep();
     const state = await first.checkpointState();
     first.destroy();
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'argonaut-ckpt-')), 'step-26.ckpt');
+    const file = path.join(await temp('ckpt'), 'step-26.ckpt');
     await writeCheckpoint(file, state.header, state.blobs);
     const resumed = await Trainer.resume(ctx, data, config, await readCheckpoint(file), file);
     expect(resumed.step).toBe(26);
@@ -36,7 +38,7 @@ describe('checkpoints and exact resume', () => {
   }, 300_000);
 
   it('refuses truncated, corrupt and foreign checkpoints with the file named', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'argonaut-ckpt-bad-'));
+    const dir = await temp('ckpt-bad');
     const good = path.join(dir, 'good.ckpt');
     await writeCheckpoint(good, { step: 1, splatCount: 1, shDegree: 0, random: 1, order: [], orderPosition: 0, nonFiniteSkipped: 0, data: { name: 'x', views: 1, train: 1 }, config: {} }, [{ name: 'means.param', data: new Uint8Array(12) }]);
     const bytes = readFileSync(good);

@@ -1,7 +1,5 @@
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { readPly, writePly } from '../../../../main/engine/formats/ply.js';
 import { runTrainingJob } from '../../../../main/engine/train/job.js';
 import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
@@ -9,6 +7,9 @@ import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/tra
 import { allParams, resolveParams } from '../../../../shared/params/index.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';
+import { cleanedTempDirs } from '../../../helpers/datasets.js';
+
+const temp = cleanedTempDirs(afterAll);
 
 const statue = sharedDataset('colmap_statue');
 
@@ -43,7 +44,7 @@ describe('training reaches a real quality level', () => {
     expect(final, `test PSNR ${initial.toFixed(2)} after 1 step -> ${final.toFixed(2)} after 400`).toBeGreaterThan(initial + 3);
     expect(final).toBeGreaterThan(14);
     expect(result.splatCount).not.toBe(1443); // densification changed the set
-    const dir = mkdtempSync(path.join(tmpdir(), 'argonaut-ply-'));
+    const dir = await temp('ply');
     const file = path.join(dir, 'splats.ply');
     await writePly(file, result.splats);
     const back = await readPly(file);
