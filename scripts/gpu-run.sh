@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster bigsplat loss sweep raster10m statue statue-same mic7k mic7k-same mic30k bunny7k bunny7k-ray bunny7k-geo bunny7k-geo-median run-NAME sfm-NAME; `step:seconds` overrides its limit
+# steps: info parity raster bigsplat loss sweep raster10m statue statue-same mic7k mic7k-same mic30k bunny7k bunny7k-ray bunny7k-geo bunny7k-geo-median run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -51,6 +51,10 @@ for arg in "$@"; do
     # sfm-NAME: `bench sfm` with the arguments in .gpu-data/runs/sfm-NAME (a folder of images, options)
     sfm-*) read -r -a extra < ".gpu-data/runs/$step"
       run "$step" ${limit:-300} $cli bench sfm "${extra[@]}" --out "$OUT/$step.json" ;;
+    # cli-NAME: any CLI command with the arguments in .gpu-data/runs/cli-NAME (one line; `$OUT` in it
+    # is the results folder, e.g. `bench ba --images 150 --out $OUT/ba.json` or a capture's --out)
+    cli-*) read -r -a extra < <(sed "s#\$OUT#$OUT#g" ".gpu-data/runs/$step")
+      run "$step" ${limit:-300} $cli "${extra[@]}" ;;
     *) echo "gpu-run: unknown step $step" | tee -a "$log" ;;
   esac
 done
