@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { bundleAdjustCpu } from '../../../../../main/engine/sfm/bundle/bundle-adjust-cpu.js';
+import { globalMapping } from '../../../../../main/engine/sfm/global/global-mapper.js';
+import { refineMapping } from '../../../../../main/engine/sfm/global/refine-mapping.js';
+import type { Observation } from '../../../../../main/engine/sfm/global/tracks.js';
+import type { CameraPose } from '../../../../../main/engine/sfm/global/triangulate.js';
+import type { Vec3 } from '../../../../../main/engine/sfm/verify/dense.js';
+import { median } from '../../../../../shared/math/median.js';
+import { Random } from '../../../../../shared/random.js';
+import { freshSeed } from '../../../../helpers/random.js';
+import { perturbed, syntheticScene as baScene } from '../bundle/ba-scenes.js';
+import { rotationErrorsDeg } from './alignment.js';
+import { CAMERA, syntheticScene } from './global-scenes.js';
+
+const seed = freshSeed();
+
+describe(`refineMapping (seed ${seed})`, () => {
+  const random = new Random(seed);
+
+  it('refines a shared SIMPLE_RADIAL camera from no distortion, drops observations 30 px off, triangulates the tracks without a point', async () => {
+    const truth = baScene(random, { images: 12, points: 300, models: ['SIMPLE_RADIAL'], params: [Float64Array.from([800, 400, 300, -0.05])], visibility: 0.6, noisePx: 0.5 });
+    const start = perturbed(truth, random, { rotationDeg: 0.3, translationFraction: 0.005, pointSigma: 0.005, focalFraction: 0.03 });
+    // Keypoints: each image's observations in order; tracks: each point's observations.
+    const keypoints: number[][] = Array.from({ length: 12 }, () => []);
+    const tracks: Observation[][] = Array.from({ length: 300 }, () => []);
+    for (let o = 0; o < truth.obsImage.length; o++) {
+      const image = truth.obsImage[o];
+      let [x, y] = [truth.obsXY[2 * o], truth.obsXY[2 * o + 1]];
+      // The first observation of points 10-19 is a wrong match, 30 px off.
+      const point = truth.obsPoint[o];
+      if (point >= 10 && point < 20 && tracks[point].length === 0) [x, y] = [x + 30, y - 2];
+      tracks[point].push({ image, keypoint: keypoints[image].length / 4 });
+      keypoints[image].push(x, y, 2, 0);
+    }
+    const poses: CameraPose[] = Array.from({ length: 12 }, (_, i) => ({ rotation: start.rotations.slice(9 * i, 9 * i + 9), translation: Array.from(start.translations.subarray(3 * i, 3 * i + 3)) as Vec3 }));
+    // Points 0-9 have no point yet (as if triangulation had rejected them): the rounds between BAs must add them.
+    const points = tracks.map((observations, j) => ({ position: Array.from(start.points.subarray(3 * j, 3 * j + 3)) as Vec3, observations, meanErrorPx: 0 })).slice(10);
+    const refined = await refineMapping(
+      { mapped: { poses, points, tracks }, keypoints: keypoints.map((k) => Float32Array.from(k)), cameras: [{ model: 'SIMPLE_RADIAL', params: Float64Array.from([start.cameras[0].params[0], 400, 300, 0]) }], imageCamera: new Uint32Array(12) },
+      bundleAdjustCpu,
+    );
+    const [f, cx, cy, k] = refined.cameras[0].params;
+    const rotationErrors = rotationErrorsDeg(refined.poses.map((p) => p!.rotation), Array.from({ length: 12 }, (_, i) => truth.rotations.slice(9 * i, 9 * i + 9)));
+    console.log(
+      `refine-mapping synthetic: f ${f.toFixed(2)} k ${k.toFixed(4)}, rotation error median ${median(rotationErrors).toFixed(4)} deg, ` +
+        `${refined.initialMeanReprojectionErrorPx.toFixed(2)} -> ${refined.meanReprojectionErrorPx.toFixed(3)} px; rounds ${JSON.stringify(refined.rounds.map((r) => ({ ...r, seconds: +r.seconds.toFixed(2), initialCost: +r.initialCost.toFixed(1), finalCost: +r.finalCost.toFixed(1), meanReprojectionErrorPx: +r.meanReprojectionErrorPx.toFixed(3) })))}`,
+    );
+    expect(Math.abs(f / 800 - 1)).toBeLessThan(0.003);
+    expect([cx, cy]).toEqual([400, 300]); // the principal point is not refined by default
+    expect(Math.abs(k + 0.05)).toBeLessThan(0.01);
+    expect(median(rotationErrors)).toBeLessThan(0.05);
+    expect(refined.meanReprojectionErrorPx).toBeLessThan(0.7);
+    expect(refined.rounds).toHaveLength(3);
+    expect(refined.rounds[0].removedObservations).toBeGreaterThanOrEqual(10);
+    expect(refined.rounds[0].addedPoints).toBeGreaterThanOrEqual(10);
+    // Every withheld track has its point, and no wrong match survives.
+    for (let j = 0; j < 10; j++) expect(refined.points.some((p) => p.observations.some((ob) => ob.image === tracks[j][0].image && ob.keypoint === tracks[j][0].keypoint))).toBe(true);
+    for (let j = 10; j < 20; j++) expect(refined.points.some((p) => p.observations.some((ob) => ob.image === tracks[j][0].image && ob.keypoint === tracks[j][0].keypoint))).toBe(false);
+    expect(refined.points.every((p) => p.observations.length >= 2 && p.meanErrorPx <= 4)).toBe(true);
+    expect(refined.unregistered).toEqual([]);
+  });
+
+  it('after global mapping: bundle adjustment lowers the rotation error and the reprojection error (pinhole cameras, 0.5 deg noisy relative poses)', async () => {
+    const scene = syntheticScene(seed, { cameras: 16, points: 500, layout: 'circle', noisePx: 0.5, wrongEdgeRatio: 0.05, poseNoiseDeg: 0.5, minShared: 30 });
+    const mapped = globalMapping({ imageCount: 16, verified: scene.verified, keypoints: scene.keypoints, cameras: scene.cameras });
+    const refined = await refineMapping(
+      { mapped, keypoints: scene.keypoints, cameras: [{ model: 'PINHOLE', params: Float64Array.from([CAMERA.focalX, CAMERA.focalY, CAMERA.principalX, CAMERA.principalY]) }], imageCamera: new Uint32Array(16) },
+      bundleAdjustCpu,
+    );
+    const registered = mapped.poses.map((p, i) => (p ? i : -1)).filter((i) => i >= 0);
+    const before = median(rotationErrorsDeg(registered.map((i) => mapped.poses[i]!.rotation), registered.map((i) => scene.poses[i].rotation)));
+    const after = median(rotationErrorsDeg(registered.map((i) => refined.poses[i]!.rotation), registered.map((i) => scene.poses[i].rotation)));
+    console.log(`refine-mapping after global mapping: rotation error median ${before.toFixed(4)} -> ${after.toFixed(4)} deg, ${mapped.stats.meanReprojectionErrorPx.toFixed(3)} -> ${refined.meanReprojectionErrorPx.toFixed(3)} px, focal ${refined.cameras[0].params[0].toFixed(2)}`);
+    expect(registered).toHaveLength(16);
+    expect(after).toBeLessThan(before);
+    expect(after).toBeLessThan(0.05);
+    expect(refined.meanReprojectionErrorPx).toBeLessThan(Math.min(0.7, mapped.stats.meanReprojectionErrorPx));
+    expect(Math.abs(refined.cameras[0].params[0] / CAMERA.focalX - 1)).toBeLessThan(0.003);
+  });
+
+  it('names a bad camera index', async () => {
+    const poses: CameraPose[] = [{ rotation: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), translation: [0, 0, 0] }];
+    await expect(refineMapping({ mapped: { poses, points: [], tracks: [] }, keypoints: [new Float32Array(0)], cameras: [], imageCamera: [0] }, bundleAdjustCpu)).rejects.toThrow(/refine-mapping\.ts: image 0 names camera 0, but there are 0/);
+  });
+});
