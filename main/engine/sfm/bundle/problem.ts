@@ -85,7 +85,7 @@ export const BA_DEFAULTS: Readonly<BaOptions> = {
   initialLambda: 1e-4,
 };
 
-export type BaStopReason = 'max iterations' | 'function tolerance' | 'gradient tolerance' | 'parameter tolerance' | 'lambda too large' | 'no variables';
+export type BaStopReason = 'max iterations' | 'function tolerance' | 'gradient tolerance' | 'parameter tolerance' | 'lambda too large';
 
 export interface BaIterationRecord {
   /** The float64 robust cost after this iteration (the new one if accepted, the old one if not). */
