@@ -4,8 +4,8 @@
  * BundleAdjuster type), then applies COLMAP's filters with the refined cameras (observations over
  * maxReprojectionErrorPx or behind their camera dropped; points left with fewer than 2
  * observations or rays under minTriangulationAngleDeg apart dropped); between rounds every track
- * is completed (its other observations added back where they now fit) or, if it has no point,
- * triangulated again with the refined cameras. The mapper's cameras have no distortion: what
+ * is completed (its other observations added back where they now fit) or, if it has no point
+ * (and the filters did not just drop it), triangulated again with the refined cameras. The mapper's cameras have no distortion: what
  * distortion the result has comes from BA alone.
  */
 import { CAMERA_MODELS, projectWorldPoint, undistortPixel } from '../bundle/camera-models.js';
@@ -89,6 +89,10 @@ export async function refineMapping(input: RefineMappingInput, adjust: BundleAdj
   const initialMeanReprojectionErrorPx = meanError();
   const unregistered: UnregisteredImage[] = [];
   const rounds: RefinementRound[] = [];
+  // Tracks whose point the filters dropped are not triangulated again: on the statue they were 26
+  // a round, nearly all two-view tracks with one wrong match that DLT fits under 4 px and BA then
+  // puts on one side (dropped, re-triangulated and dropped again every round).
+  const droppedTracks = new Set<number>();
   for (let round = 0; round < o.bundleAdjustmentRounds; round++) {
     const built = buildProblem(points, poses, cameras, input.imageCamera, pixel);
     const result = await adjust(built.problem, o.bundle, control);
@@ -102,6 +106,8 @@ export async function refineMapping(input: RefineMappingInput, adjust: BundleAdj
       .filter((p) => p.observations.length >= 2 && maxRayAngleDeg(p.position, p.observations, poses) >= o.minTriangulationAngleDeg);
     const removedObservations = observationsBefore - kept.reduce((s, p) => s + p.observations.length, 0);
     const removedPoints = points.length - kept.length;
+    const keptTracks = new Set(kept.map((p) => p.track));
+    for (const p of points) if (!keptTracks.has(p.track)) droppedTracks.add(p.track);
     points = kept;
     // An image the filters left with no point has nothing to hold its pose.
     const seen = new Set(points.flatMap((p) => p.observations.map((ob) => ob.image)));
@@ -114,7 +120,7 @@ export async function refineMapping(input: RefineMappingInput, adjust: BundleAdj
 
     let [addedObservations, addedPoints] = [0, 0];
     if (round < o.bundleAdjustmentRounds - 1 && o.retriangulateBetweenRounds) {
-      ({ addedObservations, addedPoints, points } = completeTracks(points, mapped.tracks, poses, cameras, input.imageCamera, pixel, errorOf, o));
+      ({ addedObservations, addedPoints, points } = completeTracks(points, mapped.tracks, droppedTracks, poses, cameras, input.imageCamera, pixel, errorOf, o));
     }
     rounds.push({
       initialCost: result.initialCost,
@@ -213,6 +219,7 @@ function readBack(adjusted: BaProblem, built: BuiltProblem, poses: readonly (Cam
 function completeTracks(
   points: readonly WorkingPoint[],
   tracks: readonly Observation[][],
+  droppedTracks: ReadonlySet<number>,
   poses: readonly (CameraPose | undefined)[],
   cameras: readonly BaCamera[],
   imageCamera: ArrayLike<number>,
@@ -240,7 +247,7 @@ function completeTracks(
   };
   let addedPoints = 0;
   tracks.forEach((track, t) => {
-    if (withPoint.has(t)) return;
+    if (withPoint.has(t) || droppedTracks.has(t)) return;
     const outcome = triangulateTrack(track, poses, pinholes, undistorted, o);
     if (typeof outcome === 'string') return;
     completed.push({ position: outcome.position, observations: outcome.observations, track: t });

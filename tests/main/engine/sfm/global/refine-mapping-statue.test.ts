@@ -39,9 +39,9 @@ describe('bundle adjustment of the statue photos after global mapping (our front
     const cameras: BaCamera[] = front.intrinsics.map((k) => ({ model: 'PINHOLE', params: Float64Array.from([k.focalX, k.focalY, k.principalX, k.principalY]) }));
     const imageCamera = Uint32Array.from(front.names, (_, i) => i);
     const lines = [`refine-mapping statue: before BA ${describePoses(before)}, ${mapped.points.length} points, ${mapped.stats.meanReprojectionErrorPx.toFixed(3)} px`];
-    // Measured (docs/sfm.md, "Bundle adjustment"): 0.81 deg before; 0.07-0.08 deg with sparse/0's
-    // intrinsics held, 0.35-0.37 deg with each photo's focal refined (a 27-degree field of view
-    // leaves focal and depth nearly interchangeable per photo: focals move 1.8% median, 6.8% max).
+    // Measured (docs/sfm.md, "Bundle adjustment"): 0.81 deg before; 0.068 deg with sparse/0's
+    // intrinsics held, 0.36 deg with each photo's focal refined (a 27-degree field of view
+    // leaves focal and depth nearly interchangeable per photo: focals move 1.9% median, 6.6% max).
     const variants = [
       { name: 'focal refined (default)', bundle: BA_DEFAULTS, maxRotationMedianDeg: 0.5, maxCentreMedian: 0.012 },
       { name: 'intrinsics held', bundle: { ...BA_DEFAULTS, refineFocal: false, refineExtra: false }, maxRotationMedianDeg: 0.15, maxCentreMedian: 0.002 },
