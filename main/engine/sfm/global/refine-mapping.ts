@@ -74,6 +74,7 @@ export async function refineMapping(input: RefineMappingInput, adjust: BundleAdj
   for (let i = 0; i < imageCount; i++) {
     if (!input.cameras[input.imageCamera[i]]) throw new Error(`refine-mapping.ts: image ${i} names camera ${input.imageCamera[i]}, but there are ${input.cameras.length}`);
   }
+  if (mapped.points.length === 0) throw new Error('refine-mapping.ts: the mapping has no triangulated point, so there is nothing to bundle-adjust (too few matches between the registered images)');
   let poses = mapped.poses.slice();
   let cameras: BaCamera[] = input.cameras.map((c) => ({ model: c.model, params: c.params.slice() }));
   const trackOf = new Map<string, number>();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bundleAdjustCpu } from '../../../../../main/engine/sfm/bundle/bundle-adjust-cpu.js';
+import { BA_DEFAULTS, bundleAdjustCpu } from '../../../../../main/engine/sfm/bundle/bundle-adjust-cpu.js';
+import type { BundleAdjuster } from '../../../../../main/engine/sfm/bundle/problem.js';
 import { globalMapping } from '../../../../../main/engine/sfm/global/global-mapper.js';
 import { refineMapping } from '../../../../../main/engine/sfm/global/refine-mapping.js';
 import type { Observation } from '../../../../../main/engine/sfm/global/tracks.js';
@@ -80,8 +81,28 @@ describe(`refineMapping (seed ${seed})`, () => {
     expect(Math.abs(refined.cameras[0].params[0] / CAMERA.focalX - 1)).toBeLessThan(0.003);
   });
 
-  it('names a bad camera index', async () => {
-    const poses: CameraPose[] = [{ rotation: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]), translation: [0, 0, 0] }];
-    await expect(refineMapping({ mapped: { poses, points: [], tracks: [] }, keypoints: [new Float32Array(0)], cameras: [], imageCamera: [0] }, bundleAdjustCpu)).rejects.toThrow(/refine-mapping\.ts: image 0 names camera 0, but there are 0/);
+  it('runs the solver it is given, once a round, with the BA options; names a bad camera index and an empty mapping', async () => {
+    const truth = baScene(random, { images: 6, points: 60, models: ['PINHOLE'], visibility: 0.8, noisePx: 0.3 });
+    const keypoints: number[][] = Array.from({ length: 6 }, () => []);
+    const tracks: Observation[][] = Array.from({ length: 60 }, () => []);
+    for (let o = 0; o < truth.obsImage.length; o++) {
+      tracks[truth.obsPoint[o]].push({ image: truth.obsImage[o], keypoint: keypoints[truth.obsImage[o]].length / 4 });
+      keypoints[truth.obsImage[o]].push(truth.obsXY[2 * o], truth.obsXY[2 * o + 1], 2, 0);
+    }
+    const poses: CameraPose[] = Array.from({ length: 6 }, (_, i) => ({ rotation: truth.rotations.slice(9 * i, 9 * i + 9), translation: Array.from(truth.translations.subarray(3 * i, 3 * i + 3)) as Vec3 }));
+    const points = tracks.map((observations, j) => ({ position: Array.from(truth.points.subarray(3 * j, 3 * j + 3)) as Vec3, observations, meanErrorPx: 0 }));
+    const input = { mapped: { poses, points, tracks }, keypoints: keypoints.map((k) => Float32Array.from(k)), cameras: truth.cameras, imageCamera: new Uint32Array(6) };
+    const calls: { images: number; maxIterations: number; held: number }[] = [];
+    const spy: BundleAdjuster = (problem, options, control) => {
+      calls.push({ images: problem.rotations.length / 9, maxIterations: options.maxIterations, held: problem.fixedImages!.reduce((s, v) => s + v, 0) });
+      return bundleAdjustCpu(problem, options, control);
+    };
+    const refined = await refineMapping(input, spy, { bundleAdjustmentRounds: 2, bundle: { ...BA_DEFAULTS, maxIterations: 7 } });
+    expect(calls).toEqual([{ images: 6, maxIterations: 7, held: 1 }, { images: 6, maxIterations: 7, held: 1 }]);
+    expect(refined.rounds).toHaveLength(2);
+    // The first registered image is the gauge: its pose comes back as it went in.
+    expect(Array.from(refined.poses[0]!.rotation)).toEqual(Array.from(poses[0].rotation));
+    await expect(refineMapping({ ...input, imageCamera: Uint32Array.from([0, 0, 0, 0, 0, 3]) }, bundleAdjustCpu)).rejects.toThrow(/refine-mapping\.ts: image 5 names camera 3, but there are 1/);
+    await expect(refineMapping({ ...input, mapped: { poses, points: [], tracks } }, bundleAdjustCpu)).rejects.toThrow(/refine-mapping\.ts: the mapping has no triangulated point/);
   });
 });
