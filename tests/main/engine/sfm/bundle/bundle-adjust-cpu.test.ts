@@ -128,5 +128,10 @@ describe(`bundleAdjustCpu (seed ${seed})`, () => {
     await expect(bundleAdjustCpu(twice)).rejects.toThrow(/observed twice by image/);
     const wrongParams = { ...base, cameras: [{ model: 'OPENCV' as const, params: Float64Array.from([800, 800, 400, 300]) }] };
     await expect(bundleAdjustCpu(wrongParams)).rejects.toThrow(/camera 0 \(OPENCV\): 4 params, expected 8/);
+    await expect(bundleAdjustCpu({ ...base, fixedImages: new Uint8Array(2) })).rejects.toThrow(/fixedImages: 2 entries, expected one per image \(3\)/);
+    // A fourth image, free, that sees nothing.
+    const blind = { ...base, rotations: Float64Array.from([...base.rotations, ...base.rotations.subarray(0, 9)]), translations: Float64Array.from([...base.translations, 0, 0, 5]), imageCamera: new Uint32Array(4) };
+    await expect(bundleAdjustCpu(blind)).rejects.toThrow(/image 3 observes no point/);
+    await expect(bundleAdjustCpu({ ...blind, fixedImages: Uint8Array.from([1, 0, 0, 1]) })).resolves.toBeDefined();
   });
 });
