@@ -52,7 +52,7 @@ export interface RefinedMapping {
   /** The refined cameras, in the input's order (a camera no registered image uses is returned as given). */
   cameras: BaCamera[];
   points: TriangulatedPoint[];
-  /** Images that the filters left without a point (their pose is dropped). */
+  /** Images that the filters left without a point (their pose is dropped), besides those the mapper left out. */
   unregistered: UnregisteredImage[];
   rounds: RefinementRound[];
   initialMeanReprojectionErrorPx: number;
