@@ -1,0 +1,166 @@
+// bundle-schur: the reduced system's products without forming S (implicit Schur complement).
+// With e_o = Jc_o x (the observation's camera-variable Jacobian times x: its image's pose block,
+// when free, and its camera's intrinsic block):
+//   S x = sum_o Jc_o^T w_o (e_o - Jp_o y_j) + lambda D x,  y_j = V_j^-1 sum_{o of j} w_o Jp_o^T e_o
+// which is (U + lambda D_c) x - W V^-1 W^T x term by term. The right-hand side
+//   b = -g_c + W V^-1 g_p = -sum_o Jc_o^T w_o (r_o - Jp_o V_j^-1 g_p,j)
+// is the same two passes with e_o = r_o (mode 1).
+//   schur_points:   a thread per point (its observations contiguous): y_j, then per observation
+//                   f_o = w_o (e_o - Jp_o y_j) -> obs_f (2 per observation)
+//   schur_segments: a workgroup per segment: sum over its observations of Js_o^T f_o (a fixed
+//                   tree), + lambda D x (mode 0) or negated (mode 1) -> slot vec_out
+// x is slot vec_in of `vectors`. Workgroup: WG (2D dispatch) and SEG_WG threads.
+// Both capability variants compile this one body.
+
+#include "bundle-common"
+#include "dispatch"
+
+override WG: u32 = 64u;
+const SEG_WG: u32 = 32u;
+
+@group(0) @binding(0) var<uniform> bp: BaParams;
+@group(0) @binding(1) var<storage, read> topo: array<u32>;
+@group(0) @binding(2) var<storage, read> lin: array<f32>;
+@group(0) @binding(3) var<storage, read> pblocks: array<f32>;
+@group(0) @binding(4) var<storage, read> blocks: array<f32>;
+@group(0) @binding(5) var<storage, read_write> vectors: array<f32>;
+@group(0) @binding(6) var<storage, read_write> obs_f: array<vec2f>;
+
+var<workgroup> s_acc: array<f32, 8u * SEG_WG>;
+
+// Jc_o x: the pose block (when the image is free) and the intrinsic block (k > 0).
+fn camera_product(o: u32, slot: u32) -> vec2f {
+  let base = LIN_STRIDE * o;
+  let image = topo[bp.obs_image_at + o];
+  let pose_var = topo[bp.image_info_at + 2u * image + 1u];
+  let at = slot * bp.variables;
+  var e = vec2f(0.0);
+  if (pose_var != NONE) {
+    for (var a = 0u; a < 6u; a++) {
+      let xa = vectors[at + pose_var + a];
+      e += xa * vec2f(lin[base + LIN_POSE + a], lin[base + LIN_POSE + 6u + a]);
+    }
+  }
+  let info = bp.camera_info_at + CAMERA_WORDS * topo[bp.image_info_at + 2u * image];
+  let k = topo[info + 1u];
+  let intr_var = topo[info + 2u];
+  for (var a = 0u; a < k; a++) {
+    let xa = vectors[at + intr_var + a];
+    e += xa * vec2f(lin[base + LIN_INTR + a], lin[base + LIN_INTR + 8u + a]);
+  }
+  return e;
+}
+
+fn point_row(o: u32, row: u32) -> vec3f {
+  let at = LIN_STRIDE * o + LIN_POINT + 3u * row;
+  return vec3f(lin[at], lin[at + 1u], lin[at + 2u]);
+}
+
+fn point_inverse(j: u32) -> mat3x3f {
+  let at = POINT_STRIDE * j + 6u;
+  let i01 = pblocks[at + 1u];
+  let i02 = pblocks[at + 2u];
+  let i12 = pblocks[at + 4u];
+  return mat3x3f(vec3f(pblocks[at], i01, i02), vec3f(i01, pblocks[at + 3u], i12), vec3f(i02, i12, pblocks[at + 5u]));
+}
+
+fn observation_vector(o: u32) -> vec2f {
+  if (bp.mode == 1u) {
+    let base = LIN_STRIDE * o;
+    return vec2f(lin[base + LIN_R], lin[base + LIN_R + 1u]);
+  }
+  return camera_product(o, bp.vec_in);
+}
+
+@compute @workgroup_size(WG, 1, 1)
+fn schur_points(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let j = thread_id(gid, nwg);
+  if (j >= bp.points) {
+    return;
+  }
+  let first = topo[bp.point_first_at + j];
+  let end = topo[bp.point_first_at + j + 1u];
+  var s = vec3f(0.0);
+  for (var o = first; o < end; o++) {
+    let e = observation_vector(o);
+    s += lin[LIN_STRIDE * o + LIN_W] * (e.x * point_row(o, 0u) + e.y * point_row(o, 1u));
+  }
+  let y = point_inverse(j) * s;
+  for (var o = first; o < end; o++) {
+    let e = observation_vector(o);
+    let jy = vec2f(dot(point_row(o, 0u), y), dot(point_row(o, 1u), y));
+    obs_f[o] = lin[LIN_STRIDE * o + LIN_W] * (e - jy);
+  }
+}
+
+@compute @workgroup_size(SEG_WG, 1, 1)
+fn schur_segments(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let segment = block_id(wid, nwg);
+  if (segment >= bp.segments) {
+    return;
+  }
+  let seg = bp.segment_at + SEGMENT_WORDS * segment;
+  let is_pose = topo[seg] == 0u;
+  let n = topo[seg + 1u];
+  let first = topo[seg + 3u];
+  let count = topo[seg + 4u];
+  let js_at = select(LIN_INTR, LIN_POSE, is_pose);
+  let js_row = select(8u, 6u, is_pose);
+  var acc = array<f32, 8>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+  for (var i = lid; i < count; i += SEG_WG) {
+    let o = topo[bp.seg_obs_at + first + i];
+    let base = LIN_STRIDE * o + js_at;
+    let f = obs_f[o];
+    for (var a = 0u; a < n; a++) {
+      acc[a] += lin[base + a] * f.x + lin[base + js_row + a] * f.y;
+    }
+  }
+  for (var a = 0u; a < 8u; a++) {
+    s_acc[a * SEG_WG + lid] = acc[a];
+  }
+  for (var stride = SEG_WG / 2u; stride > 0u; stride >>= 1u) {
+    workgroupBarrier();
+    if (lid < stride) {
+      for (var a = 0u; a < 8u; a++) {
+        s_acc[a * SEG_WG + lid] += s_acc[a * SEG_WG + lid + stride];
+      }
+    }
+  }
+  workgroupBarrier();
+  if (lid != 0u) {
+    return;
+  }
+  let variable = topo[seg + 2u];
+  let out = bp.vec_out * bp.variables + variable;
+  for (var a = 0u; a < n; a++) {
+    let sum = s_acc[a * SEG_WG];
+    if (bp.mode == 1u) {
+      vectors[out + a] = -sum;
+    } else {
+      let x = vectors[bp.vec_in * bp.variables + variable + a];
+      vectors[out + a] = sum + bp.lambda * blocks[SEG_STRIDE * segment + SEG_D + a] * x;
+    }
+  }
+}
+
+// Back-substitution, a thread per point: dp_j = -V_j^-1 (g_p,j + sum_{o of j} w_o Jp_o^T Jc_o dc),
+// dc in slot vec_in; dp (3 per point) after the vector slots.
+@compute @workgroup_size(WG, 1, 1)
+fn back_substitute(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let j = thread_id(gid, nwg);
+  if (j >= bp.points) {
+    return;
+  }
+  let at = POINT_STRIDE * j;
+  var s = vec3f(pblocks[at + 12u], pblocks[at + 13u], pblocks[at + 14u]);
+  let end = topo[bp.point_first_at + j + 1u];
+  for (var o = topo[bp.point_first_at + j]; o < end; o++) {
+    let e = camera_product(o, bp.vec_in);
+    s += lin[LIN_STRIDE * o + LIN_W] * (e.x * point_row(o, 0u) + e.y * point_row(o, 1u));
+  }
+  let dp = -(point_inverse(j) * s);
+  let out = VEC_SLOTS * bp.variables + 3u * j;
+  vectors[out] = dp.x;
+  vectors[out + 1u] = dp.y;
+  vectors[out + 2u] = dp.z;
+}
