@@ -90,17 +90,6 @@ fn tri8(a: u32, b: u32) -> u32 {
   return lo * 8u - lo * (lo + 1u) / 2u + hi;
 }
 
-fn point_inverse(j: u32) -> mat3x3f {
-  let at = POINT_STRIDE * j + 6u;
-  let i00 = pblocks[at];
-  let i01 = pblocks[at + 1u];
-  let i02 = pblocks[at + 2u];
-  let i11 = pblocks[at + 3u];
-  let i12 = pblocks[at + 4u];
-  let i22 = pblocks[at + 5u];
-  return mat3x3f(vec3f(i00, i01, i02), vec3f(i01, i11, i12), vec3f(i02, i12, i22));
-}
-
 @compute @workgroup_size(SEG_WG, 1, 1)
 fn camera_blocks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let segment = block_id(wid, nwg);
@@ -141,7 +130,8 @@ fn camera_blocks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_i
       let point = topo[bp.obs_point_at + o];
       let pu = vec3f(lin[base + LIN_POINT], lin[base + LIN_POINT + 1u], lin[base + LIN_POINT + 2u]);
       let pv = vec3f(lin[base + LIN_POINT + 3u], lin[base + LIN_POINT + 4u], lin[base + LIN_POINT + 5u]);
-      let vinv = point_inverse(point);
+      let vi = POINT_STRIDE * point + 6u; // V_j^-1, damped (point_blocks)
+      let vinv = sym3(pblocks[vi], pblocks[vi + 1u], pblocks[vi + 2u], pblocks[vi + 3u], pblocks[vi + 4u], pblocks[vi + 5u]);
       var bm: array<vec3f, 6>;
       var cm: array<vec3f, 6>;
       for (var a = 0u; a < 6u; a++) {

@@ -93,18 +93,7 @@ fn robust(s: f32, loss: u32, c: f32) -> vec2f {
   return vec2f(s, 1.0);
 }
 
-// Symmetric 3x3 stored as 00 01 02 11 12 22: element (a, b).
-fn sym3_index(a: u32, b: u32) -> u32 {
-  return sym3_table(min(a, b), max(a, b));
-}
-
-fn sym3_table(lo: u32, hi: u32) -> u32 {
-  // rows: 0 -> 0 1 2, 1 -> 3 4, 2 -> 5
-  if (lo == 0u) {
-    return hi;
-  }
-  if (lo == 1u) {
-    return 2u + hi;
-  }
-  return 5u;
+// A symmetric 3x3 from its upper triangle (the point blocks' order: 00 01 02 11 12 22).
+fn sym3(s00: f32, s01: f32, s02: f32, s11: f32, s12: f32, s22: f32) -> mat3x3f {
+  return mat3x3f(vec3f(s00, s01, s02), vec3f(s01, s11, s12), vec3f(s02, s12, s22));
 }

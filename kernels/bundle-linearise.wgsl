@@ -71,7 +71,8 @@ fn linearise(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
   let xd = x * radial + 2.0 * q.p.x * x * y + q.p.y * (rr + 2.0 * x * x);
   let yd = y * radial + q.p.x * (rr + 2.0 * y * y) + 2.0 * q.p.y * x * y;
   let obs = obs_xy[o];
-  let res = vec2f(q.f.x * xd + q.c.x - obs.x, q.f.y * yd + q.c.y - obs.y);
+  // (c - observed) first: two values of similar size subtract exactly, so only f xd rounds
+  let res = vec2f(q.f.x * xd + (q.c.x - obs.x), q.f.y * yd + (q.c.y - obs.y));
   let loss = robust(dot(res, res), bp.loss, bp.loss_scale);
 
   // d(xd, yd) / d(x, y)

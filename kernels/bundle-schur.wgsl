@@ -58,10 +58,7 @@ fn point_row(o: u32, row: u32) -> vec3f {
 
 fn point_inverse(j: u32) -> mat3x3f {
   let at = POINT_STRIDE * j + 6u;
-  let i01 = pblocks[at + 1u];
-  let i02 = pblocks[at + 2u];
-  let i12 = pblocks[at + 4u];
-  return mat3x3f(vec3f(pblocks[at], i01, i02), vec3f(i01, pblocks[at + 3u], i12), vec3f(i02, i12, pblocks[at + 5u]));
+  return sym3(pblocks[at], pblocks[at + 1u], pblocks[at + 2u], pblocks[at + 3u], pblocks[at + 4u], pblocks[at + 5u]);
 }
 
 fn observation_vector(o: u32) -> vec2f {

@@ -5,6 +5,16 @@ import { POINT_STRIDE, SEG_STRIDE, VEC } from '../../../../../main/engine/sfm/bu
 import { blockwiseDifference, relativeDifference } from './gpu-problems.js';
 import { linearisedCase } from './gpu-setup.js';
 
+/**
+ * Blocks summed with the IRLS weights: float32 residuals carry ~1e-4 px of rounding (X_c.z ~ 4 in
+ * the normalised frame holds 7 digits, times f ~ 800 px), which moves a Cauchy weight by up to
+ * ~1e-4 (measured: V 3.4e-5 to 5.3e-5, U 0.9e-5 to 1.7e-5 over 6 seeds); the Jacobians alone agree to 1e-6.
+ */
+const WEIGHTED_BLOCKS = 2e-4;
+
+/** Gradients are sums of w J r with r ~ the 0.5 px noise: the residuals' 1e-4 px of float32 rounding is ~2e-4 of them. */
+const GRADIENT = 1e-3;
+
 /** A GPU symmetric 3x3 (00 01 02 11 12 22) as 9 row-major values. */
 const full3 = (s: ArrayLike<number>) => [s[0], s[1], s[2], s[1], s[3], s[4], s[2], s[4], s[5]];
 
@@ -21,9 +31,9 @@ describe('bundle-blocks match the float64 reference', async () => {
       const ref = c.system.points;
       const at = (j: number) => got.subarray(POINT_STRIDE * j, POINT_STRIDE * (j + 1));
       const n = c.layout.points;
-      expect(blockwiseDifference(n, (j) => [full3(at(j)), ref.v.subarray(9 * j, 9 * j + 9)]), `seed ${seed}: V`).toBeLessThan(1e-4);
+      expect(blockwiseDifference(n, (j) => [full3(at(j)), ref.v.subarray(9 * j, 9 * j + 9)]), `seed ${seed}: V`).toBeLessThan(WEIGHTED_BLOCKS);
       expect(blockwiseDifference(n, (j) => [full3(at(j).subarray(6)), ref.vDampedInverse.subarray(9 * j, 9 * j + 9)]), `seed ${seed}: V^-1`).toBeLessThan(1e-3);
-      expect(blockwiseDifference(n, (j) => [at(j).subarray(12, 15), ref.gradient.subarray(3 * j, 3 * j + 3)]), `seed ${seed}: g_p`).toBeLessThan(1e-4);
+      expect(blockwiseDifference(n, (j) => [at(j).subarray(12, 15), ref.gradient.subarray(3 * j, 3 * j + 3)]), `seed ${seed}: g_p`).toBeLessThan(GRADIENT);
       c.stages.destroy();
     });
 
@@ -48,11 +58,11 @@ describe('bundle-blocks match the float64 reference', async () => {
         worst.d = Math.max(worst.d, relativeDifference(block.subarray(64, 64 + n), ref.diagonal.subarray(variable, variable + n)));
         worst.g = Math.max(worst.g, relativeDifference(block.subarray(72, 72 + n), ref.gradient.subarray(variable, variable + n)));
       }
-      expect(worst.a, `seed ${seed}: U blocks`).toBeLessThan(1e-4);
+      expect(worst.a, `seed ${seed}: U blocks`).toBeLessThan(WEIGHTED_BLOCKS);
       expect(worst.d, `seed ${seed}: D`).toBeLessThan(1e-4);
-      expect(worst.g, `seed ${seed}: g_c`).toBeLessThan(1e-3);
+      expect(worst.g, `seed ${seed}: g_c`).toBeLessThan(GRADIENT);
       expect(worst.inverse, `seed ${seed}: preconditioner inverse`).toBeLessThan(2e-3);
-      expect(relativeDifference(await c.stages.readVector(VEC.g), ref.gradient), `seed ${seed}: g_c in its vector slot`).toBeLessThan(1e-3);
+      expect(relativeDifference(await c.stages.readVector(VEC.g), ref.gradient), `seed ${seed}: g_c in its vector slot`).toBeLessThan(GRADIENT);
       c.stages.destroy();
     });
   }
