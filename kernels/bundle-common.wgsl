@@ -52,7 +52,7 @@ struct BaParams {
   cameras: u32,
   segments: u32,
   variables: u32,
-  mode: u32,      // schur kernels: 0 S x (x in slot vec_in), 1 the right-hand side b
+  mode: u32,      // schur kernels: 0 S x (x in slot vec_in), 1 the right-hand side b, 2 S x inside PCG
   loss: u32,      // 0 trivial, 1 huber, 2 cauchy
   lambda: f32,
   loss_scale: f32, // c, pixels

@@ -4,7 +4,9 @@
 //   S x = sum_o Jc_o^T w_o (e_o - Jp_o y_j) + lambda D x,  y_j = V_j^-1 sum_{o of j} w_o Jp_o^T e_o
 // which is (U + lambda D_c) x - W V^-1 W^T x term by term. The right-hand side
 //   b = -g_c + W V^-1 g_p = -sum_o Jc_o^T w_o (r_o - Jp_o V_j^-1 g_p,j)
-// is the same two passes with e_o = r_o (mode 1).
+// is the same two passes with e_o = r_o (mode 1). Mode 2 is mode 0 inside PCG: once PCG has
+// converged (bundle-pcg scalars[2]) the remaining steps' products return at once, so the fixed
+// count of steps the host records costs only their dispatches.
 //   schur_points:   a thread per point (its observations contiguous): y_j, then per observation
 //                   f_o = w_o (e_o - Jp_o y_j) -> obs_f (2 per observation)
 //   schur_segments: a workgroup per segment: sum over its observations of Js_o^T f_o (a fixed
@@ -25,6 +27,9 @@ const SEG_WG: u32 = 32u;
 @group(0) @binding(4) var<storage, read> blocks: array<f32>;
 @group(0) @binding(5) var<storage, read_write> vectors: array<f32>;
 @group(0) @binding(6) var<storage, read_write> obs_f: array<vec2f>;
+@group(0) @binding(7) var<storage, read> scalars: array<f32>; // bundle-pcg's: [2] converged
+
+var<workgroup> s_skip: u32;
 
 var<workgroup> s_acc: array<f32, 8u * SEG_WG>;
 
@@ -61,6 +66,11 @@ fn point_inverse(j: u32) -> mat3x3f {
   return sym3(pblocks[at], pblocks[at + 1u], pblocks[at + 2u], pblocks[at + 3u], pblocks[at + 4u], pblocks[at + 5u]);
 }
 
+// Inside PCG (mode 2), after convergence: nothing left to multiply.
+fn pcg_done() -> bool {
+  return bp.mode == 2u && scalars[2] != 0.0;
+}
+
 fn observation_vector(o: u32) -> vec2f {
   if (bp.mode == 1u) {
     let base = LIN_STRIDE * o;
@@ -72,7 +82,7 @@ fn observation_vector(o: u32) -> vec2f {
 @compute @workgroup_size(WG, 1, 1)
 fn schur_points(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let j = thread_id(gid, nwg);
-  if (j >= bp.points) {
+  if (j >= bp.points || pcg_done()) {
     return;
   }
   let first = topo[bp.point_first_at + j];
@@ -93,7 +103,10 @@ fn schur_points(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
 @compute @workgroup_size(SEG_WG, 1, 1)
 fn schur_segments(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let segment = block_id(wid, nwg);
-  if (segment >= bp.segments) {
+  if (lid == 0u) {
+    s_skip = select(0u, 1u, segment >= bp.segments || pcg_done());
+  }
+  if (workgroupUniformLoad(&s_skip) != 0u) {
     return;
   }
   let seg = bp.segment_at + SEGMENT_WORDS * segment;

@@ -5,11 +5,12 @@
  * 0.5 px noise, two images held. Reports milliseconds per LM iteration, PCG steps and the final
  * float64 costs of both (docs/sfm.md, "Bundle adjustment on the GPU").
  */
+import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { bundleAdjustCpu } from '../../engine/sfm/bundle/bundle-adjust-cpu.js';
 import { GpuBundleAdjuster } from '../../engine/sfm/bundle/gpu/gpu-bundle-adjuster.js';
 import { MIXED_MODELS, syntheticBaProblem } from '../../engine/sfm/bundle/gpu/synthetic-problem.js';
-import { BA_DEFAULTS, type BaResult } from '../../engine/sfm/bundle/problem.js';
+import { BA_DEFAULTS, type BaOptions, type BaProblem, type BaResult } from '../../engine/sfm/bundle/problem.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
@@ -30,6 +31,28 @@ function summary(r: BaResult) {
     final_cost: r.finalCost,
     reason: r.reason,
   };
+}
+
+/** LM iterations of the separate profiled run (--profile-kernels). */
+const PROFILED_ITERATIONS = 2;
+
+/**
+ * The per-kernel table from a second, profiled GPU context: profiling changes the timing (one
+ * pass per dispatch with timestamps; without them, as on llvmpipe, each dispatch submitted and
+ * waited for alone), so the timed run above is never the profiled one.
+ */
+async function profiledIterations(context: CommandContext, start: BaProblem, options: BaOptions) {
+  const gpu = await openGpu({ ...context.engineOptions, profile: true });
+  try {
+    const adjuster = await GpuBundleAdjuster.create(gpu);
+    gpu.profiler.reset();
+    await adjuster.solve(start, { ...options, maxIterations: PROFILED_ITERATIONS });
+    const report = await gpu.profiler.report();
+    adjuster.stages.destroy();
+    return report;
+  } finally {
+    gpu.destroy();
+  }
 }
 
 export async function benchBa(context: CommandContext): Promise<void> {
@@ -54,6 +77,7 @@ export async function benchBa(context: CommandContext): Promise<void> {
     const gpuResult = summary(await adjuster.solve(start, baOptions, { onProgress: progress('gpu') }));
     out.progress({ stage: 'gpu', message: `${gpuResult.ms_per_iteration.toFixed(1)} ms per LM iteration, final cost ${gpuResult.final_cost.toPrecision(8)}` }, true);
     const cpuResult = options['skip-cpu'] ? undefined : summary(await bundleAdjustCpu(start, baOptions, { onProgress: progress('cpu') }));
+    const kernels = options['profile-kernels'] ? await profiledIterations(context, start, baOptions) : undefined;
     const result = {
       bench: 'ba',
       images,
@@ -63,6 +87,7 @@ export async function benchBa(context: CommandContext): Promise<void> {
       lm_iterations: iterations,
       gpu: gpuResult,
       ...(cpuResult ? { cpu: cpuResult, final_cost_relative_difference: (gpuResult.final_cost - cpuResult.final_cost) / cpuResult.final_cost, speedup: cpuResult.ms_per_iteration / gpuResult.ms_per_iteration } : {}),
+      ...(kernels ? { kernels } : {}),
       ...benchStamp(gpu),
     };
     adjuster.stages.destroy();
@@ -73,6 +98,7 @@ export async function benchBa(context: CommandContext): Promise<void> {
       `bundle adjustment, ${images} images, ${points.toLocaleString()} points, ${result.observations.toLocaleString()} observations (${gpu.info.adapter.name})`,
       line('GPU', gpuResult),
       ...(cpuResult ? [line('CPU', cpuResult), `final costs differ by ${(result.final_cost_relative_difference as number).toExponential(2)} relative; GPU ${(result.speedup as number).toFixed(1)}x the CPU's speed`] : []),
+      ...(kernels ? ['', `per kernel over ${PROFILED_ITERATIONS} profiled LM iterations (${kernels.source}):`, formatProfileTable(kernels)] : []),
     ].join('\n');
     out.result(result, human);
   } finally {

@@ -139,7 +139,7 @@ export class GpuBundleStages {
     return Math.max(1, Math.ceil((l.observations + l.points + l.variables) / TOTAL_WG));
   }
 
-  private uniform(mode: 0 | 1, vecIn: number, vecOut: number): GPUBuffer {
+  private uniform(mode: 0 | 1 | 2, vecIn: number, vecOut: number): GPUBuffer {
     const key = `${mode}:${vecIn}:${vecOut}`;
     let buffer = this.uniforms.get(key);
     if (!buffer) {
@@ -174,7 +174,7 @@ export class GpuBundleStages {
       case 'bundle-blocks':
         return { 1: b.topo, 2: b.lin, 3: b.pblocks, 4: b.blocks, 5: b.vectors };
       case 'bundle-schur':
-        return { 1: b.topo, 2: b.lin, 3: b.pblocks, 4: b.blocks, 5: b.vectors, 6: b.obsF };
+        return { 1: b.topo, 2: b.lin, 3: b.pblocks, 4: b.blocks, 5: b.vectors, 6: b.obsF, 7: b.scalars };
       case 'bundle-pcg':
         return { 1: b.topo, 2: b.blocks, 3: b.vectors, 4: b.scalars };
       case 'bundle-update':
@@ -191,8 +191,8 @@ export class GpuBundleStages {
     this.dispatch(commands, 'camera_blocks', this.layout.segments);
   }
 
-  /** vec_out = S vec_in (mode 0) or b (mode 1, into VEC.b). */
-  schur(commands: GpuCommands, mode: 0 | 1, vecIn: number = VEC.p, vecOut: number = mode ? VEC.b : VEC.q): void {
+  /** vec_out = S vec_in (mode 0; 2: inside PCG, skipped once it converged) or b (mode 1, into VEC.b). */
+  schur(commands: GpuCommands, mode: 0 | 1 | 2, vecIn: number = VEC.p, vecOut: number = mode ? VEC.b : VEC.q): void {
     const uniform = this.uniform(mode, vecIn, vecOut);
     this.dispatch(commands, 'schur_points', Math.ceil(this.layout.points / WG), uniform);
     this.dispatch(commands, 'schur_segments', this.layout.segments, uniform);
@@ -202,7 +202,7 @@ export class GpuBundleStages {
   pcg(commands: GpuCommands, iterations: number): void {
     this.dispatch(commands, 'pcg_init', 1);
     for (let k = 0; k < iterations; k++) {
-      this.schur(commands, 0, VEC.p, VEC.q);
+      this.schur(commands, 2, VEC.p, VEC.q);
       this.dispatch(commands, 'pcg_step', 1);
     }
   }

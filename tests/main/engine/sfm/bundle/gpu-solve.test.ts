@@ -36,19 +36,21 @@ describe('the GPU bundle adjuster against the float64 solver', async () => {
       const seed = freshSeed();
       const { start } = randomProblem(seed);
       const problem = toNormalisedFrame(start, normalisingSimilarity(start.points));
+      // PCG solved well past its default 1e-4 (both stop at 1e-6 or 100 steps): the first step
+      // from a far start drops the cost 15-fold, and a 1e-4 residual moves where it lands by 2e-4
+      const options = { ...PARITY_OPTIONS, pcgTolerance: 1e-6 };
       const adjuster = await GpuBundleAdjuster.create(ctx, variant);
-      const layout = adjuster.stages.load(problem, PARITY_OPTIONS, true);
-      const step = await adjuster.iterate(PARITY_OPTIONS.initialLambda, true, PARITY_OPTIONS.pcgMaxIterations);
+      const layout = adjuster.stages.load(problem, options, true);
+      const step = await adjuster.iterate(options.initialLambda, true, options.pcgMaxIterations);
       const candidate = copyProblem(problem);
       unpackModel(step.candidate, layout, candidate);
-      const ref = lmIteration(problem, initialLmState(PARITY_OPTIONS), PARITY_OPTIONS);
+      const ref = lmIteration(problem, initialLmState(options), options);
       expect(ref.accepted, `seed ${seed}`).toBe(true);
-      const gpuCost = robustCost(candidate, PARITY_OPTIONS);
-      expect(Math.abs(gpuCost - ref.cost) / ref.cost, `seed ${seed}: cost ${gpuCost} vs ${ref.cost} (from ${ref.previousCost})`).toBeLessThan(1e-4);
-      expect(Math.abs(step.predictedReduction - ref.predictedReduction) / ref.predictedReduction, `seed ${seed}: predicted reduction`).toBeLessThan(1e-2);
+      const gpuCost = robustCost(candidate, options);
+      expect(Math.abs(gpuCost - ref.cost) / ref.cost, `seed ${seed}: cost ${gpuCost} vs ${ref.cost} (from ${ref.previousCost}; PCG ${step.pcgIterations} vs ${ref.pcgIterations} steps)`).toBeLessThan(1e-4);
+      expect(Math.abs(step.predictedReduction - ref.predictedReduction) / ref.predictedReduction, `seed ${seed}: predicted reduction`).toBeLessThan(1e-3);
       expect(Math.abs(step.maxGradient - ref.gradientMaxNorm) / ref.gradientMaxNorm, `seed ${seed}: max |g|`).toBeLessThan(1e-3);
       expect(Math.abs(step.stepNorm - ref.stepNorm) / ref.stepNorm, `seed ${seed}: |delta|`).toBeLessThan(1e-3);
-      expect(Math.abs(step.pcgIterations - ref.pcgIterations), `seed ${seed}: PCG steps ${step.pcgIterations} vs ${ref.pcgIterations}`).toBeLessThanOrEqual(2);
       expect(Math.abs(step.linearisedCost - ref.previousCost) / ref.previousCost, `seed ${seed}: float32 cost at x`).toBeLessThan(1e-4);
       adjuster.stages.destroy();
     });
