@@ -10,9 +10,11 @@
 //           parameter indices) at camera_info_at; per observation its image at obs_image_at and
 //           its point at obs_point_at (observations sorted by point); per point its first
 //           observation (points + 1) at point_first_at; per segment SEGMENT_WORDS at segment_at;
-//           each segment's observations at seg_obs_at + first
+//           each segment's observations at seg_obs_at + first; per chunk CHUNK_WORDS at chunk_at
+//           (a segment's observations in runs of at most CHUNK_OBS, bundle-gpu's layout: a camera
+//           shared by a whole video is many workgroups' work, not one's)
 //   lin     f32: LIN_STRIDE per observation (LIN_* below), written by bundle-linearise
-//   vectors f32: slots of `variables` floats (VEC_*), then dp (3 per point)
+//   vectors f32: slots of `variables` floats (VEC_*), then dp (3 per point), then CHUNK_SUMS per chunk
 // A segment is one block of the reduced vector: a free image's pose (6) or a camera's refined
 // intrinsics (k <= 8); segment reductions run a workgroup per segment over its observations.
 // Float32 throughout; the host puts the scene in a normalised frame (points' median at the
@@ -27,7 +29,9 @@ const LIN_POSE: u32 = 4u;   // 2x6 row-major: d(u, v) / d(dw, dt)
 const LIN_INTR: u32 = 16u;  // 2x8 row-major: d(u, v) / d(refined intrinsics), zero past k
 const LIN_POINT: u32 = 32u; // 2x3 row-major: d(u, v) / dX
 const CAMERA_WORDS: u32 = 12u;
-const SEGMENT_WORDS: u32 = 8u; // kind (0 pose, 1 intrinsics), size n, variable, first, count, owner, 0, 0
+const SEGMENT_WORDS: u32 = 8u; // kind (0 pose, 1 intrinsics), size n, variable, first, count, owner, first chunk, chunks
+const CHUNK_WORDS: u32 = 4u;   // segment, first (into the segments' observation lists), count, 0
+const CHUNK_SUMS: u32 = 8u;    // floats per chunk in `vectors`, after dp
 const SEG_STRIDE: u32 = 144u;  // per segment in `blocks`: SEG_MINV (8x8), SEG_D (8), SEG_G (8), SEG_A (8x8)
 const SEG_MINV: u32 = 0u;
 const SEG_D: u32 = 64u;
@@ -69,7 +73,11 @@ struct BaParams {
   intrinsics_at: u32,
   points_at: u32,
   partials: u32,  // step_total: how many workgroup partials to reduce
+  chunks: u32,
+  chunk_at: u32,
   _pad0: u32,
+  _pad1: u32,
+  _pad2: u32,
 }
 
 // Ceres' rule for the LM diagonal: diag(H) clamped to [1e-6, 1e32].

@@ -9,8 +9,10 @@
 // count of steps the host records costs only their dispatches.
 //   schur_points:   a thread per point (its observations contiguous): y_j, then per observation
 //                   f_o = w_o (e_o - Jp_o y_j) -> obs_f (2 per observation)
-//   schur_segments: a workgroup per segment: sum over its observations of Js_o^T f_o (a fixed
-//                   tree), + lambda D x (mode 0) or negated (mode 1) -> slot vec_out
+//   schur_chunks:   a workgroup per chunk (a run of at most CHUNK_OBS of a segment's
+//                   observations): the sum of Js_o^T f_o (a fixed tree) -> the chunk's sums
+//   schur_segments: a thread per segment: its chunks' sums in order, + lambda D x (mode 0) or
+//                   negated (mode 1) -> slot vec_out
 // x is slot vec_in of `vectors`. Workgroup: WG (2D dispatch) and SEG_WG threads.
 // Both capability variants compile this one body.
 
@@ -90,30 +92,32 @@ fn schur_points(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   var s = vec3f(0.0);
   for (var o = first; o < end; o++) {
     let e = observation_vector(o);
+    obs_f[o] = e; // kept for the second pass (this thread's own observations)
     s += lin[LIN_STRIDE * o + LIN_W] * (e.x * point_row(o, 0u) + e.y * point_row(o, 1u));
   }
   let y = point_inverse(j) * s;
   for (var o = first; o < end; o++) {
-    let e = observation_vector(o);
+    let e = obs_f[o];
     let jy = vec2f(dot(point_row(o, 0u), y), dot(point_row(o, 1u), y));
     obs_f[o] = lin[LIN_STRIDE * o + LIN_W] * (e - jy);
   }
 }
 
 @compute @workgroup_size(SEG_WG, 1, 1)
-fn schur_segments(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let segment = block_id(wid, nwg);
+fn schur_chunks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let chunk = block_id(wid, nwg);
   if (lid == 0u) {
-    s_skip = select(0u, 1u, segment >= bp.segments || pcg_done());
+    s_skip = select(0u, 1u, chunk >= bp.chunks || pcg_done());
   }
   if (workgroupUniformLoad(&s_skip) != 0u) {
     return;
   }
-  let seg = bp.segment_at + SEGMENT_WORDS * segment;
+  let ch = bp.chunk_at + CHUNK_WORDS * chunk;
+  let seg = bp.segment_at + SEGMENT_WORDS * topo[ch];
   let is_pose = topo[seg] == 0u;
   let n = topo[seg + 1u];
-  let first = topo[seg + 3u];
-  let count = topo[seg + 4u];
+  let first = topo[ch + 1u];
+  let count = topo[ch + 2u];
   let js_at = select(LIN_INTR, LIN_POSE, is_pose);
   let js_row = select(8u, 6u, is_pose);
   var acc = array<f32, 8>(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
@@ -136,14 +140,36 @@ fn schur_segments(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_
       }
     }
   }
-  workgroupBarrier();
-  if (lid != 0u) {
+  if (lid == 0u) {
+    let out = chunk_sums_at() + CHUNK_SUMS * chunk;
+    for (var a = 0u; a < 8u; a++) {
+      vectors[out + a] = s_acc[a * SEG_WG];
+    }
+  }
+}
+
+fn chunk_sums_at() -> u32 {
+  return VEC_SLOTS * bp.variables + 3u * bp.points;
+}
+
+// A thread per segment: its chunks' sums in order, + lambda D x (mode 0, 2) or negated (mode 1).
+@compute @workgroup_size(WG, 1, 1)
+fn schur_segments(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let segment = thread_id(gid, nwg);
+  if (segment >= bp.segments || pcg_done()) {
     return;
   }
+  let seg = bp.segment_at + SEGMENT_WORDS * segment;
+  let n = topo[seg + 1u];
+  let first_chunk = topo[seg + 6u];
+  let chunk_end = first_chunk + topo[seg + 7u];
   let variable = topo[seg + 2u];
   let out = bp.vec_out * bp.variables + variable;
   for (var a = 0u; a < n; a++) {
-    let sum = s_acc[a * SEG_WG];
+    var sum = 0.0;
+    for (var c = first_chunk; c < chunk_end; c++) {
+      sum += vectors[chunk_sums_at() + CHUNK_SUMS * c + a];
+    }
     if (bp.mode == 1u) {
       vectors[out + a] = -sum;
     } else {

@@ -61,9 +61,9 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
   {
     kernel: 'bundle-common',
     struct: 'BaParams',
-    size: 96,
+    size: 112,
     offsets: Object.fromEntries(
-      ['observations', 'points', 'images', 'cameras', 'segments', 'variables', 'mode', 'loss', 'lambda', 'loss_scale', 'pcg_tolerance', 'vec_in', 'vec_out', 'image_info_at', 'camera_info_at', 'obs_image_at', 'obs_point_at', 'point_first_at', 'segment_at', 'seg_obs_at', 'intrinsics_at', 'points_at', 'partials', '_pad0'].map((name, i) => [name, 4 * i]),
+      ['observations', 'points', 'images', 'cameras', 'segments', 'variables', 'mode', 'loss', 'lambda', 'loss_scale', 'pcg_tolerance', 'vec_in', 'vec_out', 'image_info_at', 'camera_info_at', 'obs_image_at', 'obs_point_at', 'point_first_at', 'segment_at', 'seg_obs_at', 'intrinsics_at', 'points_at', 'partials', 'chunks', 'chunk_at', '_pad0', '_pad1', '_pad2'].map((name, i) => [name, 4 * i]),
     ),
   },
   { kernel: 'match-nearest', struct: 'MatchParams', size: 32, offsets: { query_first: 0, query_count: 4, train_count: 8, column_rows: 12, train_first: 16, train_end: 20, answer_first: 24, _pad0: 28 } },

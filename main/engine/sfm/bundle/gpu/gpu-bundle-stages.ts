@@ -15,7 +15,7 @@ import type { GpuContext } from '../../../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../../../gpu/kernels.js';
 import { UniformStruct } from '../../../gpu/uniforms.js';
 import type { BaOptions, BaProblem } from '../problem.js';
-import { buildGpuLayout, LIN_STRIDE, packModel, packObservations, POINT_STRIDE, SEG_STRIDE, VEC, VEC_SLOTS, type GpuBundleLayout } from './gpu-layout.js';
+import { buildGpuLayout, CHUNK_SUMS, LIN_STRIDE, packModel, packObservations, POINT_STRIDE, SEG_STRIDE, VEC, VEC_SLOTS, type GpuBundleLayout } from './gpu-layout.js';
 
 const WG = 64;
 const TOTAL_WG = 256;
@@ -27,6 +27,7 @@ const ENTRY_POINTS = {
   point_blocks: 'bundle-blocks',
   camera_blocks: 'bundle-blocks',
   schur_points: 'bundle-schur',
+  schur_chunks: 'bundle-schur',
   schur_segments: 'bundle-schur',
   back_substitute: 'bundle-schur',
   pcg_init: 'bundle-pcg',
@@ -92,7 +93,7 @@ export class GpuBundleStages {
       lin: 4 * LIN_STRIDE * layout.observations,
       pblocks: 4 * POINT_STRIDE * layout.points,
       blocks: 4 * SEG_STRIDE * layout.segments,
-      vectors: 4 * (VEC_SLOTS * layout.variables + 3 * layout.points),
+      vectors: 4 * (VEC_SLOTS * layout.variables + 3 * layout.points + CHUNK_SUMS * layout.chunks),
       obsF: 8 * layout.observations,
       partials: 16 * this.partialCount(),
       scalars: 4 * SCALARS,
@@ -122,6 +123,7 @@ export class GpuBundleStages {
       pcg_tolerance: options.pcgTolerance,
       lambda: 0,
       partials: this.partialCount(),
+      chunks: layout.chunks,
       ...layout.offsets,
     };
     this.writeUniforms();
@@ -156,7 +158,7 @@ export class GpuBundleStages {
 
   private writeUniform(key: string, buffer: GPUBuffer) {
     const [mode, vec_in, vec_out] = key.split(':').map(Number);
-    this.ctx.device.queue.writeBuffer(buffer, 0, UniformStruct.of('bundle-common', 'BaParams').pack({ ...this.uniformValues, mode, vec_in, vec_out, _pad0: 0 }));
+    this.ctx.device.queue.writeBuffer(buffer, 0, UniformStruct.of('bundle-common', 'BaParams').pack({ ...this.uniformValues, mode, vec_in, vec_out, _pad0: 0, _pad1: 0, _pad2: 0 }));
   }
 
   private dispatch(commands: GpuCommands, entry: EntryPoint, groups: number, uniform = this.uniform(0, VEC.p, VEC.q)) {
@@ -195,7 +197,8 @@ export class GpuBundleStages {
   schur(commands: GpuCommands, mode: 0 | 1 | 2, vecIn: number = VEC.p, vecOut: number = mode ? VEC.b : VEC.q): void {
     const uniform = this.uniform(mode, vecIn, vecOut);
     this.dispatch(commands, 'schur_points', Math.ceil(this.layout.points / WG), uniform);
-    this.dispatch(commands, 'schur_segments', this.layout.segments, uniform);
+    this.dispatch(commands, 'schur_chunks', this.layout.chunks, uniform);
+    this.dispatch(commands, 'schur_segments', Math.ceil(this.layout.segments / WG), uniform);
   }
 
   /** pcg_init then `iterations` steps (each a no-op once converged): dc in VEC.x. */

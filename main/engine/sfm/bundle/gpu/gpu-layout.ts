@@ -15,6 +15,14 @@ import { buildObservationGraph, buildReducedLayout, imageCountOf, pointCountOf, 
 /** kernels/bundle-common.wgsl: CAMERA_WORDS, SEGMENT_WORDS, LIN_STRIDE, POINT_STRIDE, SEG_STRIDE, VEC_SLOTS. */
 export const CAMERA_WORDS = 12;
 export const SEGMENT_WORDS = 8;
+export const CHUNK_WORDS = 4;
+export const CHUNK_SUMS = 8;
+/**
+ * Observations one schur_chunks workgroup sums (32 threads, 32 each): a segment with more (a
+ * camera's intrinsics over a whole video: 300,000) is split, so its sum is many workgroups'
+ * work and one short pass over their partial sums, not one workgroup's long loop.
+ */
+export const CHUNK_OBS = 1024;
 export const LIN_STRIDE = 40;
 export const POINT_STRIDE = 16;
 export const SEG_STRIDE = 144;
@@ -30,6 +38,8 @@ export interface GpuBundleLayout {
   points: number;
   observations: number;
   segments: number;
+  /** Runs of at most CHUNK_OBS of a segment's observations. */
+  chunks: number;
   variables: number;
   /** The problem's observation index of GPU observation k. */
   observationOrder: Uint32Array;
@@ -39,7 +49,7 @@ export interface GpuBundleLayout {
   segmentKind: Uint8Array;
   segmentOwner: Uint32Array;
   topology: Uint32Array;
-  offsets: { image_info_at: number; camera_info_at: number; obs_image_at: number; obs_point_at: number; point_first_at: number; segment_at: number; seg_obs_at: number; intrinsics_at: number; points_at: number };
+  offsets: { image_info_at: number; camera_info_at: number; obs_image_at: number; obs_point_at: number; point_first_at: number; segment_at: number; seg_obs_at: number; chunk_at: number; intrinsics_at: number; points_at: number };
   modelFloats: number;
 }
 
@@ -76,6 +86,8 @@ export function buildGpuLayout(problem: BaProblem, options: Pick<BaOptions, 'ref
   }
   const segments = segmentKind.length;
   const segObsTotal = segmentObs.reduce((n, s) => n + s.length, 0);
+  const chunksOf = segmentObs.map((list) => Math.max(1, Math.ceil(list.length / CHUNK_OBS)));
+  const chunks = chunksOf.reduce((n, c) => n + c, 0);
 
   const image_info_at = 0;
   const camera_info_at = image_info_at + 2 * images;
@@ -84,7 +96,8 @@ export function buildGpuLayout(problem: BaProblem, options: Pick<BaOptions, 'ref
   const point_first_at = obs_point_at + observations;
   const segment_at = point_first_at + points + 1;
   const seg_obs_at = segment_at + SEGMENT_WORDS * segments;
-  const topology = new Uint32Array(seg_obs_at + segObsTotal);
+  const chunk_at = seg_obs_at + segObsTotal;
+  const topology = new Uint32Array(chunk_at + CHUNK_WORDS * chunks);
   for (let i = 0; i < images; i++) {
     topology[image_info_at + 2 * i] = problem.imageCamera[i];
     topology[image_info_at + 2 * i + 1] = reduced.poseOffset[i] < 0 ? NONE : reduced.poseOffset[i];
@@ -104,6 +117,7 @@ export function buildGpuLayout(problem: BaProblem, options: Pick<BaOptions, 'ref
   }
   topology.set(graph.pointObsStart, point_first_at);
   let first = 0;
+  let chunk = 0;
   for (let s = 0; s < segments; s++) {
     const at = segment_at + SEGMENT_WORDS * s;
     const owner = segmentOwner[s];
@@ -114,7 +128,15 @@ export function buildGpuLayout(problem: BaProblem, options: Pick<BaOptions, 'ref
     topology[at + 3] = first;
     topology[at + 4] = segmentObs[s].length;
     topology[at + 5] = owner;
+    topology[at + 6] = chunk;
+    topology[at + 7] = chunksOf[s];
     topology.set(segmentObs[s], seg_obs_at + first);
+    for (let k = 0; k < chunksOf[s]; k++, chunk++) {
+      const c = chunk_at + CHUNK_WORDS * chunk;
+      topology[c] = s;
+      topology[c + 1] = first + k * CHUNK_OBS;
+      topology[c + 2] = Math.min(CHUNK_OBS, segmentObs[s].length - k * CHUNK_OBS);
+    }
     first += segmentObs[s].length;
   }
   const intrinsics_at = 12 * images;
@@ -125,6 +147,7 @@ export function buildGpuLayout(problem: BaProblem, options: Pick<BaOptions, 'ref
     points,
     observations,
     segments,
+    chunks,
     variables: reduced.reducedSize,
     observationOrder: order,
     reduced,
@@ -132,7 +155,7 @@ export function buildGpuLayout(problem: BaProblem, options: Pick<BaOptions, 'ref
     segmentKind: Uint8Array.from(segmentKind),
     segmentOwner: Uint32Array.from(segmentOwner),
     topology,
-    offsets: { image_info_at, camera_info_at, obs_image_at, obs_point_at, point_first_at, segment_at, seg_obs_at, intrinsics_at, points_at },
+    offsets: { image_info_at, camera_info_at, obs_image_at, obs_point_at, point_first_at, segment_at, seg_obs_at, chunk_at, intrinsics_at, points_at },
     modelFloats: points_at + 4 * points,
   };
 }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { testGpu, variantsOf } from '../../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../../helpers/random.js';
-import { VEC } from '../../../../../main/engine/sfm/bundle/gpu/gpu-layout.js';
+import { CHUNK_OBS, VEC } from '../../../../../main/engine/sfm/bundle/gpu/gpu-layout.js';
 import { backSubstitute, pcg, reducedRightHandSide, schurMatVec } from '../../../../../main/engine/sfm/bundle/reference.js';
-import { PARITY_OPTIONS, relativeDifference } from './gpu-problems.js';
+import { PARITY_OPTIONS, relativeDifference, SMALL_PROBLEM } from './gpu-problems.js';
 import { linearisedCase } from './gpu-setup.js';
 
 /** PCG steps the fixed-count parity runs (tolerance 0: exactly this many). */
@@ -19,6 +19,23 @@ describe('the implicit Schur complement and PCG on the GPU match the float64 ref
       const x = Float64Array.from({ length: c.layout.variables }, () => random() - 0.5);
       c.stages.writeVector(VEC.t, x);
       const commands = ctx.commands('test.schur');
+      c.stages.schur(commands, 0, VEC.t, VEC.q);
+      c.stages.schur(commands, 1);
+      await commands.submit();
+      expect(relativeDifference(await c.stages.readVector(VEC.q), schurMatVec(c.system, x)), `seed ${seed}: S x`).toBeLessThan(1e-3);
+      expect(relativeDifference(await c.stages.readVector(VEC.b), reducedRightHandSide(c.system)), `seed ${seed}: b`).toBeLessThan(1e-3);
+      c.stages.destroy();
+    });
+
+    it(`S x and b with one camera shared by every image: its intrinsics' sums over several chunks, ${variant}`, async () => {
+      const seed = freshSeed();
+      const c = await linearisedCase(ctx, variant, seed, 1e-2, PARITY_OPTIONS, { ...SMALL_PROBLEM, models: ['OPENCV'] });
+      expect(c.layout.observations, 'more observations than one chunk holds').toBeGreaterThan(CHUNK_OBS);
+      expect(c.layout.chunks).toBeGreaterThan(c.layout.segments);
+      const random = rng(seed ^ 0x5eed);
+      const x = Float64Array.from({ length: c.layout.variables }, () => random() - 0.5);
+      c.stages.writeVector(VEC.t, x);
+      const commands = ctx.commands('test.schur-chunks');
       c.stages.schur(commands, 0, VEC.t, VEC.q);
       c.stages.schur(commands, 1);
       await commands.submit();

@@ -9,7 +9,8 @@ import type { GpuBundleLayout } from '../../../../../main/engine/sfm/bundle/gpu/
 import { normalisingSimilarity, toNormalisedFrame } from '../../../../../main/engine/sfm/bundle/normalisation.js';
 import type { BaOptions, BaProblem } from '../../../../../main/engine/sfm/bundle/problem.js';
 import { linearise, schurSystem, type SchurSystem } from '../../../../../main/engine/sfm/bundle/reference.js';
-import { PARITY_OPTIONS, randomProblem } from './gpu-problems.js';
+import type { SyntheticProblemOptions } from '../../../../../main/engine/sfm/bundle/gpu/synthetic-problem.js';
+import { PARITY_OPTIONS, randomProblem, SMALL_PROBLEM } from './gpu-problems.js';
 
 export interface StagesCase {
   stages: GpuBundleStages;
@@ -20,8 +21,8 @@ export interface StagesCase {
 }
 
 /** Poisoned buffers, then linearise and the blocks at `lambda` (submitted); the reference's system beside. */
-export async function linearisedCase(ctx: GpuContext, variant: KernelVariant, seed: number, lambda = 1e-3, options: BaOptions = PARITY_OPTIONS): Promise<StagesCase> {
-  const { start } = randomProblem(seed);
+export async function linearisedCase(ctx: GpuContext, variant: KernelVariant, seed: number, lambda = 1e-3, options: BaOptions = PARITY_OPTIONS, shape: SyntheticProblemOptions = SMALL_PROBLEM): Promise<StagesCase> {
+  const { start } = randomProblem(seed, shape);
   const problem = toNormalisedFrame(start, normalisingSimilarity(start.points));
   const stages = await GpuBundleStages.create(ctx, variant);
   const layout = stages.load(problem, options, true);
