@@ -2,16 +2,19 @@
 //   point_blocks:  a thread per point over its observations (contiguous: sorted by point):
 //                  V = sum w Jp^T Jp (sym 3x3), g_p = sum w Jp^T r, and the inverse of
 //                  V + lambda clamp(diag V) (closed form, adjugate over determinant) -> pblocks
-//   camera_blocks: a workgroup per segment (a free image's pose, or a camera's refined intrinsics)
-//                  over the segment's observations: A = sum w Js^T Js (n x n), g = sum w Js^T r,
+//   camera_chunks: a workgroup per chunk (at most CHUNK_OBS of a segment's observations; a
+//                  segment is a free image's pose, or a camera's refined intrinsics), their sums
+//                  A = sum w Js^T Js (n x n), g = sum w Js^T r,
 //                  and for a pose the Schur term T = sum (w Js^T Jp) V_j^-1 (w Jp^T Js) (a point
 //                  has at most one observation per image, so the pose's diagonal block of S is a
-//                  sum over its observations); then D = clamp(diag A), the preconditioner block
-//                  M^-1 = (A + lambda D - T)^-1 (intrinsics: T = 0, the block of U; Gauss-Jordan
-//                  in one thread) -> blocks; g also into the vector slot VEC_G
-// Workgroup: WG threads per point (2D dispatch); SEG_WG threads per segment (one workgroup per
-//   segment along x and y: segment = block_id), each summing a stride of the segment's
-//   observations, then a fixed tree over SEG_VALUES columns in workgroup memory (10 KiB).
+//                  sum over its observations) -> the chunk's SEG_VALUES sums after the segments'
+//                  blocks in `blocks`
+//   camera_blocks: a thread per segment: its chunks' sums in order; D = clamp(diag A), the
+//                  preconditioner block M^-1 = (A + lambda D - T)^-1 (intrinsics: T = 0, the
+//                  block of U; Gauss-Jordan) -> blocks; g also into the vector slot VEC_G
+// Workgroup: WG threads per point or segment (2D dispatch); SEG_WG threads per chunk (one
+//   workgroup per chunk: chunk = block_id), each summing a stride of the chunk's observations,
+//   then a fixed tree over SEG_VALUES columns in workgroup memory (10 KiB).
 // Both capability variants compile this one body (workgroup reductions, no subgroups).
 // Invariant: pblocks are written before camera_blocks reads them (separate dispatches).
 
@@ -91,16 +94,17 @@ fn tri8(a: u32, b: u32) -> u32 {
 }
 
 @compute @workgroup_size(SEG_WG, 1, 1)
-fn camera_blocks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let segment = block_id(wid, nwg);
-  if (segment >= bp.segments) {
+fn camera_chunks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let chunk = block_id(wid, nwg);
+  if (chunk >= bp.chunks) {
     return; // a whole workgroup: no barrier is skipped by part of one
   }
-  let seg = bp.segment_at + SEGMENT_WORDS * segment;
+  let ch = bp.chunk_at + CHUNK_WORDS * chunk;
+  let seg = bp.segment_at + SEGMENT_WORDS * topo[ch];
   let is_pose = topo[seg] == 0u;
   let n = topo[seg + 1u];
-  let first = topo[seg + 3u];
-  let count = topo[seg + 4u];
+  let first = topo[ch + 1u];
+  let count = topo[ch + 2u];
   let js_at = select(LIN_INTR, LIN_POSE, is_pose);
   let js_row = select(8u, 6u, is_pose);
   var acc: array<f32, SEG_VALUES>;
@@ -156,9 +160,40 @@ fn camera_blocks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_i
       }
     }
   }
-  workgroupBarrier();
-  if (lid != 0u) {
+  if (lid == 0u) {
+    let sums = camera_chunk_sums_at() + SEG_VALUES * chunk;
+    for (var i = 0u; i < SEG_VALUES; i++) {
+      blocks[sums + i] = s_acc[i * SEG_WG];
+    }
+  }
+}
+
+// The chunks' sums after the segment blocks in `blocks`.
+fn camera_chunk_sums_at() -> u32 {
+  return SEG_STRIDE * bp.segments;
+}
+
+@compute @workgroup_size(WG, 1, 1)
+fn camera_blocks(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let segment = thread_id(gid, nwg);
+  if (segment >= bp.segments) {
     return;
+  }
+  let seg = bp.segment_at + SEGMENT_WORDS * segment;
+  let is_pose = topo[seg] == 0u;
+  let n = topo[seg + 1u];
+  let first_chunk = topo[seg + 6u];
+  let chunk_end = first_chunk + topo[seg + 7u];
+  // the chunks' sums in order
+  var total: array<f32, SEG_VALUES>;
+  for (var i = 0u; i < SEG_VALUES; i++) {
+    total[i] = 0.0;
+  }
+  for (var c = first_chunk; c < chunk_end; c++) {
+    let sums = camera_chunk_sums_at() + SEG_VALUES * c;
+    for (var i = 0u; i < SEG_VALUES; i++) {
+      total[i] += blocks[sums + i];
+    }
   }
   let out = SEG_STRIDE * segment;
   let variable = topo[seg + 2u];
@@ -171,17 +206,17 @@ fn camera_blocks(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_i
     blocks[out + SEG_A + i] = 0.0;
   }
   for (var a = 0u; a < 8u; a++) {
-    let diag = select(0.0, lm_diagonal(s_acc[tri8(a, a) * SEG_WG]), a < n);
+    let diag = select(0.0, lm_diagonal(total[tri8(a, a)]), a < n);
     blocks[out + SEG_D + a] = diag;
-    blocks[out + SEG_G + a] = select(0.0, s_acc[(36u + a) * SEG_WG], a < n);
+    blocks[out + SEG_G + a] = select(0.0, total[36u + a], a < n);
     inv[a * 8u + a] = 1.0;
   }
   for (var a = 0u; a < n; a++) {
-    vectors[VEC_G * bp.variables + variable + a] = s_acc[(36u + a) * SEG_WG];
+    vectors[VEC_G * bp.variables + variable + a] = total[36u + a];
     for (var b = 0u; b < n; b++) {
-      let value = s_acc[tri8(a, b) * SEG_WG];
+      let value = total[tri8(a, b)];
       blocks[out + SEG_A + a * 8u + b] = value;
-      let schur = select(0.0, s_acc[(44u + tri8(a, b)) * SEG_WG], is_pose);
+      let schur = select(0.0, total[44u + tri8(a, b)], is_pose);
       m[a * 8u + b] = value - schur + select(0.0, bp.lambda * blocks[out + SEG_D + a], a == b);
     }
   }

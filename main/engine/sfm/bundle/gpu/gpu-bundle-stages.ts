@@ -15,7 +15,7 @@ import type { GpuContext } from '../../../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../../../gpu/kernels.js';
 import { UniformStruct } from '../../../gpu/uniforms.js';
 import type { BaOptions, BaProblem } from '../problem.js';
-import { buildGpuLayout, CHUNK_SUMS, LIN_STRIDE, packModel, packObservations, POINT_STRIDE, SEG_STRIDE, VEC, VEC_SLOTS, type GpuBundleLayout } from './gpu-layout.js';
+import { buildGpuLayout, CHUNK_SUMS, LIN_STRIDE, packModel, packObservations, POINT_STRIDE, SEG_STRIDE, SEG_VALUES, VEC, VEC_SLOTS, type GpuBundleLayout } from './gpu-layout.js';
 
 const WG = 64;
 const TOTAL_WG = 256;
@@ -25,6 +25,7 @@ const LOSS_ID = { trivial: 0, huber: 1, cauchy: 2 } as const;
 const ENTRY_POINTS = {
   linearise: 'bundle-linearise',
   point_blocks: 'bundle-blocks',
+  camera_chunks: 'bundle-blocks',
   camera_blocks: 'bundle-blocks',
   schur_points: 'bundle-schur',
   schur_chunks: 'bundle-schur',
@@ -92,7 +93,7 @@ export class GpuBundleStages {
       obsXY: 8 * layout.observations,
       lin: 4 * LIN_STRIDE * layout.observations,
       pblocks: 4 * POINT_STRIDE * layout.points,
-      blocks: 4 * SEG_STRIDE * layout.segments,
+      blocks: 4 * (SEG_STRIDE * layout.segments + SEG_VALUES * layout.chunks),
       vectors: 4 * (VEC_SLOTS * layout.variables + 3 * layout.points + CHUNK_SUMS * layout.chunks),
       obsF: 8 * layout.observations,
       partials: 16 * this.partialCount(),
@@ -190,7 +191,8 @@ export class GpuBundleStages {
 
   blocks(commands: GpuCommands): void {
     this.dispatch(commands, 'point_blocks', Math.ceil(this.layout.points / WG));
-    this.dispatch(commands, 'camera_blocks', this.layout.segments);
+    this.dispatch(commands, 'camera_chunks', this.layout.chunks);
+    this.dispatch(commands, 'camera_blocks', Math.ceil(this.layout.segments / WG));
   }
 
   /** vec_out = S vec_in (mode 0; 2: inside PCG, skipped once it converged) or b (mode 1, into VEC.b). */

@@ -12,7 +12,7 @@
 import { BA_CAMERA_MODELS } from '../camera-models.js';
 import { buildObservationGraph, buildReducedLayout, imageCountOf, pointCountOf, type BaOptions, type BaProblem, type ObservationGraph, type ReducedLayout } from '../problem.js';
 
-/** kernels/bundle-common.wgsl: CAMERA_WORDS, SEGMENT_WORDS, LIN_STRIDE, POINT_STRIDE, SEG_STRIDE, VEC_SLOTS. */
+/** kernels/bundle-common.wgsl: CAMERA_WORDS, SEGMENT_WORDS, CHUNK_WORDS, CHUNK_SUMS, LIN_STRIDE, POINT_STRIDE, SEG_STRIDE, VEC_SLOTS. */
 export const CAMERA_WORDS = 12;
 export const SEGMENT_WORDS = 8;
 export const CHUNK_WORDS = 4;
@@ -26,6 +26,8 @@ export const CHUNK_OBS = 1024;
 export const LIN_STRIDE = 40;
 export const POINT_STRIDE = 16;
 export const SEG_STRIDE = 144;
+/** kernels/bundle-blocks.wgsl SEG_VALUES: the sums per chunk behind a segment's blocks. */
+export const SEG_VALUES = 80;
 export const VEC_SLOTS = 8;
 export const VEC = { b: 0, x: 1, r: 2, z: 3, p: 4, q: 5, g: 6, t: 7 } as const;
 export const NONE = 0xffffffff;

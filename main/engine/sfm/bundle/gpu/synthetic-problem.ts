@@ -27,7 +27,7 @@ export interface SyntheticProblemOptions {
   points: number;
   /** Images per point, exactly (at most `images`); undefined: 2-5 at random. */
   obsPerPoint?: number;
-  models: BaCameraModel[];
+  models: readonly BaCameraModel[];
   /** Images held (the first ones). */
   fixed: number;
   noisePx: number;

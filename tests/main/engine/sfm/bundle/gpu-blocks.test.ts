@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { testGpu, variantsOf } from '../../../../helpers/gpu.js';
 import { freshSeed } from '../../../../helpers/random.js';
 import { POINT_STRIDE, SEG_STRIDE, VEC } from '../../../../../main/engine/sfm/bundle/gpu/gpu-layout.js';
-import { blockwiseDifference, relativeDifference } from './gpu-problems.js';
+import { blockwiseDifference, PARITY_OPTIONS, relativeDifference, SMALL_PROBLEM } from './gpu-problems.js';
 import { linearisedCase } from './gpu-setup.js';
 
 /**
@@ -37,9 +37,13 @@ describe('bundle-blocks match the float64 reference', async () => {
       c.stages.destroy();
     });
 
-    it(`camera blocks: U's pose and intrinsic blocks, D, g_c and the Schur-Jacobi preconditioner's inverse blocks, ${variant}`, async () => {
+    for (const [shape, name] of [
+      [SMALL_PROBLEM, 'five cameras'],
+      [{ ...SMALL_PROBLEM, models: ['OPENCV'] }, 'one camera over several chunks'],
+    ] as const)
+    it(`camera blocks (${name}): U's pose and intrinsic blocks, D, g_c and the Schur-Jacobi preconditioner's inverse blocks, ${variant}`, async () => {
       const seed = freshSeed();
-      const c = await linearisedCase(ctx, variant, seed, 1e-2);
+      const c = await linearisedCase(ctx, variant, seed, 1e-2, PARITY_OPTIONS, shape);
       const got = await c.stages.readCameraBlocks();
       const ref = c.system.cameras;
       const { reduced, segments, segmentKind, segmentOwner } = c.layout;
