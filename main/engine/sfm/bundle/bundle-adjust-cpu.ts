@@ -6,7 +6,8 @@
 import { fromNormalisedFrame, normalisingSimilarity, toNormalisedFrame } from './normalisation.js';
 import { initialLmState, lmIteration } from './lm-iteration.js';
 import { BA_DEFAULTS, checkProblem, type BaControl, type BaIterationRecord, type BaOptions, type BaProblem, type BaResult, type BaStopReason } from './problem.js';
-import { MAX_DIAGONAL, robustCost } from './reference.js';
+import { robustCost } from './reference.js';
+import { MAX_DIAGONAL } from './robust-loss.js';
 
 export { BA_DEFAULTS } from './problem.js';
 

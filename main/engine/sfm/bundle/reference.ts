@@ -13,29 +13,11 @@
  */
 import { generalIntrinsics, linearizeObservation, observationJacobiansScratch, cameraPoint, projectGeneral, SLOT_COUNT } from './camera-models.js';
 import { buildObservationGraph, buildReducedLayout, observationCountOf, pointCountOf, type BaOptions, type BaProblem, type ObservationGraph, type ReducedLayout } from './problem.js';
+import { lossValue, lossWeight, MAX_DIAGONAL, MIN_DIAGONAL, type LossOptions } from './robust-loss.js';
 import { dot, invertSymmetricPositive, multiplyBlock } from './small-dense.js';
 
-export type LossOptions = Pick<BaOptions, 'loss' | 'lossScalePx'>;
-
-/** Ceres' clamp of the LM diagonal D = diag(H). */
-export const MIN_DIAGONAL = 1e-6;
-export const MAX_DIAGONAL = 1e32;
-
-/** rho(s) of a squared residual norm s (pixels^2). */
-export function lossValue(s: number, o: LossOptions): number {
-  const c = o.lossScalePx;
-  if (o.loss === 'huber') return s <= c * c ? s : 2 * c * Math.sqrt(s) - c * c;
-  if (o.loss === 'cauchy') return c * c * Math.log1p(s / (c * c));
-  return s;
-}
-
-/** rho'(s): the IRLS weight. */
-export function lossWeight(s: number, o: LossOptions): number {
-  const c = o.lossScalePx;
-  if (o.loss === 'huber') return s <= c * c ? 1 : c / Math.sqrt(s);
-  if (o.loss === 'cauchy') return 1 / (1 + s / (c * c));
-  return 1;
-}
+// The losses moved to robust-loss.ts; exported here too, as the spec's list of reference pieces names them.
+export { lossValue, lossWeight, MAX_DIAGONAL, MIN_DIAGONAL, type LossOptions } from './robust-loss.js';
 
 /** Per observation |r_o|^2, pixels^2 (Infinity where a point projects to z = 0). */
 export function squaredResiduals(problem: BaProblem): Float64Array {

@@ -46,6 +46,14 @@ export interface MappingOptions {
   minTriangulationAngleDeg: number;
   /** Seed of the positioning's random start (GLOMAP starts from random centres too). */
   seed: number;
+  /**
+   * Bundle adjustments after global positioning (refine-mapping.ts), each followed by the
+   * reprojection and angle filters above; between them tracks are completed and re-triangulated
+   * with the refined cameras (GLOMAP: BA, retriangulation, BA, filter). 3 rounds.
+   */
+  bundleAdjustmentRounds: number;
+  /** Complete and re-triangulate tracks between the rounds (GLOMAP's retriangulation). */
+  retriangulateBetweenRounds: boolean;
 }
 
 export const MAPPING_DEFAULTS: Readonly<MappingOptions> = {
@@ -63,6 +71,8 @@ export const MAPPING_DEFAULTS: Readonly<MappingOptions> = {
   maxReprojectionErrorPx: 4,
   minTriangulationAngleDeg: 1.5,
   seed: 0x61706c,
+  bundleAdjustmentRounds: 3,
+  retriangulateBetweenRounds: true,
 };
 
 /** Why an image is not in the mapped model: the report's per-image diagnostic. */

@@ -94,7 +94,7 @@ export function reprojectionError(point: Vec3, pose: CameraPose, camera: Pinhole
 }
 
 /** The largest angle between two of the rays from the cameras' centres to the point. */
-function maxRayAngleDeg(point: Vec3, observations: readonly Observation[], poses: readonly (CameraPose | undefined)[]): number {
+export function maxRayAngleDeg(point: Vec3, observations: readonly Observation[], poses: readonly (CameraPose | undefined)[]): number {
   const rays = observations.map((o) => {
     const { rotation: r, translation: t } = poses[o.image]!;
     const centre: Vec3 = [-(r[0] * t[0] + r[3] * t[1] + r[6] * t[2]), -(r[1] * t[0] + r[4] * t[1] + r[7] * t[2]), -(r[2] * t[0] + r[5] * t[1] + r[8] * t[2])];

@@ -40,13 +40,15 @@ export interface SceneOptions {
   /** Camera distance from the origin, and the points' spread (a ball of this radius). */
   radius?: number;
   spread?: number;
+  /** The cameras' true parameters (COLMAP's order), instead of random ones. */
+  params?: Float64Array[];
 }
 
 /** The truth with observations (noisy by noisePx); every point seen by >= 2 images, by no image twice. */
 export function syntheticScene(random: Random, o: SceneOptions): BaProblem {
   const radius = o.radius ?? 4;
   const spread = o.spread ?? 1;
-  const cameras = o.models.map((model) => ({ model, params: cameraParams(model, random) }));
+  const cameras = o.models.map((model, c) => ({ model, params: o.params?.[c]?.slice() ?? cameraParams(model, random) }));
   const imageCamera = Uint32Array.from({ length: o.images }, (_, i) => i % cameras.length);
   const rotations = new Float64Array(9 * o.images);
   const translations = new Float64Array(3 * o.images);
