@@ -31,7 +31,7 @@ export class GpuBundleAdjuster {
     let current = toNormalisedFrame(problem, similarity);
     const layout = this.stages.load(current, options);
     const perIteration: BaIterationRecord[] = [];
-    let reason: BaStopReason = layout.variables === 0 && layout.points === 0 ? 'no variables' : 'max iterations';
+    let reason: BaStopReason = 'max iterations';
     let cost = robustCost(current, options);
     let lambda = options.initialLambda;
     let nu = 2;
