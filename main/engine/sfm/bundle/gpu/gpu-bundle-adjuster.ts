@@ -11,7 +11,7 @@
 import type { GpuContext } from '../../../gpu/context.js';
 import type { KernelVariant } from '../../../gpu/kernels.js';
 import { fromNormalisedFrame, normalisingSimilarity, toNormalisedFrame } from '../normalisation.js';
-import { BA_DEFAULTS, checkProblem, copyProblem, type BaControl, type BaIterationRecord, type BaOptions, type BaProblem, type BaResult, type BaStopReason } from '../problem.js';
+import { BA_DEFAULTS, checkProblem, copyProblem, type BundleAdjuster, type BaControl, type BaIterationRecord, type BaOptions, type BaProblem, type BaResult, type BaStopReason } from '../problem.js';
 import { MAX_DIAGONAL, robustCost } from '../reference.js';
 import { unpackModel, type GpuBundleLayout } from './gpu-layout.js';
 import { GpuBundleStages, type StepReadback } from './gpu-bundle-stages.js';
@@ -22,6 +22,11 @@ export class GpuBundleAdjuster {
   /** Compiles the kernels once per GPU context; buffers grow to the largest problem solved. */
   static async create(ctx: GpuContext, variant?: KernelVariant): Promise<GpuBundleAdjuster> {
     return new GpuBundleAdjuster(await GpuBundleStages.create(ctx, variant));
+  }
+
+  /** This solver as the mapper takes one (refineMapping), interchangeable with bundleAdjustCpu. */
+  get adjust(): BundleAdjuster {
+    return (problem, options, control) => this.solve(problem, options, control);
   }
 
   async solve(problem: BaProblem, options: BaOptions = BA_DEFAULTS, control: BaControl = {}): Promise<BaResult> {
