@@ -2,13 +2,15 @@
  * The parity suite outside vitest, for a GPU machine without npm (docs/gpu-machine.md): the same
  * cases as the vitest files (tests/parity/*.parity.ts), for every capability variant the device
  * has, with fresh seeds. Prints a table; writes JSON with --out FILE. Exit code 1 on any failure.
- *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,colour,raster,profiler,mesh,appearance,sift,match]
+ *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,colour,raster,profiler,mesh,appearance,sift,match,bundle]
  */
 import { writeFileSync } from 'node:fs';
 import { openGpu } from '../../main/engine/gpu/context.js';
 import { BUILD_COMMIT } from '../../shared/version.js';
 import { freshSeed } from '../helpers/random.js';
 import { APPEARANCE_CASES, appearanceParity } from '../parity/appearance.parity.js';
+import { bundleLmIterationParity, bundleSolveParity } from '../parity/bundle-solve.parity.js';
+import { BUNDLE_SHAPES, bundleCameraBlocksParity, bundleLineariseParity, bundlePcgParity, bundlePcgStopParity, bundlePointBlocksParity, bundleSchurParity } from '../parity/bundle-stages.parity.js';
 import { COLOUR_CORRECT_CASES, colourCorrectParity } from '../parity/colour-correct.parity.js';
 import { lossParity } from '../parity/loss.parity.js';
 import { MATCH_CASES, matchParity } from '../parity/match.parity.js';
@@ -60,6 +62,16 @@ for (const variant of variants) {
   if (want('appearance')) for (const c of APPEARANCE_CASES) await run(() => appearanceParity(ctx, variant, freshSeed(), c));
   if (want('sift')) for (const c of SIFT_CASES) await run(() => siftParity(ctx, variant, freshSeed(), c));
   if (want('match')) for (const c of MATCH_CASES) await run(() => matchParity(ctx, variant, freshSeed(), c));
+  if (want('bundle')) {
+    await run(() => bundleLineariseParity(ctx, variant, freshSeed()));
+    await run(() => bundlePointBlocksParity(ctx, variant, freshSeed()));
+    for (const shape of BUNDLE_SHAPES) await run(() => bundleCameraBlocksParity(ctx, variant, freshSeed(), shape));
+    for (const shape of BUNDLE_SHAPES) await run(() => bundleSchurParity(ctx, variant, freshSeed(), shape));
+    await run(() => bundlePcgParity(ctx, variant, freshSeed()));
+    await run(() => bundlePcgStopParity(ctx, variant, freshSeed()));
+    await run(() => bundleLmIterationParity(ctx, variant, freshSeed()));
+    await run(() => bundleSolveParity(ctx, variant, freshSeed()));
+  }
 }
 // Mesh kernels have one (portable) variant.
 if (want('mesh')) {

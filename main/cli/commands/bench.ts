@@ -9,6 +9,7 @@ import { loadTuning, type RasterTuning, saveTuning, tuningFile } from '../../eng
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
+import { BENCH_BA_SIZE, benchBa } from './bench-ba.js';
 import { benchLossCommand, LOSS_BENCH_SIZE } from './bench-loss.js';
 import { benchMesh } from './bench-mesh.js';
 import { BENCH_PROTOCOLS } from './bench-protocol.js';
@@ -83,8 +84,8 @@ async function raster(context: CommandContext) {
 
 export const benchCommand: CommandSpec = {
   name: 'bench',
-  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection and matching, per stage) and `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity)',
-  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]',
+  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection and matching, per stage), `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity) and `bench ba` (bundle adjustment of a synthetic problem, GPU against CPU)',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]\n       argonaut --no-gui bench ba [--images N] [--points N] [--obs-per-point N] [--lm-iterations N] [--skip-cpu] [--profile-kernels] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
@@ -108,6 +109,12 @@ export const benchCommand: CommandSpec = {
     { flag: 'frames', type: 'int', help: `sfm: video frames taken evenly over the clip (default ${BENCH_SFM_FRAMES})` },
     { flag: 'max-size', type: 'int', help: `sfm: video frames' longest side in pixels (default ${BENCH_SFM_VIDEO_SIZE})` },
     { flag: 'reference', type: 'string', help: 'sfm-accuracy: the reference poses, a transforms.json or a COLMAP model folder', valueName: 'file' },
+    { flag: 'images', type: 'int', help: `ba: images of the synthetic problem (default ${BENCH_BA_SIZE.images})` },
+    { flag: 'points', type: 'int', help: `ba: points (default ${BENCH_BA_SIZE.points.toLocaleString()})` },
+    { flag: 'obs-per-point', type: 'int', help: `ba: images that see each point (default ${BENCH_BA_SIZE.obsPerPoint})` },
+    { flag: 'lm-iterations', type: 'int', help: `ba: LM iterations each solver runs, no early stop (default ${BENCH_BA_SIZE.iterations})` },
+    { flag: 'skip-cpu', type: 'bool', help: 'ba: solve on the GPU only (the CPU solver takes minutes at the default size)' },
+    { flag: 'profile-kernels', type: 'bool', help: 'ba: also time each kernel over 2 LM iterations of a separate profiled run' },
     { flag: 'mesh-out', type: 'string', help: 'mesh: also keep the extracted mesh here (.glb, .ply or .obj)', valueName: 'file' },
   ],
   params: () => paramsForCommand('bench').filter((p) => !p.commands.includes('*')),
@@ -123,6 +130,7 @@ export const benchCommand: CommandSpec = {
     else if (kind === 'mesh') await benchMesh({ ...context, positionals: rest });
     else if (kind === 'sfm') await benchSfm({ ...context, positionals: rest });
     else if (kind === 'sfm-accuracy') await benchSfmAccuracy({ ...context, positionals: rest });
-    else throw new UsageError(`bench: expected "raster", "loss", "train", "mesh", "sfm" or "sfm-accuracy", got ${kind ? `"${kind}"` : 'nothing'}`);
+    else if (kind === 'ba') await benchBa({ ...context, positionals: rest });
+    else throw new UsageError(`bench: expected "raster", "loss", "train", "mesh", "sfm", "sfm-accuracy" or "ba", got ${kind ? `"${kind}"` : 'nothing'}`);
   },
 };

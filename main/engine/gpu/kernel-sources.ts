@@ -5,6 +5,12 @@
 import adam from '../../../kernels/adam.wgsl';
 import appearance from '../../../kernels/appearance.wgsl';
 import bigSplats from '../../../kernels/big-splats.wgsl';
+import bundleBlocks from '../../../kernels/bundle-blocks.wgsl';
+import bundleCommon from '../../../kernels/bundle-common.wgsl';
+import bundleLinearise from '../../../kernels/bundle-linearise.wgsl';
+import bundlePcg from '../../../kernels/bundle-pcg.wgsl';
+import bundleSchur from '../../../kernels/bundle-schur.wgsl';
+import bundleUpdate from '../../../kernels/bundle-update.wgsl';
 import cameraGrads from '../../../kernels/camera-grads.wgsl';
 import colourCorrect from '../../../kernels/colour-correct.wgsl';
 import compositeForward from '../../../kernels/composite-forward.wgsl';
@@ -36,6 +42,12 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
   appearance,
   'big-splats': bigSplats,
+  'bundle-blocks': bundleBlocks,
+  'bundle-common': bundleCommon,
+  'bundle-linearise': bundleLinearise,
+  'bundle-pcg': bundlePcg,
+  'bundle-schur': bundleSchur,
+  'bundle-update': bundleUpdate,
   'camera-grads': cameraGrads,
   'colour-correct': colourCorrect,
   'composite-forward': compositeForward,

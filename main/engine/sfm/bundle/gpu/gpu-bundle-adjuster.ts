@@ -1,0 +1,124 @@
+/**
+ * Bundle adjustment on the GPU: the spec's Levenberg-Marquardt loop (lm-iteration.ts is its
+ * float64 statement) with every linear-algebra step in WGSL (gpu-bundle-stages.ts) in float32, in
+ * the normalised frame (normalisation.ts). One submit and ONE read-back per LM iteration: the
+ * candidate parameters and a few scalars (PCG steps, the predicted reduction, |delta|, max |g|).
+ * The host evaluates the candidate's robust cost in float64 from those parameters (reference.ts
+ * robustCost: a projection per observation, cheaper to read than 2 residuals per observation,
+ * and exactly the cost of the parameters the GPU holds), and decides accept / reject and when to
+ * stop with the CPU solver's rules, so both report float64 costs of the same kind.
+ */
+import type { GpuContext } from '../../../gpu/context.js';
+import type { KernelVariant } from '../../../gpu/kernels.js';
+import { fromNormalisedFrame, normalisingSimilarity, toNormalisedFrame } from '../normalisation.js';
+import { BA_DEFAULTS, checkProblem, copyProblem, type BundleAdjuster, type BaControl, type BaIterationRecord, type BaOptions, type BaProblem, type BaResult, type BaStopReason } from '../problem.js';
+import { MAX_DIAGONAL, robustCost } from '../reference.js';
+import { unpackModel, type GpuBundleLayout } from './gpu-layout.js';
+import { GpuBundleStages, type StepReadback } from './gpu-bundle-stages.js';
+
+export class GpuBundleAdjuster {
+  private constructor(readonly stages: GpuBundleStages) {}
+
+  /** Compiles the kernels once per GPU context; buffers grow to the largest problem solved. */
+  static async create(ctx: GpuContext, variant?: KernelVariant): Promise<GpuBundleAdjuster> {
+    return new GpuBundleAdjuster(await GpuBundleStages.create(ctx, variant));
+  }
+
+  /** This solver as the mapper takes one (refineMapping), interchangeable with bundleAdjustCpu. */
+  get adjust(): BundleAdjuster {
+    return (problem, options, control) => this.solve(problem, options, control);
+  }
+
+  async solve(problem: BaProblem, options: BaOptions = BA_DEFAULTS, control: BaControl = {}): Promise<BaResult> {
+    checkProblem(problem);
+    const started = performance.now();
+    const similarity = normalisingSimilarity(problem.points);
+    let current = toNormalisedFrame(problem, similarity);
+    const layout = this.stages.load(current, options);
+    const perIteration: BaIterationRecord[] = [];
+    let reason: BaStopReason = 'max iterations';
+    let cost = robustCost(current, options);
+    let lambda = options.initialLambda;
+    let nu = 2;
+    let linearised = false;
+    while (reason === 'max iterations' && perIteration.length < options.maxIterations) {
+      if (control.signal?.aborted) throw control.signal.reason ?? new Error('bundle/gpu: cancelled');
+      const step = await this.iterate(lambda, !linearised, options.pcgMaxIterations);
+      linearised = true;
+      if (step.maxGradient < options.gradientTolerance) {
+        reason = 'gradient tolerance';
+        break;
+      }
+      if (step.stepNorm < options.parameterTolerance * (parameterNorm(current, layout) + options.parameterTolerance)) {
+        reason = 'parameter tolerance';
+        break;
+      }
+      const candidate = copyProblem(current);
+      unpackModel(step.candidate, layout, candidate);
+      const newCost = robustCost(candidate, options);
+      const accepted = newCost < cost;
+      const record: BaIterationRecord = { cost: accepted ? newCost : cost, lambda, pcgIterations: step.pcgIterations, accepted };
+      perIteration.push(record);
+      control.onProgress?.(perIteration.length, record);
+      if (accepted) {
+        const gainRatio = step.predictedReduction > 0 ? (cost - newCost) / step.predictedReduction : 0;
+        const previous = cost;
+        lambda *= Math.max(1 / 3, 1 - (2 * gainRatio - 1) ** 3);
+        nu = 2;
+        current = candidate;
+        cost = newCost;
+        linearised = false;
+        this.acceptCandidate();
+        if (previous - newCost < options.functionTolerance * previous) reason = 'function tolerance';
+      } else {
+        lambda *= nu;
+        nu *= 2;
+      }
+      if (reason === 'max iterations' && lambda > MAX_DIAGONAL) reason = 'lambda too large';
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    this.stages.ctx.assertNoErrors('bundle adjustment');
+    const adjusted = fromNormalisedFrame(current, similarity);
+    return {
+      problem: adjusted,
+      initialCost: robustCost(problem, options),
+      finalCost: robustCost(adjusted, options),
+      iterations: perIteration.length,
+      reason,
+      perIteration,
+      seconds: (performance.now() - started) / 1000,
+    };
+  }
+
+  /** One LM iteration's GPU work in one submit (linearise only at a new point), then its read-back. */
+  async iterate(lambda: number, linearise: boolean, pcgIterations: number): Promise<StepReadback> {
+    const s = this.stages;
+    s.setLambda(lambda);
+    const commands = s.ctx.commands('bundle.iteration');
+    if (linearise) s.linearise(commands);
+    s.blocks(commands);
+    s.schur(commands, 1);
+    s.pcg(commands, pcgIterations);
+    s.backSubstitute(commands);
+    s.applyStep(commands);
+    await commands.submit();
+    return s.readStep();
+  }
+
+  private acceptCandidate() {
+    const commands = this.stages.ctx.commands('bundle.accept');
+    this.stages.acceptCandidate(commands);
+    void commands.submit();
+  }
+}
+
+/** |x| as lm-iteration.ts takes it: the free images' translations, the refined intrinsics, the points. */
+function parameterNorm(problem: BaProblem, layout: GpuBundleLayout): number {
+  let sum = 0;
+  for (const v of problem.points) sum += v * v;
+  layout.reduced.poseOffset.forEach((offset, i) => {
+    if (offset >= 0) for (let k = 0; k < 3; k++) sum += problem.translations[3 * i + k] ** 2;
+  });
+  layout.reduced.refined.forEach((indices, c) => indices.forEach((index) => (sum += problem.cameras[c].params[index] ** 2)));
+  return Math.sqrt(sum);
+}
