@@ -119,7 +119,8 @@ export function applyStep(problem: BaProblem, layout: ReducedLayout, dc: Float64
   return out;
 }
 
-function parameterNormOf(problem: BaProblem, layout: ReducedLayout): number {
+/** |x| as the parameter tolerance takes it: the free images' translations, the refined intrinsics, the points (both solvers). */
+export function parameterNormOf(problem: BaProblem, layout: ReducedLayout): number {
   let sum = dot(problem.points, problem.points);
   layout.poseOffset.forEach((offset, i) => {
     if (offset >= 0) for (let k = 0; k < 3; k++) sum += problem.translations[3 * i + k] ** 2;

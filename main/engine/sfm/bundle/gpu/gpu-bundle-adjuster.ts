@@ -13,7 +13,8 @@ import type { KernelVariant } from '../../../gpu/kernels.js';
 import { fromNormalisedFrame, normalisingSimilarity, toNormalisedFrame } from '../normalisation.js';
 import { BA_DEFAULTS, checkProblem, copyProblem, type BundleAdjuster, type BaControl, type BaIterationRecord, type BaOptions, type BaProblem, type BaResult, type BaStopReason } from '../problem.js';
 import { MAX_DIAGONAL, robustCost } from '../reference.js';
-import { unpackModel, type GpuBundleLayout } from './gpu-layout.js';
+import { parameterNormOf } from '../lm-iteration.js';
+import { unpackModel } from './gpu-layout.js';
 import { GpuBundleStages, type StepReadback } from './gpu-bundle-stages.js';
 
 export class GpuBundleAdjuster {
@@ -49,7 +50,7 @@ export class GpuBundleAdjuster {
         reason = 'gradient tolerance';
         break;
       }
-      if (step.stepNorm < options.parameterTolerance * (parameterNorm(current, layout) + options.parameterTolerance)) {
+      if (step.stepNorm < options.parameterTolerance * (parameterNormOf(current, layout.reduced) + options.parameterTolerance)) {
         reason = 'parameter tolerance';
         break;
       }
@@ -110,15 +111,4 @@ export class GpuBundleAdjuster {
     this.stages.acceptCandidate(commands);
     void commands.submit();
   }
-}
-
-/** |x| as lm-iteration.ts takes it: the free images' translations, the refined intrinsics, the points. */
-function parameterNorm(problem: BaProblem, layout: GpuBundleLayout): number {
-  let sum = 0;
-  for (const v of problem.points) sum += v * v;
-  layout.reduced.poseOffset.forEach((offset, i) => {
-    if (offset >= 0) for (let k = 0; k < 3; k++) sum += problem.translations[3 * i + k] ** 2;
-  });
-  layout.reduced.refined.forEach((indices, c) => indices.forEach((index) => (sum += problem.cameras[c].params[index] ** 2)));
-  return Math.sqrt(sum);
 }
