@@ -202,9 +202,10 @@ export const PAIRS_IN_FLIGHT = 2;
 /**
  * Matches every pair of `pairs` (match-pairs.ts) among `images`, each image's descriptors uploaded
  * once and kept for all its pairs (1 MiB an image at 8192 features). Results in `pairs` order.
- * `onPair`: progress, after each pair (done, total), in pair order.
+ * `onPair`: after each pair, in pair order: (done, total, that pair's matches), so a caller can
+ * start on a pair's matches (capture verifies them) while the rest are matched.
  */
-export async function matchImagePairs(ctx: GpuContext, images: readonly { descriptors: Uint8Array }[], pairs: readonly (readonly [number, number])[], options: Partial<MatchOptions> = {}, onPair?: (done: number, total: number) => void): Promise<Uint32Array[]> {
+export async function matchImagePairs(ctx: GpuContext, images: readonly { descriptors: Uint8Array }[], pairs: readonly (readonly [number, number])[], options: Partial<MatchOptions> = {}, onPair?: (done: number, total: number, matches: Uint32Array) => void): Promise<Uint32Array[]> {
   const matcher = await FeatureMatcher.create(ctx);
   const uploaded = new Map<number, GpuDescriptors>();
   const on = (i: number) => {
@@ -217,8 +218,9 @@ export async function matchImagePairs(ctx: GpuContext, images: readonly { descri
   try {
     const out: Uint32Array[] = [];
     const settleOldest = async () => {
-      out.push(await inFlight.shift()!);
-      onPair?.(out.length, pairs.length);
+      const matches = await inFlight.shift()!;
+      out.push(matches);
+      onPair?.(out.length, pairs.length, matches);
     };
     for (const [i, j] of pairs) {
       const pending = matcher.match(on(i), on(j), options);
