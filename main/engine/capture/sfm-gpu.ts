@@ -198,9 +198,8 @@ export async function matchIntoDatabase(database: string, how: MatchIntoDatabase
   const matchShare = ours ? 0.9 : 1;
   let matched = 0;
   let verifiedCount = 0;
-  const progress = () => {
+  const progress = (message: string) => {
     const total = Math.max(1, pairs.length);
-    const message = ours ? `match ${matched}/${pairs.length} pairs, verify ${verifiedCount}/${pairs.length}` : `match ${matched}/${pairs.length} pairs`;
     options.onProgress?.(matchShare * (matched / total) + (1 - matchShare) * (verifiedCount / total), message);
   };
   const verifier = ours
@@ -208,7 +207,7 @@ export async function matchIntoDatabase(database: string, how: MatchIntoDatabase
         signal: options.signal,
         onVerified: (done) => {
           verifiedCount = done;
-          progress();
+          progress(`verify ${done}/${pairs.length} pairs`);
         },
       })
     : undefined;
@@ -220,7 +219,7 @@ export async function matchIntoDatabase(database: string, how: MatchIntoDatabase
       throwIfCancelled(options.signal);
       matched = done;
       verifier?.add(pairs[done - 1], pairMatches);
-      progress();
+      progress(`match ${done}/${pairs.length} pairs`);
     });
     t2 = performance.now();
     verified = await verifier?.finish();

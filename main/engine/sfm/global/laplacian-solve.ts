@@ -3,10 +3,10 @@
  * R^3 per node, residuals of the form (x_b - x_a) * scale - target with a scalar weight each. The
  * normal matrix of such terms is a weighted graph Laplacian times I3, so the three coordinates
  * decouple into one n x n system with three right-hand sides; node `fixed` is held at 0 (the
- * gauge). Dense Cholesky (ml-matrix): a few hundred cameras are ~10^7 flops a solve, well under
+ * gauge). Dense Cholesky (cholesky.ts): a few hundred cameras are ~10^7 flops a solve, well under
  * the cost of building the terms, so no sparse solver is needed at this size (stated in docs/sfm.md).
  */
-import { CholeskyDecomposition, Matrix } from 'ml-matrix';
+import { choleskyFactor, choleskySolve } from './cholesky.js';
 
 export interface DifferenceTerm {
   a: number;
@@ -29,8 +29,6 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
   const size = denseCount - 1;
   const eliminatedCount = nodeCount - denseCount;
   const out = new Float64Array(3 * nodeCount);
-  // Flat arrays while summing (ml-matrix's get / set cost ~10x a typed-array access), one
-  // Matrix for the factorisation.
   const normal = new Float64Array(size * size);
   const rhs = new Float64Array(3 * size);
   // Eliminated node p: diagonal d_p, right-hand side r_p, and its links (dense node, weight).
@@ -78,15 +76,14 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
     }
   }
   if (size > 0) {
-    const rows = Array.from({ length: size }, (_, r) => Array.from(normal.subarray(r * size, (r + 1) * size)));
-    const cholesky = new CholeskyDecomposition(new Matrix(rows));
-    if (!cholesky.isPositiveDefinite()) {
+    const factor = choleskyFactor(normal, size);
+    if (!factor) {
       throw new Error('laplacian-solve.ts: the weighted normal matrix is singular (a node with no weighted term, or a graph in two parts)');
     }
-    const solution = cholesky.solve(new Matrix(Array.from({ length: size }, (_, r) => [rhs[3 * r], rhs[3 * r + 1], rhs[3 * r + 2]])));
+    const solution = choleskySolve(factor, size, rhs, 3);
     for (let v = 0; v < denseCount; v++) {
       if (v === fixed) continue;
-      for (let c = 0; c < 3; c++) out[3 * v + c] = solution.get(index(v), c);
+      for (let c = 0; c < 3; c++) out[3 * v + c] = solution[3 * index(v) + c];
     }
   }
   for (let p = 0; p < eliminatedCount; p++) {
