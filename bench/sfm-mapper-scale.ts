@@ -31,9 +31,12 @@ const verified = scene.verified
     return { ...v, inlierMatches: Uint32Array.from(kept), geometry: { ...v.geometry, inliers: Uint32Array.from({ length: n }, (_, k) => k), inlierCounts: { essential: n, fundamental: n, homography: n >> 2 } } };
   });
 const matches = verified.reduce((s, v) => s + v.inlierMatches.length / 2, 0);
+const cpuMs = (): number => (process.cpuUsage().user + process.cpuUsage().system) / 1000;
 const started = performance.now();
+const startedCpu = cpuMs();
 const result = globalMapping({ imageCount: cameras, verified, keypoints: scene.keypoints, cameras: scene.cameras });
 const ms = performance.now() - started;
+const cpu = cpuMs() - startedCpu;
 const registered = result.poses.filter(Boolean).length;
 const stages = Object.entries(result.stats.stageMs).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ');
-console.log(`${cameras} cameras, ${verified.length} pairs (window ${window}), ${matches} inlier matches: ${registered} registered, ${result.points.length} points, ${ms.toFixed(0)} ms (${stages}); positioning ${JSON.stringify(result.stats.positioningIterations)}`);
+console.log(`${cameras} cameras, ${verified.length} pairs (window ${window}), ${matches} inlier matches: ${registered} registered, ${result.points.length} points, ${ms.toFixed(0)} ms wall, ${cpu.toFixed(0)} CPU ms (wall per stage: ${stages}); positioning ${JSON.stringify(result.stats.positioningIterations)}`);

@@ -62,16 +62,25 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
     }
   }
   // Schur complement: the off-diagonal entry between p and v is -w, so S -= w_i w_j / d_p and
-  // rhs_v += w_v r_p / d_p.
+  // rhs_v += w_v r_p / d_p. Each product once, for both of its symmetric entries: the same value
+  // lands in each, in the same order over p, as a loop over every (i, j) gives (half the work;
+  // a track links a camera once, tracks.ts).
   for (let p = 0; p < eliminatedCount; p++) {
     if (!(diagonal[p] > 0)) throw new Error(`laplacian-solve.ts: eliminated node ${denseCount + p} has no weighted term`);
-    for (const { node: u, weight: wu } of links[p]) {
+    const list = links[p];
+    for (let i = 0; i < list.length; i++) {
+      const { node: u, weight: wu } = list[i];
       if (u === fixed) continue;
       const iu = index(u);
       for (let c = 0; c < 3; c++) rhs[3 * iu + c] += (wu * eliminatedRhs[3 * p + c]) / diagonal[p];
-      for (const { node: v, weight: wv } of links[p]) {
+      normal[iu * size + iu] -= (wu * wu) / diagonal[p];
+      for (let j = i + 1; j < list.length; j++) {
+        const { node: v, weight: wv } = list[j];
         if (v === fixed) continue;
-        normal[iu * size + index(v)] -= (wu * wv) / diagonal[p];
+        const iv = index(v);
+        const product = (wu * wv) / diagonal[p];
+        normal[iu * size + iv] -= product;
+        normal[iv * size + iu] -= product;
       }
     }
   }
