@@ -58,7 +58,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
   { kernel: 'sift-pyramid', struct: 'PyramidParams', size: 32, offsets: { width: 0, height: 4, src_offset: 8, dst_offset: 12, radius: 16, weights_offset: 20, src_width: 24, dog_offset: 28 } },
   { kernel: 'sift-detect', struct: 'DetectParams', size: 48, offsets: { width: 0, height: 4, levels: 8, border: 12, peak_threshold: 16, pre_threshold: 20, edge_ratio: 24, max_offset: 28, capacity: 32, octave: 36, _pad0: 40, _pad1: 44 } },
   { kernel: 'sift-describe', struct: 'DescribeParams', size: 32, offsets: { width: 0, height: 4, first: 8, count: 12, max_orientations: 16, _pad0: 20, _pad1: 24, _pad2: 28 } },
-  { kernel: 'match-nearest', struct: 'MatchParams', size: 32, offsets: { query_first: 0, query_count: 4, train_count: 8, column_rows: 12, train_first: 16, train_end: 20, answer_first: 24, _pad0: 28 } },
+  { kernel: 'match-nearest', struct: 'MatchParams', size: 16, offsets: { train_first: 0, train_end: 4, table_first: 8, _pad0: 12 } },
   { kernel: 'tsdf', struct: 'TsdfView', size: 80, offsets: { r0: 0, r1: 16, r2: 32, focal: 48, principal: 56, size: 64, near: 72, alpha_min: 76 } },
 ];
 
