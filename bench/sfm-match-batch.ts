@@ -3,7 +3,8 @@
  * random RootSIFT-like descriptors each (tests/parity/match.parity.ts descriptorSets), through
  * matchImagePairs at the adapter's own cap and at `cap` (2^29 by default: every pair batched, as on
  * a hardware GPU). Wall and process CPU ms per pair, after one warm-up pair (pipeline compiles).
- *   node -e "..." (esbuild with scripts/wgsl-plugin.mjs) && node out/tmp/sfm-match-batch.mjs [pairs] [features] [cap]
+ * Bundled with esbuild and scripts/wgsl-plugin.mjs (the kernels are imported as text), then
+ *   node out/tmp/sfm-match-batch.mjs [pairs] [features] [cap]
  */
 import { openGpu } from '../main/engine/gpu/context.js';
 import { matchImagePairs } from '../main/engine/sfm/match.js';
@@ -13,8 +14,8 @@ import { rng } from '../tests/helpers/random.js';
 
 const [pairCount = 20, features = 4096, cap = 2 ** 29] = process.argv.slice(2).map(Number);
 const random = rng(1);
-const images = Array.from({ length: pairCount + 1 }, (_, k) => ({ descriptors: descriptorSets(random, features, 1).a }));
-void images[0]; // every image its own random set: the matches are few, the dot products all of them
+// every image its own random set: the matches are few, the dot products all of them
+const images = Array.from({ length: pairCount + 1 }, () => ({ descriptors: descriptorSets(random, features, 1).a }));
 const pairs = sequentialPairs(images.length, 1).slice(0, pairCount);
 const ctx = await openGpu({});
 const cpuMs = (): number => (process.cpuUsage().user + process.cpuUsage().system) / 1000;

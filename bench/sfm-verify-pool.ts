@@ -4,7 +4,8 @@
  * matches (tests/main/engine/sfm/verify-scenes.ts: general scenes, 30% outliers, 0.5 px; no
  * intrinsics, as a clip's frames without EXIF are verified: F and H). The worker is the built one
  * (node scripts/build.mjs --node: out/host/verify-worker.mjs). Checks the results are identical.
- *   node out/tmp/build-bench.mjs bench/sfm-verify-pool.ts out/tmp/sfm-verify-pool.mjs && node out/tmp/sfm-verify-pool.mjs [pairs] [matches] [maxThreads]
+ *   npx esbuild bench/sfm-verify-pool.ts --bundle --platform=node --format=esm --outfile=out/tmp/sfm-verify-pool.mjs
+ *   && node out/tmp/sfm-verify-pool.mjs [pairs] [matches] [maxThreads]
  */
 import { isDeepStrictEqual } from 'node:util';
 import path from 'node:path';
