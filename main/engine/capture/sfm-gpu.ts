@@ -30,7 +30,7 @@ import { exhaustivePairs, selectPairs, sequentialPairs, type ImagePair, type Pai
 import { gpuWordAssigner } from '../sfm/retrieval-gpu.js';
 import { summariseVerification, type VerificationSummary } from '../sfm/verification-summary.js';
 import type { PinholeIntrinsics, VerifyOptions } from '../sfm/verify/verify-options.js';
-import { VerifyPool } from '../sfm/verify/verify-pool.js';
+import { defaultVerifyThreads, VerifyPool } from '../sfm/verify/verify-pool.js';
 import type { VerifiedPair } from '../sfm/verify/verify-pairs.js';
 
 export interface GpuStageOptions {
@@ -204,6 +204,7 @@ export async function matchIntoDatabase(database: string, how: MatchIntoDatabase
   };
   const verifier = ours
     ? new VerifyPool(content.images.map((im) => im.keypoints), verificationIntrinsics(content.cameras, content.images), CAPTURE_VERIFY_OPTIONS, {
+        threads: Math.min(defaultVerifyThreads(), pairs.length),
         signal: options.signal,
         onVerified: (done) => {
           verifiedCount = done;
