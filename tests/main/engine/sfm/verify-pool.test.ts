@@ -25,8 +25,9 @@ function keypoints(points: Float64Array): Float32Array {
  * intrinsics, matches in identity order (keypoint k of one image to k of the other).
  */
 function scenes(): { images: Float32Array[]; pairs: [number, number][]; matches: Uint32Array[]; cameras: (PinholeIntrinsics | undefined)[] } {
-  // [kind, outlier share, calibrated, matches]: the all-outlier pair small (RANSAC runs to its caps there)
-  const kinds: [SceneKind, number, boolean, number][] = [['general', 0.3, true, 300], ['planar', 0.3, true, 300], ['rotation', 0.2, true, 300], ['general', 0.4, false, 300], ['general', 1, true, 60], ['general', 0.1, true, 300], ['planar', 0.5, false, 300]];
+  // [kind, outlier share, calibrated, matches]: DEGENERATE from too few matches (all outliers would
+  // run every RANSAC to its cap: seconds a pair on a loaded machine)
+  const kinds: [SceneKind, number, boolean, number][] = [['general', 0.3, true, 200], ['planar', 0.3, true, 200], ['rotation', 0.2, true, 200], ['general', 0.4, false, 200], ['general', 0, true, 12], ['general', 0.1, true, 200], ['planar', 0.5, false, 200]];
   const images: Float32Array[] = [];
   const pairs: [number, number][] = [];
   const matches: Uint32Array[] = [];
@@ -67,7 +68,7 @@ describe(`verification on worker threads (seed ${seed})`, () => {
     }
     expect(await verifyPairsInParallel(pairs, matches, images, cameras, {}, { threads: 0, workerScript })).toEqual(serial);
     expect(await verifyPairsInParallel(pairs, matches, images, cameras, {}, { workerScript: null })).toEqual(serial);
-  });
+  }, 240_000);
 
   it('takes pairs while earlier ones are verified, and passes the options to every thread', async () => {
     const options = { maxErrorPx: 2, seed: 1234 };
@@ -81,13 +82,13 @@ describe(`verification on worker threads (seed ${seed})`, () => {
     }
     expect(await pool.finish()).toEqual(expected);
     expect(counts).toEqual(pairs.map((_, p) => p + 1));
-  });
+  }, 120_000);
 
   it('reports progress once per pair, up to the total', async () => {
     const seen: [number, number][] = [];
     await verifyPairsInParallel(pairs, matches, images, cameras, {}, { threads: 2, workerScript, onPair: (done, total) => seen.push([done, total]) });
     expect(seen).toEqual(pairs.map((_, p) => [p + 1, pairs.length]));
-  });
+  }, 120_000);
 
   it('names the pair whose match points past its image, and a thread that fails', async () => {
     const bad = [...matches.slice(0, 3), Uint32Array.from([0, 100000])];
