@@ -43,6 +43,9 @@ const node = [
   { entryPoints: [path.join(root, 'main/host/index.ts')], outfile: path.join(root, 'out/host/index.mjs'), format: 'esm', banner: esmBanner },
   { entryPoints: [path.join(root, 'main/app/index.ts')], outfile: path.join(root, 'out/main/index.cjs'), format: 'cjs' },
   { entryPoints: [path.join(root, 'main/preload/index.ts')], outfile: path.join(root, 'out/preload/index.cjs'), format: 'cjs', platform: 'browser', external: ['electron'] },
+  // Worker threads are bundles of their own, beside each entry that starts them (the engine finds
+  // them at new URL('./<name>.mjs', import.meta.url): sfm/verify/verify-pool.ts).
+  ...['cli', 'host'].map((entry) => ({ entryPoints: [path.join(root, 'main/engine/sfm/verify/verify-worker.ts')], outfile: path.join(root, `out/${entry}/verify-worker.mjs`), format: 'esm', banner: esmBanner })),
 ];
 const gpu = [
   { entryPoints: [path.join(root, 'tests/gpu/runner.ts')], outfile: path.join(root, 'out/gpu/runner.mjs'), format: 'esm', banner: esmBanner },

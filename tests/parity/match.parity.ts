@@ -3,7 +3,9 @@
  * dot product exact in float32, so nearest indices, dot products and accepted pairs must be
  * identical (ties included: both keep the lower index), in both directions of the one pass (each
  * query's nearest trains, each train's nearest queries). The outputs are poisoned first, so an
- * answer the kernels leave unwritten shows.
+ * answer the kernels leave unwritten shows. Each case runs twice: the pair alone (nearestBoth) and
+ * batched (nearestBatch: both directions of the pair as two segments of one dispatch over one
+ * buffer holding both images, as matchImagePairs batches pairs on a GPU).
  */
 import type { GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
@@ -63,8 +65,23 @@ export async function matchParity(ctx: GpuContext, variant: KernelVariant, seed:
         }
       }
     };
-    compare('query', got.forward, referenceNearest(a, b), c.trains);
-    compare('train', got.backward, referenceNearest(b, a), c.queries);
+    const forward = referenceNearest(a, b);
+    const backward = referenceNearest(b, a);
+    compare('query', got.forward, forward, c.trains);
+    compare('train', got.backward, backward, c.queries);
+    const both = new Uint8Array(a.length + b.length);
+    both.set(a);
+    both.set(b, a.length);
+    const arena = matcher.upload(both);
+    try {
+      const [ab, ba] = await matcher.nearestBatch(arena.buffer, [{ queryFirst: 0, queryCount: c.queries, trainFirst: c.queries, trainCount: c.trains }, { queryFirst: c.queries, queryCount: c.trains, trainFirst: 0, trainCount: c.queries }], true);
+      compare('batched query', ab.forward, forward, c.trains);
+      compare('batched train', ab.backward, backward, c.queries);
+      compare('batched reversed query', ba.forward, backward, c.queries);
+      compare('batched reversed train', ba.backward, forward, c.trains);
+    } finally {
+      arena.buffer.destroy();
+    }
     const pairs = await matcher.match(da, db);
     const wantPairs = referenceMatches(a, b).flat();
     const samePairs = pairs.length === wantPairs.length && wantPairs.every((v, k) => pairs[k] === v);

@@ -30,7 +30,8 @@ import { exhaustivePairs, selectPairs, sequentialPairs, type ImagePair, type Pai
 import { gpuWordAssigner } from '../sfm/retrieval-gpu.js';
 import { summariseVerification, type VerificationSummary } from '../sfm/verification-summary.js';
 import type { PinholeIntrinsics, VerifyOptions } from '../sfm/verify/verify-options.js';
-import { verifyPairs, type VerifiedPair } from '../sfm/verify/verify-pairs.js';
+import { defaultVerifyThreads, VerifyPool } from '../sfm/verify/verify-pool.js';
+import type { VerifiedPair } from '../sfm/verify/verify-pairs.js';
 
 export interface GpuStageOptions {
   gpu: GpuContext;
@@ -154,20 +155,6 @@ export function verificationIntrinsics(cameras: readonly Required<DatabaseCamera
  */
 export const CAPTURE_VERIFY_OPTIONS: Partial<VerifyOptions> = { planarInliers: 'larger' };
 
-/** Verification pair by pair, giving the event loop a turn every few pairs (progress reaches the UI, a cancel is seen). */
-async function verifyInTurns(pairs: readonly ImagePair[], raw: readonly Uint32Array[], keypoints: readonly Float32Array[], intrinsics: readonly (PinholeIntrinsics | undefined)[], options: GpuStageOptions, onProgress: (done: number, total: number) => void): Promise<VerifiedPair[]> {
-  const verified: VerifiedPair[] = [];
-  const TURN = 8;
-  for (let start = 0; start < pairs.length; start += TURN) {
-    throwIfCancelled(options.signal);
-    const end = Math.min(pairs.length, start + TURN);
-    verified.push(...verifyPairs(pairs.slice(start, end), raw.slice(start, end), keypoints, intrinsics, CAPTURE_VERIFY_OPTIONS));
-    onProgress(end, pairs.length);
-    await new Promise<void>((resolve) => setImmediate(resolve));
-  }
-  return verified;
-}
-
 /** The database row of a verified pair (image ids = capture index + 1, so image1 < image2). */
 export function twoViewRow({ pair: [i, j], geometry, inlierMatches }: VerifiedPair): DatabaseTwoViewGeometry {
   return {
@@ -196,7 +183,10 @@ export interface MatchIntoDatabaseResult {
 
 /**
  * Chooses the pairs, matches them on the GPU and (verifier 'ours') verifies them; rewrites the
- * database with the raw matches and the two-view geometries. Progress: matching 0-0.9, verification the rest.
+ * database with the raw matches and the two-view geometries. Each pair's verification starts on
+ * the worker threads (sfm/verify/verify-pool.ts) as soon as the GPU has matched it, so the two
+ * overlap; `seconds.verify` is what verification takes after the last pair is matched.
+ * Progress: matching 0-0.9 and verification the rest, summed as each advances.
  */
 export async function matchIntoDatabase(database: string, how: MatchIntoDatabaseOptions, options: GpuStageOptions): Promise<MatchIntoDatabaseResult> {
   const t0 = performance.now();
@@ -206,20 +196,40 @@ export async function matchIntoDatabase(database: string, how: MatchIntoDatabase
   const t1 = performance.now();
   const ours = (how.verifier ?? 'ours') === 'ours';
   const matchShare = ours ? 0.9 : 1;
-  const raw = await matchImagePairs(options.gpu, content.images, pairs, {}, (done, total) => {
-    throwIfCancelled(options.signal);
-    options.onProgress?.(matchShare * (done / total), `match ${done}/${total} pairs`);
-  });
-  const t2 = performance.now();
-  const matches = pairs.map(([i, j], k) => ({ image1: i + 1, image2: j + 1, matches: raw[k] }));
-  let verification: VerificationSummary | undefined;
-  let twoViewGeometries: DatabaseTwoViewGeometry[] | undefined;
-  if (ours) {
-    const intrinsics = verificationIntrinsics(content.cameras, content.images);
-    const verified = await verifyInTurns(pairs, raw, content.images.map((im) => im.keypoints), intrinsics, options, (done, total) => options.onProgress?.(matchShare + (1 - matchShare) * (done / total), `verify ${done}/${total} pairs`));
-    verification = summariseVerification(verified);
-    twoViewGeometries = verified.map(twoViewRow);
+  let matched = 0;
+  let verifiedCount = 0;
+  const progress = (message: string) => {
+    const total = Math.max(1, pairs.length);
+    options.onProgress?.(matchShare * (matched / total) + (1 - matchShare) * (verifiedCount / total), message);
+  };
+  const verifier = ours
+    ? new VerifyPool(content.images.map((im) => im.keypoints), verificationIntrinsics(content.cameras, content.images), CAPTURE_VERIFY_OPTIONS, {
+        threads: Math.min(defaultVerifyThreads(), pairs.length),
+        signal: options.signal,
+        onVerified: (done) => {
+          verifiedCount = done;
+          progress(`verify ${done}/${pairs.length} pairs`);
+        },
+      })
+    : undefined;
+  let raw: Uint32Array[];
+  let verified: VerifiedPair[] | undefined;
+  let t2: number;
+  try {
+    raw = await matchImagePairs(options.gpu, content.images, pairs, {}, (done, _total, pairMatches) => {
+      throwIfCancelled(options.signal);
+      matched = done;
+      verifier?.add(pairs[done - 1], pairMatches);
+      progress(`match ${done}/${pairs.length} pairs`);
+    });
+    t2 = performance.now();
+    verified = await verifier?.finish();
+  } finally {
+    await verifier?.close();
   }
+  const matches = pairs.map(([i, j], k) => ({ image1: i + 1, image2: j + 1, matches: raw[k] }));
+  const verification: VerificationSummary | undefined = verified ? summariseVerification(verified) : undefined;
+  const twoViewGeometries: DatabaseTwoViewGeometry[] | undefined = verified?.map(twoViewRow);
   const t3 = performance.now();
   await writeColmapDatabase(database, { cameras: content.cameras, images: content.images, matches, ...(twoViewGeometries ? { twoViewGeometries } : {}) });
   if (!ours) await writeFile(how.pairListFile, pairs.map(([i, j]) => `${content.images[i].name} ${content.images[j].name}\n`).join(''));

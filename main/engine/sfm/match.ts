@@ -8,23 +8,53 @@
  *
  * Work is split by blocks of queries so that no dispatch holds more than MAX_DOTS_PER_DISPATCH
  * dot products (2^22: ~80 ms on this machine's llvmpipe, well under a driver's watchdog; an
- * H200 does one in ~0.1 ms), each block submitted on its own.
+ * H200 does one in ~0.1 ms), each block submitted on its own. On a hardware GPU the cap is
+ * MAX_DOTS_PER_DISPATCH_HARDWARE, and matchImagePairs batches many pairs into one dispatch up to
+ * it (match-batch.ts): one pair is a few workgroups, far too few to fill such a GPU.
  */
 import { bindGroup, createStorage, createUniform, poisonBuffer, readBuffer, uploadStorage } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { UniformStruct } from '../gpu/uniforms.js';
+import { MERGE_WORKGROUP, planMatchBatches, QUERIES_PER_WORKGROUP } from './match-batch.js';
 import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE } from './sift-options.js';
 
+export { QUERIES_PER_WORKGROUP } from './match-batch.js';
+
 export const MAX_DOTS_PER_DISPATCH = 1 << 22;
+/**
+ * The cap on a hardware adapter: 2^29 dot products, ~13 ms on an H200 at its ~0.1 ms per 2^22
+ * (a GPU 50x slower still finishes well inside a 2 s watchdog); ~70 pairs of 2,800 features.
+ */
+export const MAX_DOTS_PER_DISPATCH_HARDWARE = 1 << 29;
 /** Byte dot products over this are the unit descriptors' cosines. */
 const DOT_SCALE = DESCRIPTOR_BYTE_SCALE * DESCRIPTOR_BYTE_SCALE;
-/** Queries of one nearest_two workgroup (kernels/match-nearest.wgsl QUERIES_PER_WORKGROUP): a dispatch's block is a multiple. */
-export const QUERIES_PER_WORKGROUP = 512;
 /** Trains staged at a time (kernels/match-nearest.wgsl TRAIN_TILE): a train block is a multiple. */
 const TRAIN_TILE = 8;
-const MERGE_WORKGROUP = 64;
 const NONE = 0xffffffff;
+/** u32 words of kernels/match-nearest.wgsl's Segment. */
+const SEGMENT_WORDS = 12;
+
+/** One pair of a dispatch, as kernels/match-nearest.wgsl's Segment (its header says what each field is). */
+export interface Segment {
+  queryFirst: number;
+  queryCount: number;
+  queryIndexFirst: number;
+  trainFirst: number;
+  trainCount: number;
+  forwardFirst: number;
+  backwardFirst: number;
+  columnFirst: number;
+  columnRows: number;
+  rowFirst: number;
+  mergeFirst: number;
+}
+
+function packSegments(segments: readonly Segment[]): Uint32Array {
+  const words = new Uint32Array(SEGMENT_WORDS * segments.length);
+  segments.forEach((g, k) => words.set([g.queryFirst, g.queryCount, g.queryIndexFirst, g.trainFirst, g.trainCount, g.forwardFirst, g.backwardFirst, g.columnFirst, g.columnRows, g.rowFirst, g.mergeFirst, 0], SEGMENT_WORDS * k));
+  return words;
+}
 
 export interface MatchOptions {
   /** Lowe's ratio on descriptor angles (COLMAP: 0.8). */
@@ -66,7 +96,8 @@ export class FeatureMatcher {
     readonly maxDotsPerDispatch: number,
   ) {}
 
-  static async create(ctx: GpuContext, variant?: KernelVariant, maxDotsPerDispatch = MAX_DOTS_PER_DISPATCH): Promise<FeatureMatcher> {
+  /** `maxDotsPerDispatch`: by default MAX_DOTS_PER_DISPATCH on a software adapter, MAX_DOTS_PER_DISPATCH_HARDWARE on a GPU. */
+  static async create(ctx: GpuContext, variant?: KernelVariant, maxDotsPerDispatch = ctx.info.adapter.software ? MAX_DOTS_PER_DISPATCH : MAX_DOTS_PER_DISPATCH_HARDWARE): Promise<FeatureMatcher> {
     const [nearest, merge] = await ctx.kernels.preload(['nearest_two', 'merge_columns'].map((entryPoint) => ({ kernel: 'match-nearest', entryPoint, variant })));
     return new FeatureMatcher(ctx, nearest, merge, maxDotsPerDispatch);
   }
@@ -109,30 +140,32 @@ export class FeatureMatcher {
     const out = createStorage(device, 'match.best', (n + m) * 16);
     const rows = Math.ceil(n / QUERIES_PER_WORKGROUP);
     const columns = createStorage(device, 'match.columns', rows * m * 16);
-    const struct = UniformStruct.of('match-nearest', 'MatchParams');
     const block = this.queryBlock(m);
     const trainBlock = this.trainBlock(m);
-    const owned: GPUBuffer[] = [out, columns];
-    if (poison) for (const b of owned) poisonBuffer(device, b);
-    const params = (values: Record<string, number>) => {
-      const buffer = createUniform(device, 'match.params', struct.size);
+    // one segment a dispatch: every workgroup's table entry is 0
+    const table = uploadStorage(device, 'match.table', new Uint32Array(Math.max(Math.ceil(Math.min(block, n) / QUERIES_PER_WORKGROUP), Math.ceil(m / MERGE_WORKGROUP))));
+    const owned: GPUBuffer[] = [out, columns, table];
+    if (poison) for (const b of [out, columns]) poisonBuffer(device, b);
+    const whole: Segment = { queryFirst: 0, queryCount: n, queryIndexFirst: 0, trainFirst: 0, trainCount: m, forwardFirst: 0, backwardFirst: n, columnFirst: 0, columnRows: rows, rowFirst: 0, mergeFirst: 0 };
+    const segment = (values: Partial<Segment>) => {
+      const buffer = uploadStorage(device, 'match.segments', packSegments([{ ...whole, ...values }]));
       owned.push(buffer);
-      device.queue.writeBuffer(buffer, 0, struct.pack({ query_first: 0, query_count: 0, train_count: m, column_rows: 0, train_first: 0, train_end: m, answer_first: 0, ...values }));
       return buffer;
     };
     try {
       for (let first = 0; first < n; first += block) {
         const count = Math.min(block, n - first);
+        const blockSegment = segment({ queryFirst: first, queryCount: count, queryIndexFirst: first, forwardFirst: first });
         // train blocks in order: each merges its rows into what the earlier ones left in `out`
         for (let trainFirst = 0; trainFirst < m; trainFirst += trainBlock) {
           const commands = this.ctx.commands('match.nearest');
-          const group = bindGroup(device, this.nearestPipeline, { 0: params({ query_first: first, query_count: count, train_first: trainFirst, train_end: Math.min(m, trainFirst + trainBlock) }), 1: query.buffer, 2: train.buffer, 3: out, 4: columns });
+          const group = bindGroup(device, this.nearestPipeline, { 0: this.params(owned, { train_first: trainFirst, train_end: Math.min(m, trainFirst + trainBlock) }), 1: query.buffer, 2: train.buffer, 3: out, 4: columns, 5: blockSegment, 6: table });
           commands.dispatch(this.nearestPipeline, [group], Math.ceil(count / QUERIES_PER_WORKGROUP));
           await commands.submit();
         }
       }
       const commands = this.ctx.commands('match.merge');
-      commands.dispatch(this.mergePipeline, [bindGroup(device, this.mergePipeline, { 0: params({ column_rows: rows, answer_first: n }), 3: out, 4: columns })], Math.ceil(m / MERGE_WORKGROUP));
+      commands.dispatch(this.mergePipeline, [bindGroup(device, this.mergePipeline, { 0: this.params(owned, {}), 3: out, 4: columns, 5: segment({}), 6: table })], Math.ceil(m / MERGE_WORKGROUP));
       await commands.submit();
       const raw = await readBuffer(device, out, (n + m) * 16);
       this.ctx.assertNoErrors('descriptor matching');
@@ -140,6 +173,61 @@ export class FeatureMatcher {
     } finally {
       for (const b of owned) b.destroy();
     }
+  }
+
+  /**
+   * Many pairs in one dispatch (and one merge, one read-back): `descriptors` holds every image of
+   * the batch, and pair k's queries and trains are its [queryFirst, + queryCount) and
+   * [trainFirst, + trainCount) (none empty). The answers are nearestBoth's for each pair alone.
+   * The caller keeps the batch within the cap (match-batch.ts: dots, workgroups per dispatch).
+   */
+  async nearestBatch(descriptors: GPUBuffer, pairs: readonly { queryFirst: number; queryCount: number; trainFirst: number; trainCount: number }[], poison = false): Promise<{ forward: Nearest; backward: Nearest }[]> {
+    const { device } = this.ctx;
+    const segments: Segment[] = [];
+    let answers = 0;
+    let columnEntries = 0;
+    let rowsTotal = 0;
+    let mergeTotal = 0;
+    for (const p of pairs) {
+      if (!p.queryCount || !p.trainCount) throw new Error('match: a batched pair has no descriptors on one side (matchImagePairs matches those alone)');
+      const rows = Math.ceil(p.queryCount / QUERIES_PER_WORKGROUP);
+      segments.push({ ...p, queryIndexFirst: 0, forwardFirst: answers, backwardFirst: answers + p.queryCount, columnFirst: columnEntries, columnRows: rows, rowFirst: rowsTotal, mergeFirst: mergeTotal });
+      answers += p.queryCount + p.trainCount;
+      columnEntries += rows * p.trainCount;
+      rowsTotal += rows;
+      mergeTotal += Math.ceil(p.trainCount / MERGE_WORKGROUP);
+    }
+    const table = new Uint32Array(rowsTotal + mergeTotal);
+    segments.forEach((g, k) => {
+      table.fill(k, g.rowFirst, g.rowFirst + g.columnRows);
+      table.fill(k, rowsTotal + g.mergeFirst, rowsTotal + g.mergeFirst + Math.ceil(g.trainCount / MERGE_WORKGROUP));
+    });
+    const out = createStorage(device, 'match.best', answers * 16);
+    const columns = createStorage(device, 'match.columns', columnEntries * 16);
+    const owned: GPUBuffer[] = [out, columns, uploadStorage(device, 'match.segments', packSegments(segments)), uploadStorage(device, 'match.table', table)];
+    const [, , segmentBuffer, tableBuffer] = owned;
+    if (poison) for (const b of [out, columns]) poisonBuffer(device, b);
+    try {
+      const commands = this.ctx.commands('match.batch');
+      const bindings = { 1: descriptors, 2: descriptors, 3: out, 4: columns, 5: segmentBuffer, 6: tableBuffer };
+      commands.dispatch(this.nearestPipeline, [bindGroup(device, this.nearestPipeline, { 0: this.params(owned, { train_first: 0, train_end: NONE }), ...bindings })], rowsTotal);
+      commands.dispatch(this.mergePipeline, [bindGroup(device, this.mergePipeline, { 0: this.params(owned, { table_first: rowsTotal }), 3: out, 4: columns, 5: segmentBuffer, 6: tableBuffer })], mergeTotal);
+      await commands.submit();
+      const raw = await readBuffer(device, out, answers * 16);
+      this.ctx.assertNoErrors('descriptor matching (batched)');
+      return segments.map((g) => ({ forward: unpackNearest(raw, g.forwardFirst, g.queryCount), backward: unpackNearest(raw, g.backwardFirst, g.trainCount) }));
+    } finally {
+      for (const b of owned) b.destroy();
+    }
+  }
+
+  /** The dispatch's MatchParams (a uniform the caller's `owned` list destroys). */
+  private params(owned: GPUBuffer[], values: Record<string, number>): GPUBuffer {
+    const struct = UniformStruct.of('match-nearest', 'MatchParams');
+    const buffer = createUniform(this.ctx.device, 'match.params', struct.size);
+    owned.push(buffer);
+    this.ctx.device.queue.writeBuffer(buffer, 0, struct.pack({ train_first: 0, train_end: 0, table_first: 0, ...values }));
+    return buffer;
   }
 
   /** Matches (i in a, j in b) as [i0, j0, i1, j1, ...], ascending in i. */
@@ -193,38 +281,76 @@ export async function matchFeatures(ctx: GpuContext, a: { descriptors: Uint8Arra
 }
 
 /**
- * Pairs matched at once by matchImagePairs: the next pair's dispatches are queued while the host
- * waits for this one's read-back and applies its tests, so the GPU does not idle through a round
- * trip per pair (on a GPU that finishes a pair in well under a millisecond, the round trips are the cost).
+ * Batches matched at once by matchImagePairs: the next batch's dispatches are queued while the
+ * host waits for this one's read-back and applies its tests, so the GPU does not idle through a
+ * round trip per batch.
  */
-export const PAIRS_IN_FLIGHT = 2;
+export const BATCHES_IN_FLIGHT = 2;
 
 /**
  * Matches every pair of `pairs` (match-pairs.ts) among `images`, each image's descriptors uploaded
- * once and kept for all its pairs (1 MiB an image at 8192 features). Results in `pairs` order.
- * `onPair`: progress, after each pair (done, total), in pair order.
+ * once and kept for all its pairs (1 MiB an image at 8192 features). Consecutive pairs are
+ * matched together, one dispatch a batch (match-batch.ts), within the matcher's cap: on a
+ * software adapter (its cap 2^22) pairs of thousands of features go one at a time as before.
+ * Results in `pairs` order, the same bytes as matching each pair alone. `onPair`: after each
+ * pair, in pair order: (done, total, that pair's matches), so a caller can start on a pair's
+ * matches (capture verifies them) while the rest are matched. `maxDotsPerDispatch` overrides
+ * the matcher's cap (tests, benchmarks).
  */
-export async function matchImagePairs(ctx: GpuContext, images: readonly { descriptors: Uint8Array }[], pairs: readonly (readonly [number, number])[], options: Partial<MatchOptions> = {}, onPair?: (done: number, total: number) => void): Promise<Uint32Array[]> {
-  const matcher = await FeatureMatcher.create(ctx);
+export async function matchImagePairs(ctx: GpuContext, images: readonly { descriptors: Uint8Array }[], pairs: readonly (readonly [number, number])[], options: Partial<MatchOptions> = {}, onPair?: (done: number, total: number, matches: Uint32Array) => void, maxDotsPerDispatch?: number): Promise<Uint32Array[]> {
+  for (const pair of pairs) for (const i of pair) if (!Number.isInteger(i) || i < 0 || i >= images.length) throw new Error(`match: pair names image ${i}, but there are ${images.length}`);
+  const o = { ...MATCH_DEFAULTS, ...options };
+  const matcher = await FeatureMatcher.create(ctx, undefined, maxDotsPerDispatch);
+  const { device } = ctx;
   const uploaded = new Map<number, GpuDescriptors>();
   const on = (i: number) => {
-    if (!Number.isInteger(i) || i < 0 || i >= images.length) throw new Error(`match: pair names image ${i}, but there are ${images.length}`);
     let d = uploaded.get(i);
     if (!d) uploaded.set(i, (d = matcher.upload(images[i].descriptors, `match.image${i}`)));
     return d;
   };
-  const inFlight: Promise<Uint32Array>[] = [];
+  const counts = images.map((im) => im.descriptors.length / DESCRIPTOR_SIZE);
+  const batches = planMatchBatches(pairs, counts, {
+    maxDotsPerDispatch: matcher.maxDotsPerDispatch,
+    maxDescriptorBytes: Math.min(device.limits.maxStorageBufferBindingSize, device.limits.maxBufferSize, 256 << 20),
+    maxWorkgroups: device.limits.maxComputeWorkgroupsPerDimension,
+  });
+  const runBatch = async (batch: (typeof batches)[number]): Promise<Uint32Array[]> => {
+    if (batch.kind === 'alone') {
+      const [i, j] = pairs[batch.pair];
+      return [await matcher.match(on(i), on(j), o)];
+    }
+    // the batch's images side by side in one buffer (GPU copies of their uploads)
+    const first = new Map<number, number>();
+    let total = 0;
+    for (const image of batch.images) {
+      first.set(image, total);
+      total += counts[image];
+    }
+    const descriptors = createStorage(device, 'match.batch-descriptors', total * DESCRIPTOR_SIZE);
+    try {
+      const encoder = device.createCommandEncoder({ label: 'match.batch-gather' });
+      for (const image of batch.images) encoder.copyBufferToBuffer(on(image).buffer, 0, descriptors, first.get(image)! * DESCRIPTOR_SIZE, counts[image] * DESCRIPTOR_SIZE);
+      device.queue.submit([encoder.finish()]);
+      const answers = await matcher.nearestBatch(descriptors, batch.pairs.map((k) => ({ queryFirst: first.get(pairs[k][0])!, queryCount: counts[pairs[k][0]], trainFirst: first.get(pairs[k][1])!, trainCount: counts[pairs[k][1]] })));
+      return answers.map(({ forward, backward }) => acceptMatches(forward, o.mutual ? backward : undefined, o));
+    } finally {
+      descriptors.destroy();
+    }
+  };
+  const inFlight: Promise<Uint32Array[]>[] = [];
   try {
     const out: Uint32Array[] = [];
     const settleOldest = async () => {
-      out.push(await inFlight.shift()!);
-      onPair?.(out.length, pairs.length);
+      for (const matches of await inFlight.shift()!) {
+        out.push(matches);
+        onPair?.(out.length, pairs.length, matches);
+      }
     };
-    for (const [i, j] of pairs) {
-      const pending = matcher.match(on(i), on(j), options);
+    for (const batch of batches) {
+      const pending = runBatch(batch);
       pending.catch(() => {}); // a failure is thrown where it is awaited, not as an unhandled rejection
       inFlight.push(pending);
-      if (inFlight.length >= PAIRS_IN_FLIGHT) await settleOldest();
+      if (inFlight.length >= BATCHES_IN_FLIGHT) await settleOldest();
     }
     while (inFlight.length) await settleOldest();
     return out;

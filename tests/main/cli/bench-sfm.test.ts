@@ -5,6 +5,7 @@ import { runCli } from '../../../main/cli/index.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { encodePng } from '../../helpers/images.js';
 import { freshSeed, rng } from '../../helpers/random.js';
+import { spawnCli } from '../../helpers/spawn-cli.js';
 import { captureStreams } from '../../helpers/streams.js';
 import { blobImage, crop } from '../engine/sfm/sift-images.js';
 
@@ -21,6 +22,21 @@ async function cropFolder(seed: number): Promise<string> {
 }
 
 describe('argonaut --no-gui bench sfm', () => {
+  it('the built CLI verifies on its worker threads (out/cli/verify-worker.mjs) with the in-process answers', async () => {
+    const seed = freshSeed();
+    const dir = await cropFolder(seed);
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'bench', 'sfm', dir, '--max-features', '300', '--json'], { streams: s }), s.err()).toBe(0);
+    const inProcess = s.jsonLines().at(-1) as Record<string, unknown>; // from source: verified on this thread
+    const cli = spawnCli(['bench', 'sfm', dir, '--max-features', '300']);
+    const { code } = await cli.exited;
+    expect(code, cli.stderr()).toBe(0);
+    const built = cli.lines.at(-1) as { stages: { verify: { threads: number } }; inliers_by_pair: unknown; matches_by_pair: unknown };
+    expect(built.stages.verify.threads).toBeGreaterThanOrEqual(1);
+    expect(built.matches_by_pair, `seed ${seed}`).toEqual(inProcess.matches_by_pair);
+    expect(built.inliers_by_pair, `seed ${seed}`).toEqual(inProcess.inliers_by_pair);
+  }, 120_000);
+
   it('times extraction, matching and verification of a photo folder and writes the result as the other benchmarks do', async () => {
     const seed = freshSeed();
     const dir = await cropFolder(seed);

@@ -3,10 +3,10 @@
  * R^3 per node, residuals of the form (x_b - x_a) * scale - target with a scalar weight each. The
  * normal matrix of such terms is a weighted graph Laplacian times I3, so the three coordinates
  * decouple into one n x n system with three right-hand sides; node `fixed` is held at 0 (the
- * gauge). Dense Cholesky (ml-matrix): a few hundred cameras are ~10^7 flops a solve, well under
+ * gauge). Dense Cholesky (cholesky.ts): a few hundred cameras are ~10^7 flops a solve, well under
  * the cost of building the terms, so no sparse solver is needed at this size (stated in docs/sfm.md).
  */
-import { CholeskyDecomposition, Matrix } from 'ml-matrix';
+import { choleskyFactor, choleskySolve } from './cholesky.js';
 
 export interface DifferenceTerm {
   a: number;
@@ -29,8 +29,6 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
   const size = denseCount - 1;
   const eliminatedCount = nodeCount - denseCount;
   const out = new Float64Array(3 * nodeCount);
-  // Flat arrays while summing (ml-matrix's get / set cost ~10x a typed-array access), one
-  // Matrix for the factorisation.
   const normal = new Float64Array(size * size);
   const rhs = new Float64Array(3 * size);
   // Eliminated node p: diagonal d_p, right-hand side r_p, and its links (dense node, weight).
@@ -64,29 +62,37 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
     }
   }
   // Schur complement: the off-diagonal entry between p and v is -w, so S -= w_i w_j / d_p and
-  // rhs_v += w_v r_p / d_p.
+  // rhs_v += w_v r_p / d_p. Each product once, for both of its symmetric entries: the same value
+  // lands in each, in the same order over p, as a loop over every (i, j) gives (half the work;
+  // a track links a camera once, tracks.ts).
   for (let p = 0; p < eliminatedCount; p++) {
     if (!(diagonal[p] > 0)) throw new Error(`laplacian-solve.ts: eliminated node ${denseCount + p} has no weighted term`);
-    for (const { node: u, weight: wu } of links[p]) {
+    const list = links[p];
+    for (let i = 0; i < list.length; i++) {
+      const { node: u, weight: wu } = list[i];
       if (u === fixed) continue;
       const iu = index(u);
       for (let c = 0; c < 3; c++) rhs[3 * iu + c] += (wu * eliminatedRhs[3 * p + c]) / diagonal[p];
-      for (const { node: v, weight: wv } of links[p]) {
+      normal[iu * size + iu] -= (wu * wu) / diagonal[p];
+      for (let j = i + 1; j < list.length; j++) {
+        const { node: v, weight: wv } = list[j];
         if (v === fixed) continue;
-        normal[iu * size + index(v)] -= (wu * wv) / diagonal[p];
+        const iv = index(v);
+        const product = (wu * wv) / diagonal[p];
+        normal[iu * size + iv] -= product;
+        normal[iv * size + iu] -= product;
       }
     }
   }
   if (size > 0) {
-    const rows = Array.from({ length: size }, (_, r) => Array.from(normal.subarray(r * size, (r + 1) * size)));
-    const cholesky = new CholeskyDecomposition(new Matrix(rows));
-    if (!cholesky.isPositiveDefinite()) {
+    const factor = choleskyFactor(normal, size);
+    if (!factor) {
       throw new Error('laplacian-solve.ts: the weighted normal matrix is singular (a node with no weighted term, or a graph in two parts)');
     }
-    const solution = cholesky.solve(new Matrix(Array.from({ length: size }, (_, r) => [rhs[3 * r], rhs[3 * r + 1], rhs[3 * r + 2]])));
+    const solution = choleskySolve(factor, size, rhs, 3);
     for (let v = 0; v < denseCount; v++) {
       if (v === fixed) continue;
-      for (let c = 0; c < 3; c++) out[3 * v + c] = solution.get(index(v), c);
+      for (let c = 0; c < 3; c++) out[3 * v + c] = solution[3 * index(v) + c];
     }
   }
   for (let p = 0; p < eliminatedCount; p++) {

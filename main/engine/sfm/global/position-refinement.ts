@@ -11,7 +11,7 @@
  * weights as in the rounds (IRLS, recomputed each step). The gauge: camera `fixed` held at the
  * origin, the scale by the damping and, at the end, a mean camera distance of 1.
  */
-import { CholeskyDecomposition, Matrix } from 'ml-matrix';
+import { choleskyFactor, choleskySolve } from './cholesky.js';
 import { inverse3 } from '../verify/dense.js';
 import type { DirectionConstraint } from './global-positioning.js';
 
@@ -159,14 +159,13 @@ function solveStep(cameraCount: number, nodeCount: number, constraints: readonly
   if (size > 0) {
     for (let i = 0; i < size; i++) {
       hcc[i * size + i] *= 1 + lambda;
-      // Symmetric up to rounding (H_pp^-1 from the adjugate); ml-matrix's Cholesky wants it exact.
+      // Symmetric up to rounding (H_pp^-1 from the adjugate): made exact, as the Cholesky reads one triangle.
       for (let j = 0; j < i; j++) hcc[i * size + j] = hcc[j * size + i] = (hcc[i * size + j] + hcc[j * size + i]) / 2;
     }
-    const rows = Array.from({ length: size }, (_, r) => Array.from(hcc.subarray(r * size, (r + 1) * size)));
-    const cholesky = new CholeskyDecomposition(new Matrix(rows));
-    if (!cholesky.isPositiveDefinite()) return undefined;
-    const x = cholesky.solve(Matrix.columnVector(Array.from(gc, (g) => -g)));
-    for (let v = 0; v < cameraCount; v++) if (v !== fixed) for (let i = 0; i < 3; i++) step[3 * v + i] = x.get(cameraRow(v) + i, 0);
+    const factor = choleskyFactor(hcc, size);
+    if (!factor) return undefined;
+    const x = choleskySolve(factor, size, Float64Array.from(gc, (g) => -g), 1);
+    for (let v = 0; v < cameraCount; v++) if (v !== fixed) for (let i = 0; i < 3; i++) step[3 * v + i] = x[cameraRow(v) + i];
   }
   for (let q = 0; q < pointCount; q++) {
     // delta_p = H_pp^-1 (-g_p - H_pc delta_c), H_pc = sign * block.

@@ -45,10 +45,9 @@ export function enforceSingularValues(m: Mat3, choose: (s: [number, number, numb
   return multiply3(us, transpose3(v));
 }
 
-/** Sampson's first-order approximation of the squared geometric error of x2^T M x1 = 0. */
-export function sampsonSquaredErrors(m: Mat3, points1: Float64Array, points2: Float64Array, out: Float64Array): void {
-  const n = out.length;
-  for (let k = 0; k < n; k++) {
+/** Sampson's first-order approximation of the squared geometric error of x2^T M x1 = 0 (correspondences [first, end)). */
+export function sampsonSquaredErrors(m: Mat3, points1: Float64Array, points2: Float64Array, out: Float64Array, first = 0, end = out.length): void {
+  for (let k = first; k < end; k++) {
     const x1 = points1[2 * k];
     const y1 = points1[2 * k + 1];
     const x2 = points2[2 * k];

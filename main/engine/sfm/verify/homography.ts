@@ -30,9 +30,8 @@ export function estimateHomography(points1: Float64Array, points2: Float64Array,
 }
 
 /** Squared transfer error |x2 - H x1|^2 in image 2 pixels; +Infinity where H x1 is at infinity. */
-export function homographySquaredErrors(h: Mat3, points1: Float64Array, points2: Float64Array, out: Float64Array): void {
-  const n = out.length;
-  for (let k = 0; k < n; k++) {
+export function homographySquaredErrors(h: Mat3, points1: Float64Array, points2: Float64Array, out: Float64Array, first = 0, end = out.length): void {
+  for (let k = first; k < end; k++) {
     const x = points1[2 * k];
     const y = points1[2 * k + 1];
     const w = h[6] * x + h[7] * y + h[8];

@@ -15,8 +15,8 @@ export interface ModelEstimator<Model> {
   sampleSize: number;
   /** Models fitted to the chosen correspondences (minimal: all solutions; more: least squares). */
   fit(points1: Float64Array, points2: Float64Array, indices: ArrayLike<number>): Model[];
-  /** out[k]: the squared error of correspondence k under the model. */
-  squaredErrors(model: Model, points1: Float64Array, points2: Float64Array, out: Float64Array): void;
+  /** out[k]: the squared error of correspondence k under the model, for k in [first, end) (default: all). */
+  squaredErrors(model: Model, points1: Float64Array, points2: Float64Array, out: Float64Array, first?: number, end?: number): void;
   /** Optional final polish on the best model's inliers (kept only where it lowers the MSAC cost). */
   refine?(model: Model, points1: Float64Array, points2: Float64Array, inliers: Uint32Array): Model[];
 }
@@ -63,23 +63,30 @@ export function ransac<Model>(
   let requiredIterations = maxIterations;
   let iteration = 0;
 
-  const evaluate = (model: Model): { cost: number; inlierCount: number } => {
-    estimator.squaredErrors(model, points1, points2, errors);
+  // The MSAC cost in chunks, stopping once it reaches `bound`: every term is >= 0, so the rest can
+  // only add to it, and a model that cannot beat the best is rejected without the rest of its
+  // errors (most random samples' models are). Below the bound the sum is the same, in the same order.
+  const evaluate = (model: Model, bound: number): { cost: number; inlierCount: number } | undefined => {
     let cost = 0;
     let inlierCount = 0;
-    for (let k = 0; k < n; k++) {
-      const e = errors[k];
-      if (e <= threshold2) {
-        cost += e;
-        inlierCount++;
-      } else cost += threshold2;
+    for (let first = 0; first < n; first += SCORE_CHUNK) {
+      const end = Math.min(n, first + SCORE_CHUNK);
+      estimator.squaredErrors(model, points1, points2, errors, first, end);
+      for (let k = first; k < end; k++) {
+        const e = errors[k];
+        if (e <= threshold2) {
+          cost += e;
+          inlierCount++;
+        } else cost += threshold2;
+      }
+      if (cost >= bound) return undefined;
     }
     return { cost, inlierCount };
   };
   const consider = (model: Model): boolean => {
-    const { cost, inlierCount } = evaluate(model);
-    if (best && cost >= best.cost) return false;
-    best = { model, cost, inlierCount };
+    const scored = evaluate(model, best ? best.cost : Infinity);
+    if (!scored) return false;
+    best = { model, ...scored };
     return true;
   };
 
@@ -109,6 +116,9 @@ export function ransac<Model>(
   for (let k = 0; k < n; k++) inlierMask[k] = errors[k] <= threshold2 ? 1 : 0;
   return { model: finalBest.model, inlierMask, inlierCount: finalBest.inlierCount, cost: finalBest.cost, iterations: iteration };
 }
+
+/** Correspondences scored between checks against the best cost (small enough to stop early, large enough to keep the loop tight). */
+const SCORE_CHUNK = 128;
 
 /** log(1 - confidence) / log(1 - w^s), rounded up; Infinity when w^s underflows. */
 export function iterationsForConfidence(inlierRatio: number, sampleSize: number, confidence: number): number {

@@ -26,19 +26,40 @@ export function verifyPairs(
   options: Partial<VerifyOptions> = {},
   onPair?: (done: number, total: number) => void,
 ): VerifiedPair[] {
-  if (pairs.length !== matches.length) throw new Error(`verify-pairs.ts: ${pairs.length} pairs but ${matches.length} match lists`);
+  checkMatchLists(pairs, matches);
   return pairs.map((pair, p) => {
-    const [a, b] = pair;
-    const list = matches[p];
-    const [points1, points2] = matchedPoints(list, keypoints[a], keypoints[b], pair);
-    const cameraA = cameras?.[a];
-    const cameraB = cameras?.[b];
-    const geometry = estimateTwoViewGeometry(points1, points2, cameraA && cameraB ? [cameraA, cameraB] : undefined, options);
-    const inlierMatches = new Uint32Array(2 * geometry.inliers.length);
-    geometry.inliers.forEach((k, i) => inlierMatches.set(list.subarray(2 * k, 2 * k + 2), 2 * i));
+    const input = pairInput(pair, matches[p], keypoints, cameras);
+    const geometry = estimateTwoViewGeometry(input.points1, input.points2, input.cameras, options);
     onPair?.(p + 1, pairs.length);
-    return { pair, geometry, inlierMatches };
+    return verifiedPair(pair, matches[p], geometry);
   });
+}
+
+export function checkMatchLists(pairs: readonly ImagePair[], matches: readonly Uint32Array[]): void {
+  if (pairs.length !== matches.length) throw new Error(`verify-pairs.ts: ${pairs.length} pairs but ${matches.length} match lists`);
+}
+
+/** What estimateTwoViewGeometry takes for one pair: all a worker thread needs (verify-pool.ts). */
+export interface PairInput {
+  points1: Float64Array;
+  points2: Float64Array;
+  /** Both cameras' intrinsics, or undefined where either is unknown (then F, not E). */
+  cameras: [PinholeIntrinsics, PinholeIntrinsics] | undefined;
+}
+
+export function pairInput(pair: ImagePair, matches: Uint32Array, keypoints: readonly Float32Array[], cameras: readonly (PinholeIntrinsics | undefined)[] | undefined): PairInput {
+  const [a, b] = pair;
+  const [points1, points2] = matchedPoints(matches, keypoints[a], keypoints[b], pair);
+  const cameraA = cameras?.[a];
+  const cameraB = cameras?.[b];
+  return { points1, points2, cameras: cameraA && cameraB ? [cameraA, cameraB] : undefined };
+}
+
+/** The pair's result: its geometry and the inlier matches as keypoint index pairs. */
+export function verifiedPair(pair: ImagePair, matches: Uint32Array, geometry: TwoViewGeometry): VerifiedPair {
+  const inlierMatches = new Uint32Array(2 * geometry.inliers.length);
+  geometry.inliers.forEach((k, i) => inlierMatches.set(matches.subarray(2 * k, 2 * k + 2), 2 * i));
+  return { pair, geometry, inlierMatches };
 }
 
 /** Pixel positions of both ends of every match, in match order. */

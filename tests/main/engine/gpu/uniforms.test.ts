@@ -66,7 +66,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
       ['observations', 'points', 'images', 'cameras', 'segments', 'variables', 'mode', 'loss', 'lambda', 'loss_scale', 'pcg_tolerance', 'vec_in', 'vec_out', 'image_info_at', 'camera_info_at', 'obs_image_at', 'obs_point_at', 'point_first_at', 'segment_at', 'seg_obs_at', 'intrinsics_at', 'points_at', 'partials', 'chunks', 'chunk_at', '_pad0', '_pad1', '_pad2'].map((name, i) => [name, 4 * i]),
     ),
   },
-  { kernel: 'match-nearest', struct: 'MatchParams', size: 32, offsets: { query_first: 0, query_count: 4, train_count: 8, column_rows: 12, train_first: 16, train_end: 20, answer_first: 24, _pad0: 28 } },
+  { kernel: 'match-nearest', struct: 'MatchParams', size: 16, offsets: { train_first: 0, train_end: 4, table_first: 8, _pad0: 12 } },
   { kernel: 'tsdf', struct: 'TsdfView', size: 80, offsets: { r0: 0, r1: 16, r2: 32, focal: 48, principal: 56, size: 64, near: 72, alpha_min: 76 } },
 ];
 
