@@ -87,7 +87,7 @@ export interface InputReport {
   registered: number;
   unregistered: string[];
   video?: { durationS: number; fps: number; width: number; height: number; framesDecoded: number; segments: number; droppedBlurry: number; droppedDuplicate: number; medianSharpness: number };
-  photos?: { copied: number; reencoded: number };
+  photos?: { copied: number; reencoded: number; unreadable: { file: string; reason: string }[] };
 }
 
 export interface CaptureReport {
@@ -214,7 +214,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   };
 
   // ---- inputs -> images ----
-  const outcomes = new Map<CaptureInput, VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }>();
+  const outcomes = new Map<CaptureInput, VideoOutcome | PhotoOutcome>();
   if (tools) {
     const infos = await time('probe', () => Promise.all(videos.map((v) => probeVideo(tools, v.path, signal))));
     const budget = framesPerClip(frames, infos.map((i) => i.durationS));
@@ -246,7 +246,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     );
     await writeFileAtomic(manifest, `${JSON.stringify(imported.records, null, 1)}\n`);
     if (imported.skipped.length === imported.names.length) resumed.push(`photos:${input.name}`);
-    outcomes.set(input, { photos: imported.names, records: imported.records });
+    outcomes.set(input, { photos: imported.names, records: imported.records, unreadable: imported.unreadable });
     if (masksDir) {
       await time('masks', () => importCaptureMasks(masksDir, input.path, imported.names, imported.records, maxSize, capturedMasksDir(datasetDir, input.name), signal));
       log('info', `${imported.names.length} masks from ${masksDir} -> ${capturedMasksDir(datasetDir, input.name)}`);
@@ -321,6 +321,10 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     ...(sfm.fallback ? { fallback: sfm.fallback } : {}),
     ...(sfm.unregistered ? { unregisteredReasons: sfm.unregistered } : {}),
   });
+  // photos that could not be read were skipped (their files untouched): named, so nothing is silently lost
+  for (const outcome of outcomes.values()) {
+    for (const u of 'photos' in outcome ? outcome.unreadable : []) diagnostics.unshift({ level: 'warn', message: `skipped ${u.file}: it could not be read (${u.reason.replace(`${u.file}: `, '')}); the other photos were used. Replace or remove the file and run the capture again to include it.` });
+  }
   const report: CaptureReport = {
     datasetDir,
     registered: registered.size,
@@ -353,11 +357,13 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   return { datasetDir, report };
 }
 
-function inputReport(input: CaptureInput, outcome: VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }, images: string[], registered: ReadonlySet<string>): InputReport {
+type PhotoOutcome = { photos: string[]; records: Record<string, PhotoRecord>; unreadable: { file: string; reason: string }[] };
+
+function inputReport(input: CaptureInput, outcome: VideoOutcome | PhotoOutcome, images: string[], registered: ReadonlySet<string>): InputReport {
   const base = { name: input.name, kind: input.kind, path: input.path, images: images.length, registered: images.filter((n) => registered.has(n)).length, unregistered: images.filter((n) => !registered.has(n)) };
   if ('photos' in outcome) {
     const records = Object.values(outcome.records);
-    return { ...base, photos: { copied: records.filter((r) => r.action === 'copied').length, reencoded: records.filter((r) => r.action === 'reencoded').length } };
+    return { ...base, photos: { copied: records.filter((r) => r.action === 'copied').length, reencoded: records.filter((r) => r.action === 'reencoded').length, unreadable: outcome.unreadable } };
   }
   const { info, selection } = outcome;
   return {
