@@ -133,9 +133,10 @@ export async function runCaptureSfm(colmap: Colmap | undefined, paths: { imagesD
       unregistered: result.unregistered,
       mapping: { stats: result.mappingStats, bundle: result.bundle },
     };
-    const few = tooFewRegistered(registered, total, result.viewGraphImages);
-    if (!few) return ours;
-    reason = `our SfM ${few}`;
+    const few = result.failure ? undefined : tooFewRegistered(registered, total, result.viewGraphImages);
+    if (!result.failure && !few) return ours;
+    if (result.failure) ours.failure = result.failure;
+    reason = result.failure ? `our SfM found no model: ${result.failure}` : `our SfM ${few}`;
   } catch (error) {
     if (error instanceof ArgonautError && error.code === 'cancelled') throw error;
     thrown = error;
@@ -145,7 +146,7 @@ export async function runCaptureSfm(colmap: Colmap | undefined, paths: { imagesD
   }
   if (!colmap) {
     if (ours) {
-      log('warn', `${reason}; COLMAP is not installed, so ours is kept (install COLMAP for the fallback)`);
+      log('warn', `${reason}; COLMAP is not installed, so nothing takes over (install COLMAP for the fallback)`);
       return ours;
     }
     // an input our mapper cannot map is the person's to fix (exit 3); anything else is ours to report as it is

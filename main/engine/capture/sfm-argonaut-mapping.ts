@@ -86,6 +86,6 @@ export function mappingFailure(error: unknown, input: ArgonautMappingInput, wher
   if (showsNoMotion(input)) message = NO_MOTION_MESSAGE;
   else if (/pure rotation|panoramic/i.test(detail)) {
     message = 'the camera only turned on the spot (every pair that joins the images is a pure rotation, a panorama), so no camera position or 3D point can be found: move the camera between shots (walk around the object) rather than only turning it';
-  } else message = `our mapper found no model: ${detail}`;
+  } else message = detail;
   return new ArgonautError('bad_input', `${where}: structure from motion failed: ${message}`, { file: where, stage: 'mapping', reason: message, mapper: detail });
 }

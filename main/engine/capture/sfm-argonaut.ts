@@ -51,6 +51,8 @@ export interface ArgonautUnregistered {
 export interface ArgonautSfmResult extends FrontEndResult {
   /** The model written, or null when the mapper built none (then `failure` says why). */
   model: ColmapModel | null;
+  /** Why the mapper built no model, worded for the person (what the images show, what to try). */
+  failure?: string;
   modelDir: string | null;
   matchStats?: MatchStats;
   /** Images with at least one verified pair: what the view graph had to work with. */
@@ -106,10 +108,17 @@ export async function runArgonautSfm(paths: SfmPaths, groups: readonly SfmGroup[
     options.onProgress?.({ stage: 'mapping', fraction: 0, message: `view graph, rotation averaging, positioning and triangulation over ${input.imageCount} images, ${input.verified.length} verified pairs` });
     // let the message out before the synchronous mapper holds the event loop
     await new Promise<void>((resolve) => setImmediate(resolve));
-    await timedStage(result, 'mapping', async () => {
-      mapped = mapOrExplain(input, mappingOptions, imagesDir);
-      await writeMappingFile(mappingFile, mapped);
-    });
+    try {
+      await timedStage(result, 'mapping', async () => {
+        mapped = mapOrExplain(input, mappingOptions, imagesDir);
+        await writeMappingFile(mappingFile, mapped);
+      });
+    } catch (error) {
+      // an input the mapper cannot map: the result keeps what the front end found, for the report
+      if (!(error instanceof ArgonautError) || error.code !== 'bad_input') throw error;
+      result.failure = (error.details as { reason: string }).reason;
+      return result;
+    }
     const stats = mapped!.stats;
     const registered = mapped!.poses.filter(Boolean).length;
     options.onProgress?.({ stage: 'mapping', fraction: 1, message: `${registered} of ${input.imageCount} images, ${mapped!.points.length} points (${Object.entries(stats.stageMs).map(([stage, ms]) => `${stage} ${(ms / 1000).toFixed(1)} s`).join(', ')})` });
