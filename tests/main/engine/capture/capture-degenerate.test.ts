@@ -12,6 +12,7 @@ import { captureToDataset, type CaptureReport } from '../../../../main/engine/ca
 import { findOnPath } from '../../../../main/engine/capture/tools.js';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
 import { cleanedTempDirs } from '../../../helpers/datasets.js';
+import { writeFakeColmap } from '../../../helpers/fake-colmap.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { downscaledPhotos, identicalPhotos, maupertuis, rotatedViews, statue } from '../../../helpers/sfm-scenes.js';
 
@@ -31,11 +32,11 @@ async function withoutColmap(): Promise<NodeJS.ProcessEnv> {
   return env;
 }
 
-async function capture(inputs: string[]): Promise<{ report?: CaptureReport; error?: ArgonautError; out: string }> {
+async function capture(inputs: string[], env?: NodeJS.ProcessEnv): Promise<{ report?: CaptureReport; error?: ArgonautError; out: string }> {
   const out = path.join(await tempDir('degenerate'), 'dataset');
   const ctx = await testGpu();
   try {
-    const { report } = await captureToDataset(inputs, out, { env: await withoutColmap(), gpu: () => Promise.resolve(ctx), maxFeatures: 2048 });
+    const { report } = await captureToDataset(inputs, out, { env: env ?? (await withoutColmap()), gpu: () => Promise.resolve(ctx), maxFeatures: 2048 });
     return { report, out };
   } catch (error) {
     return { error: error as ArgonautError, out };
@@ -59,6 +60,18 @@ describe.runIf(statue.available)('capture with our SfM: degenerate inputs, by na
     expect(report.tools.colmap).toBeUndefined();
     expect(report.timingsS.features).toBeGreaterThan(0); // what ran is kept in the report
     for (let k = 0; k < 4; k++) expect(existsSync(path.join(out, 'images', 'same', `view_${k}.jpg`))).toBe(true);
+  }, 300_000);
+
+  it.skipIf(process.platform === 'win32')('with COLMAP installed (a fake one here) it takes over where ours fails, and the report says why', async () => {
+    const folder = await identicalPhotos(source, path.join(await tempDir('identical-fallback'), 'same'), 4, 400);
+    const env = await withoutColmap();
+    await writeFakeColmap(env.PATH!);
+    const { report, error } = await capture([folder], { ...env, FAKE_COLMAP_VERSION: '3.8' });
+    expect(error, String(error)).toBeUndefined();
+    // the fake mapper registers every image it is given
+    expect(report).toMatchObject({ registered: 4, sfm: { method: 'colmap', fallback: expect.stringMatching(/^our SfM found no model: the images show no camera motion/) } });
+    expect(report!.tools.colmap?.version).toMatch(/3\.8/);
+    expect(report!.diagnostics[0].message).toMatch(/COLMAP's mapper built this model instead/);
   }, 300_000);
 
   it('pure rotation (a panorama): bad_input saying the camera only turned, and to move it between shots', async () => {
