@@ -156,7 +156,9 @@ export async function runCaptureSfm(colmap: Colmap | undefined, paths: { imagesD
   }
   log('warn', `${reason}: COLMAP's mapper takes over (${colmap.versionText})`);
   const theirs = await colmapSfm(colmap, paths, groups, options, options.features);
-  return { ...theirs, fallback: reason };
+  // ours' stage times stay in the report beside COLMAP's (timings "sfm.argonaut.<stage>")
+  const oursTimes = Object.fromEntries(Object.entries(ours?.timingsS ?? {}).map(([stage, s]) => [`argonaut.${stage}`, s as number]));
+  return { ...theirs, detailS: { ...theirs.detailS, ...oursTimes }, fallback: reason };
 }
 
 /** The caller's GPU (the app's engine: never closed here) or one opened on first use and closed after. */
