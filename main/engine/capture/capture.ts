@@ -269,7 +269,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   const requested = options.matcher ?? 'auto';
   const matcher: Matcher = requested !== 'auto' ? requested : inputs.length === 1 && inputs[0].kind === 'video' ? 'sequential' : total <= EXHAUSTIVE_LIMIT ? 'exhaustive' : 'sequential';
   const byKind = requested === 'auto';
-  log('info', `structure from motion on ${total} images (${method === 'argonaut' ? 'ours: GPU features, matching, verification and our global mapper' : "COLMAP's mapper"}, ${byKind ? 'pairs by capture kind' : `${matcher} matching`}, ${cameraModel})`);
+  log('info', `structure from motion on ${total} images (${method === 'argonaut' ? 'ours: GPU features, matching, verification and our global mapper' : "COLMAP's mapper"}, ${byKind && method === 'argonaut' ? 'pairs by capture kind' : `${matcher} matching`}, ${cameraModel})`);
   const sfm = await runCaptureSfm(colmap, { imagesDir, workDir }, groups, {
     method,
     matcher,
