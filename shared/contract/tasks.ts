@@ -49,6 +49,8 @@ export const CaptureReportSchema = z.object({
   timingsS: z.record(z.string(), z.number()),
   resumed: z.array(z.string()),
   diagnostics: z.array(z.object({ level: z.enum(['info', 'warn']), message: z.string() })),
+  /** Who mapped (our SfM or COLMAP's mapper), and why COLMAP took over where it did; absent in reports from before --sfm. */
+  sfm: z.object({ method: z.enum(['argonaut', 'colmap']), fallback: z.string().optional() }).optional(),
 });
 export type CaptureReportView = z.infer<typeof CaptureReportSchema>;
 

@@ -169,9 +169,14 @@ export const PARAMS = [
     help: "Which image pairs are matched: 'sequential' neighbours in time (video), 'exhaustive' every pair (small photo sets, several clips). 'auto' picks sequential for one clip or more than 100 images with COLMAP's features; with ours (--features gpu) it picks by capture kind: a clip's neighbours plus loop candidates by retrieval, every pair of up to 100 photos, each photo's most similar ones beyond.",
   },
   {
+    key: 'capture.sfm', flag: 'sfm', type: 'enum', choices: ['argonaut', 'colmap'], default: 'argonaut',
+    group: 'Capture', label: 'Structure from motion', commands: ['capture', 'import'],
+    help: "Who maps the cameras: 'argonaut' our own (GPU features, matching and verification on any adapter, then our global mapper: no COLMAP needed), 'colmap' COLMAP's incremental mapper (COLMAP installed). With argonaut, COLMAP is used only when ours fails (no model, or fewer than half the images while more were matched) and COLMAP is installed; the report says so.",
+  },
+  {
     key: 'capture.features', flag: 'features', type: 'enum', choices: ['auto', 'gpu', 'colmap'], default: 'auto',
     group: 'Capture', label: 'Features and matching', commands: ['capture', 'import'], advanced: true,
-    help: "Whose SIFT features and matching feed COLMAP's mapper: 'gpu' ours on the GPU, with our geometric verification (written into COLMAP's database), 'colmap' COLMAP's own on the CPU. 'auto' is gpu on a hardware GPU, colmap on a CPU adapter (llvmpipe, SwiftShader: COLMAP's CPU code gives the better model for the time there) or without one.",
+    help: "With --sfm colmap: whose SIFT features and matching feed COLMAP's mapper (--sfm argonaut always uses ours): 'gpu' ours on the GPU, with our geometric verification (written into COLMAP's database), 'colmap' COLMAP's own on the CPU. 'auto' is gpu on a hardware GPU, colmap on a CPU adapter (llvmpipe, SwiftShader: COLMAP's CPU code gives the better model for the time there) or without one.",
   },
   {
     key: 'capture.cameraModel', flag: 'camera-model', type: 'enum', choices: ['SIMPLE_RADIAL', 'RADIAL', 'OPENCV', 'FULL_OPENCV', 'OPENCV_FISHEYE', 'PINHOLE', 'SIMPLE_PINHOLE'], default: 'SIMPLE_RADIAL',

@@ -9,7 +9,7 @@ import { runCli } from '../../main/cli/index.js';
 import { importDataset } from '../../main/engine/project/import.js';
 import { writePly } from '../../main/engine/formats/ply.js';
 import { emptySplats } from '../../shared/scene/splats.js';
-import { camerasBin, colmapImage, imagesBin, writeColmapModel } from '../helpers/colmap-writer.js';
+import { camerasBin, colmapImage, imagesBin, writeColmapModel } from '../../main/engine/dataset/colmap-write.js';
 import { makeColmapDataset, type SyntheticColmap } from '../helpers/datasets.js';
 import { encodeJpeg, encodePng } from '../helpers/images.js';
 import { tinyDataset, validManifest } from '../helpers/projects.js';

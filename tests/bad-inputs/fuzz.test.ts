@@ -24,7 +24,7 @@ import { Project } from '../../main/engine/project/project.js';
 import { checkpointProblem, checkpointSplats, readCheckpoint, writeCheckpoint } from '../../main/engine/train/checkpoint.js';
 import { ArgonautError } from '../../shared/rpc/errors.js';
 import { emptySplats } from '../../shared/scene/splats.js';
-import { camerasText, colmapImage, imagesText, points3DText } from '../helpers/colmap-writer.js';
+import { camerasText, colmapImage, imagesText, points3DText } from '../../main/engine/dataset/colmap-write.js';
 import { tempDir } from '../helpers/datasets.js';
 import { fuzz, mutate } from '../helpers/fuzz.js';
 import { encodeJpeg } from '../helpers/images.js';

@@ -76,6 +76,8 @@ describe.skipIf(skip)('import from video and export a mesh in Chromium against a
     await page.locator('[data-section="capture-settings"] > summary').click();
     await setParam('[data-section="capture-settings"]', 'capture.frames', '6');
     await setParam('[data-section="capture-settings"]', 'capture.maxSize', '160');
+    // the fake COLMAP maps (our SfM on these synthetic frames is sfm-argonaut.test.ts's business)
+    await page.locator('[data-section="capture-settings"] [data-param="capture.sfm"] select').selectOption('colmap');
     await page.screenshot({ path: path.join(screenshots, 'home-import-form.png') });
     // Every stage that ever shows as running is recorded in the page (the fake COLMAP is quick).
     // (Strings, not functions: the root tsconfig has no DOM types.)

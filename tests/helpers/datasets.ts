@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { ColmapCamera, ColmapImage, ColmapPoints } from '../../main/engine/dataset/colmap-model.js';
-import { colmapImage, writeColmapModel } from './colmap-writer.js';
+import { colmapImage, writeColmapModel } from '../../main/engine/dataset/colmap-write.js';
 import { encodePng } from './images.js';
 import { rng } from './random.js';
 

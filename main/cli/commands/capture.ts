@@ -20,6 +20,7 @@ export function captureResultOf(report: CaptureReport): Record<string, unknown> 
     mean_track_length: report.meanTrackLength,
     models: report.models,
     matcher: report.matcher,
+    sfm: report.sfm,
     inputs: report.inputs.map((i) => ({ name: i.name, kind: i.kind, images: i.images, registered: i.registered, unregistered: i.unregistered })),
     timings_s: report.timingsS,
     resumed: report.resumed,
@@ -48,8 +49,8 @@ export async function captureWithProgress(context: CommandContext, inputs: strin
 
 export const captureCommand: CommandSpec = {
   name: 'capture',
-  summary: 'video clips and photo folders -> a posed dataset (frame selection, COLMAP structure from motion)',
-  usage: 'capture <video|images-dir>... --out DIR [--masks DIR] [--frames N] [--max-size PX] [--matcher auto|sequential|exhaustive] [--features auto|gpu|colmap] [--json]',
+  summary: 'video clips and photo folders -> a posed dataset (frame selection, structure from motion: ours, or COLMAP)',
+  usage: 'capture <video|images-dir>... --out DIR [--masks DIR] [--frames N] [--max-size PX] [--sfm argonaut|colmap] [--matcher auto|sequential|exhaustive] [--features auto|gpu|colmap] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'out', type: 'string', help: 'dataset folder to create (or an earlier capture to resume): images/, sparse/0, capture/report.json', valueName: 'dir' },
@@ -66,7 +67,7 @@ export const captureCommand: CommandSpec = {
     out.result(
       captureResultOf(report),
       [
-        `registered ${report.registered}/${report.total} images, ${report.points.toLocaleString()} points, mean reprojection error ${error} -> ${outDir}`,
+        `registered ${report.registered}/${report.total} images, ${report.points.toLocaleString()} points, mean reprojection error ${error} (${report.sfm.method === 'argonaut' ? 'our SfM' : "COLMAP's mapper"}${report.sfm.fallback ? `, after ours: ${report.sfm.fallback}` : ''}) -> ${outDir}`,
         ...report.inputs.map((i) => `  ${i.kind} ${i.name}: ${i.registered}/${i.images} registered`),
         `  timings: ${Object.entries(report.timingsS).map(([k, s]) => `${k} ${s.toFixed(1)} s`).join(', ')}`,
         `train with: argonaut --no-gui train ${outDir} --out <dir>`,

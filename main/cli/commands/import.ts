@@ -11,7 +11,7 @@ import { captureCallbacks, captureOptionsOf, captureResultOf } from './capture.j
 
 /**
  * `import <dataset> --project p.argo`: a project from an existing dataset, validated first (every
- * image decoded); `import <video|photos-dir>... --project p.argo`: capture (frames, COLMAP) into
+ * image decoded); `import <video|photos-dir>... --project p.argo`: capture (frames, structure from motion) into
  * the project's data folder first (import-capture.ts); also `import <splats.ply|.splat|.spz|.sog|.glb> --project p.argo`
  * and `import --sample --project p.argo`. Training parameters given here become the project's own
  * (e.g. --downscale 4 --iterations 7000); capture parameters (--frames, --max-size, ...) apply to
@@ -19,7 +19,7 @@ import { captureCallbacks, captureOptionsOf, captureResultOf } from './capture.j
  */
 export const importCommand: CommandSpec = {
   name: 'import',
-  summary: 'create a project (.argo) from video clips or photo folders (captured with COLMAP), a dataset folder (COLMAP, transforms.json, NeRF-synthetic), a splat file (PLY, .splat, SPZ, SOG, glTF) or the sample scene',
+  summary: 'create a project (.argo) from video clips or photo folders (captured by our structure from motion, or COLMAP), a dataset folder (COLMAP, transforms.json, NeRF-synthetic), a splat file (PLY, .splat, SPZ, SOG, glTF) or the sample scene',
   usage: 'import <video|photos-dir>... | <dataset-dir|splats.ply|.splat|.spz|.sog|.glb|--sample> --project p.argo [--frames N] [--copy] [--downscale F] [--iterations N] [--json] ...',
   options: [
     JSON_OPTION,

@@ -6,9 +6,10 @@
  *   <out>/sparse/0/*.bin            the largest COLMAP model (distortion kept: the loaders undistort)
  *   <out>/capture/report.json       the report: registered / total, reprojection error, points, diagnostics
  *   <out>/capture/<input>/          per-input work: scan.json, selection.json, photos.json, ffmpeg.log
- *   <out>/capture/colmap/           database.db, sparse/, logs/, state.json
+ *   <out>/capture/argonaut/         our SfM (--sfm argonaut, the default): database.db, mapping.json, sparse/0, state.json
+ *   <out>/capture/colmap/           COLMAP's (--sfm colmap, or its fallback): database.db, sparse/, logs/, state.json
  *
- * Every step is resumable (see capture-inputs.ts, photos.ts, sfm.ts): run the same command again
+ * Every step is resumable (see capture-inputs.ts, photos.ts, sfm.ts, sfm-argonaut.ts): run the same command again
  * after a cancel or a crash and finished work is skipped. The `import` command calls this.
  */
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
@@ -18,13 +19,14 @@ import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { copyFileAtomic, writeFileAtomic } from '../formats/atomic-file.js';
 import { processVideo, resolveInputs, framesPerClip, type CaptureInput, type VideoOutcome } from './capture-inputs.js';
 import { capturedMasksDir, checkCaptureMasks, importCaptureMasks } from './capture-masks.js';
-import { openColmap } from './colmap-cli.js';
 import { DEFAULT_BLUR_RATIO, DEFAULT_DUPLICATE_THRESHOLD } from './frame-selection.js';
 import { importPhotos, type PhotoRecord } from './photos.js';
 import { MASKS_FOLDER } from '../dataset/masks.js';
-import { runSfm, type FeatureSource, type Matcher, type SfmGroup, type SfmResult, type SfmStage } from './sfm.js';
+import { type FeatureSource, type Matcher, type SfmGroup, type SfmResult, type SfmStage } from './sfm.js';
 import type { ImageMatchStats } from './sfm-match-stats.js';
-import { openGpu, type GpuContext } from '../gpu/context.js';
+import type { GpuContext } from '../gpu/context.js';
+import { runCaptureSfm, sfmTools, type SfmMethod } from './capture-sfm.js';
+import type { RefineMapping } from './sfm-argonaut-model.js';
 import { diagnose, modelStats, type Diagnostic, type InputSummary } from './sfm-report.js';
 import { runTool } from './tool-process.js';
 import { findTool, parseFfmpegVersion } from './tools.js';
@@ -50,8 +52,13 @@ export interface CaptureOptions {
   maxSize?: number;
   /** 'auto': sequential for a single clip or large sets, exhaustive for up to 100 images from several inputs or photos. */
   matcher?: 'auto' | Matcher;
-  /** Whose SIFT and matching: 'auto' (default) ours where a hardware GPU adapter opens, else COLMAP's. */
+  /** Who maps: 'argonaut' (default) ours end to end, COLMAP only as a fallback; 'colmap' COLMAP's mapper (capture-sfm.ts). */
+  sfm?: SfmMethod;
+  /** With sfm 'colmap': whose SIFT and matching, 'auto' (default) ours where a hardware GPU adapter opens, else COLMAP's. */
   features?: 'auto' | FeatureSource;
+  /** Bundle adjustment of our mapper's model (default none until main/engine/sfm/bundle/ is wired in) and its name in the resume state. */
+  refine?: RefineMapping;
+  refineName?: string;
   /** The GPU for our features (the app's engine passes its own); default: one opened for the capture and closed after. */
   gpu?: () => Promise<GpuContext>;
   /** COLMAP camera model. Default SIMPLE_RADIAL. */
@@ -80,7 +87,7 @@ export interface InputReport {
   registered: number;
   unregistered: string[];
   video?: { durationS: number; fps: number; width: number; height: number; framesDecoded: number; segments: number; droppedBlurry: number; droppedDuplicate: number; medianSharpness: number };
-  photos?: { copied: number; reencoded: number };
+  photos?: { copied: number; reencoded: number; unreadable: { file: string; reason: string }[] };
 }
 
 export interface CaptureReport {
@@ -101,13 +108,16 @@ export interface CaptureReport {
   verification?: SfmResult['verification'];
   /** Whose features and matches the mapper ran on. */
   features: FeatureSource;
+  /** Who mapped the model kept, and why COLMAP took over from ours where it did. */
+  sfm: { method: SfmMethod; fallback?: string; bundle?: Record<string, unknown> };
   /** Per image: SIFT features, matched and verified pairs (from the database). */
   images: Record<string, ImageMatchStats>;
   /** Images with no verified pair (they cannot register). */
   unmatched: string[];
   cameraModel: string;
   maxSize: number;
-  tools: { colmap: { path: string; version: string }; ffmpeg?: { path: string; version: string } };
+  /** COLMAP where it was found (--sfm argonaut needs none), ffmpeg where there was video. */
+  tools: { colmap?: { path: string; version: string }; ffmpeg?: { path: string; version: string } };
   timingsS: Record<string, number>;
   /** Stages whose results were reused from an earlier run. */
   resumed: string[];
@@ -121,6 +131,7 @@ export function captureOptionsFromParams(values: Readonly<Record<string, ParamVa
     frames: v['capture.frames'],
     maxSize: v['capture.maxSize'],
     matcher: v['capture.matcher'],
+    sfm: v['capture.sfm'],
     features: v['capture.features'],
     cameraModel: v['capture.cameraModel'],
     maxFeatures: v['capture.maxFeatures'],
@@ -153,7 +164,7 @@ async function prepareOutDir(outDir: string): Promise<void> {
     throw new ArgonautError('bad_input', `${outDir}: the folder exists and is not an earlier capture (no capture/ inside); choose a new or empty folder`, { file: outDir });
   }
   await mkdir(path.join(outDir, 'images'), { recursive: true });
-  await mkdir(path.join(outDir, 'capture', 'colmap'), { recursive: true });
+  await mkdir(path.join(outDir, 'capture'), { recursive: true });
 }
 
 async function ffmpegTools(env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<FfmpegTools & { version: string }> {
@@ -183,11 +194,13 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   const inputs = await resolveInputs(inputPaths);
   const masksDir = options.masks !== undefined ? path.resolve(options.masks) : undefined;
   if (masksDir) await checkCaptureMasks(masksDir, inputs);
-  const colmap = await openColmap(findTool('colmap', env), env, signal);
+  const method: SfmMethod = options.sfm ?? 'argonaut';
+  const colmap = await sfmTools(method, env, signal);
   const videos = inputs.filter((i) => i.kind === 'video');
   const tools = videos.length > 0 ? await ffmpegTools(env, signal) : undefined;
   await prepareOutDir(datasetDir);
-  log('info', `${colmap.versionText}${colmap.cuda ? ' (CUDA: SIFT on the GPU)' : ' (SIFT on the CPU)'}${tools ? `; ffmpeg ${tools.version}` : ''}`);
+  const colmapLine = colmap ? `${colmap.versionText}${colmap.cuda ? ' (CUDA: SIFT on the GPU)' : ' (SIFT on the CPU)'}${method === 'argonaut' ? ', for the fallback only' : ''}` : 'no COLMAP (not needed: our own SfM)';
+  log('info', `${colmapLine}${tools ? `; ffmpeg ${tools.version}` : ''}`);
 
   const timingsS: Record<string, number> = {};
   const resumed: string[] = [];
@@ -201,7 +214,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   };
 
   // ---- inputs -> images ----
-  const outcomes = new Map<CaptureInput, VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }>();
+  const outcomes = new Map<CaptureInput, VideoOutcome | PhotoOutcome>();
   if (tools) {
     const infos = await time('probe', () => Promise.all(videos.map((v) => probeVideo(tools, v.path, signal))));
     const budget = framesPerClip(frames, infos.map((i) => i.durationS));
@@ -233,7 +246,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     );
     await writeFileAtomic(manifest, `${JSON.stringify(imported.records, null, 1)}\n`);
     if (imported.skipped.length === imported.names.length) resumed.push(`photos:${input.name}`);
-    outcomes.set(input, { photos: imported.names, records: imported.records });
+    outcomes.set(input, { photos: imported.names, records: imported.records, unreadable: imported.unreadable });
     if (masksDir) {
       await time('masks', () => importCaptureMasks(masksDir, input.path, imported.names, imported.records, maxSize, capturedMasksDir(datasetDir, input.name), signal));
       log('info', `${imported.names.length} masks from ${masksDir} -> ${capturedMasksDir(datasetDir, input.name)}`);
@@ -255,127 +268,102 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   }
   const requested = options.matcher ?? 'auto';
   const matcher: Matcher = requested !== 'auto' ? requested : inputs.length === 1 && inputs[0].kind === 'video' ? 'sequential' : total <= EXHAUSTIVE_LIMIT ? 'exhaustive' : 'sequential';
-  const gpu = await featureGpu(options, log);
-  try {
-    const features: FeatureSource = gpu ? 'gpu' : 'colmap';
-    // ours picks pairs by capture kind (retrieval, loop candidates) unless --matcher forced a rule
-    const byKind = features === 'gpu' && requested === 'auto';
-    log('info', `structure from motion on ${total} images (${features === 'gpu' ? 'our GPU features, matching and verification' : "COLMAP's features and matching"}, ${byKind ? 'pairs by capture kind' : `${matcher} matching`}, ${cameraModel})`);
-    const sfm = await runSfm(colmap, { imagesDir, workDir: path.join(workDir, 'colmap') }, groups, {
-      matcher,
-      features,
-      gpuPairs: byKind ? 'by-kind' : 'matcher',
-      // COLMAP's verification of our matches, for comparison (docs/sfm.md)
-      ...(env.ARGONAUT_SFM_VERIFIER === 'colmap' ? { verifier: 'colmap' as const } : {}),
-      ...(gpu ? { gpu: gpu.context } : {}),
-      cameraModel,
-      maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
-      maxImageSize: maxSize,
-      bundleAdjust: options.bundleAdjust ?? false,
-      ...(masksDir ? { maskDir: path.join(datasetDir, MASKS_FOLDER) } : {}),
-      threads: options.threads,
-      signal,
-      onLog: log,
-      onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, message: p.message, skipped: p.skipped }),
-    });
-    for (const [stage, seconds] of Object.entries(sfm.timingsS)) timingsS[stage] = seconds;
-    for (const [part, seconds] of Object.entries(sfm.detailS)) timingsS[`sfm.${part}`] = seconds;
-    resumed.push(...sfm.resumed);
+  const byKind = requested === 'auto';
+  log('info', `structure from motion on ${total} images (${method === 'argonaut' ? 'ours: GPU features, matching, verification and our global mapper' : "COLMAP's mapper"}, ${byKind && method === 'argonaut' ? 'pairs by capture kind' : `${matcher} matching`}, ${cameraModel})`);
+  const sfm = await runCaptureSfm(colmap, { imagesDir, workDir }, groups, {
+    method,
+    matcher,
+    pairsByKind: byKind,
+    features: options.features ?? 'auto',
+    ...(options.gpu ? { gpu: options.gpu } : {}),
+    cameraModel,
+    maxFeatures: options.maxFeatures ?? CAPTURE_DEFAULTS.maxFeatures,
+    maxImageSize: maxSize,
+    bundleAdjust: options.bundleAdjust ?? false,
+    ...(masksDir ? { maskDir: path.join(datasetDir, MASKS_FOLDER) } : {}),
+    ...(options.refine ? { refine: options.refine, refineName: options.refineName } : {}),
+    threads: options.threads,
+    env,
+    signal,
+    onLog: log,
+    onProgress: (p) => progress({ stage: p.stage, percent: 100 * p.fraction, message: p.message, skipped: p.skipped }),
+  });
+  for (const [stage, seconds] of Object.entries(sfm.timingsS)) timingsS[stage] = seconds;
+  for (const [part, seconds] of Object.entries(sfm.detailS)) timingsS[`sfm.${part}`] = seconds;
+  resumed.push(...sfm.resumed);
 
-    // ---- the dataset and its report ----
-    const finalDir = path.join(datasetDir, 'sparse', '0');
-    if (sfm.model && sfm.modelDir) {
-      await mkdir(finalDir, { recursive: true });
-      for (const file of ['cameras.bin', 'images.bin', 'points3D.bin']) await copyFileAtomic(path.join(sfm.modelDir, file), path.join(finalDir, file));
-    } else {
-      await rm(path.join(datasetDir, 'sparse'), { recursive: true, force: true });
-    }
-    const stats = sfm.model ? modelStats(sfm.model) : undefined;
-    const registered = new Set(sfm.model?.images.map((im) => im.name) ?? []);
-    const summaries: InputSummary[] = inputs.map((input, k) => {
-      const outcome = outcomes.get(input)!;
-      return { name: input.name, kind: input.kind, images: 'photos' in outcome ? groups[k].images.map((name) => ({ name })) : outcome.images.map((im) => ({ name: im.name, timeS: im.timeS })) };
-    });
-    const diagnostics = diagnose({
-      inputs: summaries,
-      registered,
-      modelSizes: sfm.models.map((m) => m.registered),
-      meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
-      features: sfm.features,
-      matcher,
-      cameraModel,
-      noInitialPair: sfm.noInitialPair,
-      unmatched: sfm.matchStats?.unmatched,
-    });
-    const report: CaptureReport = {
-      datasetDir,
-      registered: registered.size,
-      total,
-      points: stats?.points ?? 0,
-      observations: stats?.observations ?? 0,
-      meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
-      meanTrackLength: stats?.meanTrackLength ?? 0,
-      models: sfm.models.map((m) => ({ registered: m.registered, points: m.points })),
-      inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
-      matcher,
-      pairs: sfm.pairs,
-      ...(sfm.verification ? { verification: sfm.verification } : {}),
-      features,
-      images: sfm.matchStats?.images ?? {},
-      unmatched: sfm.matchStats?.unmatched ?? [],
-      cameraModel,
-      maxSize,
-      tools: { colmap: { path: colmap.path, version: colmap.versionString }, ...(tools ? { ffmpeg: { path: tools.ffmpeg, version: tools.version } } : {}) },
-      timingsS,
-      resumed,
-      diagnostics,
-    };
-    await writeFileAtomic(path.join(workDir, 'report.json'), `${JSON.stringify(report, null, 1)}\n`);
-    for (const d of diagnostics) log(d.level, d.message);
-    if (!sfm.model) {
-      throw new ArgonautError('bad_input', `${datasetDir}: structure from motion failed: ${diagnostics.map((d) => d.message).join(' ')} (report: ${path.join(workDir, 'report.json')})`, { file: datasetDir, report });
-    }
-    return { datasetDir, report };
-  } finally {
-    gpu?.close();
+  // ---- the dataset and its report ----
+  const finalDir = path.join(datasetDir, 'sparse', '0');
+  if (sfm.model && sfm.modelDir) {
+    await mkdir(finalDir, { recursive: true });
+    for (const file of ['cameras.bin', 'images.bin', 'points3D.bin']) await copyFileAtomic(path.join(sfm.modelDir, file), path.join(finalDir, file));
+  } else {
+    await rm(path.join(datasetDir, 'sparse'), { recursive: true, force: true });
   }
+  const stats = sfm.model ? modelStats(sfm.model) : undefined;
+  const registered = new Set(sfm.model?.images.map((im) => im.name) ?? []);
+  const summaries: InputSummary[] = inputs.map((input, k) => {
+    const outcome = outcomes.get(input)!;
+    return { name: input.name, kind: input.kind, images: 'photos' in outcome ? groups[k].images.map((name) => ({ name })) : outcome.images.map((im) => ({ name: im.name, timeS: im.timeS })) };
+  });
+  const diagnostics = diagnose({
+    inputs: summaries,
+    registered,
+    modelSizes: sfm.models.map((m) => m.registered),
+    meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
+    features: sfm.features,
+    matcher,
+    cameraModel,
+    noInitialPair: sfm.noInitialPair,
+    unmatched: sfm.matchStats?.unmatched,
+    method: sfm.method,
+    ...(sfm.failure ? { failure: sfm.failure } : {}),
+    ...(sfm.fallback ? { fallback: sfm.fallback } : {}),
+    ...(sfm.unregistered ? { unregisteredReasons: sfm.unregistered } : {}),
+  });
+  // photos that could not be read were skipped (their files untouched): named, so nothing is silently lost
+  for (const outcome of outcomes.values()) {
+    for (const u of 'photos' in outcome ? outcome.unreadable : []) diagnostics.unshift({ level: 'warn', message: `skipped ${u.file}: it could not be read (${u.reason.replace(`${u.file}: `, '')}); the other photos were used. Replace or remove the file and run the capture again to include it.` });
+  }
+  const report: CaptureReport = {
+    datasetDir,
+    registered: registered.size,
+    total,
+    points: stats?.points ?? 0,
+    observations: stats?.observations ?? 0,
+    meanReprojectionErrorPx: stats?.meanReprojectionErrorPx ?? NaN,
+    meanTrackLength: stats?.meanTrackLength ?? 0,
+    models: sfm.models,
+    inputs: inputs.map((input, k) => inputReport(input, outcomes.get(input)!, groups[k].images, registered)),
+    matcher,
+    pairs: sfm.pairs,
+    ...(sfm.verification ? { verification: sfm.verification } : {}),
+    features: sfm.featureSource,
+    sfm: { method: sfm.method, ...(sfm.fallback ? { fallback: sfm.fallback } : {}), ...(sfm.mapping?.bundle ? { bundle: sfm.mapping.bundle } : {}) },
+    images: sfm.matchStats?.images ?? {},
+    unmatched: sfm.matchStats?.unmatched ?? [],
+    cameraModel,
+    maxSize,
+    tools: { ...(colmap ? { colmap: { path: colmap.path, version: colmap.versionString } } : {}), ...(tools ? { ffmpeg: { path: tools.ffmpeg, version: tools.version } } : {}) },
+    timingsS,
+    resumed,
+    diagnostics,
+  };
+  await writeFileAtomic(path.join(workDir, 'report.json'), `${JSON.stringify(report, null, 1)}\n`);
+  for (const d of diagnostics) log(d.level, d.message);
+  if (!sfm.model) {
+    throw new ArgonautError('bad_input', `${datasetDir}: structure from motion failed: ${diagnostics.map((d) => d.message).join(' ')} (report: ${path.join(workDir, 'report.json')})`, { file: datasetDir, report });
+  }
+  return { datasetDir, report };
 }
 
-/**
- * The GPU for our features, or undefined for COLMAP's: 'colmap' never opens one; 'gpu' must open
- * one (or fails, naming why); 'auto' uses a hardware adapter where one opens.
- */
-async function featureGpu(options: CaptureOptions, log: (level: 'info' | 'warn', message: string) => void): Promise<{ context: () => Promise<GpuContext>; close: () => void } | undefined> {
-  const requested = options.features ?? 'auto';
-  if (requested === 'colmap') return undefined;
-  // the caller's context (the app's engine: one device per process) is used, never closed here
-  const shared = options.gpu;
-  let opened: GpuContext;
-  try {
-    opened = shared ? await shared() : await openGpu();
-  } catch (error) {
-    if (requested === 'gpu') throw error;
-    log('info', `no GPU adapter for our features (${(error as Error).message}): COLMAP extracts and matches`);
-    return undefined;
-  }
-  const close = () => (shared ? undefined : opened.destroy());
-  // On a CPU adapter (llvmpipe, SwiftShader) COLMAP's own CPU code gives the model for less: at first
-  // octave -1 our extraction costs ~1.5x its CPU time there (matching 0.77x) and our whole capture of
-  // the apple clip measured ~3x before the speed work (docs/sfm.md), so 'auto' leaves features and
-  // matching to COLMAP there.
-  if (requested === 'auto' && opened.info.adapter.software) {
-    log('info', `${opened.info.adapter.name} is a CPU adapter: COLMAP extracts and matches (its CPU code does better there; --features gpu uses ours anyway)`);
-    close();
-    return undefined;
-  }
-  return { context: () => Promise.resolve(opened), close };
-}
+type PhotoOutcome = { photos: string[]; records: Record<string, PhotoRecord>; unreadable: { file: string; reason: string }[] };
 
-function inputReport(input: CaptureInput, outcome: VideoOutcome | { photos: string[]; records: Record<string, PhotoRecord> }, images: string[], registered: ReadonlySet<string>): InputReport {
+function inputReport(input: CaptureInput, outcome: VideoOutcome | PhotoOutcome, images: string[], registered: ReadonlySet<string>): InputReport {
   const base = { name: input.name, kind: input.kind, path: input.path, images: images.length, registered: images.filter((n) => registered.has(n)).length, unregistered: images.filter((n) => !registered.has(n)) };
   if ('photos' in outcome) {
     const records = Object.values(outcome.records);
-    return { ...base, photos: { copied: records.filter((r) => r.action === 'copied').length, reencoded: records.filter((r) => r.action === 'reencoded').length } };
+    return { ...base, photos: { copied: records.filter((r) => r.action === 'copied').length, reencoded: records.filter((r) => r.action === 'reencoded').length, unreadable: outcome.unreadable } };
   }
   const { info, selection } = outcome;
   return {

@@ -32,6 +32,8 @@ export interface PhotoImportResult {
   names: string[];
   skipped: string[];
   records: Record<string, PhotoRecord>;
+  /** Photos left out because they could not be read, with the reason (the source stays as it is). */
+  unreadable: { file: string; reason: string }[];
 }
 
 export const PHOTO_EXTENSIONS = new Set(['.jpg', '.jpeg', '.png']);
@@ -94,6 +96,7 @@ export async function importPhotos(folder: string, destDir: string, options: Pho
   const records: Record<string, PhotoRecord> = {};
   const skipped: string[] = [];
   const kept: string[] = [];
+  const unreadable: PhotoImportResult['unreadable'] = [];
   for (let i = 0; i < names.length; i++) {
     if (options.signal?.aborted) throw new ArgonautError('cancelled', 'cancelled');
     const name = names[i];
@@ -111,6 +114,7 @@ export async function importPhotos(folder: string, destDir: string, options: Pho
       } catch (error) {
         if (!(error instanceof ArgonautError) || error.code !== 'bad_input') throw error;
         options.onLog?.('warn', `skipping ${source}: ${error.message}`);
+        unreadable.push({ file: source, reason: error.message });
         await rm(dest, { force: true });
         options.onProgress?.(i + 1, names.length, name);
         continue;
@@ -122,5 +126,5 @@ export async function importPhotos(folder: string, destDir: string, options: Pho
   const keep = new Set(kept);
   for (const entry of await readdir(destDir)) if (!keep.has(entry)) await rm(path.join(destDir, entry), { recursive: true, force: true });
   if (kept.length === 0) throw badInput(folder, 'none of the photos here could be read');
-  return { names: kept, skipped, records };
+  return { names: kept, skipped, records, unreadable };
 }

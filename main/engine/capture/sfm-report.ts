@@ -124,6 +124,14 @@ export interface DiagnoseInput {
   noInitialPair?: boolean;
   /** Images with no geometrically verified pair (sfm-match-stats.ts), where known. */
   unmatched?: readonly string[];
+  /** Who mapped: our mapper ('argonaut') or COLMAP's (default). */
+  method?: 'argonaut' | 'colmap';
+  /** Ours found no model and nothing took over: its reason, worded for the person (sfm-argonaut-mapping.ts). */
+  failure?: string;
+  /** Why COLMAP took over from ours. */
+  fallback?: string;
+  /** Ours: every image the mapper left out, with its reason (no verified pair, a separate group, a rotation that disagrees, ...). */
+  unregisteredReasons?: readonly { name: string; reason: string }[];
 }
 
 const FEW_FEATURES = 500;
@@ -152,10 +160,14 @@ export function diagnose(d: DiagnoseInput): Diagnostic[] {
   const out: Diagnostic[] = [];
   const total = d.inputs.reduce((s, i) => s + i.images.length, 0);
   const registered = d.inputs.reduce((s, i) => s + i.images.filter((im) => d.registered.has(im.name)).length, 0);
-  if (d.modelSizes.length === 0) {
+  const mapper = d.method === 'argonaut' ? 'Our mapper' : 'COLMAP';
+  if (d.fallback) out.push({ level: 'warn', message: `${d.fallback}; COLMAP's mapper built this model instead.` });
+  if (d.modelSizes.length === 0 && d.failure) {
+    out.push({ level: 'warn', message: `${mapper} could not build any model from the ${total} images: ${d.failure}.` });
+  } else if (d.modelSizes.length === 0) {
     out.push({
       level: 'warn',
-      message: `COLMAP could not build any model from the ${total} images${d.noInitialPair ? ' (no initial image pair with enough matches and parallax)' : ''}. Try: more overlap between consecutive views (move slower, or raise --frames), less blur (more light, a steadier hand), a textured scene (plain or shiny surfaces have no features), moving around the object rather than turning on the spot (parallax), and --matcher exhaustive.`,
+      message: `${mapper} could not build any model from the ${total} images${d.noInitialPair ? ' (no initial image pair with enough matches and parallax)' : ''}. Try: more overlap between consecutive views (move slower, or raise --frames), less blur (more light, a steadier hand), a textured scene (plain or shiny surfaces have no features), moving around the object rather than turning on the spot (parallax), and --matcher exhaustive.`,
     });
   }
   for (const input of d.inputs) {
@@ -179,12 +191,19 @@ export function diagnose(d: DiagnoseInput): Diagnostic[] {
     const weak = missing.filter((m) => d.features[m.name] !== undefined && d.features[m.name] < FEW_FEATURES);
     if (weak.length) out.push({ level: 'warn', message: `${weak.length} unregistered images have fewer than ${FEW_FEATURES} SIFT features (${listNames(weak.map((m) => `${m.name}: ${d.features[m.name]}`), 4)}): they are blurry, dark or show plain surfaces. Add texture or light, or hold the camera steadier.` });
   }
+  const reasons = (d.unregisteredReasons ?? []).filter((u) => !d.registered.has(u.name));
+  if (reasons.length > 0 && d.modelSizes.length > 0) {
+    // one line per reason (a separate group's images share one), naming its images
+    const byReason = new Map<string, string[]>();
+    for (const u of reasons) byReason.set(u.reason, [...(byReason.get(u.reason) ?? []), u.name]);
+    for (const [reason, names] of byReason) out.push({ level: 'warn', message: `${names.length} image(s) not registered (${listNames(names)}): ${reason}.` });
+  }
   const unmatched = d.unmatched ?? [];
   if (unmatched.length > 0) {
     out.push({ level: 'warn', message: `${unmatched.length} of ${total} images have no verified match with any other image (${listNames([...unmatched])}): they share too few features with the rest (blur, plain surfaces, or a view nothing else sees)${d.matcher === 'sequential' ? '; --matcher exhaustive tries every pair' : ''}.` });
   }
   if (d.modelSizes.length > 1 && d.modelSizes[1] >= 3) {
-    out.push({ level: 'warn', message: `COLMAP split the capture into ${d.modelSizes.length} separate models (${d.modelSizes.join(', ')} images); only the largest is kept. The views between them overlap too little: capture the transitions more densely (more --frames, a slower move)${d.matcher === 'sequential' ? ', or try --matcher exhaustive' : ''}.` });
+    out.push({ level: 'warn', message: `${mapper} split the capture into ${d.modelSizes.length} separate models (${d.modelSizes.join(', ')} images); only the largest is kept. The views between them overlap too little: capture the transitions more densely (more --frames, a slower move)${d.matcher === 'sequential' ? ', or try --matcher exhaustive' : ''}.` });
   }
   if (Number.isFinite(d.meanReprojectionErrorPx) && d.meanReprojectionErrorPx > HIGH_ERROR_PX) {
     out.push({ level: 'warn', message: `Mean reprojection error is ${d.meanReprojectionErrorPx.toFixed(2)} px (usually below 1): motion blur, rolling shutter or a lens the ${d.cameraModel} model cannot describe.${d.cameraModel === 'OPENCV' ? '' : ' Try --camera-model OPENCV;'} steadier, sharper footage helps most.` });

@@ -14,11 +14,9 @@
  * The state is keyed by the image set and every option that changes the results; a different key
  * (other frames, another camera model) starts from an empty database.
  */
-import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
-import { writeFileAtomic } from '../formats/atomic-file.js';
 import { readColmapModel } from '../dataset/colmap.js';
 import { parseFeatureField, parseMapperLine, parseMatchingProgress, parseProcessedFile, parseSolverIteration, type Colmap, type ColmapCommand, type LogicalOption } from './colmap-cli.js';
 import type { ColmapModel } from '../dataset/colmap-model.js';
@@ -26,30 +24,13 @@ import { isFile } from '../dataset/source-view.js';
 import { runTool } from './tool-process.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { VerificationSummary } from '../sfm/verification-summary.js';
-import { captureKind, extractIntoDatabase, matchIntoDatabase, type GpuPairRule, type MatchIntoDatabaseResult } from './sfm-gpu.js';
 import { CAPTURE_SIFT } from '../sfm/sift-options.js';
 import { matchStats, type MatchStats } from './sfm-match-stats.js';
+import { hashKey, imagesMaterial, lazyGpu, openState, ourFeaturesStage, ourMatchingStage, timedStage, type FrontEndContext, type Matcher, type SfmGroup, type SfmPaths, type SfmProgress, type SfmStage } from './sfm-stages.js';
 
-export type SfmStage = 'features' | 'matching' | 'mapping' | 'bundle';
-export type Matcher = 'sequential' | 'exhaustive';
+export type { Matcher, SfmGroup, SfmPaths, SfmProgress, SfmStage };
 /** Whose SIFT and matching: ours on the GPU (sfm-gpu.ts) or COLMAP's. COLMAP maps either way. */
 export type FeatureSource = 'gpu' | 'colmap';
-
-export interface SfmGroup {
-  name: string;
-  kind: 'video' | 'photos';
-  /** Image names relative to the images folder ("<group>/<file>"), in capture order. */
-  images: string[];
-}
-
-export interface SfmProgress {
-  stage: SfmStage;
-  /** 0..1 within the stage. */
-  fraction: number;
-  message?: string;
-  /** The stage's outputs were already there: nothing ran. */
-  skipped?: boolean;
-}
 
 export interface SfmOptions {
   matcher: Matcher;
@@ -103,49 +84,12 @@ export interface SfmResult {
   verification?: VerificationSummary;
 }
 
-interface SfmState {
-  key: string;
-  features: Record<string, boolean>;
-  featureCounts: Record<string, number>;
-  /** The matching that ran: the COLMAP matcher's name, or our rule and verifier ("gpu by-kind ours"). */
-  matching?: string;
-  /** Our matching's pair selection and verification, for a resumed run's report. */
-  ourMatching?: { pairs: MatchIntoDatabaseResult['selection']; verification?: VerificationSummary };
-  mapping?: { noInitialPair: boolean };
-  bundle?: boolean;
-}
-
-export interface SfmPaths {
-  imagesDir: string;
-  /** COLMAP's workspace: database.db, sparse/, bundled/, lists/, logs/, state.json. */
-  workDir: string;
-}
-
 async function stateKey(colmap: Colmap, paths: SfmPaths, groups: readonly SfmGroup[], options: SfmOptions): Promise<string> {
-  const files = [];
-  for (const group of groups) {
-    for (const name of group.images) {
-      const info = await stat(path.join(paths.imagesDir, name));
-      files.push([name, info.size]);
-    }
-  }
-  // masks change the features: a capture with other masks (or none now) starts over
-  const masks = [];
-  if (options.maskDir) {
-    for (const group of groups) for (const name of group.images) masks.push([name, (await stat(path.join(options.maskDir, `${name}.png`)).catch(() => undefined))?.size ?? -1]);
-  }
+  const images = await imagesMaterial(paths, groups, options.maskDir);
   // 'colmap' keeps the key it always had, so earlier captures resume
   const source = options.features === 'gpu' ? { features: 'gpu', sift: CAPTURE_SIFT } : {};
-  const material = { colmap: colmap.versionString, ...source, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: groups.map((g) => [g.name, g.kind]), files, ...(options.maskDir ? { masks } : {}) };
-  return createHash('sha256').update(JSON.stringify(material)).digest('hex');
-}
-
-async function readState(file: string): Promise<SfmState | null> {
-  try {
-    return JSON.parse(await readFile(file, 'utf8')) as SfmState;
-  } catch {
-    return null;
-  }
+  const { groups: inputs, files, masks } = images;
+  return hashKey({ colmap: colmap.versionString, ...source, cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, maxImageSize: options.maxImageSize, groups: inputs, files, ...(masks ? { masks } : {}) });
 }
 
 /** Sub-folders of sparse/ that hold a model, largest first. */
@@ -174,21 +118,11 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
   const sparseDir = path.join(workDir, 'sparse');
   const bundledDir = path.join(workDir, 'bundled');
   const logsDir = path.join(workDir, 'logs');
-  const stateFile = path.join(workDir, 'state.json');
   await mkdir(logsDir, { recursive: true });
   await mkdir(path.join(workDir, 'lists'), { recursive: true });
 
   const key = await stateKey(colmap, paths, groups, options);
-  let state = await readState(stateFile);
-  if (!state || state.key !== key || !(await isFile(database))) {
-    if (state) log('info', 'the images or SfM options changed since the last run: starting COLMAP from an empty database');
-    await rm(database, { force: true });
-    await rm(sparseDir, { recursive: true, force: true });
-    await rm(bundledDir, { recursive: true, force: true });
-    state = { key, features: {}, featureCounts: {} };
-  }
-  const save = (): Promise<void> => writeFileAtomic(stateFile, `${JSON.stringify(state, null, 1)}\n`);
-  await save();
+  const { state, save } = await openState(workDir, key, ['sparse', 'bundled'], log);
 
   const result: SfmResult = { model: null, modelDir: null, models: [], features: state.featureCounts, noInitialPair: false, timingsS: {}, resumed: [], detailS: {}, pairs: { method: options.matcher } };
   const threads = options.threads ?? -1;
@@ -215,37 +149,24 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
     }
     if (errorLine) log('warn', `colmap ${command}: ${errorLine.trim()} (see ${logFile})`);
   };
-  const timed = async (stage: SfmStage, body: () => Promise<void>): Promise<void> => {
-    const started = performance.now();
-    await body();
-    result.timingsS[stage] = (result.timingsS[stage] ?? 0) + (performance.now() - started) / 1000;
-  };
+  const timed = (stage: SfmStage, body: () => Promise<void>): Promise<void> => timedStage(result, stage, body);
 
   // ---- features, one run per input (COLMAP) or all images at once (ours) ----
   const total = groups.reduce((s, g) => s + g.images.length, 0);
   let before = 0;
   const gpu = colmap.cuda ? 1 : 0;
   const ours = options.features === 'gpu';
-  let context: Promise<GpuContext> | undefined;
-  const openGpu = (): Promise<GpuContext> => {
-    if (!options.gpu) throw new ArgonautError('invalid_argument', 'structure from motion: features gpu needs a GPU context');
-    return (context ??= options.gpu());
+  const frontEnd: FrontEndContext = {
+    database, workDir, imagesDir, groups, state, save, result, gpu: lazyGpu(options.gpu),
+    // (the comparison path only: matches_importer's pair list splits a line at its first space,
+    // so an image whose name has one loses its pairs there; our verification has no such list)
+    verifyWithColmap: (pairList, onFraction) =>
+      run('matching', 'matches_importer', ['--database_path', database, '--match_list_path', pairList, '--match_type', 'pairs'], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
+        const fraction = parseMatchingProgress(line);
+        if (fraction !== null) onFraction(fraction);
+      }),
   };
-  if (ours && !groups.every((g) => state!.features[g.name])) {
-    const gpuOptions = { cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, signal, onProgress: (fraction: number, message: string) => options.onProgress?.({ stage: 'features', fraction, message }) };
-    await timed('features', async () => {
-      const extracted = await extractIntoDatabase(database, imagesDir, groups, { ...gpuOptions, gpu: await openGpu(), maskDir: options.maskDir });
-      state!.featureCounts = extracted.features;
-      result.features = extracted.features;
-      result.detailS.extract = extracted.seconds.extract;
-      result.detailS.writeDatabase = extracted.seconds.write;
-    });
-    for (const group of groups) state.features[group.name] = true;
-    delete state.matching;
-    delete state.mapping;
-    delete state.bundle;
-    await save();
-  }
+  if (ours) await ourFeaturesStage(frontEnd, options);
   for (const group of ours ? [] : groups) {
     if (state.features[group.name]) {
       before += group.images.length;
@@ -265,7 +186,7 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
         if (processed) options.onProgress?.({ stage: 'features', fraction: (before + processed.done) / total, message: `${group.name}: ${processed.done}/${processed.total}` });
         const field = parseFeatureField(line);
         if (field?.field === 'name') name = field.value;
-        else if (field?.field === 'features' && name) state!.featureCounts[name] = field.value;
+        else if (field?.field === 'features' && name) state.featureCounts[name] = field.value;
       }),
     );
     before += group.images.length;
@@ -275,63 +196,23 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
     delete state.bundle;
     await save();
   }
-  if (groups.every((g) => state!.features[g.name]) && result.timingsS.features === undefined) {
-    result.resumed.push('features');
-    if (ours) options.onProgress?.({ stage: 'features', fraction: 1, skipped: true, message: 'features already extracted' });
-  }
+  if (!ours && groups.every((g) => state.features[g.name]) && result.timingsS.features === undefined) result.resumed.push('features');
 
   // ---- matching ----
-  const rule: GpuPairRule = options.gpuPairs === 'by-kind' ? 'by-kind' : options.matcher;
-  const verifier = options.verifier ?? 'ours';
-  const matchingKey = ours ? `gpu ${rule} ${verifier}` : options.matcher;
-  if (state.matching === matchingKey) {
+  if (ours) {
+    await ourMatchingStage(frontEnd, options);
+  } else if (state.matching === options.matcher) {
     result.resumed.push('matching');
-    if (state.ourMatching) {
-      result.pairs = state.ourMatching.pairs;
-      result.verification = state.ourMatching.verification;
-    }
     options.onProgress?.({ stage: 'matching', fraction: 1, skipped: true, message: 'images already matched' });
   } else {
-    delete state.ourMatching;
-    if (ours) {
-      const pairList = path.join(workDir, 'lists', 'pairs.txt');
-      // with COLMAP verifying, our matching is 90% of the stage's progress and matches_importer the rest
-      const share = verifier === 'colmap' ? 0.9 : 1;
-      await timed('matching', async () => {
-        const matched = await matchIntoDatabase(database, { rule, kind: captureKind(groups), verifier, pairListFile: pairList }, { gpu: await openGpu(), cameraModel: options.cameraModel, maxFeatures: options.maxFeatures, signal, onProgress: (fraction, message) => options.onProgress?.({ stage: 'matching', fraction: share * fraction, message }) });
-        result.detailS.pairs = matched.seconds.pairs;
-        result.detailS.match = matched.seconds.match;
-        result.pairs = matched.selection;
-        const how = `${matched.selection.pairs} pairs (${matched.selection.method}${matched.selection.retrieved ? `, ${matched.selection.retrieved} by retrieval` : ''})`;
-        if (matched.verification) {
-          const v = matched.verification;
-          result.detailS.verify = matched.seconds.verify!;
-          result.verification = v;
-          const configurations = Object.entries(v.configurations).map(([name, count]) => `${count} ${name}`).join(', ');
-          log('info', `our matching: ${matched.matches} matches over ${how}; our verification: ${v.verifiedPairs} pairs with >= ${v.minInliers} inliers (median ${v.inliersPerPair.median}; ${configurations}) in ${matched.seconds.verify!.toFixed(1)} s`);
-          return;
-        }
-        log('info', `our matching: ${matched.matches} matches over ${how}; COLMAP verifies them`);
-        const verifyStarted = performance.now();
-        // (the comparison path only: matches_importer's pair list splits a line at its first space,
-        // so an image whose name has one loses its pairs there; our verification has no such list)
-        await run('matching', 'matches_importer', ['--database_path', database, '--match_list_path', pairList, '--match_type', 'pairs'], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
-          const fraction = parseMatchingProgress(line);
-          if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction: 0.9 + 0.1 * fraction, message: 'geometric verification (COLMAP)' });
-        });
-        result.detailS.verify = (performance.now() - verifyStarted) / 1000;
-      });
-      state.ourMatching = { pairs: result.pairs as MatchIntoDatabaseResult['selection'], ...(result.verification ? { verification: result.verification } : {}) };
-    } else {
-      const command = options.matcher === 'sequential' ? 'sequential_matcher' : 'exhaustive_matcher';
-      await timed('matching', () =>
-        run('matching', command, ['--database_path', database], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
-          const fraction = parseMatchingProgress(line);
-          if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction });
-        }),
-      );
-    }
-    state.matching = matchingKey;
+    const command = options.matcher === 'sequential' ? 'sequential_matcher' : 'exhaustive_matcher';
+    await timed('matching', () =>
+      run('matching', command, ['--database_path', database], { matchUseGpu: gpu, matchThreads: threads }, (line) => {
+        const fraction = parseMatchingProgress(line);
+        if (fraction !== null) options.onProgress?.({ stage: 'matching', fraction });
+      }),
+    );
+    state.matching = options.matcher;
     delete state.mapping;
     delete state.bundle;
     await save();
@@ -347,7 +228,7 @@ export async function runSfm(colmap: Colmap, paths: SfmPaths, groups: readonly S
   let models = state.mapping ? await listModels(sparseDir) : [];
   if (state.mapping && models.length > 0) {
     result.resumed.push('mapping');
-    result.noInitialPair = state.mapping.noInitialPair;
+    result.noInitialPair = state.mapping.noInitialPair ?? false;
     options.onProgress?.({ stage: 'mapping', fraction: 1, skipped: true, message: 'models already built' });
   } else {
     await rm(sparseDir, { recursive: true, force: true });

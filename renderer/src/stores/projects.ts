@@ -53,7 +53,7 @@ export const useProjectStore = defineStore('projects', () => {
   const early = new Map<string, TaskStatus>();
 
   const capturing = computed(() => capture.value?.state === 'running');
-  const stages = computed(() => stageStates(captureStages(captureKinds.value, Boolean(captureValues.value['capture.bundleAdjust'])), capture.value));
+  const stages = computed(() => stageStates(captureStages(captureKinds.value, { sfm: captureValues.value['capture.sfm'] as string | undefined, bundleAdjust: Boolean(captureValues.value['capture.bundleAdjust']) }), capture.value));
   /** The SfM report of the capture on screen: its result, or the report of a capture that failed after SfM. */
   const report = computed(() => (capture.value?.result?.kind === 'capture' ? capture.value.result.report : capture.value?.report));
 

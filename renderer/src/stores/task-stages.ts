@@ -31,13 +31,18 @@ const MESH_LABELS: Record<string, string> = {
   write: 'Write file',
 };
 
-/** The stages a capture of these input kinds goes through, in order. */
-export function captureStages(kinds: readonly ('video' | 'photos')[], bundleAdjust = false): StageDef[] {
+/**
+ * The stages a capture of these input kinds goes through, in order. Our SfM (`sfm` 'argonaut', the
+ * default) always has its bundle stage (bundle adjustment, then the model written); COLMAP's only
+ * with --bundle-adjust.
+ */
+export function captureStages(kinds: readonly ('video' | 'photos')[], options: { sfm?: string; bundleAdjust?: boolean } = {}): StageDef[] {
+  const bundle = (options.sfm ?? 'argonaut') === 'argonaut' || Boolean(options.bundleAdjust);
   const ids = [
     ...(kinds.includes('video') ? ['scan', 'extract'] : []),
     ...(kinds.includes('photos') ? ['photos'] : []),
     'features', 'matching', 'mapping',
-    ...(bundleAdjust ? ['bundle'] : []),
+    ...(bundle ? ['bundle'] : []),
     'import', 'verify',
   ];
   return ids.map((id) => ({ id, label: CAPTURE_LABELS[id] }));

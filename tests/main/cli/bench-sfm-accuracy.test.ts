@@ -5,7 +5,7 @@ import { runCli } from '../../../main/cli/index.js';
 import { openGlCameraToWorld } from '../../../main/engine/dataset/export.js';
 import { quaternionFromRotation } from '../../../main/engine/dataset/pose.js';
 import { centreOf } from '../../../main/engine/sfm/pose-accuracy.js';
-import { colmapImage, writeColmapModel } from '../../helpers/colmap-writer.js';
+import { colmapImage, writeColmapModel } from '../../../main/engine/dataset/colmap-write.js';
 import { cleanedTempDirs } from '../../helpers/datasets.js';
 import { encodePng } from '../../helpers/images.js';
 import { freshSeed, rng } from '../../helpers/random.js';

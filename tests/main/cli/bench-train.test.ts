@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { BENCH_PROTOCOLS, checksDatasetFirst, defaultProtocol, protocolByName } from '../../../main/cli/commands/bench-protocol.js';
 import { runCli } from '../../../main/cli/index.js';
 import { exportDataset } from '../../../main/engine/dataset/export.js';
-import { writeColmapModel } from '../../helpers/colmap-writer.js';
+import { writeColmapModel } from '../../../main/engine/dataset/colmap-write.js';
 import { encodePng } from '../../helpers/images.js';
 import { makeColmapDataset, tempDir } from '../../helpers/datasets.js';
 import { captureStreams } from '../../helpers/streams.js';

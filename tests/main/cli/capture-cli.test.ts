@@ -1,23 +1,21 @@
 /**
  * `argonaut --no-gui capture` and `export` as a user runs them: the built CLI in a child process
- * (PATH emptied to prove the missing-tool messages), and a small photo capture through COLMAP.
+ * (PATH emptied to prove the missing-tool messages, and that our SfM needs no COLMAP), and a small
+ * photo capture with our SfM.
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index.js';
 import { decodeImage } from '../../../main/engine/formats/images.js';
 import { builtFile } from '../../helpers/build.js';
-import { installedTool } from '../../helpers/capture.js';
 import { makeColmapDataset, tempDir } from '../../helpers/datasets.js';
 import { applyOrientation, encodeJpeg, withExifOrientation } from '../../helpers/images.js';
-import { sharedDataset } from '../../helpers/shared-data.js';
+import { identicalPhotos, statue } from '../../helpers/sfm-scenes.js';
 import { captureStreams } from '../../helpers/streams.js';
 
-const ffmpeg = installedTool('ffmpeg');
-const colmap = installedTool('colmap');
-const apple = sharedDataset('video_apple');
 const temps: string[] = [];
 afterAll(async () => Promise.all(temps.map((t) => rm(t, { recursive: true, force: true }))));
 
@@ -34,21 +32,25 @@ function cli(args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number; st
 }
 
 describe.skipIf(process.platform === 'win32')('argonaut --no-gui capture: missing tools', () => {
-  it('with PATH emptied, names COLMAP, how to install it, and exits 1 (a JSON error event too)', async () => {
+  it('--sfm colmap with PATH emptied names COLMAP, how to install it, and exits 1 (a JSON error event too)', async () => {
     const dir = await tempDir('nocolmap');
     temps.push(dir);
     await writeFile(path.join(dir, 'clip.mp4'), ''); // never read: the tools are checked first
-    const { code, stdout, stderr } = await cli(['capture', path.join(dir, 'clip.mp4'), '--out', path.join(dir, 'o'), '--json'], { PATH: '' });
+    const { code, stdout, stderr } = await cli(['capture', path.join(dir, 'clip.mp4'), '--out', path.join(dir, 'o'), '--sfm', 'colmap', '--json'], { PATH: '' });
     expect(code).toBe(1);
     expect(stderr).toMatch(/argonaut: colmap was not found on PATH \(nor in ARGONAUT_COLMAP\); it is needed for structure from motion .*Install it \(/);
     const event = JSON.parse(stdout.trim().split('\n').at(-1)!);
     expect(event).toMatchObject({ type: 'error', code: 'unavailable', details: { tool: 'colmap' } });
   });
 
-  it.runIf(colmap.available && apple.available)('with COLMAP given but PATH emptied, a video names ffmpeg', async () => {
-    const { code, stderr } = await cli(['capture', path.join(apple.dir, 'apple.mp4'), '--out', path.join(await tempDir('noffmpeg'), 'o')], { PATH: '', ARGONAUT_COLMAP: colmap.path });
+  it('our SfM (the default) needs no COLMAP: with PATH emptied, a video names ffmpeg only', async () => {
+    const dir = await tempDir('noffmpeg');
+    temps.push(dir);
+    await writeFile(path.join(dir, 'clip.mp4'), '');
+    const { code, stderr } = await cli(['capture', path.join(dir, 'clip.mp4'), '--out', path.join(dir, 'o')], { PATH: '' });
     expect(code).toBe(1);
     expect(stderr).toMatch(/ffmpeg was not found on PATH \(nor in ARGONAUT_FFMPEG\); it is needed for reading video files/);
+    expect(stderr).not.toMatch(/colmap/i);
   });
 });
 
@@ -93,41 +95,44 @@ describe('argonaut --no-gui capture and export: arguments', () => {
   });
 });
 
-describe.runIf(ffmpeg.available && colmap.available && apple.available)('argonaut --no-gui capture: a photo folder', () => {
-  it('8 photos of mixed sizes and EXIF orientations register through exhaustive matching; --json gives registered and total', async () => {
+describe.runIf(statue.available)('argonaut --no-gui capture: a photo folder with our SfM (no COLMAP on PATH)', () => {
+  it('6 photos of mixed sizes and EXIF orientations register; --json gives registered, total and who mapped', async () => {
     const dir = await tempDir('photos-cli');
     temps.push(dir);
-    const frames = path.join(dir, 'frames');
     const photos = path.join(dir, 'photos');
-    await mkdir(frames);
     await mkdir(photos);
-    // 8 frames of the apple's arc, 6 apart, at 480 px.
-    const made = spawnSync(ffmpeg.path, ['-nostdin', '-loglevel', 'error', '-i', path.join(apple.dir, 'apple.mp4'), '-vf', "select='not(mod(n\\,6))',scale=480:-2", '-fps_mode', 'passthrough', '-frames:v', '8', '-q:v', '2', path.join(frames, 'f%02d.jpg')]);
-    expect(made.status).toBe(0);
-    for (let i = 1; i <= 8; i++) {
-      const name = `f${String(i).padStart(2, '0')}.jpg`;
-      const bytes = new Uint8Array(await readFile(path.join(frames, name)));
-      if (i % 3 === 0) {
+    for (let i = 0; i < 6; i++) {
+      const name = `DSC_${5283 + i}.jpg`;
+      const source = path.join(statue.dir, 'images', name);
+      if (i % 3 === 2) {
         // Stored turned 90 degrees counter-clockwise with EXIF 6 ("rotate 90 clockwise to display"): a phone held upright.
-        const image = applyOrientation(await decodeImage(bytes, name), 8);
+        const image = applyOrientation(await decodeImage(new Uint8Array(await sharp(source).resize({ width: 400 }).jpeg().toBuffer()), name), 8);
         const rgba = new Uint8Array(image.width * image.height * 4);
         for (let p = 0; p < image.width * image.height; p++) rgba.set([...image.data.subarray(p * 3, p * 3 + 3), 255], p * 4);
         await writeFile(path.join(photos, name), withExifOrientation(encodeJpeg(image.width, image.height, rgba, 95), 6));
-      } else if (i === 4) {
-        // Another camera resolution.
-        expect(spawnSync(ffmpeg.path, ['-nostdin', '-loglevel', 'error', '-i', path.join(frames, name), '-vf', 'scale=360:-2', '-q:v', '2', path.join(photos, name)]).status).toBe(0);
-      } else await writeFile(path.join(photos, name), bytes);
+      } else {
+        // one photo from another camera resolution
+        await sharp(source).resize({ width: i === 3 ? 320 : 400 }).jpeg({ quality: 95 }).toFile(path.join(photos, name));
+      }
     }
     const out = path.join(dir, 'dataset');
-    const s = captureStreams();
-    const code = await runCli(['--no-gui', 'capture', photos, '--out', out, '--max-features', '2048', '--json'], { streams: s });
-    const lines = s.jsonLines();
+    const { code, stdout, stderr } = await cli(['capture', photos, '--out', out, '--max-features', '2048', '--json'], { ...process.env, PATH: '' });
+    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     const result = lines.at(-1)!;
-    expect(code, s.err()).toBe(0);
-    console.log(`photo capture: ${result.registered}/${result.total} registered, ${result.points} points, ${JSON.stringify(result.timings_s)}`);
-    expect(result).toMatchObject({ type: 'result', total: 8, matcher: 'exhaustive', dataset: out });
-    expect(result.registered as number).toBeGreaterThanOrEqual(7);
+    expect(code, stderr).toBe(0);
+    console.log(`photo capture (ours): ${String(result.registered)}/${String(result.total)} registered, ${String(result.points)} points, ${JSON.stringify(result.timings_s)}`);
+    expect(result).toMatchObject({ type: 'result', total: 6, matcher: 'exhaustive', dataset: out, sfm: { method: 'argonaut' } });
+    expect(result.registered as number).toBeGreaterThanOrEqual(5);
     expect(lines.some((l) => l.type === 'progress' && l.stage === 'photos')).toBe(true);
-    expect(lines.some((l) => l.type === 'progress' && l.stage === 'mapping')).toBe(true);
+    for (const stage of ['features', 'matching', 'mapping', 'bundle']) expect(lines.some((l) => l.type === 'progress' && l.stage === stage), stage).toBe(true);
   }, 600_000);
+
+  it('identical photos: exit code 3 and the message says there is no camera motion', async () => {
+    const dir = await tempDir('identical-cli');
+    temps.push(dir);
+    const folder = await identicalPhotos(path.join(statue.dir, 'images', 'DSC_5283.jpg'), path.join(dir, 'same'), 3, 320);
+    const { code, stderr } = await cli(['capture', folder, '--out', path.join(dir, 'dataset'), '--max-features', '1024'], { ...process.env, PATH: '' });
+    expect(code, stderr).toBe(3);
+    expect(stderr).toMatch(/the images show no camera motion .*move the camera between shots/);
+  }, 300_000);
 });

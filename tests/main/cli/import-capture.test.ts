@@ -47,7 +47,7 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('import from vi
     const { dir, env } = await workspace('import-video');
     const clip = testClip(path.join(dir, 'walk around.mp4'));
     const file = path.join(dir, 'walk.argo');
-    const { code, lines, stderr, result } = await run(['import', clip, '--project', file, '--frames', '6', '--max-size', '160', '--iterations', '30'], env);
+    const { code, lines, stderr, result } = await run(['import', '--sfm', 'colmap', clip, '--project', file, '--frames', '6', '--max-size', '160', '--iterations', '30'], env);
     expect(code, stderr).toBe(0);
     const stages = new Set(lines.filter((l) => l.type === 'progress').map((l) => l.stage));
     for (const stage of ['scan', 'extract', 'features', 'matching', 'mapping', 'verify']) expect(stages, `progress stages ${[...stages].join(', ')}`).toContain(stage);
@@ -74,7 +74,7 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('import from vi
 
     // The same project again: refused, the first one untouched.
     const before = await readFile(file, 'utf8');
-    const again = await run(['import', clip, '--project', file], env);
+    const again = await run(['import', '--sfm', 'colmap', clip, '--project', file], env);
     expect(again.code).toBe(3);
     expect(again.stderr).toContain(`${file}: the project file already exists`);
     expect(await readFile(file, 'utf8')).toBe(before);
@@ -89,12 +89,12 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('import from vi
     for (let i = 0; i < 3; i++) await writeFile(path.join(photos, `p${i}.png`), pngOf(crop(texture, 40 * i, 0, 100, 100)));
     const file = path.join(dir, 'mixed.argo');
 
-    const failed = await run(['import', clip, photos, '--project', file, '--frames', '4'], { ...env, FAKE_COLMAP_FAIL: 'mapper' });
+    const failed = await run(['import', '--sfm', 'colmap', clip, photos, '--project', file, '--frames', '4'], { ...env, FAKE_COLMAP_FAIL: 'mapper' });
     expect(failed.code).toBe(1);
     expect(failed.stderr).toMatch(/colmap mapper failed/);
     await expect(stat(file)).rejects.toThrow(/ENOENT/);
 
-    const { code, stderr, result } = await run(['import', clip, photos, '--project', file, '--frames', '4'], env);
+    const { code, stderr, result } = await run(['import', '--sfm', 'colmap', clip, photos, '--project', file, '--frames', '4'], env);
     expect(code, stderr).toBe(0);
     expect(result).toMatchObject({ matcher: 'exhaustive', total: 7, registered: 7, views: 7 });
     expect(result.resumed).toEqual(expect.arrayContaining(['scan:clip', 'extract:clip', 'photos:shots', 'features', 'matching']));
@@ -118,7 +118,7 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('import from vi
     cases.push({ inputs: [clip, posed], file: posed, problem: /is already a posed dataset/ });
     for (const [k, c] of cases.entries()) {
       const file = path.join(dir, `bad-${k}.argo`);
-      const { code, stderr } = await run(['import', ...c.inputs, '--project', file], env);
+      const { code, stderr } = await run(['import', '--sfm', 'colmap', ...c.inputs, '--project', file], env);
       expect(code, stderr).toBe(3);
       expect(stderr).toContain(c.file);
       expect(stderr).toMatch(c.problem);
@@ -128,12 +128,12 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('import from vi
     // Masks with a video: refused by the clip's name (a mask per extracted frame cannot be given)
     await mkdir(path.join(dir, 'masks'));
     const masked = path.join(dir, 'masked.argo');
-    const refused = await run(['import', clip, '--project', masked, '--masks', path.join(dir, 'masks')], env);
+    const refused = await run(['import', '--sfm', 'colmap', clip, '--project', masked, '--masks', path.join(dir, 'masks')], env);
     expect(refused.code, refused.stderr).toBe(3);
     expect(refused.stderr).toContain(`${clip}: masks are not supported for video inputs`);
     await expect(stat(masked)).rejects.toThrow(/ENOENT/);
     // Capture parameters with a dataset: a usage error.
-    const usage = await run(['import', posed, '--project', path.join(dir, 'u.argo'), '--frames', '10'], env);
+    const usage = await run(['import', '--sfm', 'colmap', posed, '--project', path.join(dir, 'u.argo'), '--frames', '10'], env);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toMatch(/capture\.frames apply to video and photo inputs only/);
   }, 120_000);

@@ -73,7 +73,7 @@ function clip(file: string): string {
 describe.runIf(ffmpeg.available && process.platform !== 'win32')('capture.import', () => {
   it('runs capture and import as a task: stage events in order, then the project with its SfM record and the report', async () => {
     const video = clip(path.join(dir, 'orbit.mp4'));
-    const { task } = await client.api.capture.import({ inputs: [video], params: { 'capture.frames': 6, 'train.iterations': 50 } });
+    const { task } = await client.api.capture.import({ inputs: [video], params: { 'capture.sfm': 'colmap', 'capture.frames': 6, 'train.iterations': 50 } });
     const last = await settled(task);
     expect(last.error).toBeUndefined();
     expect(last.state).toBe('finished');
@@ -96,7 +96,7 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('capture.import
   it('cancel stops COLMAP and leaves no project; the same import again resumes into the same name', async () => {
     const video = clip(path.join(dir, 'hang.mp4'));
     process.env.FAKE_COLMAP_HANG = 'sequential_matcher';
-    const { task } = await client.api.capture.import({ inputs: [video], params: { 'capture.frames': 5 } });
+    const { task } = await client.api.capture.import({ inputs: [video], params: { 'capture.sfm': 'colmap', 'capture.frames': 5 } });
     await waitForEvent(events, (e) => e.task === task && e.stage === 'matching', { timeoutMs: 30_000 });
     expect(await client.api.tasks.cancel({ task })).toMatchObject({ task });
     const last = await settled(task);
@@ -104,7 +104,7 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('capture.import
     expect(last).toMatchObject({ state: 'cancelled', error: { code: 'cancelled' } });
     expect(existsSync(path.join(dir, 'hang.argo'))).toBe(false);
 
-    const again = await client.api.capture.import({ inputs: [video], params: { 'capture.frames': 5 } });
+    const again = await client.api.capture.import({ inputs: [video], params: { 'capture.sfm': 'colmap', 'capture.frames': 5 } });
     const done = await settled(again.task);
     expect(done.state, done.error?.message).toBe('finished');
     if (done.result?.kind !== 'capture') throw new Error('not a capture result');
@@ -115,7 +115,7 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('capture.import
   it('refuses bad inputs in the call itself, naming the path', async () => {
     await expect(client.api.capture.import({ inputs: [path.join(dir, 'nope.mp4')] })).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('nope.mp4: not found') });
     await expect(client.api.capture.import({ inputs: ['clip.mp4'] })).rejects.toMatchObject({ code: 'bad_input', message: expect.stringContaining('expected an absolute path') });
-    await expect(client.api.capture.import({ inputs: [dir], params: { 'capture.frames': 1 } })).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(client.api.capture.import({ inputs: [dir], params: { 'capture.sfm': 'colmap', 'capture.frames': 1 } })).rejects.toMatchObject({ code: 'invalid_argument' });
     await expect(client.api.tasks.cancel({ task: 'capture-none' })).rejects.toMatchObject({ code: 'not_found' });
   });
 });

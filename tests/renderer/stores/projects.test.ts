@@ -87,7 +87,8 @@ describe('project store', () => {
     // The events emitted before the call returned are not lost.
     expect(projects.capture).toMatchObject({ task: 'capture-1', stage: 'mapping', state: 'running' });
     expect(projects.capturing).toBe(true);
-    expect(projects.stages.map((s) => s.state)).toEqual(['done', 'done', 'done', 'done', 'active', 'pending', 'pending']);
+    // scan, extract, features, matching, mapping (active), then our SfM's bundle stage, import, verify
+    expect(projects.stages.map((s) => s.state)).toEqual(['done', 'done', 'done', 'done', 'active', 'pending', 'pending', 'pending']);
 
     e.recent.unshift(summary('walk'));
     e.server.emit('task', { task: 'capture-1', kind: 'capture', title: 'walk.mp4', startedMs: 1, state: 'finished', stage: 'verify', fraction: 1, result: { kind: 'capture', project: summary('walk'), report: REPORT } });

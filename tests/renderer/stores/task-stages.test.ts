@@ -4,8 +4,10 @@ import { captureStages, MESH_STAGES, stageStates, stageText } from '../../../ren
 
 describe('task stages', () => {
   it('lists the stages a capture of these inputs goes through', () => {
-    expect(captureStages(['video']).map((s) => s.id)).toEqual(['scan', 'extract', 'features', 'matching', 'mapping', 'import', 'verify']);
-    expect(captureStages(['photos'], true).map((s) => s.id)).toEqual(['photos', 'features', 'matching', 'mapping', 'bundle', 'import', 'verify']);
+    // our SfM (the default) always bundle-adjusts and writes its model in the bundle stage; COLMAP's only when asked
+    expect(captureStages(['video']).map((s) => s.id)).toEqual(['scan', 'extract', 'features', 'matching', 'mapping', 'bundle', 'import', 'verify']);
+    expect(captureStages(['video'], { sfm: 'colmap' }).map((s) => s.id)).toEqual(['scan', 'extract', 'features', 'matching', 'mapping', 'import', 'verify']);
+    expect(captureStages(['photos'], { sfm: 'colmap', bundleAdjust: true }).map((s) => s.id)).toEqual(['photos', 'features', 'matching', 'mapping', 'bundle', 'import', 'verify']);
     expect(captureStages(['video', 'photos']).slice(0, 3).map((s) => s.id)).toEqual(['scan', 'extract', 'photos']);
     expect(MESH_STAGES.map((s) => s.id)).toEqual(['load', 'fuse', 'march', 'clean', 'simplify', 'write']);
   });
@@ -13,7 +15,7 @@ describe('task stages', () => {
   it('marks stages before the current one done, the current one active or failed, the rest pending', () => {
     const stages = captureStages(['video']);
     const states = (task: Parameters<typeof stageStates>[1]) => stageStates(stages, task).map((s) => `${s.def.id}:${s.state}`);
-    expect(states({ state: 'running', stage: 'matching' })).toEqual(['scan:done', 'extract:done', 'features:done', 'matching:active', 'mapping:pending', 'import:pending', 'verify:pending']);
+    expect(states({ state: 'running', stage: 'matching' })).toEqual(['scan:done', 'extract:done', 'features:done', 'matching:active', 'mapping:pending', 'bundle:pending', 'import:pending', 'verify:pending']);
     expect(states({ state: 'failed', stage: 'mapping' })).toContain('mapping:failed');
     expect(states({ state: 'cancelled', stage: 'features' })).toContain('features:failed');
     expect(states({ state: 'finished', stage: 'verify' }).every((s) => s.endsWith(':done'))).toBe(true);

@@ -63,7 +63,7 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('captureToDatas
 
   it('clips share --frames by duration, all inputs are matched exhaustively, and a clip that registers nothing is named', async () => {
     const { inputs, env, out } = await setup('^b/');
-    const { report } = await captureToDataset(inputs, out, { frames: 20, maxSize: 160, env });
+    const { report } = await captureToDataset(inputs, out, { sfm: 'colmap', frames: 20, maxSize: 160, env });
     expect(report.inputs.map((i) => [i.name, i.kind, i.images, i.registered])).toEqual([['a', 'video', 12, 12], ['b', 'video', 8, 0], ['shots', 'photos', 3, 3]]);
     expect(report.inputs[0].video).toMatchObject({ framesDecoded: 30, segments: 12, durationS: 3 });
     expect(report).toMatchObject({ total: 23, registered: 15, matcher: 'exhaustive', models: [{ registered: 15, points: 0 }] });
@@ -77,13 +77,13 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('captureToDatas
     expect(lists.trim().split('\n')).toEqual(['shots/p0.png', 'shots/p1.png', 'shots/p2.png']);
 
     // Again: every step reused.
-    const again = await captureToDataset(inputs, out, { frames: 20, maxSize: 160, env });
+    const again = await captureToDataset(inputs, out, { sfm: 'colmap', frames: 20, maxSize: 160, env });
     expect(again.report.resumed).toEqual(['scan:a', 'extract:a', 'scan:b', 'extract:b', 'photos:shots', 'features', 'matching', 'mapping']);
   }, 120_000);
 
   it('no model at all: bad_input whose message carries the diagnostics; the report is still written', async () => {
     const { inputs, env, out } = await setup('.');
-    const error = (await captureToDataset(inputs, out, { frames: 10, maxSize: 160, env }).catch((e: unknown) => e)) as ArgonautError;
+    const error = (await captureToDataset(inputs, out, { sfm: 'colmap', frames: 10, maxSize: 160, env }).catch((e: unknown) => e)) as ArgonautError;
     expect(error.code).toBe('bad_input');
     expect(error.message).toMatch(/structure from motion failed: COLMAP could not build any model from the \d+ images \(no initial image pair/);
     const saved = JSON.parse(await readFile(path.join(out, 'capture', 'report.json'), 'utf8'));
@@ -92,6 +92,6 @@ describe.runIf(ffmpeg.available && process.platform !== 'win32')('captureToDatas
 
   it("refuses to write into a non-empty folder that is not a capture", async () => {
     const { inputs, env, dir } = await setup();
-    await expect(captureToDataset(inputs, dir, { env })).rejects.toThrow(/the folder exists and is not an earlier capture/);
+    await expect(captureToDataset(inputs, dir, { sfm: 'colmap', env })).rejects.toThrow(/the folder exists and is not an earlier capture/);
   }, 120_000);
 });

@@ -99,14 +99,14 @@ describe('capture masks', () => {
     const calls = path.join(dir, 'calls.jsonl');
     const env = { ...process.env, PATH: [bin, process.env.PATH].join(path.delimiter), FAKE_COLMAP_CALLS: calls };
     const out = path.join(dir, 'dataset');
-    await captureToDataset([photos], out, { env, masks, maxSize: 100 });
+    await captureToDataset([photos], out, { sfm: 'colmap', env, masks, maxSize: 100 });
     const masksDir = capturedMasksDir(out, 'shots');
     for (const name of names) expect((await firstChannel(path.join(masksDir, `${name}.png`))).at(0, 0)).toBe(0);
     const extractor = (await readFile(calls, 'utf8')).trim().split('\n').map((l) => JSON.parse(l) as string[]).find((c) => c[0] === 'feature_extractor' && !c.includes('--help'))!;
     expect(extractor[extractor.indexOf('--ImageReader.mask_path') + 1]).toBe(path.join(out, 'masks'));
     const dataset = await loadDataset(out);
     expect(dataset.views.map((v) => v.maskPath)).toEqual(names.map((n) => path.join(masksDir, `${n}.png`)));
-    await captureToDataset([photos], out, { env, maxSize: 100 });
+    await captureToDataset([photos], out, { sfm: 'colmap', env, maxSize: 100 });
     expect((await loadDataset(out)).views.every((v) => v.maskPath === undefined)).toBe(true);
   });
 });

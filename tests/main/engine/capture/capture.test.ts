@@ -25,8 +25,8 @@ const colmap = installedTool('colmap');
 const apple = sharedDataset('video_apple');
 const ready = ffmpeg.available && colmap.available && apple.available;
 
-// COLMAP's own features and matching: this test is about its processes (cancel, resume); sfm-gpu.test.ts runs ours
-const OPTIONS = { frames: 25, maxSize: 640, features: 'colmap' } as const;
+// COLMAP's mapper on its own features and matching: this test is about its processes (cancel, resume); sfm-gpu.test.ts runs ours under COLMAP's mapper, sfm-argonaut.test.ts our whole SfM
+const OPTIONS = { frames: 25, maxSize: 640, sfm: 'colmap', features: 'colmap' } as const;
 let out = '';
 let report: CaptureReport | undefined;
 afterAll(async () => {

@@ -93,4 +93,17 @@ describe('diagnostics', () => {
     expect(out).toHaveLength(1);
     expect(out[0].message).toMatch(/could not build any model from the 10 images \(no initial image pair.*\)\. Try: more overlap/);
   });
+
+  it("our mapper: each reason it gave names its images once, its failure is said with what to try, and a fallback is stated first", () => {
+    const registered = new Set(clip(10).filter((_, i) => i < 6).map((i) => i.name));
+    const reasons = [6, 7, 8].map((i) => ({ name: clip(10)[i].name, reason: 'in a separate group of 3 image(s), joined to the largest (6 images) by no verified pair with a relative pose' }));
+    reasons.push({ name: clip(10)[9].name, reason: 'no verified pair with a relative pose joins it to another image' });
+    const text = diagnose(base({ registered, modelSizes: [6], method: 'argonaut', unregisteredReasons: reasons })).map((d) => d.message);
+    expect(text).toContain('3 image(s) not registered (clip/frame_000006.jpg, clip/frame_000007.jpg, clip/frame_000008.jpg): in a separate group of 3 image(s), joined to the largest (6 images) by no verified pair with a relative pose.');
+    expect(text).toContain('1 image(s) not registered (clip/frame_000009.jpg): no verified pair with a relative pose joins it to another image.');
+    const failed = diagnose(base({ registered: new Set(), modelSizes: [], meanReprojectionErrorPx: NaN, method: 'argonaut', failure: 'the images show no camera motion' }));
+    expect(failed.map((d) => d.message)).toEqual(['Our mapper could not build any model from the 10 images: the images show no camera motion.']);
+    const fallback = diagnose(base({ fallback: 'our SfM registered 2 of 10 images while 9 had a verified pair' }));
+    expect(fallback[0].message).toBe("our SfM registered 2 of 10 images while 9 had a verified pair; COLMAP's mapper built this model instead.");
+  });
 });

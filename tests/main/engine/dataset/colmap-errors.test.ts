@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
 import { loadDataset } from '../../../../main/engine/dataset/dataset.js';
-import { writeColmapModel } from '../../../helpers/colmap-writer.js';
+import { writeColmapModel } from '../../../../main/engine/dataset/colmap-write.js';
 import { makeColmapDataset, type SyntheticColmap } from '../../../helpers/datasets.js';
 
 const roots: string[] = [];

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readColmapModel } from '../../../../main/engine/dataset/colmap.js';
 import { loadDataset } from '../../../../main/engine/dataset/dataset.js';
-import { writeColmapModel } from '../../../helpers/colmap-writer.js';
+import { writeColmapModel } from '../../../../main/engine/dataset/colmap-write.js';
 import { percentile, project } from '../../../helpers/geometry.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';
 

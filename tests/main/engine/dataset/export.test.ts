@@ -6,7 +6,7 @@ import { lensOf } from '../../../../main/engine/dataset/distortion.js';
 import { exportDataset, openGlCameraToWorld } from '../../../../main/engine/dataset/export.js';
 import { quaternionFromRotation, worldToCameraFromQuaternion } from '../../../../main/engine/dataset/pose.js';
 import { openGlCameraToWorldToOpenCvWorldToCamera } from '../../../../shared/scene/camera.js';
-import { colmapImage, writeColmapModel } from '../../../helpers/colmap-writer.js';
+import { colmapImage, writeColmapModel } from '../../../../main/engine/dataset/colmap-write.js';
 import { makeColmapDataset, randomPng, tempDir } from '../../../helpers/datasets.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { sharedDataset } from '../../../helpers/shared-data.js';

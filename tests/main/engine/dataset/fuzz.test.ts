@@ -10,7 +10,7 @@ import { ArgonautError } from '../../../../shared/rpc/errors.js';
 import { parseCamerasBin, parseImagesBin } from '../../../../main/engine/dataset/colmap-binary.js';
 import { loadDataset } from '../../../../main/engine/dataset/dataset.js';
 import { decodeImage } from '../../../../main/engine/formats/images.js';
-import { camerasBin, colmapImage, imagesBin } from '../../../helpers/colmap-writer.js';
+import { camerasBin, colmapImage, imagesBin } from '../../../../main/engine/dataset/colmap-write.js';
 import { makeColmapDataset } from '../../../helpers/datasets.js';
 import { encodePng } from '../../../helpers/images.js';
 import { fuzz, mutate } from '../../../helpers/fuzz.js';

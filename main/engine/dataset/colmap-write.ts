@@ -1,15 +1,24 @@
 /**
- * Writes COLMAP models in binary and text form (COLMAP's own layouts), for building test datasets
- * and cross-checking the two parsers. Tracks are written empty: the loaders do not read them.
+ * Writes COLMAP models in binary and text form (COLMAP 3.8's own layouts, src/base/reconstruction.cc
+ * WriteCamerasBinary / WriteImagesBinary / WritePoints3DBinary): our mapper's model (capture/
+ * sfm-argonaut.ts), and the tests' datasets, which also cross-check the two parsers.
+ * A point's track (image id, index of its 2D point in that image) is written where given, else empty
+ * (the loaders skip tracks; COLMAP's own tools read them).
  */
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { COLMAP_CAMERA_MODELS, type ColmapCamera, type ColmapImage, type ColmapPoints } from '../../main/engine/dataset/colmap-model.js';
+import { writeFileAtomic } from '../formats/atomic-file.js';
+import { COLMAP_CAMERA_MODELS, type ColmapCamera, type ColmapImage, type ColmapPoints } from './colmap-model.js';
+
+/** Per point: image id, point2D index pairs, flattened. */
+export type ColmapTracks = readonly Uint32Array[];
 
 export interface ModelToWrite {
   cameras: ColmapCamera[];
   images: ColmapImage[];
   points: ColmapPoints;
+  /** One per point, in the points' order (default: every track empty). */
+  tracks?: ColmapTracks;
 }
 
 class Writer {
@@ -45,13 +54,15 @@ export function imagesBin(images: readonly ColmapImage[]): Uint8Array {
   return w.bytes();
 }
 
-export function points3DBin(points: ColmapPoints): Uint8Array {
+export function points3DBin(points: ColmapPoints, tracks?: ColmapTracks): Uint8Array {
   const w = new Writer().u64(points.ids.length);
   for (let i = 0; i < points.ids.length; i++) {
     w.u64(points.ids[i]);
     for (let k = 0; k < 3; k++) w.f64(points.positions[i * 3 + k]);
     for (let k = 0; k < 3; k++) w.u8(points.colors[i * 3 + k]);
-    w.f64(points.errors[i]).u64(0);
+    const track = tracks?.[i] ?? new Uint32Array(0);
+    w.f64(points.errors[i]).u64(track.length / 2);
+    for (const v of track) w.u32(v);
   }
   return w.bytes();
 }
@@ -72,26 +83,29 @@ export function imagesText(images: readonly ColmapImage[]): string {
   return lines.join('\n') + '\n';
 }
 
-export function points3DText(points: ColmapPoints): string {
+export function points3DText(points: ColmapPoints, tracks?: ColmapTracks): string {
   const lines = ['# 3D point list'];
   for (let i = 0; i < points.ids.length; i++) {
     const p = points.positions;
-    lines.push([points.ids[i], p[i * 3], p[i * 3 + 1], p[i * 3 + 2], points.colors[i * 3], points.colors[i * 3 + 1], points.colors[i * 3 + 2], points.errors[i]].join(' '));
+    lines.push([points.ids[i], p[i * 3], p[i * 3 + 1], p[i * 3 + 2], points.colors[i * 3], points.colors[i * 3 + 1], points.colors[i * 3 + 2], points.errors[i], ...(tracks?.[i] ?? [])].join(' '));
   }
   return lines.join('\n') + '\n';
 }
 
-/** Writes `<dir>` (usually `<root>/sparse/0`) in the given form. */
+/**
+ * Writes `<dir>` (usually `<root>/sparse/0`) in the given form, each file atomically (a reader
+ * never sees half a file). images is written last: the loaders take a folder with it as a model.
+ */
 export async function writeColmapModel(dir: string, model: ModelToWrite, kind: 'bin' | 'txt'): Promise<void> {
   await mkdir(dir, { recursive: true });
   if (kind === 'bin') {
-    await writeFile(path.join(dir, 'cameras.bin'), camerasBin(model.cameras));
-    await writeFile(path.join(dir, 'images.bin'), imagesBin(model.images));
-    await writeFile(path.join(dir, 'points3D.bin'), points3DBin(model.points));
+    await writeFileAtomic(path.join(dir, 'cameras.bin'), camerasBin(model.cameras));
+    await writeFileAtomic(path.join(dir, 'points3D.bin'), points3DBin(model.points, model.tracks));
+    await writeFileAtomic(path.join(dir, 'images.bin'), imagesBin(model.images));
   } else {
-    await writeFile(path.join(dir, 'cameras.txt'), camerasText(model.cameras));
-    await writeFile(path.join(dir, 'images.txt'), imagesText(model.images));
-    await writeFile(path.join(dir, 'points3D.txt'), points3DText(model.points));
+    await writeFileAtomic(path.join(dir, 'cameras.txt'), camerasText(model.cameras));
+    await writeFileAtomic(path.join(dir, 'points3D.txt'), points3DText(model.points, model.tracks));
+    await writeFileAtomic(path.join(dir, 'images.txt'), imagesText(model.images));
   }
 }
 
