@@ -7,9 +7,9 @@
  *   points3D.bin  each point with its mean reprojection error, its track (image id, 2D point index)
  *                 and its colour: the mean RGB of its keypoints' pixels in the images.
  *
- * `RefineMapping` is the one seam between mapping and writing: bundle adjustment (main/engine/sfm/
- * bundle/, merged separately) refines the mapper's poses, points and intrinsics there; without it
- * `unrefined` passes the mapper's result through with the database's intrinsics.
+ * `RefineMapping` is the one seam between mapping and writing: bundle adjustment
+ * (sfm-argonaut-bundle.ts) refines the mapper's poses, points and intrinsics there; `unrefined`
+ * passes the mapper's result through with the database's intrinsics (tests of the stages around it).
  */
 import path from 'node:path';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
@@ -19,6 +19,7 @@ import { quaternionOf } from '../sfm/colmap-two-view.js';
 import type { ColmapCameraModel } from '../sfm/colmap-database.js';
 import type { GlobalMappingResult } from '../sfm/global/global-mapper.js';
 import type { CameraPose, TriangulatedPoint } from '../sfm/global/triangulate.js';
+import type { UnregisteredImage } from '../sfm/global/mapping-options.js';
 import { readImage } from '../formats/images.js';
 import type { ArgonautMappingInput } from './sfm-argonaut-input.js';
 
@@ -35,6 +36,8 @@ export interface RefinedModel {
   cameras: RefinedCamera[];
   poses: (CameraPose | undefined)[];
   points: TriangulatedPoint[];
+  /** Images the refinement left without a point (their pose dropped), besides those the mapper left out. */
+  unregistered?: UnregisteredImage[];
   /** What the refinement did (rounds, costs, removed observations), for the report. */
   summary: Record<string, unknown>;
 }

@@ -26,7 +26,8 @@ import { MAPPING_DEFAULTS, type MappingOptions } from '../sfm/global/mapping-opt
 import { CAPTURE_SIFT } from '../sfm/sift-options.js';
 import { readMappingInput, type ArgonautMappingInput } from './sfm-argonaut-input.js';
 import { mappingFailure, readMappingFile, writeMappingFile } from './sfm-argonaut-mapping.js';
-import { unrefined, writeArgonautModel, type RefineMapping } from './sfm-argonaut-model.js';
+import { writeArgonautModel, type RefineMapping } from './sfm-argonaut-model.js';
+import { bundleRefinement, BUNDLE_REFINEMENT } from './sfm-argonaut-bundle.js';
 import { matchStats, type MatchStats } from './sfm-match-stats.js';
 import { hashKey, imagesMaterial, lazyGpu, openState, ourFeaturesStage, ourMatchingStage, timedStage, type FrontEndContext, type FrontEndOptions, type FrontEndResult, type SfmGroup, type SfmPaths } from './sfm-stages.js';
 
@@ -35,7 +36,7 @@ export interface ArgonautSfmOptions extends Omit<FrontEndOptions, 'verifier'> {
   maxImageSize: number;
   /** The GPU for our features and matching (opened on first use: a resumed run needs none). */
   gpu?: () => Promise<GpuContext>;
-  /** Bundle adjustment between mapping and writing; default `unrefined` (until main/engine/sfm/bundle/ is wired in). */
+  /** Bundle adjustment between mapping and writing; default bundleRefinement on `gpu`'s device. */
   refine?: RefineMapping;
   /** Its name in the state: a different refinement runs the bundle stage again. */
   refineName?: string;
@@ -133,7 +134,7 @@ export async function runArgonautSfm(paths: SfmPaths, groups: readonly SfmGroup[
   throwIfCancelled(signal);
 
   // ---- bundle adjustment, then the model ----
-  const refineName = options.refineName ?? (options.refine ? 'custom' : 'none');
+  const refineName = options.refineName ?? (options.refine ? 'custom' : BUNDLE_REFINEMENT);
   const bundleRecord = typeof state.bundle === 'object' ? state.bundle : undefined;
   if (bundleRecord?.refinement === refineName && (await isFile(path.join(modelDir, 'images.bin')))) {
     result.resumed.push('bundle');
@@ -142,18 +143,20 @@ export async function runArgonautSfm(paths: SfmPaths, groups: readonly SfmGroup[
   } else {
     await rm(modelDir, { recursive: true, force: true });
     await timedStage(result, 'bundle', async () => {
-      const refine = options.refine ?? unrefined;
-      options.onProgress?.({ stage: 'bundle', fraction: 0, message: refineName === 'none' ? 'no bundle adjustment yet: writing the mapped model' : 'bundle adjustment' });
+      const refine = options.refine ?? bundleRefinement(frontEnd.gpu);
+      options.onProgress?.({ stage: 'bundle', fraction: 0, message: 'bundle adjustment' });
       const refined = await refine(mappedResult, input, { signal, onProgress: (fraction, message) => options.onProgress?.({ stage: 'bundle', fraction: 0.9 * fraction, message }) });
       throwIfCancelled(signal);
       options.onProgress?.({ stage: 'bundle', fraction: 0.9, message: `writing ${refined.points.length} points with their colours` });
       await writeArgonautModel(modelDir, imagesDir, refined, input, signal);
-      result.bundle = { refinement: refineName, ...refined.summary };
+      result.bundle = { refinement: refineName, ...refined.summary, ...(refined.unregistered?.length ? { unregistered: refined.unregistered.map((u) => ({ name: input.names[u.image], reason: u.reason })) } : {}) };
     });
     state.bundle = result.bundle;
     await save();
     options.onProgress?.({ stage: 'bundle', fraction: 1, message: 'model written' });
   }
+  // images the refinement's filters left without a point are unregistered too, with its reason
+  result.unregistered.push(...((result.bundle?.unregistered as ArgonautUnregistered[] | undefined) ?? []));
   result.model = await readColmapModel(modelDir);
   result.modelDir = modelDir;
   return result;

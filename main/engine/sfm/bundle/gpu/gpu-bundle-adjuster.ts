@@ -25,6 +25,10 @@ export class GpuBundleAdjuster {
     return new GpuBundleAdjuster(await GpuBundleStages.create(ctx, variant));
   }
 
+  destroy(): void {
+    this.stages.destroy();
+  }
+
   /** This solver as the mapper takes one (refineMapping), interchangeable with bundleAdjustCpu. */
   get adjust(): BundleAdjuster {
     return (problem, options, control) => this.solve(problem, options, control);

@@ -1,0 +1,59 @@
+/**
+ * The bundle stage of our capture SfM (sfm-argonaut.ts): refineMapping (sfm/global/refine-mapping.ts,
+ * GLOMAP's BA rounds with COLMAP's filters between them) from the mapper's result and the
+ * database's cameras, refining poses, points, focal lengths and distortion (BA_DEFAULTS). The GPU
+ * solver (sfm/bundle/gpu/) runs on a hardware adapter; on a CPU adapter (llvmpipe, SwiftShader) the
+ * float64 CPU solver does, the GPU path there measuring 0.4-0.8x its speed (docs/sfm.md).
+ */
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import type { GpuContext } from '../gpu/context.js';
+import { bundleAdjustCpu } from '../sfm/bundle/bundle-adjust-cpu.js';
+import { BA_CAMERA_MODELS, type BaCameraModel } from '../sfm/bundle/camera-models.js';
+import { GpuBundleAdjuster } from '../sfm/bundle/gpu/gpu-bundle-adjuster.js';
+import { refineMapping } from '../sfm/global/refine-mapping.js';
+import type { RefineMapping } from './sfm-argonaut-model.js';
+
+/** The refinement's name in the capture's resume state: a change to it runs the bundle stage again. */
+export const BUNDLE_REFINEMENT = 'bundle-adjustment-v1';
+
+const isBaModel = (model: string): model is BaCameraModel => (BA_CAMERA_MODELS as readonly string[]).includes(model);
+
+/** Bundle adjustment as the capture's refinement, on `gpu`'s device (opened when the stage runs). */
+export function bundleRefinement(gpu: () => Promise<GpuContext>): RefineMapping {
+  return async (mapped, input, control) => {
+    const unsupported = input.databaseCameras.find((c) => !isBaModel(c.model));
+    if (unsupported) {
+      throw new ArgonautError('invalid_argument', `camera model ${unsupported.model}: our bundle adjustment refines ${BA_CAMERA_MODELS.join(', ')} (choose one with --camera-model, or map with --sfm colmap)`);
+    }
+    const ctx = await gpu();
+    const solver = ctx.info.adapter.software ? undefined : await GpuBundleAdjuster.create(ctx);
+    let iterations = 0;
+    try {
+      const refined = await refineMapping(
+        { mapped, keypoints: input.keypoints, cameras: input.databaseCameras.map((c) => ({ model: c.model as BaCameraModel, params: Float64Array.from(c.params) })), imageCamera: input.imageCamera },
+        solver?.adjust ?? bundleAdjustCpu,
+        {},
+        {
+          signal: control.signal,
+          // rounds of unknown length: a fraction that only grows
+          onProgress: (iteration, record) => control.onProgress?.(1 - 1 / (1 + ++iterations / 20), `bundle adjustment: iteration ${iteration}, cost ${record.cost.toPrecision(6)}`),
+        },
+      );
+      return {
+        cameras: input.databaseCameras.map((c, k) => ({ model: c.model, width: c.width, height: c.height, params: refined.cameras[k].params })),
+        poses: refined.poses,
+        points: refined.points,
+        unregistered: refined.unregistered,
+        summary: {
+          method: 'bundle adjustment',
+          solver: solver ? 'gpu' : 'cpu',
+          rounds: refined.rounds,
+          initialMeanReprojectionErrorPx: refined.initialMeanReprojectionErrorPx,
+          meanReprojectionErrorPx: refined.meanReprojectionErrorPx,
+        },
+      };
+    } finally {
+      solver?.destroy();
+    }
+  };
+}
