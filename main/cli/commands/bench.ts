@@ -83,8 +83,8 @@ async function raster(context: CommandContext) {
 
 export const benchCommand: CommandSpec = {
   name: 'bench',
-  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection and matching, per stage) and `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity)',
-  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]',
+  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection, matching, verification and global mapping, per stage) and `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity)',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--focal PX] [--reference <transforms.json|model-dir>] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
@@ -107,7 +107,8 @@ export const benchCommand: CommandSpec = {
     { flag: 'words', type: 'int', help: 'sfm: retrieval vocabulary size (default 64)' },
     { flag: 'frames', type: 'int', help: `sfm: video frames taken evenly over the clip (default ${BENCH_SFM_FRAMES})` },
     { flag: 'max-size', type: 'int', help: `sfm: video frames' longest side in pixels (default ${BENCH_SFM_VIDEO_SIZE})` },
-    { flag: 'reference', type: 'string', help: 'sfm-accuracy: the reference poses, a transforms.json or a COLMAP model folder', valueName: 'file' },
+    { flag: 'reference', type: 'string', help: 'sfm-accuracy, sfm: the reference poses, a transforms.json or a COLMAP model folder (sfm: the mapped poses scored against them)', valueName: 'file' },
+    { flag: 'focal', type: 'float', help: "sfm: every image's focal length in pixels, known (verification estimates E, the mapper takes it); default capture's cameras (EXIF, else 1.2 x the long side)" },
     { flag: 'mesh-out', type: 'string', help: 'mesh: also keep the extracted mesh here (.glb, .ply or .obj)', valueName: 'file' },
   ],
   params: () => paramsForCommand('bench').filter((p) => !p.commands.includes('*')),
