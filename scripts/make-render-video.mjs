@@ -15,8 +15,9 @@
  * texture), composited over mid grey, encoded with ffmpeg as H.264 (yuv420p, crf 16, 30 fps).
  *
  * Written: OUT/render150.mp4, OUT/transforms.json (NeRF layout: camera_angle_x, camera-to-world in
- * OpenGL axes; file_path "frame_000000" ... as `bench sfm` names a clip's frames, so `bench sfm
- * OUT/render150.mp4 --frames 150 --reference OUT/transforms.json` pairs them by name), OUT/frames/
+ * OpenGL axes; file_path "frames/frame_000000" ..., named as `bench sfm` names a clip's frames, so
+ * `bench sfm OUT/render150.mp4 --frames 150 --focal F --reference OUT/transforms.json` pairs them
+ * by name), OUT/frames/
  * (the RGBA renders), OUT/base/ (the tool's dataset: gt_mesh.ply, meta.json). Deterministic: the
  * same options give the same frames (the tool's renders are, for any job count).
  */
@@ -98,6 +99,7 @@ execFileSync('ffmpeg', [
 ], { stdio: 'inherit' });
 
 // 4. Ground truth, pairing with bench sfm's frame names.
-const transforms = { camera_angle_x: render.fovX, frames: poses.map((c2w, k) => ({ file_path: name(k), transform_matrix: c2w })) };
+// file_path names the RGBA render (readers check the file exists); pairing is by the bare name
+const transforms = { camera_angle_x: render.fovX, frames: poses.map((c2w, k) => ({ file_path: `frames/${name(k)}`, transform_matrix: c2w })) };
 writeFileSync(path.join(out, 'transforms.json'), JSON.stringify(transforms, null, 1));
 console.error(`make-render-video: ${video} (${frames} frames, ${size}x${size}, f = ${(size / 2 / Math.tan(render.fovX / 2)).toFixed(2)} px), transforms.json; ${((performance.now() - started) / 1000).toFixed(1)} s`);
