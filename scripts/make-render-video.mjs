@@ -98,7 +98,14 @@ execFileSync('ffmpeg', [
   '-frames:v', String(frames), '-c:v', 'libx264', '-crf', '16', '-preset', 'medium', '-g', String(FPS), video,
 ], { stdio: 'inherit' });
 
-// 4. Ground truth, pairing with bench sfm's frame names.
+// 4. The clip's frames decoded back, as bench sfm takes them from a clip (JPEG at ffmpeg's q 2):
+// a folder for machines without ffmpeg (the GPU machine), paired by the same names.
+const decoded = path.join(out, 'video-frames');
+rmSync(decoded, { recursive: true, force: true });
+mkdirSync(decoded, { recursive: true });
+execFileSync('ffmpeg', ['-nostdin', '-hide_banner', '-loglevel', 'error', '-i', video, '-start_number', '0', '-q:v', '2', path.join(decoded, 'frame_%06d.jpg')], { stdio: 'inherit' });
+
+// 5. Ground truth, pairing with bench sfm's frame names.
 // file_path names the RGBA render (readers check the file exists); pairing is by the bare name
 const transforms = { camera_angle_x: render.fovX, frames: poses.map((c2w, k) => ({ file_path: `frames/${name(k)}`, transform_matrix: c2w })) };
 writeFileSync(path.join(out, 'transforms.json'), JSON.stringify(transforms, null, 1));
