@@ -13,7 +13,7 @@
  *   epipolar constraint on the inliers) gives R and t.
  * Images outside the largest component are reported by index with the reason.
  */
-import { applyMat3, determinant3, inverse3, multiply3, transpose3, type Mat3, type Vec3 } from '../verify/dense.js';
+import { applyMat3, determinant3, inverse3, multiply3, svd3, transpose3, type Mat3, type Vec3 } from '../verify/dense.js';
 import { homographySquaredErrors } from '../verify/homography.js';
 import { poseFromHomography } from '../verify/homography-decomposition.js';
 import { poseFromEssential, rotationBetweenRays } from '../verify/relative-pose.js';
@@ -145,12 +145,13 @@ function planarPose(input: ViewGraphInput, a: number, b: number, homography: Mat
   const normalisedA = normalisedCoordinates(pointsA, cameraA);
   const normalisedB = normalisedCoordinates(pointsB, cameraB);
   const all = Array.from({ length: pointsA.length / 2 }, (_, k) => k);
-  // Kabsch on every inlier, then again on those it explains (a few outliers pull a least-squares
-  // rotation off by tenths of a degree: pixels at these focal lengths)
+  // The rotation nearest K2^-1 H K1 (H is RANSAC's: outliers do not pull it), then Kabsch again on
+  // the inliers it explains (least squares on every inlier would be pulled off by tenths of a
+  // degree, pixels at these focal lengths, by the outliers F keeps near epipolar lines)
   const maxError = VERIFY_DEFAULTS.maxErrorPx;
   const rotationK = inverse3(ka)!;
   let explainedBy: number[] = all;
-  let rotationOnly = rotationBetweenRays(normalisedA, normalisedB, all);
+  let rotationOnly = nearestRotation(multiply3(multiply3(inverse3(kb)!, homography), ka));
   for (let round = 0; round < 3; round++) {
     const errors = new Float64Array(all.length);
     homographySquaredErrors(multiply3(multiply3(kb, rotationOnly), rotationK), pointsA, pointsB, errors);
@@ -171,6 +172,14 @@ function planarPose(input: ViewGraphInput, a: number, b: number, homography: Mat
   if (!pose || pose.baselineOverDistance === 0) return 'PLANAR: H has no decomposition with a baseline';
   if (pose.consistent < all.length / 2) return `PLANAR: H's best decomposition puts only ${pose.consistent} of ${all.length} inliers in front of both cameras on their epipolar lines`;
   return validPose(pose.rotation, pose.translation) ?? 'PLANAR: H gives no valid pose';
+}
+
+/** The rotation nearest a matrix up to scale and sign (U V^T of its SVD, the sign making det(M) positive). */
+function nearestRotation(m: Mat3): Mat3 {
+  const positive = determinant3(m) < 0 ? m.map((x) => -x) : m;
+  const { u, v } = svd3(positive);
+  const r = multiply3(u, transpose3(v));
+  return determinant3(r) < 0 ? multiply3(u.map((x, i) => (i % 3 === 2 ? -x : x)), transpose3(v)) : r;
 }
 
 function validPose(rotation: Mat3, translation: Vec3 | undefined): Pose | undefined {
