@@ -47,7 +47,7 @@ async function modelPoses(where: string): Promise<{ dir: string; poses: NamedPos
   return { dir, poses: keyed(dir, model.images.map((im) => ({ name: im.name, worldToCamera: worldToCameraFromQuaternion(im.qvec, im.tvec) }))) };
 }
 
-async function referencePoses(reference: string): Promise<NamedPose[]> {
+export async function referencePoses(reference: string): Promise<NamedPose[]> {
   if (reference.toLowerCase().endsWith('.json')) {
     const views = await readTransformsFrames(reference, await readJsonObject(reference));
     return keyed(reference, views.map((v) => ({ name: v.name, worldToCamera: v.camera.worldToCamera })));

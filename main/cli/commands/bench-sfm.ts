@@ -20,15 +20,19 @@ import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 import { median } from '../../../shared/math/median.js';
+import type { NamedPose } from '../../engine/sfm/pose-accuracy.js';
+import { referencePoses } from './bench-sfm-accuracy.js';
+import { benchCameras, bundleStage, mapStage, mappedAccuracy } from './bench-sfm-map.js';
+import type { CameraPose } from '../../engine/sfm/global/triangulate.js';
 
 /**
- * `bench sfm <images-dir|video>`: our SfM front end on a capture, stage by stage (docs/sfm.md):
- * SIFT extraction, pair selection (by capture kind, match-pairs.ts), GPU matching, geometric
- * verification (verify/, on the CPU); mapping is reported as not yet built. Wall and CPU time per
- * stage (CPU: this process, every thread, a CPU adapter's included), features per image, pairs
- * chosen, matched and verified.
- * Verification runs as capture runs it without EXIF (CAPTURE_VERIFY_OPTIONS, no prior focal
- * length: F and H, COLMAP's rule, never E).
+ * `bench sfm <images-dir|video>`: our SfM, stage by stage (docs/sfm.md): SIFT extraction, pair
+ * selection (by capture kind, match-pairs.ts), GPU matching, geometric verification (verify/, on
+ * the CPU), global mapping and bundle adjustment (bench-sfm-map.ts). Wall and CPU time per stage (CPU: this process, every thread, a CPU adapter's
+ * included), features per image, pairs chosen, matched and verified, the mapped model's numbers,
+ * and with --reference the recovered poses' accuracy.
+ * Verification runs as capture runs it (CAPTURE_VERIFY_OPTIONS): E where a camera's focal is
+ * known (EXIF, or --focal), else F and H, COLMAP's rule.
  */
 
 const IMAGE_EXTENSIONS = ['.jpg', '.jpeg', '.png'];
@@ -103,7 +107,12 @@ export async function benchSfm(context: CommandContext): Promise<void> {
   const maxSize = positiveInt(options, 'max-size', BENCH_SFM_VIDEO_SIZE);
   const words = positiveInt(options, 'words', RETRIEVAL_DEFAULTS.words);
   const mode = (options.pairs as PairMode | undefined) ?? 'auto';
+  const focal = options.focal as number | undefined;
+  if (focal !== undefined && !(Number.isFinite(focal) && focal > 0)) throw new UsageError(`bench sfm: --focal must be a positive number of pixels (got ${focal})`);
   const source = path.resolve(context.cwd, input);
+  // the reference is read before any work, so a bad one is refused at once
+  const referenceFile = typeof options.reference === 'string' ? path.resolve(context.cwd, options.reference) : undefined;
+  const reference: NamedPose[] | undefined = referenceFile ? await referencePoses(referenceFile) : undefined;
   const workDir = await mkdtemp(path.join(tmpdir(), 'argonaut-bench-sfm-'));
   let gpu: Awaited<ReturnType<typeof openGpu>> | undefined;
   try {
@@ -115,6 +124,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     out.progress({ stage: 'input', message: `${files.length} ${kind === 'video' ? 'frames' : 'photos'} from ${input}` }, true);
     const extractor = await SiftExtractor.create(ctx, { ...CAPTURE_SIFT, maxFeatures, firstOctave });
     const sizes: string[] = [];
+    const dimensions: { width: number; height: number }[] = [];
     let loadMs = 0;
     const extracted = await timed(async () => {
       const features: Features[] = [];
@@ -124,6 +134,7 @@ export async function benchSfm(context: CommandContext): Promise<void> {
         loadMs += performance.now() - t;
         features.push(await extractor.extract(image));
         sizes.push(`${image.width}x${image.height}`);
+        dimensions.push({ width: image.width, height: image.height });
         out.progress({ stage: 'extract', step: features.length, total: files.length });
       }
       return features;
@@ -137,10 +148,18 @@ export async function benchSfm(context: CommandContext): Promise<void> {
     out.progress({ stage: 'pairs', message: `${pairs.length} pairs (${chosen.value.method})` }, true);
     const matched = await timed(() => matchImagePairs(ctx, features, pairs, {}, (done, total) => out.progress({ stage: 'match', step: done, total })));
     const perPair = matched.value.map((m) => m.length / 2);
+    const cameras = await benchCameras(kind, files, dimensions, focal);
     // on worker threads, as capture verifies (all cores but one; wall time is the stage's cost, CPU time sums the threads)
-    const verified = await timed(() => verifyPairsInParallel(pairs, matched.value, features.map((f) => f.keypoints), undefined, CAPTURE_VERIFY_OPTIONS, { onPair: (done, total) => out.progress({ stage: 'verify', step: done, total }) }));
+    const verified = await timed(() => verifyPairsInParallel(pairs, matched.value, features.map((f) => f.keypoints), cameras.verification, CAPTURE_VERIFY_OPTIONS, { onPair: (done, total) => out.progress({ stage: 'verify', step: done, total }) }));
     const verification = summariseVerification(verified.value);
     const inliersByPair = verified.value.map((v) => v.geometry.inliers.length);
+    out.progress({ stage: 'map', message: `global mapping of ${files.length} images` }, true);
+    const mapped = mapStage(verified.value, features.map((f) => f.keypoints), cameras);
+    out.progress({ stage: 'bundle', message: 'bundle adjustment' }, true);
+    const bundled = await bundleStage(ctx, mapped.result, features.map((f) => f.keypoints), cameras);
+    const accuracyOf = (poses: readonly (CameraPose | undefined)[] | undefined) => (poses && reference && referenceFile ? mappedAccuracy(poses, files, reference, referenceFile) : undefined);
+    const mappedScore = accuracyOf(mapped.result?.poses);
+    const accuracy = accuracyOf(bundled.poses) ?? mappedScore;
     const result = {
       bench: 'sfm',
       input: path.basename(source),
@@ -154,8 +173,13 @@ export async function benchSfm(context: CommandContext): Promise<void> {
         pairs: { ...chosen.stage, method: chosen.value.method, ...(chosen.value.retrievalMs !== undefined ? { retrieval_words: words, neighbours } : {}) },
         match: { ...matched.stage, per_pair_wall_ms: pairs.length ? matched.stage.wall_ms / pairs.length : 0 },
         verify: { ...verified.stage, threads: Math.min(defaultVerifyThreads(), pairs.length), per_pair_wall_ms: pairs.length ? verified.stage.wall_ms / pairs.length : 0, per_pair_cpu_ms: pairs.length ? verified.stage.cpu_ms / pairs.length : 0 },
-        map: 'not yet',
+        map: mapped.json,
+        bundle: bundled.json,
       },
+      stages_run: ['extract', 'pairs', 'match', 'verify', ...(mapped.result ? ['map'] : []), ...(bundled.poses ? ['bundle'] : [])],
+      /** The poses' accuracy after bundle adjustment (after mapping where it did not run), and after mapping. */
+      ...(accuracy ? { accuracy: accuracy.json } : {}),
+      ...(mappedScore ? { accuracy_before_bundle: mappedScore.json } : {}),
       features_per_image: { min: Math.min(...counts), median: median(counts), max: Math.max(...counts), each: counts },
       pairs_chosen: pairs.length,
       pairs_retrieved: chosen.value.retrieved,
@@ -184,7 +208,10 @@ export async function benchSfm(context: CommandContext): Promise<void> {
       `pairs    ${s.pairs.wall_ms.toFixed(0)} ms wall, ${s.pairs.cpu_ms.toFixed(0)} ms CPU: ${pairs.length} chosen (${s.pairs.method}${result.pairs_retrieved ? `, ${result.pairs_retrieved} by retrieval` : ''})`,
       `match    ${s.match.wall_ms.toFixed(0)} ms wall, ${s.match.cpu_ms.toFixed(0)} ms CPU (${s.match.per_pair_wall_ms.toFixed(0)} ms a pair); ${result.pairs_matched} pairs with >= ${MIN_PAIR_MATCHES} matches, ${result.matches_per_pair.mean.toFixed(1)} matches a pair (median ${result.matches_per_pair.median})`,
       `verify   ${s.verify.wall_ms.toFixed(0)} ms wall, ${s.verify.cpu_ms.toFixed(0)} ms CPU (${s.verify.per_pair_cpu_ms.toFixed(1)} ms CPU a pair); ${result.pairs_verified} pairs with >= ${result.min_inliers} inliers, ${result.inliers_per_pair.mean.toFixed(1)} inliers a pair (median ${result.inliers_per_pair.median}); ${Object.entries(result.configurations).map(([name, count]) => `${count} ${name}`).join(', ')}`,
-      'map      not yet (COLMAP maps in capture; our mapper is the next issue)',
+      ...mapped.human,
+      ...bundled.human,
+      ...(mappedScore && accuracy !== mappedScore ? mappedScore.human.map((line) => `${line} (before bundle adjustment)`) : []),
+      ...(accuracy ? accuracy.human : []),
       ...(result.images_without_matched_pair.length ? [`no matched pair: ${result.images_without_matched_pair.join(', ')}`] : []),
       ...(result.images_without_verified_pair.length ? [`no verified pair: ${result.images_without_verified_pair.join(', ')}`] : []),
     ].join('\n');

@@ -59,14 +59,27 @@ export function focalFromExif(exif: FocalExif, width: number, height: number): E
  * itself decoded, so it is no reason to fail the capture.
  */
 export async function readExifFocal(file: string, width: number, height: number): Promise<ExifFocal | null> {
+  return (await readExifCamera(file, width, height)).focal;
+}
+
+/** The EXIF facts that tell photos' cameras apart: the focal (as above) and the camera's make and model (IFD0), each null where absent. */
+export interface ExifCamera {
+  focal: ExifFocal | null;
+  make: string | null;
+  model: string | null;
+}
+
+export async function readExifCamera(file: string, width: number, height: number): Promise<ExifCamera> {
+  const none: ExifCamera = { focal: null, make: null, model: null };
   const sharp = await loadSharp();
   const { exif } = await sharp(await readFile(file)).metadata();
-  if (!exif) return null;
+  if (!exif) return none;
   let parsed: ReturnType<typeof exifReader>;
   try {
     parsed = exifReader(exif);
   } catch {
-    return null;
+    return none;
   }
-  return focalFromExif((parsed.Photo ?? {}) as FocalExif, width, height);
+  const text = (v: unknown) => (typeof v === 'string' && v.trim() ? v.trim() : null);
+  return { focal: focalFromExif((parsed.Photo ?? {}) as FocalExif, width, height), make: text(parsed.Image?.Make), model: text(parsed.Image?.Model) };
 }

@@ -1,15 +1,13 @@
 /**
  * The bundle stage of our capture SfM (sfm-argonaut.ts): refineMapping (sfm/global/refine-mapping.ts,
  * GLOMAP's BA rounds with COLMAP's filters between them) from the mapper's result and the
- * database's cameras, refining poses, points, focal lengths and distortion (BA_DEFAULTS). The GPU
- * solver (sfm/bundle/gpu/) runs on a hardware adapter; on a CPU adapter (llvmpipe, SwiftShader) the
- * float64 CPU solver does, the GPU path there measuring 0.4-0.8x its speed (docs/sfm.md).
+ * database's cameras, refining poses, points, focal lengths and distortion (BA_DEFAULTS), with the
+ * device's solver (sfm/bundle/solver-for.ts: the GPU one on a hardware adapter).
  */
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import type { GpuContext } from '../gpu/context.js';
-import { bundleAdjustCpu } from '../sfm/bundle/bundle-adjust-cpu.js';
 import { BA_CAMERA_MODELS, type BaCameraModel } from '../sfm/bundle/camera-models.js';
-import { GpuBundleAdjuster } from '../sfm/bundle/gpu/gpu-bundle-adjuster.js';
+import { bundleSolverFor } from '../sfm/bundle/solver-for.js';
 import { refineMapping } from '../sfm/global/refine-mapping.js';
 import type { RefineMapping } from './sfm-argonaut-model.js';
 
@@ -26,12 +24,12 @@ export function bundleRefinement(gpu: () => Promise<GpuContext>): RefineMapping 
       throw new ArgonautError('invalid_argument', `camera model ${unsupported.model}: our bundle adjustment refines ${BA_CAMERA_MODELS.join(', ')} (choose one with --camera-model, or map with --sfm colmap)`);
     }
     const ctx = await gpu();
-    const solver = ctx.info.adapter.software ? undefined : await GpuBundleAdjuster.create(ctx);
+    const solver = await bundleSolverFor(ctx);
     let iterations = 0;
     try {
       const refined = await refineMapping(
         { mapped, keypoints: input.keypoints, cameras: input.databaseCameras.map((c) => ({ model: c.model as BaCameraModel, params: Float64Array.from(c.params) })), imageCamera: input.imageCamera },
-        solver?.adjust ?? bundleAdjustCpu,
+        solver.adjust,
         {},
         {
           signal: control.signal,
@@ -46,14 +44,14 @@ export function bundleRefinement(gpu: () => Promise<GpuContext>): RefineMapping 
         unregistered: refined.unregistered,
         summary: {
           method: 'bundle adjustment',
-          solver: solver ? 'gpu' : 'cpu',
+          solver: solver.name,
           rounds: refined.rounds,
           initialMeanReprojectionErrorPx: refined.initialMeanReprojectionErrorPx,
           meanReprojectionErrorPx: refined.meanReprojectionErrorPx,
         },
       };
     } finally {
-      solver?.destroy();
+      solver.destroy();
     }
   };
 }

@@ -11,8 +11,9 @@
  * focal. `verifier: 'colmap'` keeps COLMAP's own verification of our matches for comparison
  * (matches_importer over pairs.txt, run by sfm.ts).
  *
- * Cameras as COLMAP's feature_extractor makes them: one per video clip, one per photo; focal from
- * a photo's EXIF (exif-focal.ts), else 1.2 x the long side (sfm/colmap-database.ts defaultCameraParams).
+ * Cameras by group (camera-groups.ts): one per video clip, one per size and EXIF group of photos;
+ * focal from a photo's EXIF (exif-focal.ts), else 1.2 x the long side (sfm/colmap-database.ts
+ * defaultCameraParams).
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -24,7 +25,8 @@ import { SiftExtractor } from '../sfm/features.js';
 import { loadGreyImage, loadKeypointMask, type GreyImage } from '../sfm/grey-image.js';
 import type { KeypointMask } from '../sfm/keypoint-selection.js';
 import { CAPTURE_SIFT } from '../sfm/sift-options.js';
-import { readExifFocal } from './exif-focal.js';
+import { cameraGroupKey, pinholeOf } from './camera-groups.js';
+import { readExifCamera } from './exif-focal.js';
 import { matchImagePairs } from '../sfm/match.js';
 import { exhaustivePairs, selectPairs, sequentialPairs, type ImagePair, type PairSelection } from '../sfm/match-pairs.js';
 import { gpuWordAssigner } from '../sfm/retrieval-gpu.js';
@@ -61,7 +63,8 @@ export function colmapCameraModel(name: string): ColmapCameraModel {
  * keypoints and descriptors (no matches). Returns features per image name.
  *
  * With `maskDir`, `<maskDir>/<image name>.png` (where it exists, as COLMAP's ImageReader.mask_path
- * looks) restricts the keypoints to its non-zero pixels, before the budget. A photo's camera
+ * looks) restricts the keypoints to its non-zero pixels, before the budget. Images share a camera
+ * by camera-groups.ts's rule (a clip's frames; photos of one size and EXIF); a photo group's camera
  * takes its EXIF focal where it has one, with prior_focal_length = 1 (capture/exif-focal.ts), as
  * COLMAP's extractor does.
  */
@@ -75,20 +78,20 @@ export async function extractIntoDatabase(database: string, imagesDir: string, g
   const extractor = await SiftExtractor.create(options.gpu, { ...CAPTURE_SIFT, maxFeatures: options.maxFeatures });
   try {
     for (const group of groups) {
-      let groupCamera = 0;
+      const groupCameras = new Map<string, number>();
       for (const name of group.images) {
         throwIfCancelled(options.signal);
         const file = path.join(imagesDir, name);
         const grey = await loadGreyImage(file);
         const f = await extractor.extract(grey, options.maskDir ? await maskOf(path.join(options.maskDir, `${name}.png`), grey) : undefined);
-        // a clip shares one camera (single_camera, as the COLMAP path runs it); a photo has its own
-        if (group.kind === 'photos') {
-          const exif = await readExifFocal(file, f.width, f.height);
-          cameras.push({ model, width: f.width, height: f.height, ...(exif ? { params: defaultCameraParams(model, f.width, f.height, exif.focal), priorFocalLength: true } : {}) });
+        const exif = group.kind === 'photos' ? await readExifCamera(file, f.width, f.height) : undefined;
+        const key = cameraGroupKey({ width: f.width, height: f.height, exif });
+        let groupCamera = groupCameras.get(key);
+        if (groupCamera === undefined) {
+          const focal = exif?.focal?.focal;
+          cameras.push({ model, width: f.width, height: f.height, ...(focal ? { params: defaultCameraParams(model, f.width, f.height, focal), priorFocalLength: true } : {}) });
           groupCamera = cameras.length;
-        } else if (groupCamera === 0 || cameras[groupCamera - 1].width !== f.width || cameras[groupCamera - 1].height !== f.height) {
-          cameras.push({ model, width: f.width, height: f.height });
-          groupCamera = cameras.length;
+          groupCameras.set(key, groupCamera);
         }
         images.push({ name, cameraId: groupCamera, keypoints: f.keypoints, descriptors: f.descriptors });
         features[name] = f.keypoints.length / 4;
@@ -139,11 +142,7 @@ export async function choosePairs(rule: GpuPairRule, kind: 'video' | 'photos', i
 export function verificationIntrinsics(cameras: readonly Required<DatabaseCamera>[], images: readonly { cameraId: number }[]): (PinholeIntrinsics | undefined)[] {
   return images.map((im) => {
     const camera = cameras[im.cameraId - 1];
-    if (!camera?.priorFocalLength) return undefined;
-    const names: readonly string[] = COLMAP_CAMERA_MODELS[camera.model].params;
-    const value = (name: string) => camera.params[names.indexOf(name)];
-    const single = names.includes('f');
-    return { focalX: value(single ? 'f' : 'fx'), focalY: value(single ? 'f' : 'fy'), principalX: value('cx'), principalY: value('cy') };
+    return camera?.priorFocalLength ? pinholeOf(camera) : undefined;
   });
 }
 

@@ -198,6 +198,22 @@ export interface ExtractOptions {
 }
 
 /**
+ * ffmpeg's select expression for these frame numbers: eq(n, i) terms summed in parenthesised
+ * groups of 10, nested, so the parser's recursion stays shallow. A flat sum of more than ~100
+ * terms fails ("Cannot allocate memory": libavutil/eval.c's depth limit): 150 frames of a
+ * 150-frame clip could not be extracted.
+ */
+export function frameSelectExpression(indexes: readonly number[]): string {
+  let terms = indexes.map((i) => `eq(n\\,${i})`);
+  while (terms.length > 10) {
+    const grouped: string[] = [];
+    for (let k = 0; k < terms.length; k += 10) grouped.push(`(${terms.slice(k, k + 10).join('+')})`);
+    terms = grouped;
+  }
+  return terms.join('+');
+}
+
+/**
  * Pass 2: writes frame `indexes[i]` to `files[i]` (JPEG, quality 2 on ffmpeg's 2..31 scale). Each
  * file appears complete or not at all (temporary folder, then rename).
  */
@@ -208,7 +224,7 @@ export async function extractFrames(tools: FfmpegTools, file: string, indexes: r
   await rm(temp, { recursive: true, force: true });
   await mkdir(temp, { recursive: true });
   // A filter script rather than -vf: hundreds of frame numbers would overflow Windows' command line.
-  const select = order.map((o) => `eq(n\\,${o.index})`).join('+');
+  const select = frameSelectExpression(order.map((o) => o.index));
   const size = options.maxSize;
   const script = path.join(workDir, 'extract-filter.txt');
   await writeFile(script, `select=${select},scale=w='min(iw,${size})':h='min(ih,${size})':force_original_aspect_ratio=decrease:flags=area,showinfo`);

@@ -6,14 +6,19 @@
  * - UNCALIBRATED (F, the images had no intrinsics at verification): E = K2^T F K1 with the
  *   mapper's intrinsics, decomposed and cheirality-checked on the pair's inliers;
  * - PANORAMIC: R with no translation direction (it constrains rotations, not positions);
- * - PLANAR: verification gives no pose (a plane seen twice has two), so the edge is left out,
- *   saying so.
+ * - PLANAR, or PLANAR_OR_PANORAMIC (verified without intrinsics): from H with the mapper's
+ *   intrinsics. A rotation K2 R K1^-1 that maps as many inliers as 90% of H's within the
+ *   verification's 4 px makes it panoramic (verification's own test); else H's decomposition
+ *   (homography-decomposition.ts: the plane in front of both cameras, cheirality and the
+ *   epipolar constraint on the inliers) gives R and t.
  * Images outside the largest component are reported by index with the reason.
  */
-import { determinant3, multiply3, transpose3, applyMat3, type Mat3, type Vec3 } from '../verify/dense.js';
-import { poseFromEssential } from '../verify/relative-pose.js';
+import { applyMat3, determinant3, inverse3, multiply3, svd3, transpose3, type Mat3, type Vec3 } from '../verify/dense.js';
+import { homographySquaredErrors } from '../verify/homography.js';
+import { poseFromHomography } from '../verify/homography-decomposition.js';
+import { poseFromEssential, rotationBetweenRays } from '../verify/relative-pose.js';
 import { intrinsicMatrix, normalisedCoordinates } from '../verify/two-view-geometry.js';
-import { TwoViewConfiguration, type PinholeIntrinsics } from '../verify/verify-options.js';
+import { TwoViewConfiguration, VERIFY_DEFAULTS, type PinholeIntrinsics } from '../verify/verify-options.js';
 import type { VerifiedPair } from '../verify/verify-pairs.js';
 import type { UnregisteredImage } from './mapping-options.js';
 
@@ -75,7 +80,7 @@ export function buildViewGraph(input: ViewGraphInput): ViewGraph {
       drop(`${geometry.inliers.length} inliers, fewer than ${minInliers}`);
       continue;
     }
-    let pose = relativePose(input, a, b, geometry.configuration, geometry.rotation, geometry.translation, geometry.fundamental, inlierMatches);
+    let pose = relativePose(input, a, b, geometry, inlierMatches);
     if (typeof pose === 'string') {
       drop(pose);
       continue;
@@ -97,16 +102,8 @@ export function buildViewGraph(input: ViewGraphInput): ViewGraph {
 
 type Pose = { rotation: Mat3; translation: Vec3 | undefined };
 
-function relativePose(
-  input: ViewGraphInput,
-  a: number,
-  b: number,
-  configuration: TwoViewConfiguration,
-  rotation: Mat3 | undefined,
-  translation: Vec3 | undefined,
-  fundamental: Mat3 | undefined,
-  inlierMatches: Uint32Array,
-): Pose | string {
+function relativePose(input: ViewGraphInput, a: number, b: number, geometry: VerifiedPair['geometry'], inlierMatches: Uint32Array): Pose | string {
+  const { configuration, rotation, translation, fundamental } = geometry;
   switch (configuration) {
     case TwoViewConfiguration.CALIBRATED:
       if (!rotation || !translation) return 'CALIBRATED without a relative pose';
@@ -129,10 +126,60 @@ function relativePose(
     }
     case TwoViewConfiguration.PLANAR:
     case TwoViewConfiguration.PLANAR_OR_PANORAMIC:
-      return 'PLANAR: verification gives no relative pose (a plane seen twice has two)';
+      return planarPose(input, a, b, geometry.homography, geometry.inlierCounts.homography, inlierMatches);
     default:
       return `configuration ${configuration} has no relative pose`;
   }
+}
+
+/**
+ * A planar pair's pose from H and the mapper's cameras: panoramic where one rotation explains the
+ * inliers as verification's test has it, else H decomposed (the candidate with the plane in front
+ * and the most inliers in front of both cameras on their epipolar lines; at least half of them).
+ */
+function planarPose(input: ViewGraphInput, a: number, b: number, homography: Mat3 | undefined, homographyInliers: number, inlierMatches: Uint32Array): Pose | string {
+  if (!homography) return 'PLANAR without a homography';
+  const [cameraA, cameraB] = [input.cameras[a], input.cameras[b]];
+  const [ka, kb] = [intrinsicMatrix(cameraA), intrinsicMatrix(cameraB)];
+  const [pointsA, pointsB] = inlierPoints(input.keypoints[a], input.keypoints[b], inlierMatches);
+  const normalisedA = normalisedCoordinates(pointsA, cameraA);
+  const normalisedB = normalisedCoordinates(pointsB, cameraB);
+  const all = Array.from({ length: pointsA.length / 2 }, (_, k) => k);
+  // The rotation nearest K2^-1 H K1 (H is RANSAC's: outliers do not pull it), then Kabsch again on
+  // the inliers it explains (least squares on every inlier would be pulled off by tenths of a
+  // degree, pixels at these focal lengths, by the outliers F keeps near epipolar lines)
+  const maxError = VERIFY_DEFAULTS.maxErrorPx;
+  const rotationK = inverse3(ka)!;
+  let explainedBy: number[] = all;
+  let rotationOnly = nearestRotation(multiply3(multiply3(inverse3(kb)!, homography), ka));
+  for (let round = 0; round < 3; round++) {
+    const errors = new Float64Array(all.length);
+    homographySquaredErrors(multiply3(multiply3(kb, rotationOnly), rotationK), pointsA, pointsB, errors);
+    const next = all.filter((k) => errors[k] <= maxError * maxError);
+    if (next.length === explainedBy.length || next.length < 3) {
+      explainedBy = next;
+      break;
+    }
+    explainedBy = next;
+    rotationOnly = rotationBetweenRays(normalisedA, normalisedB, explainedBy);
+  }
+  const explained = explainedBy.length;
+  // of H's inliers, as verification counts: the pair's inliers may be F's (COLMAP's rule), which
+  // a rotation's F-degenerate pair pads with outliers near epipolar lines
+  if (explained >= VERIFY_DEFAULTS.minRotationInlierRatio * Math.min(all.length, homographyInliers)) return validPose(rotationOnly, undefined) ?? 'PANORAMIC (from H) with a matrix that is not a rotation';
+  const meanFocal = (cameraA.focalX + cameraA.focalY + cameraB.focalX + cameraB.focalY) / 4;
+  const pose = poseFromHomography(homography, ka, kb, normalisedA, normalisedB, all, maxError / meanFocal);
+  if (!pose || pose.baselineOverDistance === 0) return 'PLANAR: H has no decomposition with a baseline';
+  if (pose.consistent < all.length / 2) return `PLANAR: H's best decomposition puts only ${pose.consistent} of ${all.length} inliers in front of both cameras on their epipolar lines`;
+  return validPose(pose.rotation, pose.translation) ?? 'PLANAR: H gives no valid pose';
+}
+
+/** The rotation nearest a matrix up to scale and sign (U V^T of its SVD, the sign making det(M) positive). */
+function nearestRotation(m: Mat3): Mat3 {
+  const positive = determinant3(m) < 0 ? m.map((x) => -x) : m;
+  const { u, v } = svd3(positive);
+  const r = multiply3(u, transpose3(v));
+  return determinant3(r) < 0 ? multiply3(u.map((x, i) => (i % 3 === 2 ? -x : x)), transpose3(v)) : r;
 }
 
 function validPose(rotation: Mat3, translation: Vec3 | undefined): Pose | undefined {

@@ -7,6 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { mapperCameras } from '../../../../main/engine/capture/camera-groups.js';
 import { extractIntoDatabase } from '../../../../main/engine/capture/sfm-gpu.js';
 import { readColmapDatabase } from '../../../../main/engine/sfm/colmap-database.js';
 import { cleanedTempDirs } from '../../../helpers/datasets.js';
@@ -18,10 +19,10 @@ const tempDir = cleanedTempDirs(afterAll);
 const W = 240;
 const H = 160;
 
-async function photo(file: string, seed: number, exif?: Record<string, Record<string, string>>): Promise<void> {
-  const grey = blobImage(W, H, rng(seed));
+async function photo(file: string, seed: number, exif?: Record<string, Record<string, string>>, width = W, height = H): Promise<void> {
+  const grey = blobImage(width, height, rng(seed));
   const raw = Buffer.from(Uint8Array.from(grey.data, (v) => Math.round(v * 255)));
-  const image = sharp(raw, { raw: { width: W, height: H, channels: 1 } }).toColourspace('srgb').jpeg({ quality: 95 });
+  const image = sharp(raw, { raw: { width, height, channels: 1 } }).toColourspace('srgb').jpeg({ quality: 95 });
   await writeFile(file, await (exif ? image.withExif(exif) : image).toBuffer());
 }
 
@@ -56,6 +57,41 @@ describe('capture --features gpu: extraction into the database', () => {
     expect(masked.length, `seed ${seed}`).toBeGreaterThan(20);
     expect(masked.every((x) => Math.floor(x) >= W / 2), `seed ${seed}`).toBe(true);
     expect(result.features[names[1]]).toBe(masked.length);
+  }, 120_000);
+
+  it('photos of one size and one EXIF camera share a camera; another size, focal, make or model is another camera; the mapper gets one object per camera', async () => {
+    const seed = freshSeed();
+    const dir = await tempDir('sfm-gpu-camera-groups');
+    const imagesDir = path.join(dir, 'images');
+    await mkdir(path.join(imagesDir, 'p'), { recursive: true });
+    const canon = { IFD0: { Make: 'Canon', Model: 'EOS 80D' }, IFD2: { FocalLengthIn35mmFilm: '28' } };
+    const photos: [string, Record<string, Record<string, string>> | undefined, number][] = [
+      ['p/a.jpg', undefined, W],
+      ['p/b.jpg', undefined, W], // a's camera: same size, no EXIF
+      ['p/c.jpg', canon, W],
+      ['p/d.jpg', { ...canon, IFD0: { Make: 'Canon', Model: 'EOS 90D' } }, W], // another model
+      ['p/e.jpg', canon, W], // c's camera
+      ['p/f.jpg', { ...canon, IFD2: { FocalLengthIn35mmFilm: '50' } }, W], // another focal
+      ['p/g.jpg', undefined, W + 16], // another size
+    ];
+    for (const [k, [name, exif, width]] of photos.entries()) await photo(path.join(imagesDir, name), seed + k, exif, width);
+    const database = path.join(dir, 'database.db');
+    const ctx = await testGpu();
+    await extractIntoDatabase(database, imagesDir, [{ name: 'p', kind: 'photos', images: photos.map(([name]) => name) }], { gpu: ctx, cameraModel: 'SIMPLE_RADIAL', maxFeatures: 200 });
+    const db = await readColmapDatabase(database);
+    expect(db.images.map((im) => im.cameraId)).toEqual([1, 1, 2, 3, 2, 4, 5]);
+    expect(db.cameras.map((c) => [c.width, c.params[0], c.priorFocalLength])).toEqual([
+      [W, 1.2 * W, false],
+      [W, (28 / 35) * W, true],
+      [W, (28 / 35) * W, true],
+      [W, (50 / 35) * W, true],
+      [W + 16, 1.2 * (W + 16), false],
+    ]);
+    const cameras = mapperCameras(db.cameras, db.images);
+    expect(cameras[0]).toBe(cameras[1]);
+    expect(cameras[2]).toBe(cameras[4]);
+    expect(new Set(cameras).size).toBe(5);
+    expect(cameras[2]).toEqual({ focalX: (28 / 35) * W, focalY: (28 / 35) * W, principalX: W / 2, principalY: H / 2 });
   }, 120_000);
 
   it('a mask of another size is refused naming its file', async () => {

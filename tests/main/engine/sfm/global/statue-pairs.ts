@@ -17,7 +17,8 @@ import { TwoViewConfiguration, type PinholeIntrinsics } from '../../../../../mai
 import { verifyPairs, type VerifiedPair } from '../../../../../main/engine/sfm/verify/verify-pairs.js';
 import { testGpu } from '../../../../helpers/gpu.js';
 
-const CACHE_VERSION = 1;
+/** 2: the homography kept (planar pairs are posed from it). */
+const CACHE_VERSION = 2;
 
 export interface StatueFrontEnd {
   names: string[];
@@ -39,6 +40,7 @@ interface CachedPair {
   translation?: number[];
   essential?: number[];
   fundamental?: number[];
+  homography?: number[];
   inlierMatches: number[];
   inlierCounts: { essential: number; fundamental: number; homography: number };
 }
@@ -76,6 +78,7 @@ export async function statueFrontEnd(dir: string): Promise<StatueFrontEnd> {
             translation: p.translation as [number, number, number] | undefined,
             essential: p.essential && Float64Array.from(p.essential),
             fundamental: p.fundamental && Float64Array.from(p.fundamental),
+            homography: p.homography && Float64Array.from(p.homography),
             inlierCounts: p.inlierCounts,
           },
         })),
@@ -109,6 +112,7 @@ export async function statueFrontEnd(dir: string): Promise<StatueFrontEnd> {
     translation: geometry.translation && [...geometry.translation],
     essential: geometry.essential && Array.from(geometry.essential),
     fundamental: geometry.fundamental && Array.from(geometry.fundamental),
+    homography: geometry.homography && Array.from(geometry.homography),
     inlierMatches: Array.from(inlierMatches),
     inlierCounts: geometry.inlierCounts,
   }));

@@ -19,14 +19,15 @@ describe(`the view graph (seed ${seed})`, () => {
   const scene = syntheticScene(seed, { cameras: 6, points: 400, layout: 'circle', noisePx: 0.5, wrongEdgeRatio: 0, poseNoiseDeg: 0, minShared: 30 });
   const input = { imageCount: 6, keypoints: scene.keypoints, cameras: scene.cameras, minInliers: 15 };
 
-  it('keeps CALIBRATED and PANORAMIC pairs, and says why PLANAR and thin pairs are left out', () => {
+  it('keeps CALIBRATED and PANORAMIC pairs, and says why a PLANAR pair without H and thin pairs are left out', () => {
     const [first, second, third, fourth, ...rest] = scene.verified;
     const panoramic: VerifiedPair = { ...second, geometry: { ...second.geometry, configuration: TwoViewConfiguration.PANORAMIC, translation: [0, 0, 0] } };
-    const graph = buildViewGraph({ ...input, verified: [first, panoramic, withConfiguration(third, TwoViewConfiguration.PLANAR), withConfiguration(fourth, TwoViewConfiguration.CALIBRATED, 14), ...rest] });
+    const planar = withConfiguration(third, TwoViewConfiguration.PLANAR);
+    const graph = buildViewGraph({ ...input, verified: [first, panoramic, { ...planar, geometry: { ...planar.geometry, homography: undefined } }, withConfiguration(fourth, TwoViewConfiguration.CALIBRATED, 14), ...rest] });
     expect(graph.edges).toHaveLength(scene.verified.length - 2);
     expect(graph.edges.find((e) => e.first === second.pair[0] && e.second === second.pair[1])?.translation).toBeUndefined();
     expect(graph.droppedEdges).toEqual([
-      { first: third.pair[0], second: third.pair[1], reason: 'PLANAR: verification gives no relative pose (a plane seen twice has two)' },
+      { first: third.pair[0], second: third.pair[1], reason: 'PLANAR without a homography' },
       { first: fourth.pair[0], second: fourth.pair[1], reason: '14 inliers, fewer than 15' },
     ]);
     expect(graph.images).toEqual([0, 1, 2, 3, 4, 5]);
@@ -60,6 +61,23 @@ describe(`the view graph (seed ${seed})`, () => {
     expect(graph.edges).toHaveLength(1);
     expect(rotationAngleDeg(graph.edges[0].rotation, pair.rotation)).toBeLessThan(1);
     expect(angleBetweenDeg(graph.edges[0].translation!, pair.translation)).toBeLessThan(3);
+  });
+
+  it('poses PLANAR_OR_PANORAMIC pairs (verified without intrinsics) from H: a plane by its decomposition, a pure rotation as PANORAMIC', () => {
+    const keypointsOf = (p: Float64Array) => Float32Array.from({ length: 2 * p.length }, (_, k) => (k % 4 < 2 ? p[(k >> 2) * 2 + (k % 4)] : 0));
+    for (const kind of ['planar', 'rotation'] as const) {
+      const pair = syntheticPair(seed + 3, kind, 300, 0.2, 0.5);
+      const geometry = estimateTwoViewGeometry(pair.points1, pair.points2, undefined, { planarInliers: 'larger' });
+      expect(geometry.configuration).toBe(TwoViewConfiguration.PLANAR_OR_PANORAMIC);
+      const inlierMatches = Uint32Array.from(Array.from(geometry.inliers).flatMap((k) => [k, k]));
+      const graph = buildViewGraph({ imageCount: 2, keypoints: [keypointsOf(pair.points1), keypointsOf(pair.points2)], cameras: [CAMERA, CAMERA], minInliers: 15, verified: [{ pair: [0, 1], geometry, inlierMatches }] });
+      expect(graph.droppedEdges).toEqual([]);
+      expect(graph.edges).toHaveLength(1);
+      expect(rotationAngleDeg(graph.edges[0].rotation, pair.rotation), kind).toBeLessThan(0.5);
+      if (kind === 'rotation') expect(graph.edges[0].translation).toBeUndefined();
+      // a plane alone leaves H's twofold ambiguity: the direction is checked where off-plane points decide (verify-homography-decomposition.test.ts)
+      else expect(graph.edges[0].translation).toBeDefined();
+    }
   });
 
   it('keeps the largest of two groups and reports the other by image with the reason', () => {

@@ -1,0 +1,75 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { readJsonObject, readTransformsFrames } from '../../../../../main/engine/dataset/transforms.js';
+import { globalMapping } from '../../../../../main/engine/sfm/global/global-mapper.js';
+import { poseAccuracy, rotationAngle, type NamedPose } from '../../../../../main/engine/sfm/pose-accuracy.js';
+import { buildViewGraph } from '../../../../../main/engine/sfm/global/view-graph.js';
+import { mat3, multiply3, transpose3 } from '../../../../../main/engine/sfm/verify/dense.js';
+import { median } from '../../../../../shared/math/median.js';
+import { poseKey } from '../../../../../main/cli/commands/bench-sfm-accuracy.js';
+import { sharedDataset } from '../../../../helpers/shared-data.js';
+import { posedFrontEnd } from './posed-front-end.js';
+
+const mic = sharedDataset('nerf_synthetic_mic');
+
+/**
+ * Issue 16's accuracy check on mic: its 100 training views (800 x 800 RGBA) composited over white
+ * (the microphone is dark metal on a black stand: over black its stand and grille edges vanish),
+ * through our front end with the known camera (camera_angle_x), then globalMapping; the recovered
+ * poses against transforms_train.json after a similarity alignment (pose-accuracy.ts, bench
+ * sfm-accuracy's math). The goal after bundle adjustment is < 0.5 deg and < 1%.
+ *
+ * Not met, and not by the mapper: the verified pairs themselves are wrong for all but the closest
+ * views. Pairs under 15 deg apart have their relative rotation within 3.5 deg (median), pairs
+ * 15-60 deg apart are off by about their whole angle (median 19 deg at 15-30): the nearly
+ * rotationally symmetric grille and head look alike from neighbouring viewpoints around the
+ * stand's axis, so their matches say "no rotation". 808 of the view graph's 1,019 edges are over 10
+ * deg wrong, and consistently so (a loop test keeps most of them), which no robust averaging
+ * undoes. So this checks what must hold (mapping completes, close pairs are right) and prints the
+ * accuracy; docs/sfm.md, "Accuracy on data with ground truth", has the numbers.
+ */
+describe('global mapping of mic (our front end on llvmpipe, transforms_train.json as the reference)', () => {
+  it.runIf(mic.available)('maps every view; the close pairs are right, the wider ones (and so the model) are not yet', async () => {
+    const front = await posedFrontEnd({ name: 'mic', dir: mic.dir, transforms: 'transforms_train.json', background: [255, 255, 255], pairs: 'exhaustive', log: console.log });
+    const started = performance.now();
+    const result = globalMapping({ imageCount: front.views.length, verified: front.verified, keypoints: front.keypoints, cameras: front.views.map(() => front.camera) });
+    const ms = performance.now() - started;
+    const referenceFile = path.join(mic.dir, 'transforms_train.json');
+    const reference: NamedPose[] = (await readTransformsFrames(referenceFile, await readJsonObject(referenceFile))).map((v) => ({ name: poseKey(v.name), worldToCamera: v.camera.worldToCamera }));
+    const estimated: NamedPose[] = [];
+    result.poses.forEach((pose, i) => {
+      if (!pose) return;
+      const r = pose.rotation;
+      const t = pose.translation;
+      estimated.push({ name: poseKey(front.views[i].name), worldToCamera: [r[0], r[1], r[2], t[0], r[3], r[4], r[5], t[1], r[6], r[7], r[8], t[2], 0, 0, 0, 1] });
+    });
+    const accuracy = poseAccuracy(estimated, reference);
+    const configurations: Record<number, number> = {};
+    for (const v of front.verified) if (v.geometry.inliers.length >= 15) configurations[v.geometry.configuration] = (configurations[v.geometry.configuration] ?? 0) + 1;
+    const s = result.stats;
+    console.log(
+      `global-sfm mic: front end ${front.frontEndSeconds.toFixed(0)} s${front.fromCache ? ' (cached)' : ''}; ${estimated.length}/${front.views.length} registered; ` +
+        `pairs with >= 15 inliers by configuration ${JSON.stringify(configurations)}; ${s.edgesInComponent} edges in the component, ${s.edgesUsed} used; ` +
+        `rotation error median ${accuracy.rotationDeg.median.toFixed(3)} max ${accuracy.rotationDeg.max.toFixed(3)} deg, ` +
+        `centre error median ${(100 * accuracy.centre.median).toFixed(2)}% max ${(100 * accuracy.centre.max).toFixed(2)}%; ` +
+        `${result.points.length} points of ${s.tracks} tracks, ${s.meanReprojectionErrorPx.toFixed(3)} px; mapping ${ms.toFixed(0)} ms ` +
+        `(${Object.entries(s.stageMs).map(([k, v]) => `${k} ${v.toFixed(0)}`).join(', ')}); unregistered ${JSON.stringify(result.unregistered.slice(0, 10))}`,
+    );
+    // the view graph's relative rotations against the truth, by how far apart the views are
+    const truth = reference.map((v) => mat3([0, 1, 2, 4, 5, 6, 8, 9, 10].map((k) => v.worldToCamera[k])));
+    const graph = buildViewGraph({ imageCount: front.views.length, verified: front.verified, keypoints: front.keypoints, cameras: front.views.map(() => front.camera), minInliers: 15 });
+    const closeErrors: number[] = [];
+    const wideErrors: number[] = [];
+    for (const e of graph.edges) {
+      const error = (rotationAngle(e.rotation, multiply3(truth[e.second], transpose3(truth[e.first]))) * 180) / Math.PI;
+      ((rotationAngle(truth[e.first], truth[e.second]) * 180) / Math.PI < 15 ? closeErrors : wideErrors).push(error);
+    }
+    console.log(
+      `global-sfm mic: view graph ${graph.edges.length} edges; relative rotation error of pairs under 15 deg apart median ${median(closeErrors).toFixed(2)} deg (${closeErrors.length}), ` +
+        `wider pairs median ${median(wideErrors).toFixed(2)} deg (${wideErrors.length}); edges over 10 deg wrong ${[...closeErrors, ...wideErrors].filter((x) => x > 10).length}`,
+    );
+    expect(estimated.length).toBe(front.views.length);
+    expect(closeErrors.length).toBeGreaterThan(50);
+    expect(median(closeErrors)).toBeLessThan(5);
+  }, 4 * 3_600_000);
+});
