@@ -32,21 +32,3 @@ export function pinholeOf(camera: Required<DatabaseCamera>): PinholeIntrinsics {
   const single = names.includes('f');
   return { focalX: value(single ? 'f' : 'fx'), focalY: value(single ? 'f' : 'fy'), principalX: value('cx'), principalY: value('cy') };
 }
-
-/**
- * The cameras our mapper takes, image by image: the database's (EXIF focal or COLMAP's guess), one
- * object per camera id, so images of one group share one camera (global-mapper.ts's contract).
- */
-export function mapperCameras(cameras: readonly Required<DatabaseCamera>[], images: readonly { cameraId: number; name?: string }[]): PinholeIntrinsics[] {
-  const byId = new Map<number, PinholeIntrinsics>();
-  return images.map((image) => {
-    let camera = byId.get(image.cameraId);
-    if (!camera) {
-      const stored = cameras[image.cameraId - 1];
-      if (!stored) throw new Error(`camera-groups.ts: image ${image.name ?? ''} names camera ${image.cameraId}, which the database does not hold (${cameras.length} cameras)`);
-      camera = pinholeOf(stored);
-      byId.set(image.cameraId, camera);
-    }
-    return camera;
-  });
-}

@@ -7,10 +7,11 @@
  */
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { worldToCameraFromQuaternion } from '../dataset/pose.js';
-import { COLMAP_CAMERA_MODELS, readColmapDatabase, type ReadColmapDatabase } from '../sfm/colmap-database.js';
+import { readColmapDatabase, type ReadColmapDatabase } from '../sfm/colmap-database.js';
+import { pinholeOf } from './camera-groups.js';
 import type { GlobalMappingInput } from '../sfm/global/global-mapper.js';
 import type { Mat3, Vec3 } from '../sfm/verify/dense.js';
-import type { PinholeIntrinsics, TwoViewConfiguration } from '../sfm/verify/verify-options.js';
+import type { TwoViewConfiguration } from '../sfm/verify/verify-options.js';
 import type { VerifiedPair } from '../sfm/verify/verify-pairs.js';
 
 export type DatabaseCameraRow = ReadColmapDatabase['cameras'][number];
@@ -22,14 +23,6 @@ export interface ArgonautMappingInput extends GlobalMappingInput {
   /** The database's cameras, and per image the index of its own among them. */
   databaseCameras: DatabaseCameraRow[];
   imageCamera: number[];
-}
-
-/** The pinhole part of a database camera (distortion terms are zero in every camera capture writes). */
-export function pinholeOf(camera: DatabaseCameraRow): PinholeIntrinsics {
-  const names: readonly string[] = COLMAP_CAMERA_MODELS[camera.model].params;
-  const value = (name: string) => camera.params[names.indexOf(name)];
-  const single = names.includes('f');
-  return { focalX: value(single ? 'f' : 'fx'), focalY: value(single ? 'f' : 'fy'), principalX: value('cx'), principalY: value('cy') };
 }
 
 /** COLMAP's (qw, qx, qy, qz) as a row-major 3 x 3 (the rotation block of pose.ts's 4 x 4). */

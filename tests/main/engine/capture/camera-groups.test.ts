@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cameraGroupKey, mapperCameras, pinholeOf } from '../../../../main/engine/capture/camera-groups.js';
+import { cameraGroupKey, pinholeOf } from '../../../../main/engine/capture/camera-groups.js';
 import { defaultCameraParams } from '../../../../main/engine/sfm/colmap-database.js';
 
 const exif = (focal: number | null, make: string | null, model: string | null) => ({ focal: focal === null ? null : { focal, from: 'FocalLengthIn35mmFilm' as const }, make, model });
@@ -17,16 +17,12 @@ describe('camera groups', () => {
     expect(cameraGroupKey(base)).not.toBe(cameraGroupKey({ width: 480, height: 640 }));
   });
 
-  it("gives the mapper one object per database camera, its pinhole part, and names a missing camera", () => {
+  it("takes a database camera's pinhole part for either focal layout", () => {
     const cameras = [
       { model: 'SIMPLE_RADIAL' as const, width: 640, height: 480, params: defaultCameraParams('SIMPLE_RADIAL', 640, 480), priorFocalLength: false },
       { model: 'PINHOLE' as const, width: 320, height: 240, params: Float64Array.from([300, 310, 160.5, 119.5]), priorFocalLength: true },
     ];
-    const mapped = mapperCameras(cameras, [{ cameraId: 2 }, { cameraId: 1 }, { cameraId: 2 }]);
-    expect(mapped[0]).toBe(mapped[2]);
-    expect(mapped[1]).not.toBe(mapped[0]);
-    expect(mapped[0]).toEqual({ focalX: 300, focalY: 310, principalX: 160.5, principalY: 119.5 });
+    expect(pinholeOf(cameras[1])).toEqual({ focalX: 300, focalY: 310, principalX: 160.5, principalY: 119.5 });
     expect(pinholeOf(cameras[0])).toEqual({ focalX: 1.2 * 640, focalY: 1.2 * 640, principalX: 320, principalY: 240 });
-    expect(() => mapperCameras(cameras, [{ cameraId: 3, name: 'x.jpg' }])).toThrow(/image x\.jpg names camera 3, which the database does not hold \(2 cameras\)/);
   });
 });

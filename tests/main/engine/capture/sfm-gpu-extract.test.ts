@@ -7,7 +7,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
-import { mapperCameras } from '../../../../main/engine/capture/camera-groups.js';
+import { mappingInputOf } from '../../../../main/engine/capture/sfm-argonaut-input.js';
 import { extractIntoDatabase } from '../../../../main/engine/capture/sfm-gpu.js';
 import { readColmapDatabase } from '../../../../main/engine/sfm/colmap-database.js';
 import { cleanedTempDirs } from '../../../helpers/datasets.js';
@@ -87,7 +87,8 @@ describe('capture --features gpu: extraction into the database', () => {
       [W, (50 / 35) * W, true],
       [W + 16, 1.2 * (W + 16), false],
     ]);
-    const cameras = mapperCameras(db.cameras, db.images);
+    // what our mapper takes: one object per database camera, shared by its images
+    const { cameras } = mappingInputOf(db, database);
     expect(cameras[0]).toBe(cameras[1]);
     expect(cameras[2]).toBe(cameras[4]);
     expect(new Set(cameras).size).toBe(5);
