@@ -15,7 +15,8 @@
  * not. Several cameras: coordinate descent, a slice per camera per round, until none moves.
  * Principal points and the focal's aspect (focalY / focalX) are kept.
  *
- * A camera keeps its guess, saying so in its stats, when it has a prior focal (EXIF), when no
+ * A camera keeps its guess, saying so in its stats, when it has a prior focal (EXIF, or a CALIBRATED
+ * pair: verification had its intrinsics), when no
  * usable F-only pair touches it (a pure rotation is PANORAMIC, with no F), or when its slice does
  * not constrain the focal (minimum at the search's bound, hardly deeper than the slice's median,
  * or hardly lower than 25% either side: cameras orbiting one point at a narrow field of view are
@@ -126,7 +127,19 @@ export function calibrateViewGraph(input: ViewGraphCalibrationInput, options: Vi
   const guesses = [...groupOf.keys()];
   const images = guesses.map(() => [] as number[]);
   imageGroup.forEach((g, i) => images[g].push(i));
-  const fixed = guesses.map((_, g) => images[g].some((i) => input.focalKnown?.[i] === true));
+  // Verification returns CALIBRATED (E) only where it had both images' intrinsics: those are
+  // priors too, even where the input does not say so (the UNCALIBRATED pairs among them are ones
+  // whose F fitted better than E with those intrinsics, not evidence against them).
+  const verifiedWithIntrinsics = new Set<number>();
+  for (const { pair, geometry } of verified) {
+    if (geometry.configuration === TwoViewConfiguration.CALIBRATED) for (const i of pair) if (i >= 0 && i < imageCount) verifiedWithIntrinsics.add(i);
+  }
+  const fixedReason = guesses.map((_, g) => {
+    if (images[g].some((i) => input.focalKnown?.[i] === true)) return 'prior focal (EXIF): held fixed';
+    if (images[g].some((i) => verifiedWithIntrinsics.has(i))) return 'verification used its intrinsics (a CALIBRATED pair): held fixed';
+    return undefined;
+  });
+  const fixed = fixedReason.map((reason) => reason !== undefined);
 
   const pairs: CalibrationPair[] = [];
   verified.forEach(({ pair: [a, b], geometry }, index) => {
@@ -180,7 +193,7 @@ export function calibrateViewGraph(input: ViewGraphCalibrationInput, options: Vi
 
   const stats: CameraCalibration[] = guesses.map((guess, g) => {
     const common = { images: images[g], guessFocal: guess.focalX, pairs: pairsOf[g].length };
-    if (fixed[g]) return { ...common, focal: guess.focalX, status: 'fixed', reason: 'prior focal (EXIF): held fixed' };
+    if (fixed[g]) return { ...common, focal: guess.focalX, status: 'fixed', reason: fixedReason[g]! };
     if (pairsOf[g].length === 0) return { ...common, focal: guess.focalX, status: 'unconstrained', reason: `no pair with a fundamental matrix only (UNCALIBRATED, >= ${options.minInliers} inliers) touches it` };
     if (unconstrained.has(g)) return { ...common, focal: guess.focalX, status: 'unconstrained', reason: unconstrained.get(g)! };
     return { ...common, focal: guess.focalX * Math.exp(logScale[g]), status: 'calibrated' };
