@@ -112,13 +112,20 @@ describe(`view-graph calibration (seed ${seed})`, () => {
   it('flags a pair whose F fits no focal, and leaves it out of the view graph', () => {
     const random = new Random(seed ^ 0xf00d);
     const k = 3;
-    const rank2 = multiply3(rotationFromVector([random.normal(), random.normal(), random.normal()]), Float64Array.from([1e-3, 0, 0, 0, 2e-3 * random.next(), 0, 0, 0, 0]));
-    const bad = verified.map((v, j) => (j === k ? { ...v, geometry: { ...v.geometry, fundamental: multiply3(rank2, rotationFromVector([random.normal(), random.normal(), random.normal()])) } } : v));
+    // E's singular values 1 and 0.1 at the true intrinsics (r = 0.82), random singular vectors.
+    const [u, v] = [0, 1].map(() => rotationFromVector([random.normal(), random.normal(), random.normal()]));
+    const kInverse = Float64Array.from([1 / CAMERA.focalX, 0, -CAMERA.principalX / CAMERA.focalX, 0, 1 / CAMERA.focalY, -CAMERA.principalY / CAMERA.focalY, 0, 0, 1]);
+    const notEssential = multiply3(multiply3(u, Float64Array.from([1, 0, 0, 0, 0.1, 0, 0, 0, 0])), transpose3(v));
+    const fundamental = multiply3(multiply3(transpose3(kInverse), notEssential), kInverse);
+    const bad = verified.map((pair, j) => (j === k ? { ...pair, geometry: { ...pair.geometry, fundamental } } : pair));
     const guess = guessOf(CAMERA, 0.6);
     const result = calibrateViewGraph({ imageCount: scene.poses.length, verified: bad, cameras: scene.poses.map(() => guess) }, MAPPING_DEFAULTS);
     expect(Math.abs(result.stats.cameras[0].focal / CAMERA.focalX - 1)).toBeLessThan(0.02);
     expect([...result.flagged.keys()]).toEqual([k]);
     expect(result.flagged.get(k)!.reason).toMatch(/not essential/);
+    const mapped = globalMapping({ imageCount: scene.poses.length, verified: bad, keypoints: scene.keypoints, cameras: scene.poses.map(() => guess) });
+    const [a, b] = verified[k].pair;
+    expect(mapped.droppedEdges.find((d) => d.first === Math.min(a, b) && d.second === Math.max(a, b))?.reason).toMatch(/not essential/);
   }, 60_000);
 
   it('keeps the guess and says why for a pure rotation (verification finds no F-only pair)', () => {
