@@ -40,7 +40,7 @@ describe('view-graph calibration of the statue photos (F-only verification, one 
     ];
     const runs: Record<string, { registered: number; before: number; after: number; focal: number }> = {};
     for (const [name, start] of [['guess', guess], ["COLMAP's focal", { ...guess, focalX: colmapFocal, focalY: colmapFocal }]] as const) {
-      const mapped = globalMapping({ imageCount, verified: front.verified, keypoints: front.keypoints, cameras: front.names.map(() => start) });
+      const mapped = globalMapping({ imageCount, verified: front.verified, keypoints: front.keypoints, cameras: front.names.map(() => start) }, { viewGraphCalibration: true });
       const k = mapped.cameras![0];
       const refined = await refineMapping(
         { mapped, keypoints: front.keypoints, cameras: [{ model: 'PINHOLE', params: Float64Array.from([k.focalX, k.focalY, k.principalX, k.principalY]) }], imageCamera: new Uint32Array(imageCount) },
