@@ -18,6 +18,7 @@ import { translationFromCentre } from './so3.js';
 import { buildTracks, type Observation } from './tracks.js';
 import { triangulateTrack, type CameraPose, type TriangulatedPoint } from './triangulate.js';
 import { buildViewGraph, keepLargestComponent, type DroppedEdge, type ViewGraph } from './view-graph.js';
+import { calibrateViewGraph, type ViewGraphCalibrationStats } from './view-graph-calibration.js';
 
 export interface GlobalMappingInput {
   imageCount: number;
@@ -26,11 +27,13 @@ export interface GlobalMappingInput {
   keypoints: readonly Float32Array[];
   /** Per image (a shared camera is the same object repeated). */
   cameras: readonly PinholeIntrinsics[];
+  /** Per image: true where the focal is a prior (EXIF), held by view-graph calibration. Absent: every focal is a guess. */
+  focalKnown?: readonly boolean[];
 }
 
 export interface MappingStats {
   /** Wall milliseconds per stage. */
-  stageMs: Record<'viewGraph' | 'rotations' | 'positions' | 'tracks' | 'points' | 'triangulation', number>;
+  stageMs: Record<'calibration' | 'viewGraph' | 'rotations' | 'positions' | 'tracks' | 'points' | 'triangulation', number>;
   /** Edges with a relative pose in the largest component, before the rotation filter. */
   edgesInComponent: number;
   edgesUsed: number;
@@ -43,12 +46,20 @@ export interface MappingStats {
   /** Tracks not triangulated, by reason. */
   rejectedTracks: Record<string, number>;
   meanReprojectionErrorPx: number;
+  /** Absent when the option is off. */
+  calibration?: ViewGraphCalibrationStats;
 }
 
 export interface GlobalMappingResult {
   /** Per image; undefined for the unregistered. */
   poses: (CameraPose | undefined)[];
   points: TriangulatedPoint[];
+  /**
+   * Per image, the intrinsics the poses and points were made with (view-graph calibration's
+   * focals); a shared camera stays one object. Optional only for results read back from a mapping
+   * file that predates it (capture's resume); globalMapping always sets it.
+   */
+  cameras?: PinholeIntrinsics[];
   /** Every established track (before triangulation's filters). */
   tracks: Observation[][];
   unregistered: UnregisteredImage[];
@@ -58,12 +69,12 @@ export interface GlobalMappingResult {
 
 export function globalMapping(input: GlobalMappingInput, options: Partial<MappingOptions> = {}): GlobalMappingResult {
   const o = { ...MAPPING_DEFAULTS, ...options };
-  const { imageCount, keypoints, cameras } = input;
+  const { imageCount, keypoints } = input;
   if (imageCount < 2) throw new Error(`global-mapper.ts: ${imageCount} image(s); mapping needs at least 2 that overlap (add photos of the same scene from other viewpoints)`);
-  if (keypoints.length !== imageCount || cameras.length !== imageCount) {
-    throw new Error(`global-mapper.ts: ${imageCount} images but ${keypoints.length} keypoint lists and ${cameras.length} cameras`);
+  if (keypoints.length !== imageCount || input.cameras.length !== imageCount) {
+    throw new Error(`global-mapper.ts: ${imageCount} images but ${keypoints.length} keypoint lists and ${input.cameras.length} cameras`);
   }
-  const stageMs = { viewGraph: 0, rotations: 0, positions: 0, tracks: 0, points: 0, triangulation: 0 };
+  const stageMs = { calibration: 0, viewGraph: 0, rotations: 0, positions: 0, tracks: 0, points: 0, triangulation: 0 };
   const timed = <T>(stage: keyof typeof stageMs, run: () => T): T => {
     const started = performance.now();
     const value = run();
@@ -71,7 +82,11 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
     return value;
   };
 
-  let graph = timed('viewGraph', () => buildViewGraph({ ...input, minInliers: o.minInliers }));
+  const calibration = o.viewGraphCalibration ? timed('calibration', () => calibrateViewGraph(input, o)) : undefined;
+  const cameras = calibration?.cameras ?? input.cameras;
+  const verified = calibration ? input.verified.filter((_, k) => !calibration.flagged.has(k)) : input.verified;
+  let graph = timed('viewGraph', () => buildViewGraph({ ...input, cameras, verified, minInliers: o.minInliers }));
+  graph.droppedEdges.push(...(calibration?.flagged.values() ?? []));
   const edgesInComponent = graph.edges.length;
   if (graph.images.length < 2) throw new Error(noGraphMessage(input, graph, o.minInliers));
 
@@ -167,6 +182,7 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
   return {
     poses,
     points,
+    cameras: [...cameras],
     tracks,
     unregistered: graph.unregistered,
     droppedEdges: graph.droppedEdges,
@@ -181,6 +197,7 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
       inconsistentTracks: inconsistent,
       rejectedTracks,
       meanReprojectionErrorPx: observations ? points.reduce((s, p) => s + p.meanErrorPx * p.observations.length, 0) / observations : 0,
+      calibration: calibration?.stats,
     },
   };
 }

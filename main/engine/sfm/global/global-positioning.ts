@@ -19,6 +19,15 @@
 import type { Vec3 } from '../verify/dense.js';
 import { solveDifferences, type DifferenceTerm } from './laplacian-solve.js';
 
+/**
+ * The shortest |x_b - x_a| that sets s = 1 / |x_b - x_a|, in the gauge's units (mean camera
+ * distance 1). A point that drifts onto a camera's centre (a wrong track, rays that barely cross)
+ * would otherwise get s ~ 1e7 and weight s^2 ~ 1e14: the Schur complement onto the cameras then
+ * cancels to a matrix that is not positive definite (the crash on 8 statue photos,
+ * docs/sfm.md). At the floor such a term's residual is ~1, so the Cauchy weight sets it aside.
+ */
+const SHORTEST_LENGTH = 1e-3;
+
 export interface DirectionConstraint {
   /** Node indices: cameras 0..cameraCount-1, then points. */
   from: number;
@@ -99,10 +108,9 @@ export function positionNodes(
     if (normalise(solveDifferences(nodeCount, terms, fixed, cameraCount)) < 1e-4) break;
   }
   for (let round = 0; round < options.iterations; round++) {
-    const shortest = 1e-9;
     const terms: DifferenceTerm[] = constraints.map(({ from, to, direction, weight }) => {
       const d = difference(positions, from, to);
-      const length = Math.max(Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), shortest);
+      const length = Math.max(Math.sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]), SHORTEST_LENGTH);
       const scale = 1 / length;
       const r = Math.sqrt((d[0] * scale - direction[0]) ** 2 + (d[1] * scale - direction[1]) ** 2 + (d[2] * scale - direction[2]) ** 2);
       return { a: from, b: to, scale, target: direction, weight: weight / (1 + (r / options.loss) ** 2) };

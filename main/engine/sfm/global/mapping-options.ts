@@ -6,6 +6,19 @@ export interface MappingOptions {
   /** An edge needs at least this many inliers (COLMAP's and GLOMAP's min_num_inliers: 15). */
   minInliers: number;
   /**
+   * Estimate each camera's focal from its F-only (UNCALIBRATED) pairs before their relative poses
+   * (view-graph-calibration.ts; GLOMAP's view-graph calibration). Pairs with E or a prior focal are
+   * untouched, so input that is all CALIBRATED maps as without it. Off by default: on real photos
+   * the F's pull focals short (8 statue photos, one camera each: 480 px -> 141-149, COLMAP's ~820;
+   * 0.67 -> 1.23 px), and on the 23 the pairs do not fix it (docs/sfm.md); synthetic scenes
+   * recover to 0.1%. BA's shared focal recovers the statue's from the guess instead.
+   */
+  viewGraphCalibration: boolean;
+  /** Cauchy scale of a pair's calibration error (s1 - s2) / (s1 + s2) of E = K2^T F K1 (ours; GLOMAP's Cauchy scale on Fetzer's cost is 0.01). */
+  calibrationLoss: number;
+  /** A pair whose calibration error stays above this is left out of the view graph (ours; GLOMAP drops pairs on Fetzer's cost above 2). */
+  maxCalibrationError: number;
+  /**
    * L1 rounds of rotation averaging before the Geman-McClure IRLS, at most. Each is one reweighted
    * solve (GLOMAP runs 5 ADMM solves to convergence instead): 5 left a chain of 50 cameras with
    * 20% wrong edges 120 deg off, 50 reach the basin (rotation-averaging.test.ts).
@@ -58,6 +71,9 @@ export interface MappingOptions {
 
 export const MAPPING_DEFAULTS: Readonly<MappingOptions> = {
   minInliers: 15,
+  viewGraphCalibration: false,
+  calibrationLoss: 0.05,
+  maxCalibrationError: 0.25,
   rotationL1Iterations: 50,
   rotationIrlsIterations: 100,
   rotationLossDeg: 2,

@@ -86,7 +86,7 @@ describe("our mapper's input from the database", () => {
       tracks: [[{ image: 0, keypoint: 4 }, { image: 2, keypoint: 7 }]],
       unregistered: [{ image: 1, reason: 'no verified pair' }],
       droppedEdges: [{ first: 0, second: 1, reason: 'PLANAR' }],
-      stats: { stageMs: { viewGraph: 1, rotations: 2, positions: 3, tracks: 4, points: 5, triangulation: 6 }, edgesInComponent: 1, edgesUsed: 1, rotationRounds: 1, rotationResidualDeg: { median: 0, max: 0 }, positioningIterations: { cameras: 1, points: 2, refinement: 3 }, tracks: 1, inconsistentTracks: 0, rejectedTracks: {}, meanReprojectionErrorPx: 0.25 },
+      stats: { stageMs: { calibration: 0, viewGraph: 1, rotations: 2, positions: 3, tracks: 4, points: 5, triangulation: 6 }, edgesInComponent: 1, edgesUsed: 1, rotationRounds: 1, rotationResidualDeg: { median: 0, max: 0 }, positioningIterations: { cameras: 1, points: 2, refinement: 3 }, tracks: 1, inconsistentTracks: 0, rejectedTracks: {}, meanReprojectionErrorPx: 0.25 },
     };
     await writeMappingFile(file, mapped);
     expect(await readMappingFile(file)).toEqual(mapped);

@@ -15,6 +15,7 @@ import { exhaustivePairs } from '../../../../../main/engine/sfm/match-pairs.js';
 import { matchImagePairs } from '../../../../../main/engine/sfm/match.js';
 import { TwoViewConfiguration, type PinholeIntrinsics } from '../../../../../main/engine/sfm/verify/verify-options.js';
 import { verifyPairs, type VerifiedPair } from '../../../../../main/engine/sfm/verify/verify-pairs.js';
+import { CAPTURE_VERIFY_OPTIONS } from '../../../../../main/engine/capture/sfm-gpu.js';
 import { testGpu } from '../../../../helpers/gpu.js';
 
 /** 2: the homography kept (planar pairs are posed from it). */
@@ -45,7 +46,14 @@ interface CachedPair {
   inlierCounts: { essential: number; fundamental: number; homography: number };
 }
 
-export async function statueFrontEnd(dir: string): Promise<StatueFrontEnd> {
+/**
+ * 'true-intrinsics': verification knows COLMAP's intrinsics (CALIBRATED pairs with E, R, t).
+ * 'fundamental-only': capture's verification of photos without EXIF (CAPTURE_VERIFY_OPTIONS, no
+ * intrinsics), so pairs carry F only (UNCALIBRATED): what view-graph calibration starts from.
+ */
+export type StatueVerification = 'true-intrinsics' | 'fundamental-only';
+
+export async function statueFrontEnd(dir: string, verification: StatueVerification = 'true-intrinsics'): Promise<StatueFrontEnd> {
   const model = path.join(dir, 'sparse/0');
   const cameras = parseCamerasBin(readFileSync(path.join(model, 'cameras.bin')), 'cameras.bin');
   const images = parseImagesBin(readFileSync(path.join(model, 'images.bin')), 'images.bin', cameras);
@@ -59,7 +67,7 @@ export async function statueFrontEnd(dir: string): Promise<StatueFrontEnd> {
     const p = cameras.get(image.cameraId)!.params; // PINHOLE: fx, fy, cx, cy (the undistorted model)
     return { focalX: p[0], focalY: p[1], principalX: p[2], principalY: p[3] };
   });
-  const cacheFile = path.join(tmpdir(), `argonaut-global-sfm-statue-v${CACHE_VERSION}-${names.length}.json`);
+  const cacheFile = path.join(tmpdir(), `argonaut-global-sfm-statue${verification === 'fundamental-only' ? '-fonly' : ''}-v${CACHE_VERSION}-${names.length}.json`);
   if (existsSync(cacheFile)) {
     const cached = JSON.parse(readFileSync(cacheFile, 'utf8')) as { names: string[]; sizes: StatueFrontEnd['sizes']; keypoints: number[][]; pairs: CachedPair[]; seconds: number };
     if (cached.names.join('/') === names.join('/')) {
@@ -102,7 +110,7 @@ export async function statueFrontEnd(dir: string): Promise<StatueFrontEnd> {
   const pairs = exhaustivePairs(names.length);
   const matches = await matchImagePairs(ctx, features, pairs);
   const keypoints = features.map((f) => f.keypoints);
-  const verified = verifyPairs(pairs, matches, keypoints, intrinsics);
+  const verified = verification === 'fundamental-only' ? verifyPairs(pairs, matches, keypoints, undefined, CAPTURE_VERIFY_OPTIONS) : verifyPairs(pairs, matches, keypoints, intrinsics);
   const seconds = (performance.now() - started) / 1000;
   const cachedPairs: CachedPair[] = verified.map(({ pair, geometry, inlierMatches }) => ({
     pair: [pair[0], pair[1]],
