@@ -42,8 +42,12 @@ describe(`global positioning (seed ${seed})`, () => {
     const result = positionNodes(25, 25, constraints, start, 0, OPTIONS);
     console.log(`positioning, exact: error max ${Math.max(...relativeErrors(result.positions, truth)).toExponential(2)} after ${result.iterations} rounds`);
     // The fixed-point rounds (s from the last round) converge linearly: 250 rounds measured
-    // 5e-6 to 9e-4 of the scene, under the 0.2-0.4% that 0.5 deg of direction noise costs.
-    expect(Math.max(...relativeErrors(result.positions, truth))).toBeLessThan(1e-3);
+    // 5e-6 to 9e-4 of the scene on most starts, but 2.0e-2 on one (seed 106096151): the rounds'
+    // job is the basin, the mapper's LM (position-refinement.ts) takes the last digits.
+    expect(Math.max(...relativeErrors(result.positions, truth))).toBeLessThan(0.05);
+    // ... and from the rounds' result, the LM lands on the truth, as the mapper composes them
+    const refined = refinePositions(25, constraints, result.positions, 0, { iterations: 30, loss: 0.1 });
+    expect(Math.max(...relativeErrors(refined.positions, truth)), `after ${refined.iterations} LM steps`).toBeLessThan(1e-6);
     expect([result.positions[0], result.positions[1], result.positions[2]]).toEqual([0, 0, 0]);
     // The gauge's scale: mean distance 1 from the fixed camera.
     let sum = 0;
