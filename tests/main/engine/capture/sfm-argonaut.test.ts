@@ -58,7 +58,7 @@ describe.runIf(statue.available)('our structure from motion end to end (no COLMA
     expect(result.bundle).toMatchObject({ refinement: 'test', method: 'none' });
     for (const stage of ['features', 'matching', 'mapping', 'bundle'] as const) expect(Math.max(...events.filter((e) => e.stage === stage).map((e) => e.fraction)), stage).toBe(1);
     expect(events.some((e) => e.stage === 'bundle' && e.message === 'halfway')).toBe(true);
-    expect(events.find((e) => e.stage === 'mapping' && e.fraction === 1)?.message).toMatch(/images, \d+ points \(viewGraph [\d.]+ s, rotations/);
+    expect(events.find((e) => e.stage === 'mapping' && e.fraction === 1)?.message).toMatch(/images, \d+ points \((calibration [\d.]+ s, )?viewGraph [\d.]+ s, rotations/);
 
     // the files as read back: every image's 2D points are its keypoints, each observed point's track names it back
     const reread = await readColmapModel(result.modelDir!);
