@@ -15,7 +15,7 @@ import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { upsample2x, type GreyImage } from './grey-image.js';
 import { selectSpread, unmasked, type KeypointMask } from './keypoint-selection.js';
 import { describeKeypoints, describePipelines, samplePoint, type Described, type DescribePipelines, type SamplePoint } from './sift-describe.js';
-import { detectKeypoints, detectPipeline, EXPECTED_KEYPOINTS, type DetectedKeypoint } from './sift-detect.js';
+import { detectKeypoints, detectPipeline, EXPECTED_KEYPOINTS, timeHost, type DetectedKeypoint, type HostTimes } from './sift-detect.js';
 import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE, levelSigma, siftOptions, type SiftOptions } from './sift-options.js';
 import { pyramidPipelines, SiftPyramid, type PyramidPipelines } from './sift-pyramid.js';
 
@@ -39,7 +39,7 @@ export interface ExtractionStages {
   described: Described;
   features: Features;
   /** Host ms per stage; pyramidMs holds the pyramid's GPU time only with extractStages(image, undefined, true). */
-  timings: { pyramidMs: number; detectMs: number; describeMs: number };
+  timings: { pyramidMs: number; detectMs: number; describeMs: number; host: HostTimes };
 }
 
 export class SiftExtractor {
@@ -80,33 +80,39 @@ export class SiftExtractor {
     if (mask && (mask.width !== image.width || mask.height !== image.height || mask.keep.length !== image.width * image.height)) {
       throw new ArgonautError('bad_input', `sift: the mask is ${mask.width}x${mask.height} (${mask.keep.length} values) for a ${image.width}x${image.height} image`);
     }
+    const host: HostTimes = {};
     const t0 = performance.now();
     if (!this.pyramid || this.pyramid.width !== image.width || this.pyramid.height !== image.height) {
       this.pyramid?.destroy();
       this.pyramid = new SiftPyramid(ctx, this.pyramidKernels, image.width, image.height, options);
     }
     const pyramid = this.pyramid;
-    pyramid.upload(options.firstOctave === -1 ? upsample2x(image).data : image.data);
+    const pixels = timeHost(host, 'upsample', () => (options.firstOctave === -1 ? upsample2x(image).data : image.data));
+    timeHost(host, 'upload', () => pyramid.upload(pixels));
     const commands = ctx.commands('sift.pyramid');
-    pyramid.encode(commands);
+    timeHost(host, 'pyramid.encode', () => pyramid.encode(commands));
     await commands.submit();
     if (timeStages) await ctx.device.queue.onSubmittedWorkDone();
     const t1 = performance.now();
-    const detection = await detectKeypoints(ctx, this.detectKernel, pyramid, options, undefined, this.expectedKeypoints);
+    const detection = await detectKeypoints(ctx, this.detectKernel, pyramid, options, undefined, this.expectedKeypoints, host);
     this.expectedKeypoints = Math.ceil(detection.listed * 1.25) + 256;
     const detected = detection.keypoints;
     const t2 = performance.now();
-    const inImage = detected.map((k) => ({ x: k.x * pyramid.octaves[k.octave].step, y: k.y * pyramid.octaves[k.octave].step, response: k.response }));
-    const candidates = unmasked(inImage, mask);
-    const selected = selectSpread(candidates.map((i) => inImage[i]), image.width, image.height, options.maxFeatures).map((j) => candidates[j]);
-    const points = selected.map((i) => samplePoint(detected[i], options));
+    const { selected, points } = timeHost(host, 'select', () => {
+      const inImage = detected.map((k) => ({ x: k.x * pyramid.octaves[k.octave].step, y: k.y * pyramid.octaves[k.octave].step, response: k.response }));
+      const candidates = unmasked(inImage, mask);
+      const selected = selectSpread(candidates.map((i) => inImage[i]), image.width, image.height, options.maxFeatures).map((j) => candidates[j]);
+      return { selected, points: selected.map((i) => samplePoint(detected[i], options)) };
+    });
     // the budget can only drop orientations where the slots exceed it
     const budget = points.length * options.maxOrientations > options.maxFeatures ? (o: Float32Array) => keepBudget(o, selected.map((i) => detected[i].response), options) : undefined;
-    const described = await describeKeypoints(ctx, this.describeKernels, pyramid, points, options, budget);
+    const described = await describeKeypoints(ctx, this.describeKernels, pyramid, points, options, budget, host);
     const t3 = performance.now();
     ctx.assertNoErrors('sift feature extraction');
-    const features = assemble(image, pyramid, selected.map((i) => detected[i]), described, options);
-    return { pyramid, detected, selected, points, described, features, timings: { pyramidMs: t1 - t0, detectMs: t2 - t1, describeMs: t3 - t2 } };
+    const features = timeHost(host, 'assemble', () => assemble(image, pyramid, selected.map((i) => detected[i]), described, options));
+    host.detect = t2 - t1;
+    host.describe = t3 - t2;
+    return { pyramid, detected, selected, points, described, features, timings: { pyramidMs: t1 - t0, detectMs: t2 - t1, describeMs: t3 - t2, host } };
   }
 
   destroy(): void {

@@ -11,7 +11,7 @@ import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import type { SiftPyramid } from './sift-pyramid.js';
 import { DESCRIPTOR_SIZE, levelSigma, type SiftOptions } from './sift-options.js';
-import type { DetectedKeypoint } from './sift-detect.js';
+import { timeHost, type DetectedKeypoint, type HostTimes } from './sift-detect.js';
 
 const WORKGROUP = 64;
 
@@ -49,7 +49,7 @@ export interface Described {
  * `points` must be sorted by octave. `keep` sees the orientations and returns those to describe
  * (slots set to -1 are skipped); without it, all are described.
  */
-export async function describeKeypoints(ctx: GpuContext, pipelines: DescribePipelines, pyramid: SiftPyramid, points: readonly SamplePoint[], options: SiftOptions, keep?: (orientations: Float32Array) => Float32Array): Promise<Described> {
+export async function describeKeypoints(ctx: GpuContext, pipelines: DescribePipelines, pyramid: SiftPyramid, points: readonly SamplePoint[], options: SiftOptions, keep?: (orientations: Float32Array) => Float32Array, host?: HostTimes): Promise<Described> {
   const { device } = ctx;
   const M = options.maxOrientations;
   const slots = points.length * M;
@@ -57,12 +57,12 @@ export async function describeKeypoints(ctx: GpuContext, pipelines: DescribePipe
   const packed = new ArrayBuffer(points.length * 16);
   const f = new Float32Array(packed);
   const u = new Uint32Array(packed);
-  points.forEach((p, i) => {
+  timeHost(host, 'describe.pack', () => points.forEach((p, i) => {
     if (i && p.octave < points[i - 1].octave) throw new Error('sift: describe points must be sorted by octave');
     const o = pyramid.octaves[p.octave];
     f.set([p.x, p.y, p.sigma], 4 * i);
     u[4 * i + 3] = p.level * o.width * o.height;
-  });
+  }));
   const pointBuffer = uploadStorage(device, 'sift.points', f);
   const orientations = createStorage(device, 'sift.orientations', slots * 4);
   const descriptors = createStorage(device, 'sift.descriptors', slots * DESCRIPTOR_SIZE * 4);

@@ -19,6 +19,20 @@ const TILE = 16;
 /** Keypoints read back with the counter when the caller has no better guess. */
 export const EXPECTED_KEYPOINTS = 8192;
 
+/** Host ms by section of one image's extraction (ExtractionStages.timings.host: benchmarks). */
+export type HostTimes = Record<string, number>;
+
+/** Runs `run`, adding its host ms to `host[name]`. */
+export function timeHost<T>(host: HostTimes | undefined, name: string, run: () => T): T {
+  if (!host) return run();
+  const started = performance.now();
+  try {
+    return run();
+  } finally {
+    host[name] = (host[name] ?? 0) + performance.now() - started;
+  }
+}
+
 /** A refined extremum, octave units (tests/reference/sift.ts computes the same fields in float64). */
 export interface DetectedKeypoint {
   octave: number;
@@ -51,15 +65,15 @@ export interface Detection {
  * `capacity`: the list slots per octave (tests make it tiny to take the overflow path);
  * `expected`: keypoints to read back with the counter (tests make it tiny to take the second read-back).
  */
-export async function detectKeypoints(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity = initialCapacity, expected = EXPECTED_KEYPOINTS): Promise<Detection> {
+export async function detectKeypoints(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity = initialCapacity, expected = EXPECTED_KEYPOINTS, host?: HostTimes): Promise<Detection> {
   const slots = pyramid.octaves.reduce((sum, o) => sum + capacity(o.width, o.height, options), 0);
-  let list = await detectAll(ctx, pipeline, pyramid, options, slots, expected);
+  let list = await detectAll(ctx, pipeline, pyramid, options, slots, expected, host);
   // overflowing: again, at the capacity it needed (rare: a noise image)
-  if (list.count > slots) list = await detectAll(ctx, pipeline, pyramid, options, list.count, list.count);
-  return { keypoints: sortUnique(list.keypoints), listed: list.count };
+  if (list.count > slots) list = await detectAll(ctx, pipeline, pyramid, options, list.count, list.count, host);
+  return { keypoints: timeHost(host, 'detect.sort', () => sortUnique(list.keypoints)), listed: list.count };
 }
 
-async function detectAll(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity: number, expected: number): Promise<{ count: number; keypoints: DetectedKeypoint[] }> {
+async function detectAll(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity: number, expected: number, host?: HostTimes): Promise<{ count: number; keypoints: DetectedKeypoint[] }> {
   const { device } = ctx;
   const struct = UniformStruct.of('sift-detect', 'DetectParams');
   const owned: GPUBuffer[] = [];
@@ -87,7 +101,7 @@ async function detectAll(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: S
     const raw = await readBuffer(device, first, 16 + head * KEYPOINT_BYTES);
     const count = new Uint32Array(raw, 0, 1)[0];
     const stored = Math.min(count, capacity);
-    const listed = unpackKeypoints(raw.slice(16, 16 + Math.min(stored, head) * KEYPOINT_BYTES), Math.min(stored, head));
+    const listed = timeHost(host, 'detect.unpack', () => unpackKeypoints(raw.slice(16, 16 + Math.min(stored, head) * KEYPOINT_BYTES), Math.min(stored, head)));
     if (stored > head) for (const k of unpackKeypoints(await readBuffer(device, keypoints, (stored - head) * KEYPOINT_BYTES, head * KEYPOINT_BYTES), stored - head)) listed.push(k);
     return { count, keypoints: listed };
   } finally {
