@@ -14,8 +14,8 @@ import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { upsample2x, type GreyImage } from './grey-image.js';
 import { selectSpread, unmasked, type KeypointMask } from './keypoint-selection.js';
-import { describeKeypoints, describePipelines, samplePoint, type Described, type DescribePipelines, type SamplePoint } from './sift-describe.js';
-import { detectKeypoints, detectPipeline, EXPECTED_KEYPOINTS, timeHost, type DetectedKeypoint, type HostTimes } from './sift-detect.js';
+import { describePipelines, KeypointDescriber, samplePoint, type Described, type DescribePipelines, type SamplePoint } from './sift-describe.js';
+import { detectPipeline, EXPECTED_KEYPOINTS, KeypointDetector, timeHost, type DetectedKeypoint, type HostTimes } from './sift-detect.js';
 import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE, levelSigma, siftOptions, type SiftOptions } from './sift-options.js';
 import { pyramidPipelines, SiftPyramid, type PyramidPipelines } from './sift-pyramid.js';
 
@@ -47,13 +47,20 @@ export class SiftExtractor {
   /** Keypoints the last image listed, with room: read back with the detection counter (sift-detect.ts). */
   private expectedKeypoints = EXPECTED_KEYPOINTS;
 
+  /** Kept across images: a frame of a clip creates no GPU object (docs/sfm.md, "Extraction throughput"). */
+  private readonly detector: KeypointDetector;
+  private readonly describer: KeypointDescriber;
+
   private constructor(
     private readonly ctx: GpuContext,
     readonly options: SiftOptions,
     private readonly pyramidKernels: PyramidPipelines,
-    private readonly detectKernel: CompiledPipeline,
-    private readonly describeKernels: DescribePipelines,
-  ) {}
+    detectKernel: CompiledPipeline,
+    describeKernels: DescribePipelines,
+  ) {
+    this.detector = new KeypointDetector(ctx, detectKernel);
+    this.describer = new KeypointDescriber(ctx, describeKernels);
+  }
 
   /** `variant`: force a capability variant (parity tests); default: the device's. */
   static async create(ctx: GpuContext, options: Partial<SiftOptions> = {}, variant?: KernelVariant): Promise<SiftExtractor> {
@@ -94,7 +101,7 @@ export class SiftExtractor {
     await commands.submit();
     if (timeStages) await ctx.device.queue.onSubmittedWorkDone();
     const t1 = performance.now();
-    const detection = await detectKeypoints(ctx, this.detectKernel, pyramid, options, undefined, this.expectedKeypoints, host);
+    const detection = await this.detector.detect(pyramid, options, undefined, this.expectedKeypoints, host);
     this.expectedKeypoints = Math.ceil(detection.listed * 1.25) + 256;
     const detected = detection.keypoints;
     const t2 = performance.now();
@@ -106,7 +113,7 @@ export class SiftExtractor {
     });
     // the budget can only drop orientations where the slots exceed it
     const budget = points.length * options.maxOrientations > options.maxFeatures ? (o: Float32Array) => keepBudget(o, selected.map((i) => detected[i].response), options) : undefined;
-    const described = await describeKeypoints(ctx, this.describeKernels, pyramid, points, options, budget, host);
+    const described = await this.describer.describe(pyramid, points, options, budget, host);
     const t3 = performance.now();
     ctx.assertNoErrors('sift feature extraction');
     const features = timeHost(host, 'assemble', () => assemble(image, pyramid, selected.map((i) => detected[i]), described, options));
@@ -118,6 +125,8 @@ export class SiftExtractor {
   destroy(): void {
     this.pyramid?.destroy();
     this.pyramid = undefined;
+    this.detector.destroy();
+    this.describer.destroy();
   }
 }
 
@@ -146,23 +155,34 @@ export function keepBudget(orientations: Float32Array, responses: readonly numbe
   return out;
 }
 
+/** Kept slots in image pixels and bytes: one flat loop, nothing allocated per keypoint (12.6 ms a frame before, docs/sfm.md). */
 function assemble(image: GreyImage, pyramid: SiftPyramid, kept: readonly DetectedKeypoint[], described: Described, options: SiftOptions): Features {
   const M = options.maxOrientations;
+  const { orientations, descriptors: floats } = described;
   let count = 0;
-  for (const o of described.orientations) if (o >= 0) count++;
+  for (const o of orientations) if (o >= 0) count++;
   const keypoints = new Float32Array(count * 4);
   const descriptors = new Uint8Array(count * DESCRIPTOR_SIZE);
   let n = 0;
-  kept.forEach((k, i) => {
+  for (let i = 0; i < kept.length; i++) {
+    const k = kept[i];
     const step = pyramid.octaves[k.octave].step;
     for (let j = 0; j < M; j++) {
-      const theta = described.orientations[i * M + j];
+      const slot = i * M + j;
+      const theta = orientations[slot];
       if (theta < 0) continue;
-      keypoints.set([k.x * step + 0.5, k.y * step + 0.5, levelSigma(k.s, options) * step, theta], 4 * n);
-      const d = described.descriptors.subarray((i * M + j) * DESCRIPTOR_SIZE, (i * M + j + 1) * DESCRIPTOR_SIZE);
-      for (let c = 0; c < DESCRIPTOR_SIZE; c++) descriptors[n * DESCRIPTOR_SIZE + c] = Math.min(255, Math.round(DESCRIPTOR_BYTE_SCALE * d[c]));
+      keypoints[4 * n] = k.x * step + 0.5;
+      keypoints[4 * n + 1] = k.y * step + 0.5;
+      keypoints[4 * n + 2] = levelSigma(k.s, options) * step;
+      keypoints[4 * n + 3] = theta;
+      const from = slot * DESCRIPTOR_SIZE;
+      const to = n * DESCRIPTOR_SIZE;
+      for (let c = 0; c < DESCRIPTOR_SIZE; c++) {
+        const byte = Math.round(DESCRIPTOR_BYTE_SCALE * floats[from + c]);
+        descriptors[to + c] = byte > 255 ? 255 : byte; // Math.min(255, byte), NaN included
+      }
       n++;
     }
-  });
+  }
   return { width: image.width, height: image.height, keypoints, descriptors };
 }
