@@ -177,9 +177,11 @@ function assemble(image: GreyImage, pyramid: SiftPyramid, kept: readonly Detecte
       keypoints[4 * n + 3] = theta;
       const from = slot * DESCRIPTOR_SIZE;
       const to = n * DESCRIPTOR_SIZE;
+      // floor(v + 0.5) is Math.round(v) here: v is a float32 times 512, so v + 0.5 is exact in
+      // float64 (V8's floor is ~2x faster); byte > 255 ? 255 is Math.min(255, byte), NaN included
       for (let c = 0; c < DESCRIPTOR_SIZE; c++) {
-        const byte = Math.round(DESCRIPTOR_BYTE_SCALE * floats[from + c]);
-        descriptors[to + c] = byte > 255 ? 255 : byte; // Math.min(255, byte), NaN included
+        const byte = Math.floor(DESCRIPTOR_BYTE_SCALE * floats[from + c] + 0.5);
+        descriptors[to + c] = byte > 255 ? 255 : byte;
       }
       n++;
     }
