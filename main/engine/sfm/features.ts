@@ -16,7 +16,7 @@ import { upsample2x, type GreyImage } from './grey-image.js';
 import { selectSpread, unmasked, type KeypointMask } from './keypoint-selection.js';
 import { describePipelines, KeypointDescriber, samplePoint, type Described, type DescribePipelines, type SamplePoint } from './sift-describe.js';
 import { detectPipeline, EXPECTED_KEYPOINTS, KeypointDetector, timeHost, type DetectedKeypoint, type HostTimes } from './sift-detect.js';
-import { DESCRIPTOR_BYTE_SCALE, DESCRIPTOR_SIZE, levelSigma, siftOptions, type SiftOptions } from './sift-options.js';
+import { DESCRIPTOR_SIZE, levelSigma, siftOptions, type SiftOptions } from './sift-options.js';
 import { pyramidPipelines, SiftPyramid, type PyramidPipelines } from './sift-pyramid.js';
 
 export interface Features {
@@ -35,8 +35,8 @@ export interface ExtractionStages {
   /** The kept ones (indices into `detected`: on unmasked pixels, within the budget) and where they sample. */
   selected: number[];
   points: SamplePoint[];
-  /** Orientation slots after the budget, and their float descriptors. */
-  described: Described;
+  /** Orientation slots after the budget, their descriptor bytes and floats. */
+  described: Required<Described>;
   features: Features;
   /** Host ms per stage; pyramidMs holds the pyramid's GPU time only with extractStages(image, undefined, true). */
   timings: { pyramidMs: number; detectMs: number; describeMs: number; host: HostTimes };
@@ -71,7 +71,7 @@ export class SiftExtractor {
 
   /** `mask`: keypoints only where it is non-zero (of the image's size); the budget goes to those. */
   async extract(image: GreyImage, mask?: KeypointMask): Promise<Features> {
-    return (await this.extractStages(image, mask)).features;
+    return (await this.run(image, mask, false, false)).features;
   }
 
   /**
@@ -82,6 +82,14 @@ export class SiftExtractor {
    * timings.pyramidMs is the pyramid's (benchmarks); otherwise the pyramid's GPU time is inside detectMs.
    */
   async extractStages(image: GreyImage, mask?: KeypointMask, timeStages = false): Promise<ExtractionStages> {
+    const stages = await this.run(image, mask, timeStages, true);
+    const { descriptors } = stages.described;
+    if (!descriptors) throw new Error('sift: the describer returned no float descriptors');
+    return { ...stages, described: { ...stages.described, descriptors } };
+  }
+
+  /** `floats`: read the float descriptors back too (extractStages; extract needs only the bytes). */
+  private async run(image: GreyImage, mask: KeypointMask | undefined, timeStages: boolean, floats: boolean): Promise<Omit<ExtractionStages, 'described'> & { described: Described }> {
     const { ctx, options } = this;
     if (image.data.length !== image.width * image.height) throw new ArgonautError('bad_input', `sift: image data has ${image.data.length} values for ${image.width}x${image.height}`);
     if (mask && (mask.width !== image.width || mask.height !== image.height || mask.keep.length !== image.width * image.height)) {
@@ -113,7 +121,7 @@ export class SiftExtractor {
     });
     // the budget can only drop orientations where the slots exceed it
     const budget = points.length * options.maxOrientations > options.maxFeatures ? (o: Float32Array) => keepBudget(o, selected.map((i) => detected[i].response), options) : undefined;
-    const described = await this.describer.describe(pyramid, points, options, budget, host);
+    const described = await this.describer.describe(pyramid, points, options, budget, host, floats);
     const t3 = performance.now();
     ctx.assertNoErrors('sift feature extraction');
     const features = timeHost(host, 'assemble', () => assemble(image, pyramid, selected.map((i) => detected[i]), described, options));
@@ -155,10 +163,10 @@ export function keepBudget(orientations: Float32Array, responses: readonly numbe
   return out;
 }
 
-/** Kept slots in image pixels and bytes: one flat loop, nothing allocated per keypoint (12.6 ms a frame before, docs/sfm.md). */
+/** Kept slots in image pixels, and their bytes (made on the GPU) packed without the empty slots. */
 function assemble(image: GreyImage, pyramid: SiftPyramid, kept: readonly DetectedKeypoint[], described: Described, options: SiftOptions): Features {
   const M = options.maxOrientations;
-  const { orientations, descriptors: floats } = described;
+  const { orientations, bytes } = described;
   let count = 0;
   for (const o of orientations) if (o >= 0) count++;
   const keypoints = new Float32Array(count * 4);
@@ -175,14 +183,7 @@ function assemble(image: GreyImage, pyramid: SiftPyramid, kept: readonly Detecte
       keypoints[4 * n + 1] = k.y * step + 0.5;
       keypoints[4 * n + 2] = levelSigma(k.s, options) * step;
       keypoints[4 * n + 3] = theta;
-      const from = slot * DESCRIPTOR_SIZE;
-      const to = n * DESCRIPTOR_SIZE;
-      // floor(v + 0.5) is Math.round(v) here: v is a float32 times 512, so v + 0.5 is exact in
-      // float64 (V8's floor is ~2x faster); byte > 255 ? 255 is Math.min(255, byte), NaN included
-      for (let c = 0; c < DESCRIPTOR_SIZE; c++) {
-        const byte = Math.floor(DESCRIPTOR_BYTE_SCALE * floats[from + c] + 0.5);
-        descriptors[to + c] = byte > 255 ? 255 : byte;
-      }
+      descriptors.set(bytes.subarray(slot * DESCRIPTOR_SIZE, (slot + 1) * DESCRIPTOR_SIZE), n * DESCRIPTOR_SIZE);
       n++;
     }
   }

@@ -2,8 +2,10 @@
  * Orientations and descriptors on the GPU (kernels/sift-describe.wgsl): the kept keypoints,
  * grouped by octave, are uploaded once as sample points; `orient` fills max_orientations slots
  * per point (-1 where a point has fewer peaks), the host may drop slots (the feature budget),
- * and `describe` fills 128 floats per remaining slot. Without a budget to apply (no `keep`), both
- * run in one submit with one read-back of both outputs; with one, the orientations come back first.
+ * `describe` fills 128 floats per remaining slot and `to_bytes` turns them into COLMAP's bytes
+ * (a quarter of the floats' read-back, and no conversion on the host). Without a budget to apply
+ * (no `keep`), all run in one submit with one read-back of the orientations and bytes; with one,
+ * the orientations come back first.
  */
 import { bindGroup, createStorage, createUniform, readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
@@ -31,18 +33,24 @@ export function samplePoint(k: DetectedKeypoint, options: SiftOptions): SamplePo
 export interface DescribePipelines {
   orient: CompiledPipeline;
   describe: CompiledPipeline;
+  toBytes: CompiledPipeline;
 }
 
 export async function describePipelines(ctx: GpuContext, variant?: KernelVariant): Promise<DescribePipelines> {
-  const [orient, describe] = await ctx.kernels.preload(['orient', 'describe'].map((entryPoint) => ({ kernel: 'sift-describe', entryPoint, variant })));
-  return { orient, describe };
+  const [orient, describe, toBytes] = await ctx.kernels.preload(['orient', 'describe', 'to_bytes'].map((entryPoint) => ({ kernel: 'sift-describe', entryPoint, variant })));
+  return { orient, describe, toBytes };
 }
 
 export interface Described {
   /** max_orientations per point: radians in [0, 2 pi), or -1 for an empty or dropped slot. */
   orientations: Float32Array;
-  /** 128 per slot (RootSIFT floats, L2 norm 1); undefined content where the slot is -1. */
-  descriptors: Float32Array;
+  /** 128 per slot: min(255, round(512 v)) of the floats, made on the GPU; undefined content where the slot is -1. */
+  bytes: Uint8Array;
+  /**
+   * 128 per slot (RootSIFT floats, L2 norm 1; undefined content where the slot is -1): read back
+   * only when asked for (the parity tests), as they are 4x the bytes.
+   */
+  descriptors?: Float32Array;
 }
 
 /** A storage buffer of at least `bytes`, kept where it is large enough, else replaced (grown, never shrunk). */
@@ -61,10 +69,11 @@ export class KeypointDescriber {
   private readonly points: Grown = { buffer: undefined, bytes: 0 };
   private readonly orientations: Grown = { buffer: undefined, bytes: 0 };
   private readonly descriptors: Grown = { buffer: undefined, bytes: 0 };
+  private readonly descriptorBytes: Grown = { buffer: undefined, bytes: 0 };
   private readback: GPUBuffer | undefined;
   private readonly params: GPUBuffer[] = [];
   /** Bind groups by octave, for the buffers of `boundTo`. */
-  private groups: { orient: GPUBindGroup; describe: GPUBindGroup }[] = [];
+  private groups: { orient: GPUBindGroup; describe: GPUBindGroup; toBytes: GPUBindGroup }[] = [];
   private boundTo: readonly (GPUBuffer | undefined)[] = [];
 
   constructor(
@@ -76,11 +85,11 @@ export class KeypointDescriber {
    * `points` must be sorted by octave. `keep` sees the orientations and returns those to describe
    * (slots set to -1 are skipped); without it, all are described.
    */
-  async describe(pyramid: SiftPyramid, points: readonly SamplePoint[], options: SiftOptions, keep?: (orientations: Float32Array) => Float32Array, host?: HostTimes): Promise<Described> {
+  async describe(pyramid: SiftPyramid, points: readonly SamplePoint[], options: SiftOptions, keep?: (orientations: Float32Array) => Float32Array, host?: HostTimes, floats = false): Promise<Described> {
     const { device } = this.ctx;
     const M = options.maxOrientations;
     const slots = points.length * M;
-    if (!points.length) return { orientations: new Float32Array(0), descriptors: new Float32Array(0) };
+    if (!points.length) return { orientations: new Float32Array(0), bytes: new Uint8Array(0), ...(floats ? { descriptors: new Float32Array(0) } : {}) };
     const packed = new ArrayBuffer(points.length * 16);
     const f = new Float32Array(packed);
     const u = new Uint32Array(packed);
@@ -99,7 +108,8 @@ export class KeypointDescriber {
     device.queue.writeBuffer(pointBuffer, 0, packed);
     const orientations = this.grow(this.orientations, 'sift.orientations', slots * 4);
     const descriptors = this.grow(this.descriptors, 'sift.descriptors', slots * DESCRIPTOR_SIZE * 4);
-    const bytes = slots * 4 + slots * DESCRIPTOR_SIZE * 4;
+    const descriptorBytes = this.grow(this.descriptorBytes, 'sift.descriptor.bytes', slots * DESCRIPTOR_SIZE);
+    const bytes = slots * 4 + slots * DESCRIPTOR_SIZE + (floats ? slots * DESCRIPTOR_SIZE * 4 : 0);
     if (!this.readback || this.readback.size < bytes) {
       this.readback?.destroy();
       this.readback = mappableBuffer(device, 'sift.described.readback', bytes);
@@ -127,14 +137,20 @@ export class KeypointDescriber {
       commands = this.ctx.commands('sift.describe');
     }
     for (const r of runs) commands.dispatch(this.pipelines.describe, [groups[r.octave].describe], Math.ceil((r.count * M) / WORKGROUP));
-    // both outputs side by side, straight into the mappable buffer: one read-back
+    for (const r of runs) commands.dispatch(this.pipelines.toBytes, [groups[r.octave].toBytes], Math.ceil((r.count * M * (DESCRIPTOR_SIZE / 4)) / WORKGROUP));
+    // the outputs side by side, straight into the mappable buffer: one read-back
     commands.copyBuffer(orientations, 0, readback, 0, slots * 4);
-    commands.copyBuffer(descriptors, 0, readback, slots * 4, slots * DESCRIPTOR_SIZE * 4);
+    commands.copyBuffer(descriptorBytes, 0, readback, slots * 4, slots * DESCRIPTOR_SIZE);
+    if (floats) commands.copyBuffer(descriptors, 0, readback, slots * 4 + slots * DESCRIPTOR_SIZE, slots * DESCRIPTOR_SIZE * 4);
     await commands.submit();
     await readback.mapAsync(GPUMapMode.READ, 0, bytes);
     const raw = readback.getMappedRange(0, bytes).slice(0);
     readback.unmap();
-    return { orientations: angles ?? new Float32Array(raw, 0, slots), descriptors: new Float32Array(raw, slots * 4, slots * DESCRIPTOR_SIZE) };
+    return {
+      orientations: angles ?? new Float32Array(raw, 0, slots),
+      bytes: new Uint8Array(raw, slots * 4, slots * DESCRIPTOR_SIZE),
+      ...(floats ? { descriptors: new Float32Array(raw, slots * 4 + slots * DESCRIPTOR_SIZE, slots * DESCRIPTOR_SIZE) } : {}),
+    };
   }
 
   private grow(grown: Grown, label: string, bytes: number): GPUBuffer {
@@ -149,21 +165,22 @@ export class KeypointDescriber {
   /** Per octave its uniform and bind groups, made again only when a bound buffer changed. */
   private groupsFor(pyramid: SiftPyramid) {
     const { device } = this.ctx;
-    const bound = [...pyramid.octaves.map((o) => o.gauss), this.points.buffer, this.orientations.buffer, this.descriptors.buffer];
+    const bound = [...pyramid.octaves.map((o) => o.gauss), this.points.buffer, this.orientations.buffer, this.descriptors.buffer, this.descriptorBytes.buffer];
     if (bound.length === this.boundTo.length && bound.every((b, i) => b === this.boundTo[i])) return this.groups;
     const struct = UniformStruct.of('sift-describe', 'DescribeParams');
     while (this.params.length < pyramid.octaves.length) this.params.push(createUniform(device, 'sift.describe.params', struct.size));
-    const [points, orientations, descriptors] = [this.points.buffer!, this.orientations.buffer!, this.descriptors.buffer!];
+    const [points, orientations, descriptors, descriptorBytes] = [this.points.buffer!, this.orientations.buffer!, this.descriptors.buffer!, this.descriptorBytes.buffer!];
     this.groups = pyramid.octaves.map((o, i) => ({
       orient: bindGroup(device, this.pipelines.orient, { 0: this.params[i], 1: o.gauss, 2: points, 3: orientations }),
       describe: bindGroup(device, this.pipelines.describe, { 0: this.params[i], 1: o.gauss, 2: points, 4: orientations, 5: descriptors }),
+      toBytes: bindGroup(device, this.pipelines.toBytes, { 0: this.params[i], 5: descriptors, 6: descriptorBytes }),
     }));
     this.boundTo = bound;
     return this.groups;
   }
 
   destroy(): void {
-    for (const g of [this.points, this.orientations, this.descriptors]) g.buffer?.destroy();
+    for (const g of [this.points, this.orientations, this.descriptors, this.descriptorBytes]) g.buffer?.destroy();
     this.readback?.destroy();
     for (const b of this.params) b.destroy();
     this.groups = [];
@@ -172,10 +189,10 @@ export class KeypointDescriber {
 }
 
 /** One image's description with a describer of its own (SiftExtractor keeps one for all its images). */
-export async function describeKeypoints(ctx: GpuContext, pipelines: DescribePipelines, pyramid: SiftPyramid, points: readonly SamplePoint[], options: SiftOptions, keep?: (orientations: Float32Array) => Float32Array, host?: HostTimes): Promise<Described> {
+export async function describeKeypoints(ctx: GpuContext, pipelines: DescribePipelines, pyramid: SiftPyramid, points: readonly SamplePoint[], options: SiftOptions, keep?: (orientations: Float32Array) => Float32Array, host?: HostTimes, floats = false): Promise<Described> {
   const describer = new KeypointDescriber(ctx, pipelines);
   try {
-    return await describer.describe(pyramid, points, options, keep, host);
+    return await describer.describe(pyramid, points, options, keep, host, floats);
   } finally {
     describer.destroy();
   }
