@@ -11,7 +11,11 @@
 //             RootSIFT (L1-normalized, square root). Layout (ybin * 4 + xbin) * 8 + angle bin.
 // Gradients are central differences, taken at pixels [1, size - 2] only (the same in the reference).
 // Inputs: sp (DescribeParams), gauss (the octave's levels), points (first .. first + count).
-// Outputs: orientations (max_orientations per point), descriptors (128 per slot).
+//   to_bytes: thread per 4 bytes of a slot: COLMAP's min(255, round(512 v)) as floor(512 v + 0.5),
+//             packed little-endian (512 v and 512 v + 0.5 are exact in float32 for v in [0, 1], so
+//             these are the host's Math.round bytes, bit for bit); empty slots get bytes of whatever
+//             their floats hold (the host skips them).
+// Outputs: orientations (max_orientations per point), descriptors (128 per slot), descriptor_bytes (32 words per slot).
 // Workgroup: 64 threads, one point (or slot) each: the work per point is a few thousand samples,
 //   so a point per thread keeps each histogram's sum in one fixed order (reproducible).
 
@@ -51,6 +55,7 @@ struct SamplePoint {
 @group(0) @binding(3) var<storage, read_write> orientations: array<f32>;
 @group(0) @binding(4) var<storage, read> orientations_in: array<f32>;
 @group(0) @binding(5) var<storage, read_write> descriptors: array<f32>;
+@group(0) @binding(6) var<storage, read_write> descriptor_bytes: array<u32>;
 
 // Magnitude and angle in [0, 2 pi) of the gradient at an interior pixel.
 fn gradient_at(level: u32, x: i32, y: i32) -> vec2f {
@@ -218,4 +223,17 @@ fn describe(@builtin(global_invocation_id) id: vec3u) {
   for (var i = 0u; i < 128u; i++) {
     descriptors[slot * 128u + i] = sqrt(d[i] / n3);
   }
+}
+
+@compute @workgroup_size(64, 1, 1)
+fn to_bytes(@builtin(global_invocation_id) id: vec3u) {
+  if (id.x >= sp.count * sp.max_orientations * 32u) {
+    return;
+  }
+  let word = sp.first * sp.max_orientations * 32u + id.x;
+  var packed = 0u;
+  for (var b = 0u; b < 4u; b++) {
+    packed = packed | (u32(min(255.0, floor(512.0 * descriptors[word * 4u + b] + 0.5))) << (8u * b));
+  }
+  descriptor_bytes[word] = packed;
 }

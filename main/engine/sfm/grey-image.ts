@@ -49,19 +49,28 @@ export async function loadKeypointMask(file: string): Promise<KeypointMask> {
 export function upsample2x(image: GreyImage): GreyImage {
   const { width, height, data } = image;
   const w = 2 * width;
-  const h = 2 * height;
-  const out = new Float32Array(w * h);
-  const at = (x: number, y: number) => data[Math.min(y, height - 1) * width + Math.min(x, width - 1)];
-  for (let y = 0; y < h; y++) {
-    const y0 = y >> 1;
-    const fy = y & 1 ? 0.5 : 0;
-    for (let x = 0; x < w; x++) {
-      const x0 = x >> 1;
-      const fx = x & 1 ? 0.5 : 0;
-      const top = at(x0, y0) * (1 - fx) + at(x0 + 1, y0) * fx;
-      const bottom = at(x0, y0 + 1) * (1 - fx) + at(x0 + 1, y0 + 1) * fx;
-      out[y * w + x] = top * (1 - fy) + bottom * fy;
+  const out = new Float32Array(w * 2 * height);
+  // Per input pixel its four outputs, from the float64 expressions top * (1 - fy) + bottom * fy of
+  // top = a (1 - fx) + b fx: with fx, fy in {0, 0.5} those are a, a 0.5 + b 0.5, ... exactly (the
+  // same bits as the per-output form), without a closure and two clamps per tap (17 ms a frame at
+  // 1280x712 before, docs/sfm.md "Extraction throughput").
+  for (let y0 = 0; y0 < height; y0++) {
+    const row = y0 * width;
+    const below = Math.min(y0 + 1, height - 1) * width;
+    const even = 2 * y0 * w;
+    const odd = even + w;
+    for (let x0 = 0; x0 < width; x0++) {
+      const x1 = x0 + 1 < width ? x0 + 1 : x0;
+      const a = data[row + x0];
+      const b = data[row + x1];
+      const c = data[below + x0];
+      const d = data[below + x1];
+      const top = a * 0.5 + b * 0.5;
+      out[even + 2 * x0] = a;
+      out[even + 2 * x0 + 1] = top;
+      out[odd + 2 * x0] = a * 0.5 + c * 0.5;
+      out[odd + 2 * x0 + 1] = top * 0.5 + (c * 0.5 + d * 0.5) * 0.5;
     }
   }
-  return { width: w, height: h, data: out };
+  return { width: w, height: 2 * height, data: out };
 }

@@ -19,6 +19,20 @@ const TILE = 16;
 /** Keypoints read back with the counter when the caller has no better guess. */
 export const EXPECTED_KEYPOINTS = 8192;
 
+/** Host ms by section of one image's extraction (ExtractionStages.timings.host: benchmarks). */
+export type HostTimes = Record<string, number>;
+
+/** Runs `run`, adding its host ms to `host[name]`. */
+export function timeHost<T>(host: HostTimes | undefined, name: string, run: () => T): T {
+  if (!host) return run();
+  const started = performance.now();
+  try {
+    return run();
+  } finally {
+    host[name] = (host[name] ?? 0) + performance.now() - started;
+  }
+}
+
 /** A refined extremum, octave units (tests/reference/sift.ts computes the same fields in float64). */
 export interface DetectedKeypoint {
   octave: number;
@@ -48,50 +62,116 @@ export interface Detection {
 }
 
 /**
- * `capacity`: the list slots per octave (tests make it tiny to take the overflow path);
- * `expected`: keypoints to read back with the counter (tests make it tiny to take the second read-back).
+ * Detection for many images: the list, its counter, the uniforms, the bind groups and the mappable
+ * read-back buffer are kept from image to image (rebuilt for another pyramid, grown never shrunk),
+ * so a frame of a clip creates no GPU object. One submit holds the dispatches and the copies of
+ * the counter and the list's head into the read-back buffer.
  */
-export async function detectKeypoints(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity = initialCapacity, expected = EXPECTED_KEYPOINTS): Promise<Detection> {
-  const slots = pyramid.octaves.reduce((sum, o) => sum + capacity(o.width, o.height, options), 0);
-  let list = await detectAll(ctx, pipeline, pyramid, options, slots, expected);
-  // overflowing: again, at the capacity it needed (rare: a noise image)
-  if (list.count > slots) list = await detectAll(ctx, pipeline, pyramid, options, list.count, list.count);
-  return { keypoints: sortUnique(list.keypoints), listed: list.count };
-}
+export class KeypointDetector {
+  private list: GPUBuffer | undefined;
+  private listSlots = 0;
+  private readonly counter: GPUBuffer;
+  private readback: GPUBuffer | undefined;
+  private readbackBytes = 0;
+  /** Uniforms and bind groups of one pyramid at one list capacity. */
+  private plan: { pyramid: SiftPyramid; capacity: number; list: GPUBuffer; params: GPUBuffer[]; groups: GPUBindGroup[] } | undefined;
 
-async function detectAll(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity: number, expected: number): Promise<{ count: number; keypoints: DetectedKeypoint[] }> {
-  const { device } = ctx;
-  const struct = UniformStruct.of('sift-detect', 'DetectParams');
-  const owned: GPUBuffer[] = [];
-  const own = (b: GPUBuffer) => (owned.push(b), b);
-  try {
-    const keypoints = own(createStorage(device, 'sift.keypoints', capacity * KEYPOINT_BYTES));
-    const counter = own(createStorage(device, 'sift.keypoints.count', 16));
-    const commands = ctx.commands('sift.detect');
-    commands.clearBuffer(counter);
-    for (const o of pyramid.octaves) {
-      const params = own(createUniform(device, 'sift.detect.params', struct.size));
-      device.queue.writeBuffer(params, 0, struct.pack({
+  constructor(
+    private readonly ctx: GpuContext,
+    private readonly pipeline: CompiledPipeline,
+  ) {
+    this.counter = createStorage(ctx.device, 'sift.keypoints.count', 16);
+  }
+
+  /**
+   * `capacity`: the list slots per octave (tests make it tiny to take the overflow path);
+   * `expected`: keypoints to read back with the counter (tests make it tiny to take the second read-back).
+   */
+  async detect(pyramid: SiftPyramid, options: SiftOptions, capacity = initialCapacity, expected = EXPECTED_KEYPOINTS, host?: HostTimes): Promise<Detection> {
+    const slots = pyramid.octaves.reduce((sum, o) => sum + capacity(o.width, o.height, options), 0);
+    let list = await this.detectAll(pyramid, options, slots, expected, host);
+    // overflowing: again, at the capacity it needed (rare: a noise image)
+    if (list.count > slots) list = await this.detectAll(pyramid, options, list.count, list.count, host);
+    return { keypoints: timeHost(host, 'detect.sort', () => sortUnique(list.keypoints)), listed: list.count };
+  }
+
+  private async detectAll(pyramid: SiftPyramid, options: SiftOptions, capacity: number, expected: number, host?: HostTimes): Promise<{ count: number; keypoints: DetectedKeypoint[] }> {
+    const { device } = this.ctx;
+    const plan = timeHost(host, 'detect.plan', () => this.planFor(pyramid, options, capacity));
+    const head = Math.max(1, Math.min(capacity, expected));
+    const readback = this.readbackOf(16 + head * KEYPOINT_BYTES);
+    const commands = this.ctx.commands('sift.detect');
+    commands.clearBuffer(this.counter);
+    pyramid.octaves.forEach((o, i) => commands.dispatch(this.pipeline, [plan.groups[i]], Math.ceil(o.width / TILE), Math.ceil(o.height / TILE)));
+    // the counter and the list's head side by side: one read-back when the list fits the guess
+    commands.copyBuffer(this.counter, 0, readback, 0, 16);
+    commands.copyBuffer(plan.list, 0, readback, 16, head * KEYPOINT_BYTES);
+    await commands.submit();
+    await readback.mapAsync(GPUMapMode.READ, 0, 16 + head * KEYPOINT_BYTES);
+    const raw = readback.getMappedRange(0, 16 + head * KEYPOINT_BYTES).slice(0);
+    readback.unmap();
+    const count = new Uint32Array(raw, 0, 1)[0];
+    const stored = Math.min(count, capacity);
+    const listed = timeHost(host, 'detect.unpack', () => unpackKeypoints(raw.slice(16, 16 + Math.min(stored, head) * KEYPOINT_BYTES), Math.min(stored, head)));
+    if (stored > head) for (const k of unpackKeypoints(await readBuffer(device, plan.list, (stored - head) * KEYPOINT_BYTES, head * KEYPOINT_BYTES), stored - head)) listed.push(k);
+    return { count, keypoints: listed };
+  }
+
+  private planFor(pyramid: SiftPyramid, options: SiftOptions, capacity: number) {
+    const { device } = this.ctx;
+    if (this.plan && this.plan.pyramid === pyramid && this.plan.capacity === capacity) return this.plan;
+    if (!this.list || this.listSlots < capacity) {
+      this.list?.destroy();
+      this.list = createStorage(device, 'sift.keypoints', capacity * KEYPOINT_BYTES);
+      this.listSlots = capacity;
+    }
+    const struct = UniformStruct.of('sift-detect', 'DetectParams');
+    for (const b of this.plan?.params ?? []) b.destroy();
+    const params = pyramid.octaves.map((o) => {
+      const buffer = createUniform(device, 'sift.detect.params', struct.size);
+      device.queue.writeBuffer(buffer, 0, struct.pack({
         width: o.width, height: o.height, levels: options.scalesPerOctave, border: DETECT_BORDER,
         peak_threshold: options.peakThreshold, pre_threshold: PRE_THRESHOLD_FRACTION * options.peakThreshold,
         edge_ratio: options.edgeThreshold, max_offset: REFINE_MAX_OFFSET, capacity, octave: o.index,
       }));
-      commands.dispatch(pipeline, [bindGroup(device, pipeline, { 0: params, 1: o.dog, 2: keypoints, 3: counter })], Math.ceil(o.width / TILE), Math.ceil(o.height / TILE));
+      return buffer;
+    });
+    const list = this.list;
+    const groups = pyramid.octaves.map((o, i) => bindGroup(device, this.pipeline, { 0: params[i], 1: o.dog, 2: list, 3: this.counter }));
+    this.plan = { pyramid, capacity, list, params, groups };
+    return this.plan;
+  }
+
+  private readbackOf(bytes: number): GPUBuffer {
+    if (!this.readback || this.readbackBytes < bytes) {
+      this.readback?.destroy();
+      this.readback = mappableBuffer(this.ctx.device, 'sift.keypoints.readback', bytes);
+      this.readbackBytes = this.readback.size;
     }
-    // the counter and the list's head side by side: one read-back when the list fits the guess
-    const head = Math.max(1, Math.min(capacity, expected));
-    const first = own(createStorage(device, 'sift.keypoints.head', 16 + head * KEYPOINT_BYTES));
-    commands.copyBuffer(counter, 0, first, 0, 16);
-    commands.copyBuffer(keypoints, 0, first, 16, head * KEYPOINT_BYTES);
-    await commands.submit();
-    const raw = await readBuffer(device, first, 16 + head * KEYPOINT_BYTES);
-    const count = new Uint32Array(raw, 0, 1)[0];
-    const stored = Math.min(count, capacity);
-    const listed = unpackKeypoints(raw.slice(16, 16 + Math.min(stored, head) * KEYPOINT_BYTES), Math.min(stored, head));
-    if (stored > head) for (const k of unpackKeypoints(await readBuffer(device, keypoints, (stored - head) * KEYPOINT_BYTES, head * KEYPOINT_BYTES), stored - head)) listed.push(k);
-    return { count, keypoints: listed };
+    return this.readback;
+  }
+
+  destroy(): void {
+    this.list?.destroy();
+    this.counter.destroy();
+    this.readback?.destroy();
+    for (const b of this.plan?.params ?? []) b.destroy();
+    this.plan = undefined;
+  }
+}
+
+/** A buffer the GPU copies into and the host maps (a read-back kept across images). */
+export function mappableBuffer(device: GPUDevice, label: string, bytes: number): GPUBuffer {
+  return device.createBuffer({ label, size: Math.max(16, Math.ceil(bytes / 16) * 16), usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
+}
+
+/** One image's detection with a detector of its own (tests; SiftExtractor keeps one for all its images). */
+export async function detectKeypoints(ctx: GpuContext, pipeline: CompiledPipeline, pyramid: SiftPyramid, options: SiftOptions, capacity = initialCapacity, expected = EXPECTED_KEYPOINTS, host?: HostTimes): Promise<Detection> {
+  const detector = new KeypointDetector(ctx, pipeline);
+  try {
+    return await detector.detect(pyramid, options, capacity, expected, host);
   } finally {
-    for (const b of owned) b.destroy();
+    detector.destroy();
   }
 }
 

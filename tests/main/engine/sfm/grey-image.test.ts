@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { toGrey, upsample2x } from '../../../../main/engine/sfm/grey-image.js';
+import { freshSeed, rng } from '../../../helpers/random.js';
 
 describe('grey images', () => {
   it("are Rec. 709 luma of the 8-bit values / 255, alpha ignored", () => {
@@ -18,5 +19,24 @@ describe('grey images', () => {
     expect(Array.from(up.data.subarray(0, 6))).toEqual([0, 0.5, 1, 1.5, 2, 2]);
     expect(Array.from(up.data.subarray(6, 12))).toEqual([2, 2.5, 3, 3.5, 4, 4]);
     expect(Array.from(up.data.subarray(18, 24))).toEqual([4, 4.5, 5, 5.5, 6, 6]);
+  });
+
+  it('upsample 2x gives the bits of the per-output bilinear formula on random images (odd and even sizes)', () => {
+    const seed = freshSeed();
+    const random = rng(seed);
+    for (const [width, height] of [[37, 23], [16, 9], [1, 1]]) {
+      const data = Float32Array.from({ length: width * height }, () => random());
+      const up = upsample2x({ width, height, data });
+      const at = (x: number, y: number) => data[Math.min(y, height - 1) * width + Math.min(x, width - 1)];
+      const want = new Float32Array(4 * width * height);
+      for (let y = 0; y < 2 * height; y++)
+        for (let x = 0; x < 2 * width; x++) {
+          const [fx, fy] = [x & 1 ? 0.5 : 0, y & 1 ? 0.5 : 0];
+          const top = at(x >> 1, y >> 1) * (1 - fx) + at((x >> 1) + 1, y >> 1) * fx;
+          const bottom = at(x >> 1, (y >> 1) + 1) * (1 - fx) + at((x >> 1) + 1, (y >> 1) + 1) * fx;
+          want[y * 2 * width + x] = top * (1 - fy) + bottom * fy;
+        }
+      expect(Buffer.from(up.data.buffer).equals(Buffer.from(want.buffer)), `${width}x${height}, seed ${seed}`).toBe(true);
+    }
   });
 });

@@ -23,6 +23,30 @@ describe('SIFT kernels match the float64 reference, stage by stage', async () =>
     }
 });
 
+describe('SIFT descriptor bytes (to_bytes) are min(255, round(512 v)) of the GPU floats, exactly', async () => {
+  const ctx = await testGpu();
+  for (const variant of variantsOf(ctx))
+    it(`on a second image after a first (no stale bytes), ${variant}`, async () => {
+      const seed = freshSeed();
+      const random = rng(seed);
+      const extractor = await SiftExtractor.create(ctx, {}, variant);
+      await extractor.extract(blobImage(200, 150, random));
+      const stages = await extractor.extractStages(blobImage(200, 150, random));
+      extractor.destroy();
+      const { orientations, bytes, descriptors } = stages.described;
+      let slots = 0;
+      let wrong = 0;
+      orientations.forEach((theta, slot) => {
+        if (theta < 0) return;
+        slots++;
+        for (let c = 0; c < 128; c++) if (bytes[slot * 128 + c] !== Math.min(255, Math.round(512 * descriptors[slot * 128 + c]))) wrong++;
+      });
+      expect(slots, `seed ${seed}`).toBeGreaterThan(40);
+      expect(wrong, `seed ${seed}: ${wrong} bytes of ${slots * 128} differ`).toBe(0);
+      expect(stages.features.descriptors.length).toBe(slots * 128);
+    });
+});
+
 describe('SIFT on a real photo', () => {
   const statue = sharedDataset('colmap_statue');
   it.runIf(statue.available)('statue DSC_5283 (1000x656): every stage matches the reference (every 8th point described)', async () => {
