@@ -150,6 +150,8 @@ export async function bundleStage(ctx: GpuContext, mapped: GlobalMappingResult |
     mean_reprojection_error_px: { before: refined.initialMeanReprojectionErrorPx, after: refined.meanReprojectionErrorPx },
     cameras: start.map((c, k) => ({ focal_before: c.params[0], focal_after: refined.cameras[k].params[0], k_after: refined.cameras[k].params[3] })),
     rounds: refined.rounds,
+    ...(refined.intrinsicsHeld ? { intrinsics_held: refined.intrinsicsHeld } : {}),
+    ...(refined.stopped ? { stopped: refined.stopped } : {}),
     unregistered: refined.unregistered,
   };
   const focals = json.cameras.map((c) => `${c.focal_before.toFixed(1)} -> ${c.focal_after.toFixed(1)} px`).join(', ');

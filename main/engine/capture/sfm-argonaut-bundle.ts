@@ -48,6 +48,8 @@ export function bundleRefinement(gpu: () => Promise<GpuContext>): RefineMapping 
           rounds: refined.rounds,
           initialMeanReprojectionErrorPx: refined.initialMeanReprojectionErrorPx,
           meanReprojectionErrorPx: refined.meanReprojectionErrorPx,
+          ...(refined.intrinsicsHeld ? { intrinsicsHeld: refined.intrinsicsHeld } : {}),
+          ...(refined.stopped ? { stopped: refined.stopped } : {}),
         },
       };
     } finally {

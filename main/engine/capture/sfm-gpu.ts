@@ -22,6 +22,7 @@ import { isFile } from '../dataset/source-view.js';
 import type { GpuContext } from '../gpu/context.js';
 import { defaultCameraParams, readColmapDatabase, writeColmapDatabase, type ColmapCameraModel, type DatabaseCamera, type DatabaseImage, type DatabaseTwoViewGeometry, COLMAP_CAMERA_MODELS } from '../sfm/colmap-database.js';
 import { SiftExtractor } from '../sfm/features.js';
+import { extractAll } from '../sfm/extract-all.js';
 import { loadGreyImage, loadKeypointMask, type GreyImage } from '../sfm/grey-image.js';
 import type { KeypointMask } from '../sfm/keypoint-selection.js';
 import { CAPTURE_SIFT } from '../sfm/sift-options.js';
@@ -77,27 +78,31 @@ export async function extractIntoDatabase(database: string, imagesDir: string, g
   const started = performance.now();
   const extractor = await SiftExtractor.create(options.gpu, { ...CAPTURE_SIFT, maxFeatures: options.maxFeatures });
   try {
-    for (const group of groups) {
-      const groupCameras = new Map<string, number>();
-      for (const name of group.images) {
-        throwIfCancelled(options.signal);
-        const file = path.join(imagesDir, name);
+    // every image in capture order, the next one decoded while this one is on the GPU (extract-all.ts)
+    const entries = groups.flatMap((group, g) => group.images.map((name) => ({ group: g, name, file: path.join(imagesDir, name) })));
+    const groupCameras = groups.map(() => new Map<string, number>());
+    await extractAll(extractor, entries.map((e) => e.file), {
+      signal: options.signal,
+      load: async (file, index) => {
         const grey = await loadGreyImage(file);
-        const f = await extractor.extract(grey, options.maskDir ? await maskOf(path.join(options.maskDir, `${name}.png`), grey) : undefined);
-        const exif = group.kind === 'photos' ? await readExifCamera(file, f.width, f.height) : undefined;
+        return { image: grey, mask: options.maskDir ? await maskOf(path.join(options.maskDir, `${entries[index].name}.png`), grey) : undefined };
+      },
+      onEach: async (f, index, file) => {
+        const { group: g, name } = entries[index];
+        const exif = groups[g].kind === 'photos' ? await readExifCamera(file, f.width, f.height) : undefined;
         const key = cameraGroupKey({ width: f.width, height: f.height, exif });
-        let groupCamera = groupCameras.get(key);
+        let groupCamera = groupCameras[g].get(key);
         if (groupCamera === undefined) {
           const focal = exif?.focal?.focal;
           cameras.push({ model, width: f.width, height: f.height, ...(focal ? { params: defaultCameraParams(model, f.width, f.height, focal), priorFocalLength: true } : {}) });
           groupCamera = cameras.length;
-          groupCameras.set(key, groupCamera);
+          groupCameras[g].set(key, groupCamera);
         }
         images.push({ name, cameraId: groupCamera, keypoints: f.keypoints, descriptors: f.descriptors });
         features[name] = f.keypoints.length / 4;
         options.onProgress?.(images.length / total, `extract ${images.length}/${total} images (${name}: ${features[name]} features)`);
-      }
-    }
+      },
+    });
   } finally {
     extractor.destroy();
   }

@@ -77,17 +77,14 @@ describe('argonaut --no-gui bench sfm', () => {
     // shifted crops of one picture are a camera sliding over a fronto-parallel plane: every pair
     // PLANAR_OR_PANORAMIC, posed from H's decomposition (a rotation misses the shift's edges by
     // more than 4 px), all three registered (measured 0.03-0.12 px)
-    expect(result.stages_run, JSON.stringify(result.stages.map)).toEqual(['extract', 'pairs', 'match', 'verify', 'map', 'bundle']);
+    expect(result.stages_run, JSON.stringify(result.stages.bundle)).toEqual(['extract', 'pairs', 'match', 'verify', 'map', 'bundle']);
     expect(result.stages.map).toMatchObject({ registered: 3, images: 3, cameras: 1, focal_from: 'EXIF or guess', edges_used: 3 });
     // then bundle adjustment of the mapped model (the CPU solver on this CPU adapter). Crops of one
     // picture are a plane seen by a sliding camera, where the focal length is not observable: BA
-    // refines it anyway (measured 240 -> 1,132 px in one run of five) and the filters can then leave
-    // one crop without a point, reported with its reason (docs/sfm.md: a known limit)
+    // refining it ran it off (240 -> 1,132 px) and lost crops to the triangulation-angle filter, so
+    // such a round is redone with the intrinsics held (refine-mapping.ts) and every crop stays
     const bundle = result.stages.bundle;
-    expect(bundle.solver, JSON.stringify(bundle)).toBe('cpu');
-    expect(bundle.registered, JSON.stringify(bundle)).toBeGreaterThanOrEqual(2);
-    expect(bundle.registered + bundle.unregistered.length).toBe(3);
-    for (const u of bundle.unregistered) expect(u.reason).toMatch(/no point left after bundle adjustment/);
+    expect(bundle, JSON.stringify(bundle)).toMatchObject({ solver: 'cpu', registered: 3 });
     expect(bundle.mean_reprojection_error_px.after, `seed ${seed}`).toBeLessThan(0.5);
     expect(result.stages.map.mean_reprojection_error_px, `seed ${seed}`).toBeLessThan(0.5);
     for (const stage of ['viewGraph', 'rotations', 'positions', 'tracks', 'points', 'triangulation']) expect(Number.isFinite(result.stages.map.stage_ms[stage]), stage).toBe(true);

@@ -57,6 +57,10 @@ export interface RefinedMapping {
   rounds: RefinementRound[];
   initialMeanReprojectionErrorPx: number;
   meanReprojectionErrorPx: number;
+  /** Set when a round that refined intrinsics lost images or half the points: from that round on they were held. */
+  intrinsicsHeld?: { round: number; reason: string };
+  /** Set when a round would still lose images and half the points with the intrinsics held: the rounds stopped before it. */
+  stopped?: { round: number; reason: string };
 }
 
 /** A point in the making: its track (by index into mapped.tracks) and the observations it keeps. */
@@ -94,29 +98,53 @@ export async function refineMapping(input: RefineMappingInput, adjust: BundleAdj
   // a round, nearly all two-view tracks with one wrong match that DLT fits under 4 px and BA then
   // puts on one side (dropped, re-triangulated and dropped again every round).
   const droppedTracks = new Set<number>();
+  let bundleOptions = o.bundle;
+  let intrinsicsHeld: RefinedMapping['intrinsicsHeld'];
+  let stopped: RefinedMapping['stopped'];
+  const refinesIntrinsics = (b: BaOptions) => b.refineFocal || b.refinePrincipalPoint || b.refineExtra;
   for (let round = 0; round < o.bundleAdjustmentRounds; round++) {
-    const built = buildProblem(points, poses, cameras, input.imageCamera, pixel);
-    const result = await adjust(built.problem, o.bundle, control);
-    ({ poses, cameras } = readBack(result.problem, built, poses, cameras));
-    points = points.map((p, j) => ({ ...p, position: [result.problem.points[3 * j], result.problem.points[3 * j + 1], result.problem.points[3 * j + 2]] }));
-
-    // COLMAP's filters with the refined cameras.
+    // One round: BA, then COLMAP's filters with the refined cameras; nothing is kept until the
+    // outcome is accepted below.
+    const attempt = async (options: BaOptions) => {
+      const built = buildProblem(points, poses, cameras, input.imageCamera, pixel);
+      const result = await adjust(built.problem, options, control);
+      const back = readBack(result.problem, built, poses, cameras);
+      const adjusted = points.map((p, j) => ({ ...p, position: [result.problem.points[3 * j], result.problem.points[3 * j + 1], result.problem.points[3 * j + 2]] as Vec3 }));
+      const cameraOf = (ob: Observation) => back.cameras[input.imageCamera[ob.image]];
+      const kept = adjusted
+        .map((p) => ({ ...p, observations: p.observations.filter((ob) => reprojectionErrorPx(p.position, back.poses[ob.image], cameraOf(ob), pixel(ob)) <= o.maxReprojectionErrorPx) }))
+        .filter((p) => p.observations.length >= 2 && maxRayAngleDeg(p.position, p.observations, back.poses) >= o.minTriangulationAngleDeg);
+      const seen = new Set(kept.flatMap((p) => p.observations.map((ob) => ob.image)));
+      const lost = back.poses.flatMap((pose, i) => (pose && !seen.has(i) ? [i] : []));
+      return { built, result, back, kept, lost };
+    };
+    let outcome = await attempt(bundleOptions);
+    // A focal length (or distortion) the images do not determine (a plane seen by a sliding
+    // camera, a narrow orbit) can run off in BA and take the points with it through the
+    // triangulation-angle filter: when a round that refines intrinsics loses images or half the
+    // points, it is done again with them held, and so are the rounds after it.
+    if (refinesIntrinsics(bundleOptions) && (outcome.lost.length > 0 || outcome.kept.length < 0.5 * points.length)) {
+      intrinsicsHeld = { round: round + 1, reason: `refining the intrinsics lost ${outcome.lost.length} image(s) and ${points.length - outcome.kept.length} of ${points.length} points` };
+      bundleOptions = { ...bundleOptions, refineFocal: false, refinePrincipalPoint: false, refineExtra: false };
+      outcome = await attempt(bundleOptions);
+    }
+    // Still losing them with the intrinsics held: BA cannot improve this model; the state before
+    // the round is kept (the mapper's, for the first) rather than a worse one.
+    if (outcome.lost.length > 0 && outcome.kept.length < 0.5 * points.length) {
+      stopped = { round: round + 1, reason: `the round would lose ${outcome.lost.length} image(s) and ${points.length - outcome.kept.length} of ${points.length} points; the model before it is kept` };
+      break;
+    }
+    const { built, result, kept, lost } = outcome;
+    ({ poses, cameras } = outcome.back);
     const observationsBefore = points.reduce((s, p) => s + p.observations.length, 0);
-    const kept = points
-      .map((p) => ({ ...p, observations: p.observations.filter((ob) => errorOf(p.position, ob) <= o.maxReprojectionErrorPx) }))
-      .filter((p) => p.observations.length >= 2 && maxRayAngleDeg(p.position, p.observations, poses) >= o.minTriangulationAngleDeg);
     const removedObservations = observationsBefore - kept.reduce((s, p) => s + p.observations.length, 0);
     const removedPoints = points.length - kept.length;
     const keptTracks = new Set(kept.map((p) => p.track));
     for (const p of points) if (!keptTracks.has(p.track)) droppedTracks.add(p.track);
     points = kept;
     // An image the filters left with no point has nothing to hold its pose.
-    const seen = new Set(points.flatMap((p) => p.observations.map((ob) => ob.image)));
-    poses = poses.map((pose, i) => {
-      if (!pose || seen.has(i)) return pose;
-      unregistered.push({ image: i, reason: `no point left after bundle adjustment round ${round + 1}'s filters (reprojection error over ${o.maxReprojectionErrorPx} px, triangulation angle)` });
-      return undefined;
-    });
+    for (const i of lost) unregistered.push({ image: i, reason: `no point left after bundle adjustment round ${round + 1}'s filters (reprojection error over ${o.maxReprojectionErrorPx} px, triangulation angle)` });
+    poses = poses.map((pose, i) => (lost.includes(i) ? undefined : pose));
     if (poses.filter(Boolean).length < 2) throw new Error(`refine-mapping.ts: fewer than two images keep points after bundle adjustment round ${round + 1} (${points.length} points left); the mapping is likely wrong`);
 
     let [addedObservations, addedPoints] = [0, 0];
@@ -143,7 +171,7 @@ export async function refineMapping(input: RefineMappingInput, adjust: BundleAdj
     observations: [...p.observations].sort((a, b) => a.image - b.image),
     meanErrorPx: p.observations.reduce((s, ob) => s + errorOf(p.position, ob), 0) / p.observations.length,
   }));
-  return { poses, cameras, points: finalPoints, unregistered, rounds, initialMeanReprojectionErrorPx, meanReprojectionErrorPx: meanError() };
+  return { poses, cameras, points: finalPoints, unregistered, rounds, initialMeanReprojectionErrorPx, meanReprojectionErrorPx: meanError(), ...(intrinsicsHeld ? { intrinsicsHeld } : {}), ...(stopped ? { stopped } : {}) };
 }
 
 const key = (ob: Observation) => `${ob.image}:${ob.keypoint}`;
