@@ -9,11 +9,9 @@ import { rotationFromVector } from '../verify/rotation.js';
 import { copyProblem, type BaOptions, type BaProblem, type ReducedLayout } from './problem.js';
 import { backSubstitute, linearise, pcg, reducedRightHandSide, robustCost, schurSystem, type Linearisation } from './reference.js';
 import { dot } from './small-dense.js';
+import { nextDamping, type Damping } from './lm-driver.js';
 
-export interface LmState {
-  lambda: number;
-  /** Nielsen's growth factor for the next rejection (2 after every accepted step). */
-  nu: number;
+export interface LmState extends Damping {
   /** The linearisation at the current parameters, kept when a step was rejected (x unchanged). */
   linearisation?: Linearisation;
 }
@@ -69,10 +67,9 @@ export function lmIteration(problem: BaProblem, state: LmState, options: BaOptio
   const newCost = robustCost(candidate, options);
   const gainRatio = predictedReduction > 0 ? (lin.cost - newCost) / predictedReduction : 0;
   if (newCost < lin.cost) {
-    const factor = Math.max(1 / 3, 1 - (2 * gainRatio - 1) ** 3);
-    return { ...unchanged, ...solved, problem: candidate, cost: newCost, accepted: true, state: { lambda: lambda * factor, nu: 2 }, predictedReduction, gainRatio };
+    return { ...unchanged, ...solved, problem: candidate, cost: newCost, accepted: true, state: nextDamping(state, true, gainRatio), predictedReduction, gainRatio };
   }
-  return { ...unchanged, ...solved, state: { lambda: lambda * state.nu, nu: 2 * state.nu, linearisation: lin }, predictedReduction, gainRatio };
+  return { ...unchanged, ...solved, state: { ...nextDamping(state, false, gainRatio), linearisation: lin }, predictedReduction, gainRatio };
 }
 
 /** delta^T H delta = sum_o w |Jc_o dc + Jp_o dp_j|^2 (H = J^T W J, undamped). */

@@ -1,7 +1,7 @@
 /**
  * Bundle adjustment on the GPU: the spec's Levenberg-Marquardt loop (lm-iteration.ts is its
  * float64 statement) with every linear-algebra step in WGSL (gpu-bundle-stages.ts) in float32, in
- * the normalised frame (normalisation.ts). One submit and ONE read-back per LM iteration: the
+ * the normalised frame (lm-driver.ts, with the damping and stop rules both solvers share). One submit and ONE read-back per LM iteration: the
  * candidate parameters and a few scalars (PCG steps, the predicted reduction, |delta|, max |g|).
  * The host evaluates the candidate's robust cost in float64 from those parameters (reference.ts
  * robustCost: a projection per observation, cheaper to read than 2 residuals per observation,
@@ -10,9 +10,9 @@
  */
 import type { GpuContext } from '../../../gpu/context.js';
 import type { KernelVariant } from '../../../gpu/kernels.js';
-import { fromNormalisedFrame, normalisingSimilarity, toNormalisedFrame } from '../normalisation.js';
-import { BA_DEFAULTS, checkProblem, copyProblem, type BundleAdjuster, type BaControl, type BaIterationRecord, type BaOptions, type BaProblem, type BaResult, type BaStopReason } from '../problem.js';
-import { MAX_DIAGONAL, robustCost } from '../reference.js';
+import { nextDamping, solveInNormalisedFrame, stopAfterStep, yieldBetweenIterations, type Damping } from '../lm-driver.js';
+import { BA_DEFAULTS, copyProblem, type BundleAdjuster, type BaControl, type BaIterationRecord, type BaOptions, type BaProblem, type BaResult, type BaStopReason } from '../problem.js';
+import { robustCost } from '../reference.js';
 import { parameterNormOf } from '../lm-iteration.js';
 import { unpackModel } from './gpu-layout.js';
 import { GpuBundleStages, type StepReadback } from './gpu-bundle-stages.js';
@@ -35,64 +35,52 @@ export class GpuBundleAdjuster {
   }
 
   async solve(problem: BaProblem, options: BaOptions = BA_DEFAULTS, control: BaControl = {}): Promise<BaResult> {
-    checkProblem(problem);
-    const started = performance.now();
-    const similarity = normalisingSimilarity(problem.points);
-    let current = toNormalisedFrame(problem, similarity);
-    const layout = this.stages.load(current, options);
-    const perIteration: BaIterationRecord[] = [];
-    let reason: BaStopReason = 'max iterations';
-    let cost = robustCost(current, options);
-    let lambda = options.initialLambda;
-    let nu = 2;
-    let linearised = false;
-    while (reason === 'max iterations' && perIteration.length < options.maxIterations) {
-      if (control.signal?.aborted) throw control.signal.reason ?? new Error('bundle/gpu: cancelled');
-      const step = await this.iterate(lambda, !linearised, options.pcgMaxIterations);
-      linearised = true;
-      if (step.maxGradient < options.gradientTolerance) {
-        reason = 'gradient tolerance';
-        break;
-      }
-      if (step.stepNorm < options.parameterTolerance * (parameterNormOf(current, layout.reduced) + options.parameterTolerance)) {
-        reason = 'parameter tolerance';
-        break;
-      }
-      const candidate = copyProblem(current);
-      unpackModel(step.candidate, layout, candidate);
-      const newCost = robustCost(candidate, options);
-      const accepted = newCost < cost;
-      const record: BaIterationRecord = { cost: accepted ? newCost : cost, lambda, pcgIterations: step.pcgIterations, accepted };
-      perIteration.push(record);
-      control.onProgress?.(perIteration.length, record);
-      if (accepted) {
-        const gainRatio = step.predictedReduction > 0 ? (cost - newCost) / step.predictedReduction : 0;
+    return solveInNormalisedFrame(problem, options, async (start) => {
+      let current = start;
+      const layout = this.stages.load(current, options);
+      const perIteration: BaIterationRecord[] = [];
+      let reason: BaStopReason = 'max iterations';
+      let cost = robustCost(current, options);
+      let damping: Damping = { lambda: options.initialLambda, nu: 2 };
+      let linearised = false;
+      while (perIteration.length < options.maxIterations) {
+        if (control.signal?.aborted) throw control.signal.reason ?? new Error('bundle/gpu: cancelled');
+        const step = await this.iterate(damping.lambda, !linearised, options.pcgMaxIterations);
+        linearised = true;
+        if (step.maxGradient < options.gradientTolerance) {
+          reason = 'gradient tolerance';
+          break;
+        }
+        if (step.stepNorm < options.parameterTolerance * (parameterNormOf(current, layout.reduced) + options.parameterTolerance)) {
+          reason = 'parameter tolerance';
+          break;
+        }
+        // the float64 cost decides (ba-spec), from the read-back candidate
+        const candidate = copyProblem(current);
+        unpackModel(step.candidate, layout, candidate);
+        const newCost = robustCost(candidate, options);
+        const accepted = newCost < cost;
+        const record: BaIterationRecord = { cost: accepted ? newCost : cost, lambda: damping.lambda, pcgIterations: step.pcgIterations, accepted };
+        perIteration.push(record);
+        control.onProgress?.(perIteration.length, record);
         const previous = cost;
-        lambda *= Math.max(1 / 3, 1 - (2 * gainRatio - 1) ** 3);
-        nu = 2;
-        current = candidate;
-        cost = newCost;
-        linearised = false;
-        this.acceptCandidate();
-        if (previous - newCost < options.functionTolerance * previous) reason = 'function tolerance';
-      } else {
-        lambda *= nu;
-        nu *= 2;
+        damping = nextDamping(damping, accepted, step.predictedReduction > 0 ? (cost - newCost) / step.predictedReduction : 0);
+        if (accepted) {
+          current = candidate;
+          cost = newCost;
+          linearised = false;
+          this.acceptCandidate();
+        }
+        const stop = stopAfterStep(accepted, previous, newCost, damping.lambda, options);
+        if (stop) {
+          reason = stop;
+          break;
+        }
+        await yieldBetweenIterations();
       }
-      if (reason === 'max iterations' && lambda > MAX_DIAGONAL) reason = 'lambda too large';
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    this.stages.ctx.assertNoErrors('bundle adjustment');
-    const adjusted = fromNormalisedFrame(current, similarity);
-    return {
-      problem: adjusted,
-      initialCost: robustCost(problem, options),
-      finalCost: robustCost(adjusted, options),
-      iterations: perIteration.length,
-      reason,
-      perIteration,
-      seconds: (performance.now() - started) / 1000,
-    };
+      this.stages.ctx.assertNoErrors('bundle adjustment');
+      return { problem: current, reason, perIteration };
+    });
   }
 
   /** One LM iteration's GPU work in one submit (linearise only at a new point), then its read-back. */
