@@ -16,9 +16,10 @@ import { exhaustivePairs, sequentialPairs } from '../../../../../main/engine/sfm
 import { matchImagePairs } from '../../../../../main/engine/sfm/match.js';
 import { CAPTURE_SIFT } from '../../../../../main/engine/sfm/sift-options.js';
 import { CAPTURE_VERIFY_OPTIONS } from '../../../../../main/engine/capture/sfm-gpu.js';
-import { TwoViewConfiguration, type PinholeIntrinsics } from '../../../../../main/engine/sfm/verify/verify-options.js';
+import type { PinholeIntrinsics } from '../../../../../main/engine/sfm/verify/verify-options.js';
 import { verifyPairs, type VerifiedPair } from '../../../../../main/engine/sfm/verify/verify-pairs.js';
 import { testGpu } from '../../../../helpers/gpu.js';
+import { cachedPairOf, verifiedPairOf, type CachedPair } from './cached-pairs.js';
 
 const CACHE_VERSION = 1;
 
@@ -50,18 +51,6 @@ export interface PosedFrontEndRequest {
   log?: (line: string) => void;
 }
 
-interface CachedPair {
-  pair: [number, number];
-  configuration: number;
-  inliers: number[];
-  rotation?: number[];
-  translation?: number[];
-  essential?: number[];
-  fundamental?: number[];
-  homography?: number[];
-  inlierMatches: number[];
-  inlierCounts: { essential: number; fundamental: number; homography: number };
-}
 
 /** The view composited over `background` (rgb a + bg (1 - a)), then capture's grey (Rec. 709 luma / 255). */
 async function compositedGrey(file: string, background: readonly [number, number, number]): Promise<GreyImage> {
@@ -121,18 +110,7 @@ export async function posedFrontEnd(request: PosedFrontEndRequest): Promise<Pose
     const verified = verifyPairs(pairs, matches, features.map((f) => f.keypoints), views.map(() => camera), CAPTURE_VERIFY_OPTIONS, (done, total) => {
       if (done % 100 === 0 || done === total) log(`${request.name}: verified ${done}/${total}`);
     });
-    const cachedPairs: CachedPair[] = verified.map(({ pair, geometry, inlierMatches }) => ({
-      pair: [pair[0], pair[1]],
-      configuration: geometry.configuration,
-      inliers: Array.from(geometry.inliers),
-      rotation: geometry.rotation && Array.from(geometry.rotation),
-      translation: geometry.translation && [...geometry.translation],
-      essential: geometry.essential && Array.from(geometry.essential),
-      fundamental: geometry.fundamental && Array.from(geometry.fundamental),
-      homography: geometry.homography && Array.from(geometry.homography),
-      inlierMatches: Array.from(inlierMatches),
-      inlierCounts: geometry.inlierCounts,
-    }));
+    const cachedPairs: CachedPair[] = verified.map(cachedPairOf);
     const seconds = (performance.now() - started) / 1000;
     writeFileSync(pairsFile, JSON.stringify({ width, height, pairs: cachedPairs, seconds }));
   }
@@ -145,20 +123,7 @@ export async function posedFrontEnd(request: PosedFrontEndRequest): Promise<Pose
     views,
     camera: cameraOf(transforms.camera_angle_x, cached.width, cached.height),
     keypoints,
-    verified: cached.pairs.map((p) => ({
-      pair: p.pair,
-      inlierMatches: Uint32Array.from(p.inlierMatches),
-      geometry: {
-        configuration: p.configuration as TwoViewConfiguration,
-        inliers: Uint32Array.from(p.inliers),
-        rotation: p.rotation && Float64Array.from(p.rotation),
-        translation: p.translation as [number, number, number] | undefined,
-        essential: p.essential && Float64Array.from(p.essential),
-        fundamental: p.fundamental && Float64Array.from(p.fundamental),
-        homography: p.homography && Float64Array.from(p.homography),
-        inlierCounts: p.inlierCounts,
-      },
-    })),
+    verified: cached.pairs.map(verifiedPairOf),
     frontEndSeconds: cached.seconds,
     fromCache: !ctx,
   };

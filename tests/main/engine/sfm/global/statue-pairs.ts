@@ -13,10 +13,11 @@ import { SiftExtractor } from '../../../../../main/engine/sfm/features.js';
 import { loadGreyImage } from '../../../../../main/engine/sfm/grey-image.js';
 import { exhaustivePairs } from '../../../../../main/engine/sfm/match-pairs.js';
 import { matchImagePairs } from '../../../../../main/engine/sfm/match.js';
-import { TwoViewConfiguration, type PinholeIntrinsics } from '../../../../../main/engine/sfm/verify/verify-options.js';
+import type { PinholeIntrinsics } from '../../../../../main/engine/sfm/verify/verify-options.js';
 import { verifyPairs, type VerifiedPair } from '../../../../../main/engine/sfm/verify/verify-pairs.js';
 import { CAPTURE_VERIFY_OPTIONS } from '../../../../../main/engine/capture/sfm-gpu.js';
 import { testGpu } from '../../../../helpers/gpu.js';
+import { cachedPairOf, verifiedPairOf, type CachedPair } from './cached-pairs.js';
 
 /** 2: the homography kept (planar pairs are posed from it). */
 const CACHE_VERSION = 2;
@@ -33,18 +34,6 @@ export interface StatueFrontEnd {
   fromCache: boolean;
 }
 
-interface CachedPair {
-  pair: [number, number];
-  configuration: number;
-  inliers: number[];
-  rotation?: number[];
-  translation?: number[];
-  essential?: number[];
-  fundamental?: number[];
-  homography?: number[];
-  inlierMatches: number[];
-  inlierCounts: { essential: number; fundamental: number; homography: number };
-}
 
 /**
  * 'true-intrinsics': verification knows COLMAP's intrinsics (CALIBRATED pairs with E, R, t).
@@ -76,20 +65,7 @@ export async function statueFrontEnd(dir: string, verification: StatueVerificati
         sizes: cached.sizes,
         intrinsics,
         keypoints: cached.keypoints.map((k) => Float32Array.from(k)),
-        verified: cached.pairs.map((p) => ({
-          pair: p.pair,
-          inlierMatches: Uint32Array.from(p.inlierMatches),
-          geometry: {
-            configuration: p.configuration as TwoViewConfiguration,
-            inliers: Uint32Array.from(p.inliers),
-            rotation: p.rotation && Float64Array.from(p.rotation),
-            translation: p.translation as [number, number, number] | undefined,
-            essential: p.essential && Float64Array.from(p.essential),
-            fundamental: p.fundamental && Float64Array.from(p.fundamental),
-            homography: p.homography && Float64Array.from(p.homography),
-            inlierCounts: p.inlierCounts,
-          },
-        })),
+        verified: cached.pairs.map(verifiedPairOf),
         reference,
         frontEndSeconds: cached.seconds,
         fromCache: true,
@@ -112,18 +88,7 @@ export async function statueFrontEnd(dir: string, verification: StatueVerificati
   const keypoints = features.map((f) => f.keypoints);
   const verified = verification === 'fundamental-only' ? verifyPairs(pairs, matches, keypoints, undefined, CAPTURE_VERIFY_OPTIONS) : verifyPairs(pairs, matches, keypoints, intrinsics);
   const seconds = (performance.now() - started) / 1000;
-  const cachedPairs: CachedPair[] = verified.map(({ pair, geometry, inlierMatches }) => ({
-    pair: [pair[0], pair[1]],
-    configuration: geometry.configuration,
-    inliers: Array.from(geometry.inliers),
-    rotation: geometry.rotation && Array.from(geometry.rotation),
-    translation: geometry.translation && [...geometry.translation],
-    essential: geometry.essential && Array.from(geometry.essential),
-    fundamental: geometry.fundamental && Array.from(geometry.fundamental),
-    homography: geometry.homography && Array.from(geometry.homography),
-    inlierMatches: Array.from(inlierMatches),
-    inlierCounts: geometry.inlierCounts,
-  }));
+  const cachedPairs: CachedPair[] = verified.map(cachedPairOf);
   writeFileSync(cacheFile, JSON.stringify({ names, sizes, keypoints: keypoints.map((k) => Array.from(k)), pairs: cachedPairs, seconds }));
   return { names, sizes, intrinsics, keypoints, verified, reference, frontEndSeconds: seconds, fromCache: false };
 }
