@@ -14,34 +14,20 @@ import { openGpu, type GpuContext } from '../gpu/context.js';
 import type { VerificationSummary } from '../sfm/verification-summary.js';
 import { openColmap, type Colmap } from './colmap-cli.js';
 import { runArgonautSfm, type ArgonautUnregistered } from './sfm-argonaut.js';
-import type { RefineMapping } from './sfm-argonaut-model.js';
 import type { MatchStats } from './sfm-match-stats.js';
-import { runSfm, type FeatureSource, type Matcher, type SfmGroup, type SfmProgress, type SfmStage } from './sfm.js';
+import { runSfm, type FeatureSource, type SfmGroup, type SfmOptions, type SfmStage } from './sfm.js';
 import { findTool } from './tools.js';
 
 export type SfmMethod = 'argonaut' | 'colmap';
 
-export interface CaptureSfmOptions {
+/** The options both pipelines take as the COLMAP path's SfmOptions states them, and the choice between them. */
+export interface CaptureSfmOptions extends Pick<SfmOptions, 'matcher' | 'gpu' | 'cameraModel' | 'maxFeatures' | 'maxImageSize' | 'bundleAdjust' | 'maskDir' | 'threads' | 'signal' | 'onProgress' | 'onLog'> {
   method: SfmMethod;
-  matcher: Matcher;
   /** The capture's --matcher was 'auto' (ours then picks pairs by capture kind). */
   pairsByKind: boolean;
   /** --features, for COLMAP's mapper (ours always uses our features). */
   features: 'auto' | FeatureSource;
-  gpu?: () => Promise<GpuContext>;
-  cameraModel: string;
-  maxFeatures: number;
-  maxImageSize: number;
-  bundleAdjust: boolean;
-  maskDir?: string;
-  threads?: number;
-  /** Bundle adjustment for ours (sfm-argonaut-model.ts RefineMapping), and its name for the resume state. */
-  refine?: RefineMapping;
-  refineName?: string;
   env: NodeJS.ProcessEnv;
-  signal?: AbortSignal;
-  onProgress?: (p: SfmProgress) => void;
-  onLog?: (level: 'info' | 'warn', message: string) => void;
 }
 
 export interface CaptureSfmOutcome {
@@ -110,7 +96,6 @@ export async function runCaptureSfm(colmap: Colmap | undefined, paths: { imagesD
       maxFeatures: options.maxFeatures,
       maxImageSize: options.maxImageSize,
       ...(options.maskDir ? { maskDir: options.maskDir } : {}),
-      ...(options.refine ? { refine: options.refine, refineName: options.refineName } : {}),
       signal: options.signal,
       onProgress: options.onProgress,
       onLog: log,

@@ -26,7 +26,6 @@ import { type FeatureSource, type Matcher, type SfmGroup, type SfmResult, type S
 import type { ImageMatchStats } from './sfm-match-stats.js';
 import type { GpuContext } from '../gpu/context.js';
 import { runCaptureSfm, sfmTools, type SfmMethod } from './capture-sfm.js';
-import type { RefineMapping } from './sfm-argonaut-model.js';
 import { diagnose, modelStats, type Diagnostic, type InputSummary } from './sfm-report.js';
 import { runTool } from './tool-process.js';
 import { findTool, parseFfmpegVersion } from './tools.js';
@@ -56,9 +55,6 @@ export interface CaptureOptions {
   sfm?: SfmMethod;
   /** With sfm 'colmap': whose SIFT and matching, 'auto' (default) ours where a hardware GPU adapter opens, else COLMAP's. */
   features?: 'auto' | FeatureSource;
-  /** Bundle adjustment of our mapper's model (default none until main/engine/sfm/bundle/ is wired in) and its name in the resume state. */
-  refine?: RefineMapping;
-  refineName?: string;
   /** The GPU for our features (the app's engine passes its own); default: one opened for the capture and closed after. */
   gpu?: () => Promise<GpuContext>;
   /** COLMAP camera model. Default SIMPLE_RADIAL. */
@@ -281,7 +277,6 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
     maxImageSize: maxSize,
     bundleAdjust: options.bundleAdjust ?? false,
     ...(masksDir ? { maskDir: path.join(datasetDir, MASKS_FOLDER) } : {}),
-    ...(options.refine ? { refine: options.refine, refineName: options.refineName } : {}),
     threads: options.threads,
     env,
     signal,
