@@ -126,7 +126,7 @@ function relativePose(input: ViewGraphInput, a: number, b: number, geometry: Ver
     }
     case TwoViewConfiguration.PLANAR:
     case TwoViewConfiguration.PLANAR_OR_PANORAMIC:
-      return planarPose(input, a, b, geometry.homography, geometry.inlierCounts.homography, inlierMatches);
+      return planarPose(input, a, b, geometry.homography, inlierMatches);
     default:
       return `configuration ${configuration} has no relative pose`;
   }
@@ -137,7 +137,7 @@ function relativePose(input: ViewGraphInput, a: number, b: number, geometry: Ver
  * inliers as verification's test has it, else H decomposed (the candidate with the plane in front
  * and the most inliers in front of both cameras on their epipolar lines; at least half of them).
  */
-function planarPose(input: ViewGraphInput, a: number, b: number, homography: Mat3 | undefined, homographyInliers: number, inlierMatches: Uint32Array): Pose | string {
+function planarPose(input: ViewGraphInput, a: number, b: number, homography: Mat3 | undefined, inlierMatches: Uint32Array): Pose | string {
   if (!homography) return 'PLANAR without a homography';
   const [cameraA, cameraB] = [input.cameras[a], input.cameras[b]];
   const [ka, kb] = [intrinsicMatrix(cameraA), intrinsicMatrix(cameraB)];
@@ -164,9 +164,14 @@ function planarPose(input: ViewGraphInput, a: number, b: number, homography: Mat
     rotationOnly = rotationBetweenRays(normalisedA, normalisedB, explainedBy);
   }
   const explained = explainedBy.length;
-  // of H's inliers, as verification counts: the pair's inliers may be F's (COLMAP's rule), which
-  // a rotation's F-degenerate pair pads with outliers near epipolar lines
-  if (explained >= VERIFY_DEFAULTS.minRotationInlierRatio * Math.min(all.length, homographyInliers)) return validPose(rotationOnly, undefined) ?? 'PANORAMIC (from H) with a matrix that is not a rotation';
+  // of H's inliers among the pair's: those may be F's (COLMAP's rule), which a rotation's
+  // F-degenerate pair pads with outliers near epipolar lines. Counted here from H itself, not
+  // taken from verification's counts, which a pair read back from database.db does not carry
+  // (they were 0 there, and every planar pair of the apple clip passed as a pure rotation)
+  const hErrors = new Float64Array(all.length);
+  homographySquaredErrors(homography, pointsA, pointsB, hErrors);
+  const homographyInliers = all.filter((k) => hErrors[k] <= maxError * maxError).length;
+  if (explained >= VERIFY_DEFAULTS.minRotationInlierRatio * homographyInliers) return validPose(rotationOnly, undefined) ?? 'PANORAMIC (from H) with a matrix that is not a rotation';
   const meanFocal = (cameraA.focalX + cameraA.focalY + cameraB.focalX + cameraB.focalY) / 4;
   const pose = poseFromHomography(homography, ka, kb, normalisedA, normalisedB, all, maxError / meanFocal);
   if (!pose || pose.baselineOverDistance === 0) return 'PLANAR: H has no decomposition with a baseline';
