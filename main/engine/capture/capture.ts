@@ -26,6 +26,7 @@ import { type FeatureSource, type Matcher, type SfmGroup, type SfmResult, type S
 import type { ImageMatchStats } from './sfm-match-stats.js';
 import type { GpuContext } from '../gpu/context.js';
 import { runCaptureSfm, sfmTools, type SfmMethod } from './capture-sfm.js';
+import { checkArgonautCameraModel } from './sfm-argonaut-bundle.js';
 import { diagnose, modelStats, type Diagnostic, type InputSummary } from './sfm-report.js';
 import { runTool } from './tool-process.js';
 import { findTool, parseFfmpegVersion } from './tools.js';
@@ -191,6 +192,7 @@ export async function captureToDataset(inputPaths: readonly string[], outDir: st
   const masksDir = options.masks !== undefined ? path.resolve(options.masks) : undefined;
   if (masksDir) await checkCaptureMasks(masksDir, inputs);
   const method: SfmMethod = options.sfm ?? 'argonaut';
+  if (method === 'argonaut') checkArgonautCameraModel(cameraModel);
   const colmap = await sfmTools(method, env, signal);
   const videos = inputs.filter((i) => i.kind === 'video');
   const tools = videos.length > 0 ? await ffmpegTools(env, signal) : undefined;

@@ -16,13 +16,15 @@ export const BUNDLE_REFINEMENT = 'bundle-adjustment-v1';
 
 const isBaModel = (model: string): model is BaCameraModel => (BA_CAMERA_MODELS as readonly string[]).includes(model);
 
+/** Refuses, by name, a camera model our bundle adjustment does not refine (capture checks it before any work). */
+export function checkArgonautCameraModel(model: string): void {
+  if (!isBaModel(model)) throw new ArgonautError('invalid_argument', `camera model ${model}: our SfM's bundle adjustment refines ${BA_CAMERA_MODELS.join(', ')} (choose one with --camera-model, or map with --sfm colmap)`);
+}
+
 /** Bundle adjustment as the capture's refinement, on `gpu`'s device (opened when the stage runs). */
 export function bundleRefinement(gpu: () => Promise<GpuContext>): RefineMapping {
   return async (mapped, input, control) => {
-    const unsupported = input.databaseCameras.find((c) => !isBaModel(c.model));
-    if (unsupported) {
-      throw new ArgonautError('invalid_argument', `camera model ${unsupported.model}: our bundle adjustment refines ${BA_CAMERA_MODELS.join(', ')} (choose one with --camera-model, or map with --sfm colmap)`);
-    }
+    for (const camera of input.databaseCameras) checkArgonautCameraModel(camera.model);
     const ctx = await gpu();
     const solver = await bundleSolverFor(ctx);
     let iterations = 0;

@@ -4,6 +4,7 @@
  * photo capture with our SfM.
  */
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import sharp from 'sharp';
@@ -135,4 +136,14 @@ describe.runIf(statue.available)('argonaut --no-gui capture: a photo folder with
     expect(code, stderr).toBe(3);
     expect(stderr).toMatch(/the images show no camera motion .*move the camera between shots/);
   }, 300_000);
+
+  it('a camera model our bundle adjustment does not refine is refused before any work (exit 2), naming it and --sfm colmap', async () => {
+    const dir = await tempDir('fisheye-cli');
+    temps.push(dir);
+    const folder = await identicalPhotos(path.join(statue.dir, 'images', 'DSC_5283.jpg'), path.join(dir, 'photos'), 2, 160);
+    const s = captureStreams();
+    expect(await runCli(['--no-gui', 'capture', folder, '--out', path.join(dir, 'dataset'), '--camera-model', 'OPENCV_FISHEYE'], { streams: s })).toBe(2);
+    expect(s.err()).toMatch(/camera model OPENCV_FISHEYE: our SfM's bundle adjustment refines SIMPLE_PINHOLE, PINHOLE, SIMPLE_RADIAL, RADIAL, OPENCV .*--sfm colmap/);
+    expect(existsSync(path.join(dir, 'dataset'))).toBe(false);
+  });
 });
