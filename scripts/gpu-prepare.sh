@@ -55,6 +55,10 @@ if [ "$images" = 1 ]; then
   xz -9 -T2 -f "$nm"/@img/sharp-linux-x64/lib/*.node "$nm"/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so*
   echo "gpu-prepare: sharp $(du -cb "$nm/sharp" "$nm/@img" "$nm/detect-libc" "$nm/semver" | tail -1 | cut -f1 | awk '{printf "%.1f", $1 / 1048576}') MiB (xz)"
 fi
+# sql.js (COLMAP's database.db in capture and bench sfm's mapping path): its WebAssembly build only
+mkdir -p .gpu/node_modules/sql.js/dist
+cp node_modules/sql.js/package.json node_modules/sql.js/LICENSE .gpu/node_modules/sql.js/ 2>/dev/null || cp node_modules/sql.js/package.json .gpu/node_modules/sql.js/
+cp node_modules/sql.js/dist/sql-wasm.js node_modules/sql.js/dist/sql-wasm.wasm .gpu/node_modules/sql.js/dist/
 # (.gitignore lists them too; in a git worktree .git is a file and this step is skipped)
 [ -d .git ] && for d in .gpu out .gpu-data; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >> .git/info/exclude; done
 total=$(du -cb .gpu out .gpu-data | tail -1 | cut -f1)

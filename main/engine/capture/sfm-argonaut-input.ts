@@ -49,6 +49,8 @@ function verifiedPairOf(row: ReadColmapDatabase['twoViewGeometries'][number], in
       homography: row.homography,
       ...(rotation ? { rotation } : {}),
       ...(translation ? { translation } : {}),
+      // database.db keeps no per-model inlier counts; nothing in the mapper reads them (the view
+      // graph counts H's inliers itself)
       inlierCounts: { essential: 0, fundamental: 0, homography: 0 },
     },
     inlierMatches: row.inlierMatches,
