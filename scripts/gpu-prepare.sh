@@ -57,7 +57,7 @@ if [ "$images" = 1 ]; then
 fi
 # sql.js (COLMAP's database.db in capture and bench sfm's mapping path): its WebAssembly build only
 mkdir -p .gpu/node_modules/sql.js/dist
-cp node_modules/sql.js/package.json node_modules/sql.js/LICENSE .gpu/node_modules/sql.js/ 2>/dev/null || cp node_modules/sql.js/package.json .gpu/node_modules/sql.js/
+cp node_modules/sql.js/package.json node_modules/sql.js/LICENSE .gpu/node_modules/sql.js/
 cp node_modules/sql.js/dist/sql-wasm.js node_modules/sql.js/dist/sql-wasm.wasm .gpu/node_modules/sql.js/dist/
 # (.gitignore lists them too; in a git worktree .git is a file and this step is skipped)
 [ -d .git ] && for d in .gpu out .gpu-data; do grep -qx "/$d/" .git/info/exclude 2>/dev/null || echo "/$d/" >> .git/info/exclude; done
