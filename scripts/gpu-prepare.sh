@@ -55,7 +55,7 @@ if [ "$images" = 1 ]; then
   xz -9 -T2 -f "$nm"/@img/sharp-linux-x64/lib/*.node "$nm"/@img/sharp-libvips-linux-x64/lib/libvips-cpp.so*
   echo "gpu-prepare: sharp $(du -cb "$nm/sharp" "$nm/@img" "$nm/detect-libc" "$nm/semver" | tail -1 | cut -f1 | awk '{printf "%.1f", $1 / 1048576}') MiB (xz)"
 fi
-# sql.js (COLMAP's database.db in capture and bench sfm's mapping path): its WebAssembly build only
+# sql.js (capture's COLMAP database.db): its WebAssembly build only
 mkdir -p .gpu/node_modules/sql.js/dist
 cp node_modules/sql.js/package.json node_modules/sql.js/LICENSE .gpu/node_modules/sql.js/
 cp node_modules/sql.js/dist/sql-wasm.js node_modules/sql.js/dist/sql-wasm.wasm .gpu/node_modules/sql.js/dist/
