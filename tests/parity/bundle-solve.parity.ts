@@ -33,11 +33,14 @@ export async function bundleLmIterationParity(ctx: GpuContext, variant: KernelVa
   const ref = lmIteration(problem, initialLmState(options), options);
   const cost = robustCost(candidate, options);
   const detail = `cost ${cost} vs ${ref.cost} from ${ref.previousCost}; PCG ${step.pcgIterations} vs ${ref.pcgIterations} steps; reference ${ref.accepted ? 'accepted' : 'rejected'}`;
+  // Tolerances from 80 seeds on llvmpipe (median / largest relative error): cost of the step 4e-6 /
+  // 7.6e-5, |delta| 5e-5 / 1.6e-3 (float32 PCG stopping at a 1e-6 residual differs most along the
+  // weakly constrained directions, which move the cost least), the rest 1e-7 / 5e-6
   return [
-    result('LM iteration: float64 cost of the step', variant, seed, ref.accepted ? relative(cost, ref.cost) : Infinity, 1e-4, detail),
+    result('LM iteration: float64 cost of the step', variant, seed, ref.accepted ? relative(cost, ref.cost) : Infinity, 3e-4, detail),
     result('LM iteration: predicted reduction', variant, seed, relative(step.predictedReduction, ref.predictedReduction), 1e-3),
     result('LM iteration: max |g|', variant, seed, relative(step.maxGradient, ref.gradientMaxNorm), 1e-3),
-    result('LM iteration: |delta|', variant, seed, relative(step.stepNorm, ref.stepNorm), 1e-3),
+    result('LM iteration: |delta|', variant, seed, relative(step.stepNorm, ref.stepNorm), 1e-2),
     result('LM iteration: float32 cost at x', variant, seed, relative(step.linearisedCost, ref.previousCost), 1e-4),
   ];
 }

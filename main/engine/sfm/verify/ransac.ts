@@ -106,9 +106,14 @@ export function ransac<Model>(
     requiredIterations = iterationsForConfidence(best.inlierCount / n, s, options.confidence);
   }
   if (!best) return undefined;
-  if (estimator.refine) {
+  // the polish repeated on the inliers of its own result while it lowers the cost: a refit can
+  // trade a point just off the model for one just on it, and the new set has its own minimum
+  for (let round = 0; estimator.refine && round < REFINE_ROUNDS; round++) {
     const inliers = inlierIndices(estimator, best.model, points1, points2, errors, threshold2);
-    if (inliers.length > s) for (const model of estimator.refine(best.model, points1, points2, inliers)) consider(model);
+    if (inliers.length <= s) break;
+    let refined = false;
+    for (const model of estimator.refine(best.model, points1, points2, inliers)) refined = consider(model) || refined;
+    if (!refined) break;
   }
   const finalBest: { model: Model; cost: number; inlierCount: number } = best;
   const inlierMask = new Uint8Array(n);
@@ -116,6 +121,9 @@ export function ransac<Model>(
   for (let k = 0; k < n; k++) inlierMask[k] = errors[k] <= threshold2 ? 1 : 0;
   return { model: finalBest.model, inlierMask, inlierCount: finalBest.inlierCount, cost: finalBest.cost, iterations: iteration };
 }
+
+/** Polishes of the final model at most (each on the inliers of the one before). */
+const REFINE_ROUNDS = 4;
 
 /** Correspondences scored between checks against the best cost (small enough to stop early, large enough to keep the loop tight). */
 const SCORE_CHUNK = 128;

