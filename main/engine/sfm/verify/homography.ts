@@ -52,7 +52,8 @@ export function homographySquaredErrors(h: Mat3, points1: Float64Array, points2:
 
 /**
  * H refined on its inliers: least-squares Levenberg-Marquardt on the transfer errors (2 a
- * correspondence) in Hartley-normalised coordinates, H's largest entry held (the scale), the other 8 free.
+ * correspondence) in Hartley-normalised coordinates, H's largest entry held (the scale), the other 8
+ * free, Jacobian analytic.
  */
 export function refineHomography(model: Mat3, points1: Float64Array, points2: Float64Array, inliers: Uint32Array, iterations = 30): Mat3[] {
   const n = inliers.length;
@@ -86,6 +87,27 @@ export function refineHomography(model: Mat3, points1: Float64Array, points2: Fl
           const w = m[6] * x + m[7] * y + m[8];
           out[2 * k] = (m[0] * x + m[1] * y + m[2]) / w - b.points[2 * k];
           out[2 * k + 1] = (m[3] * x + m[4] * y + m[5]) / w - b.points[2 * k + 1];
+        }
+      },
+      jacobian: (out) => {
+        // du = p / w - u: d/dh0..2 = [x y 1] / w, d/dh6..8 = -(p / w) [x y 1] / w; dv likewise with q and h3..5
+        const full = new Float64Array(9);
+        for (let k = 0; k < n; k++) {
+          const x = a.points[2 * k];
+          const y = a.points[2 * k + 1];
+          const w = h[6] * x + h[7] * y + h[8];
+          const u = (h[0] * x + h[1] * y + h[2]) / w;
+          const v = (h[3] * x + h[4] * y + h[5]) / w;
+          for (const [row, projected, offset] of [[2 * k, u, 0], [2 * k + 1, v, 3]] as const) {
+            full.fill(0);
+            full[offset] = x / w;
+            full[offset + 1] = y / w;
+            full[offset + 2] = 1 / w;
+            full[6] = (-projected * x) / w;
+            full[7] = (-projected * y) / w;
+            full[8] = -projected / w;
+            for (let j = 0; j < 8; j++) out[8 * row + j] = full[free[j]];
+          }
         }
       },
       commit: (p) => h.set(at(p)),
