@@ -11,9 +11,11 @@ import { z } from 'zod';
 import { allParams, getParamByFlag, paramsSchema, paramValueSchema, type ParamDef, type ParamValue } from '../params/index.js';
 import { EvaluationViewSchema, TrainMetricsSchema, type EvaluationView } from '../contract/train-metrics.js';
 import { badInput } from '../rpc/errors.js';
+import { ProjectEditsSchema } from '../edits/edit-list.js';
+import { CameraPathSchema } from '../scene/camera-path.js';
 
 export const PROJECT_FORMAT = 'argonaut-project';
-export const PROJECT_VERSION = 1;
+export const PROJECT_VERSION = 2;
 export const PROJECT_EXTENSION = '.argo';
 
 /** Whether a path names a project file (by its extension, any case). */
@@ -144,9 +146,10 @@ export const ExportRecordSchema = z.object({
 }).strict();
 export type ExportRecord = z.infer<typeof ExportRecordSchema>;
 
-export const ProjectManifestSchema = z.object({
+/** Version 1 (before edits and camera paths): read and migrated to the current version. */
+const ProjectManifestV1Schema = z.object({
   format: z.literal(PROJECT_FORMAT),
-  version: z.literal(PROJECT_VERSION),
+  version: z.literal(1),
   id: z.string().min(1),
   name: z.string().min(1),
   createdAt: isoTime,
@@ -166,6 +169,17 @@ export const ProjectManifestSchema = z.object({
   exports: z.array(ExportRecordSchema),
   /** Set when the file was migrated from an older version, with what the migration changed. */
   migration: z.object({ from: z.number().int(), at: isoTime, notes: z.array(z.string()) }).strict().optional(),
+}).strict();
+/**
+ * The current version (2): version 1 plus the non-destructive edits (shared/edits/edit-list.ts)
+ * and the camera paths (shared/scene/camera-path.ts).
+ */
+export const ProjectManifestSchema = ProjectManifestV1Schema.extend({
+  version: z.literal(PROJECT_VERSION),
+  /** The splats' edit list and the lists older bases had. */
+  edits: ProjectEditsSchema,
+  /** Saved camera paths (video renders, the web viewer's tours). */
+  cameraPaths: z.array(CameraPathSchema),
 }).strict();
 export type ProjectManifest = z.infer<typeof ProjectManifestSchema>;
 
@@ -279,8 +293,17 @@ function migrateV0(raw: unknown, file: string, dataDir: string, now: string): Pr
     params,
     runs,
     exports: [],
+    edits: { history: [] },
+    cameraPaths: [],
     migration: { from: 0, at: now, notes },
   };
+}
+
+/** Version 1 -> 2: no edits and no camera paths yet; nothing else changes. */
+function migrateV1(raw: unknown, file: string, now: string): ProjectManifest {
+  const parsed = ProjectManifestV1Schema.safeParse(raw);
+  if (!parsed.success) throw badInput(file, `invalid project file (version 1): ${describe(parsed.error.issues)}`, { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
+  return { ...parsed.data, version: PROJECT_VERSION, edits: { history: [] }, cameraPaths: [], migration: { from: 1, at: now, notes: ['version 2 adds edits and camera paths: none yet'] } };
 }
 
 function describe(issues: readonly z.core.$ZodIssue[]): string {
@@ -308,6 +331,7 @@ export function parseManifest(raw: unknown, file: string, options: { dataDir: st
   if (o.version > PROJECT_VERSION) {
     throw badInput(file, `project version ${o.version} is newer than this build of Argonaut Studio reads (version ${PROJECT_VERSION}); update Argonaut Studio to open it`, { version: o.version });
   }
+  if (o.version === 1) return { manifest: migrateV1(raw, file, now), migratedFrom: 1 };
   const parsed = ProjectManifestSchema.safeParse(raw);
   if (!parsed.success) throw badInput(file, `invalid project file: ${describe(parsed.error.issues)}`, { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
   return { manifest: parsed.data };

@@ -36,11 +36,11 @@ export function hashFile(file: string): string {
   return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
-/** A complete version-1 manifest (statue-like), for schema and file tests. */
+/** A complete current-version manifest (statue-like), for schema and file tests. */
 export function validManifest(overrides: Partial<ProjectManifest> = {}): ProjectManifest {
   return {
     format: 'argonaut-project',
-    version: 1,
+    version: 2,
     id: 'p1',
     name: 'statue',
     createdAt: '2026-01-01T00:00:00.000Z',
@@ -52,6 +52,8 @@ export function validManifest(overrides: Partial<ProjectManifest> = {}): Project
     params: { 'train.iterations': 7000, 'train.downscale': 4 },
     runs: [],
     exports: [],
+    edits: { history: [] },
+    cameraPaths: [],
     ...overrides,
   };
 }

@@ -114,6 +114,8 @@ export class Project {
       params: init.params ?? {},
       runs: init.runs ?? [],
       exports: [],
+      edits: { history: [] },
+      cameraPaths: [],
     };
     const project = new Project(absolute, manifest);
     await makeFolder(path.dirname(absolute));

@@ -6,7 +6,7 @@ const file = '/projects/statue.argo';
 const options = { dataDir: 'statue.argo.data', now: '2026-02-01T00:00:00.000Z' };
 
 describe('the .argo manifest', () => {
-  it('accepts a version-1 manifest as written', () => {
+  it('accepts a current (version-2) manifest as written', () => {
     const m = validManifest();
     expect(parseManifest(JSON.parse(JSON.stringify(m)), file, options)).toEqual({ manifest: m });
   });
@@ -26,7 +26,7 @@ describe('the .argo manifest', () => {
     const newer = { ...validManifest(), version: PROJECT_VERSION + 1, somethingNew: true };
     expect(() => parseManifest(newer, file, options)).toThrow(expect.objectContaining({
       code: 'bad_input',
-      message: `${file}: project version 2 is newer than this build of Argonaut Studio reads (version 1); update Argonaut Studio to open it`,
+      message: `${file}: project version 3 is newer than this build of Argonaut Studio reads (version 2); update Argonaut Studio to open it`,
     }));
   });
 
@@ -37,7 +37,7 @@ describe('the .argo manifest', () => {
     expect(() => parseManifest({ argonaut_project: 7 }, file, options)).toThrow(/unknown project version 7/);
   });
 
-  it('migrates version 0 (the prototype: CLI-flag settings, trainings beside the file) to version 1', () => {
+  it('migrates version 0 (the prototype: CLI-flag settings, trainings beside the file) to the current version', () => {
     const v0 = {
       argonaut_project: 0,
       name: 'garden',
@@ -54,7 +54,9 @@ describe('the .argo manifest', () => {
     expect(migratedFrom).toBe(0);
     expect(ProjectManifestSchema.parse(manifest)).toEqual(manifest); // a valid current manifest
     expect(manifest).toMatchObject({
-      version: 1,
+      version: 2,
+      edits: { history: [] },
+      cameraPaths: [],
       name: 'garden',
       createdAt: '2025-11-02T09:30:00Z',
       dataDir: 'statue.argo.data',
@@ -72,6 +74,16 @@ describe('the .argo manifest', () => {
     expect(notes).toMatch(/dropped setting "backend" \(no such training parameter\)/);
     expect(notes).toMatch(/dropped setting "colour"/);
     expect(notes).toMatch(/dropped setting "max-splats": "lots" is not valid/);
+  });
+
+  it('migrates version 1 (before edits and camera paths): the same project with an empty edit history and no paths', () => {
+    const { edits: _edits, cameraPaths: _paths, ...current } = validManifest({ runs: [] });
+    const v1 = { ...current, version: 1 };
+    const { manifest, migratedFrom } = parseManifest(JSON.parse(JSON.stringify(v1)), file, options);
+    expect(migratedFrom).toBe(1);
+    expect(manifest).toEqual({ ...validManifest(), migration: { from: 1, at: options.now, notes: ['version 2 adds edits and camera paths: none yet'] } });
+    // a version-1 file that already carries version-2 fields is not version 1
+    expect(() => parseManifest({ ...v1, cameraPaths: [] }, file, options)).toThrow(/statue\.argo: invalid project file \(version 1\): .*cameraPaths/);
   });
 
   it('refuses a damaged version-0 file with the field named', () => {
