@@ -68,7 +68,7 @@ describe.skipIf(skip || !ffmpeg.available)('camera paths and video in Chromium a
     // Scrubbing moves the view: the frames at 0 s and a quarter turn later differ, both show the ball.
     const scrub = async (t: number) => {
       await field('path-time').evaluate((el, value) => {
-        (el as HTMLInputElement).value = String(value);
+        (el as unknown as { value: string }).value = String(value);
         el.dispatchEvent(new Event('input', { bubbles: true }));
       }, t);
       await page.waitForTimeout(1500); // SwiftShader draws on the CPU

@@ -108,6 +108,7 @@ export async function renderPathVideo(gpu: GpuContext, splats: SplatSet, cameraP
 /** The project's splats (edits applied) along `path`, with its newest run's background and filter. */
 export async function renderProjectVideo(gpu: GpuContext, project: Project, cameraPath: CameraPath, settings: VideoSettings, out: string, options: Omit<RenderVideoOptions, keyof RenderImageOptions> & Partial<RenderImageOptions> & { warn?: (m: string) => void }): Promise<VideoResult & { run: string; splats: number }> {
   const found = await projectSplats(project, options.warn);
+  if (options.shDegree !== undefined && !(options.shDegree >= 0 && options.shDegree <= found.splats.shDegree)) throw badInput(found.file, `SH degree ${options.shDegree} asked; the splats have degree ${found.splats.shDegree}`);
   const background = options.background ?? (project.manifest.dataset ? (await projectViews(project)).background : [0, 0, 0]);
   const result = await renderPathVideo(gpu, found.splats, cameraPath, settings, out, {
     ...options,
