@@ -202,7 +202,7 @@ export const PARAMS = [
   {
     key: 'mesh.resolution', flag: 'resolution', type: 'int', min: 16, max: 1024, default: 256, unit: 'voxels',
     group: 'Mesh', label: 'Resolution', commands: ['mesh', 'bench'],
-    help: 'Voxels of the TSDF grid along the longest side of the scene bounds; GPU memory grows with the cube (12 B a voxel: 256 -> 0.2 GB, 512 -> 1.6 GB).',
+    help: 'Voxels of the TSDF grid along the longest side of the scene bounds; GPU memory grows with the cube (16 B a voxel: 256 -> 0.27 GB, 512 -> 2.1 GB).',
   },
   {
     key: 'mesh.truncation', flag: 'truncation', type: 'float', min: 0.5, max: 32, default: 4, unit: 'voxels',
