@@ -89,7 +89,7 @@ export async function benchMesh(context: CommandContext): Promise<void> {
     const dataset = await loadDataset(datasetPath);
     const views = dataset.views.filter((v) => v.split === 'train');
     const cameras = views.map((v) => v.camera);
-    const imageAlpha = meshParams['mesh.imageAlpha'] ? await loadImageAlpha(dataset, views) : undefined;
+    const imageAlpha = meshParams['mesh.imageAlpha'] ? await loadImageAlpha(dataset, views, 1, (m) => out.warn(m)) : undefined;
     const mesh = await extractMesh(gpu, { splats: result.splats, cameras, imageAlpha, geometry: Boolean(trainParams['train.geometry']) }, {
       ...meshOptionsFromParams(meshParams),
       signal: context.signal,

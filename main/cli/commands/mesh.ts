@@ -63,7 +63,7 @@ export const meshCommand: CommandSpec = {
     } else {
       const source = await resolveMeshSource(path.resolve(cwd, input), options.data ? path.resolve(cwd, options.data as string) : undefined);
       out.progress({ stage: 'load', message: `${source.splatsFile}, cameras of ${source.datasetDir}` }, true);
-      meshInput = await loadMeshInput(source, { imageAlpha });
+      meshInput = await loadMeshInput(source, { imageAlpha, warn: (m) => out.warn(m) });
       described = { dataset: source.datasetDir, source: source.splatsFile };
     }
     const { result, gpu } = await extractWithProgress(context, meshInput, { ...meshOptionsFromParams(params), antialiased });

@@ -53,10 +53,10 @@ export async function resolveMeshSource(input: string, data?: string): Promise<M
  * Reads the splats and the dataset's training cameras; with `imageAlpha` also the training
  * images' alpha for free-space carving (view-alpha.ts; else no image is decoded).
  */
-export async function loadMeshInput(source: MeshSourceFiles, options: { imageAlpha?: boolean } = {}): Promise<MeshInput & { datasetName: string }> {
+export async function loadMeshInput(source: MeshSourceFiles, options: { imageAlpha?: boolean; warn?: (message: string) => void } = {}): Promise<MeshInput & { datasetName: string }> {
   const [splats, dataset] = await Promise.all([readPly(source.splatsFile), loadDataset(source.datasetDir)]);
   const train = dataset.views.filter((v) => v.split === 'train');
   const views = train.length ? train : dataset.views;
-  const imageAlpha = options.imageAlpha ? await loadImageAlpha(dataset, views) : undefined;
+  const imageAlpha = options.imageAlpha ? await loadImageAlpha(dataset, views, 1, options.warn) : undefined;
   return { splats, cameras: views.map((v) => v.camera), imageAlpha, datasetName: path.basename(path.resolve(source.datasetDir)) };
 }

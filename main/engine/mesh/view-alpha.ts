@@ -23,8 +23,17 @@ export function alphaFromMask(mask: Uint8Array | undefined): Float32Array | unde
   return transparent ? alpha : undefined;
 }
 
-/** Per view, its image's alpha (alphaFromMask), at the views' camera size (`downscale` as the dataset was loaded). */
-export async function loadImageAlpha(dataset: Dataset, views: readonly DatasetView[], downscale = 1): Promise<(Float32Array | undefined)[]> {
-  const images = await loadViewImages(dataset, { views, downscale, alpha: 'coverage' });
-  return images.map((image) => alphaFromMask(image.mask));
+/**
+ * Per view, its image's alpha (alphaFromMask), at the views' camera size (`downscale` as the
+ * dataset was loaded). Meshing needs only the cameras, so images that cannot be read (a dataset
+ * kept without its photos) are not an error: `warn` says so and no view has alpha.
+ */
+export async function loadImageAlpha(dataset: Dataset, views: readonly DatasetView[], downscale = 1, warn: (message: string) => void = console.warn): Promise<(Float32Array | undefined)[]> {
+  try {
+    const images = await loadViewImages(dataset, { views, downscale, alpha: 'coverage', warn });
+    return images.map((image) => alphaFromMask(image.mask));
+  } catch (error) {
+    warn(`${dataset.root}: the training images could not be read for carving (${(error as Error).message}); carving from the rendered views only`);
+    return views.map(() => undefined);
+  }
 }

@@ -24,7 +24,7 @@ export async function loadProjectMeshInput(file: string, warn?: (m: string) => v
   const { dataset } = views;
   const byName = new Map(dataset?.views.map((v) => [v.name, v]));
   const imageViews = fused.map((v) => byName.get(v.name));
-  const imageAlpha = options.imageAlpha && dataset && imageViews.every((v) => v !== undefined) ? await loadImageAlpha(dataset, imageViews, views.downscale) : undefined;
+  const imageAlpha = options.imageAlpha && dataset && imageViews.every((v) => v !== undefined) ? await loadImageAlpha(dataset, imageViews, views.downscale, warn) : undefined;
   return {
     splats: found.splats,
     cameras: fused.map((v) => v.camera),
