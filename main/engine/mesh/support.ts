@@ -44,8 +44,10 @@ export function supportedVertices(positions: Float32Array, splats: SplatSet, opt
   if (!radii.length) return supported;
   const sorted = Float64Array.from(radii).sort();
   const cell = sorted[Math.min(sorted.length - 1, Math.floor(0.9 * sorted.length))];
-  const key = (x: number, y: number, z: number) => `${x},${y},${z}`;
-  const bins = new Map<string, number[]>();
+  // a 32-bit spatial hash: cells that collide share a bin, which only adds candidates (each is
+  // tested by distance), and a number key costs no string per vertex (1M+ vertices at grid 512)
+  const key = (x: number, y: number, z: number) => (Math.imul(x, 73856093) ^ Math.imul(y, 19349663) ^ Math.imul(z, 83492791)) | 0;
+  const bins = new Map<number, number[]>();
   const big: number[] = [];
   for (let i = 0; i < radii.length; i++) {
     const r = radii[i];
@@ -66,18 +68,23 @@ export function supportedVertices(positions: Float32Array, splats: SplatSet, opt
       }
     }
   }
-  const holds = (i: number, x: number, y: number, z: number) => {
-    const dx = x - centres[3 * i];
-    const dy = y - centres[3 * i + 1];
-    const dz = z - centres[3 * i + 2];
-    return dx * dx + dy * dy + dz * dz <= radii[i] * radii[i];
+  const c = Float64Array.from(centres);
+  const r2 = Float64Array.from(radii, (r) => r * r);
+  const anyHolds = (list: readonly number[], x: number, y: number, z: number) => {
+    for (const i of list) {
+      const dx = x - c[3 * i];
+      const dy = y - c[3 * i + 1];
+      const dz = z - c[3 * i + 2];
+      if (dx * dx + dy * dy + dz * dz <= r2[i]) return true;
+    }
+    return false;
   };
   for (let v = 0; v < count; v++) {
     const x = positions[3 * v];
     const y = positions[3 * v + 1];
     const z = positions[3 * v + 2];
     const bin = bins.get(key(Math.floor(x / cell), Math.floor(y / cell), Math.floor(z / cell)));
-    if ((bin && bin.some((i) => holds(i, x, y, z))) || big.some((i) => holds(i, x, y, z))) supported[v] = 1;
+    if ((bin && anyHolds(bin, x, y, z)) || anyHolds(big, x, y, z)) supported[v] = 1;
   }
   return supported;
 }
