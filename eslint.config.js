@@ -32,6 +32,8 @@ export const ENGINE_LAYERS = {
   capture: ['gpu', 'sfm', 'dataset', 'formats'],
   train: ['gpu', 'render', 'dataset', 'formats'],
   mesh: ['gpu', 'render', 'dataset', 'formats'],
+  // editing: selection (GPU) and floater cleanup over a scene's splats
+  edit: ['gpu', 'render', 'dataset', 'formats'],
   project: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'formats'],
   jobs: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'formats', 'project'],
 };
