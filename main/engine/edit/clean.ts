@@ -12,9 +12,9 @@
  * exclude mask) are neither removed nor counted as anyone's neighbour.
  *
  * On the CPU: the heavy part is the isolation count over a spatial hash of the centres (cells of
- * the radius, 27 cells a query, stopping at the threshold), linear in the splats; 10M splats take
- * seconds, not frames, which a preview slider can afford (the neighbour counts do not depend on
- * the strength's thresholds above the largest, so the UI can cache them).
+ * the radius, 27 cells a query, stopping at the full-strength threshold), linear in the splats.
+ * It does not depend on the strength, so `computeCleanScores` runs once and a preview slider calls
+ * only `cleanSelectionAt` (one linear pass) per position.
  */
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
@@ -76,10 +76,10 @@ export function robustSceneScale(splats: SplatSet, exclude?: Uint32Array): numbe
   for (let i = 0; i < n; i += step) if (!(exclude && maskHas(exclude, i))) sample.push(i);
   if (!sample.length) return 1;
   const median = [0, 1, 2].map((k) => {
-    const v = sample.map((i) => splats.means[3 * i + k]).sort((a, b) => a - b);
+    const v = Float64Array.from(sample, (i) => splats.means[3 * i + k]).sort();
     return v[v.length >> 1];
   });
-  const d = sample.map((i) => Math.hypot(splats.means[3 * i] - median[0], splats.means[3 * i + 1] - median[1], splats.means[3 * i + 2] - median[2])).sort((a, b) => a - b);
+  const d = Float64Array.from(sample, (i) => Math.hypot(splats.means[3 * i] - median[0], splats.means[3 * i + 1] - median[1], splats.means[3 * i + 2] - median[2])).sort();
   const scale = d[Math.min(d.length - 1, Math.floor(0.9 * d.length))];
   return scale > 0 && Number.isFinite(scale) ? scale : 1;
 }
@@ -173,31 +173,66 @@ function viewCount(cameras: readonly PinholeCamera[], x: number, y: number, z: n
   return views;
 }
 
-/** The splats the cleanup removes at these parameters, and how many meet each criterion. */
-export function computeCleanSelection(splats: SplatSet, options: CleanOptions): CleanSelection {
+/**
+ * Per-splat scores of the cleanup's criteria at full strength: what a strength only compares
+ * against, so a preview slider recomputes nothing heavy (`cleanSelectionAt` is one linear pass).
+ */
+export interface CleanScores {
+  count: number;
+  /** Splats left alone (hidden, deleted). */
+  exclude?: Uint32Array;
+  sceneScale: number;
+  opacity: Float32Array;
+  /** Log of the largest axis scale. */
+  logSize: Float32Array;
+  /** Neighbours within the radius, capped at edit.cleanNeighbours; undefined when the test is off. */
+  neighbours?: Uint32Array;
+  /** Training views that contain the centre, capped at edit.cleanViews; undefined without cameras or with the test off. */
+  views?: Uint32Array;
+}
+
+/** The heavy part: scores every splat once for every strength (the parameters other than the strength fix them). */
+export function computeCleanScores(splats: SplatSet, options: CleanOptions): CleanScores {
   checkOptions(splats, options);
   const p = options.params;
-  const s = p['edit.cleanStrength'];
-  const reasons: CleanReasons = { opacity: 0, size: 0, isolated: 0, unseen: 0 };
   const n = splats.count;
-  if (s === 0 || n === 0) return { selection: new Uint32Array(0), reasons };
   const sceneScale = options.sceneScale ?? robustSceneScale(splats, options.exclude);
-  const opacityBelow = p['edit.cleanByOpacity'] ? s * p['edit.cleanOpacity'] : 0;
-  const logSizeAbove = p['edit.cleanBySize'] ? Math.log((p['edit.cleanSize'] * sceneScale) / s) : Infinity;
-  const neighboursBelow = p['edit.cleanByIsolation'] ? s * p['edit.cleanNeighbours'] : 0;
-  const cameras = p['edit.cleanByViews'] ? options.cameras ?? [] : [];
-  const viewsBelow = cameras.length ? s * p['edit.cleanViews'] : 0;
-  // counts only matter up to the threshold: a splat with ceil(threshold) neighbours is not isolated
-  const neighbours = neighboursBelow > 0 ? neighbourCounts(splats, p['edit.cleanRadius'] * sceneScale, Math.ceil(neighboursBelow), options.exclude) : undefined;
-  const chosen: number[] = [];
+  const opacity = new Float32Array(n);
+  const logSize = new Float32Array(n);
   for (let i = 0; i < n; i++) {
-    if (options.exclude && maskHas(options.exclude, i)) continue;
-    const opacity = 1 / (1 + Math.exp(-splats.opacityLogits[i]));
-    const faint = opacity < opacityBelow;
-    const logSize = Math.max(splats.logScales[3 * i], splats.logScales[3 * i + 1], splats.logScales[3 * i + 2]);
-    const huge = logSize > logSizeAbove;
+    opacity[i] = 1 / (1 + Math.exp(-splats.opacityLogits[i]));
+    logSize[i] = Math.max(splats.logScales[3 * i], splats.logScales[3 * i + 1], splats.logScales[3 * i + 2]);
+  }
+  const maxNeighbours = p['edit.cleanNeighbours'];
+  const neighbours = p['edit.cleanByIsolation'] && maxNeighbours > 0 ? neighbourCounts(splats, p['edit.cleanRadius'] * sceneScale, maxNeighbours, options.exclude) : undefined;
+  const cameras = p['edit.cleanByViews'] ? options.cameras ?? [] : [];
+  const maxViews = p['edit.cleanViews'];
+  let views: Uint32Array | undefined;
+  if (cameras.length && maxViews > 0) {
+    views = new Uint32Array(n);
+    for (let i = 0; i < n; i++) views[i] = viewCount(cameras, splats.means[3 * i], splats.means[3 * i + 1], splats.means[3 * i + 2], maxViews);
+  }
+  return { count: n, exclude: options.exclude, sceneScale, opacity, logSize, neighbours, views };
+}
+
+/** The selection at `params` (its strength and toggles) from scores computed with the same other parameters. */
+export function cleanSelectionAt(scores: CleanScores, params: CleanParams): CleanSelection {
+  const s = params['edit.cleanStrength'];
+  if (!(s >= 0 && s <= 1)) throw new RangeError(`clean: edit.cleanStrength must be in [0, 1] (got ${s})`);
+  const reasons: CleanReasons = { opacity: 0, size: 0, isolated: 0, unseen: 0 };
+  if (s === 0) return { selection: new Uint32Array(0), reasons };
+  const opacityBelow = params['edit.cleanByOpacity'] ? s * params['edit.cleanOpacity'] : 0;
+  const logSizeAbove = params['edit.cleanBySize'] ? Math.log((params['edit.cleanSize'] * scores.sceneScale) / s) : Infinity;
+  const neighboursBelow = params['edit.cleanByIsolation'] ? s * params['edit.cleanNeighbours'] : 0;
+  const viewsBelow = params['edit.cleanByViews'] ? s * params['edit.cleanViews'] : 0;
+  const { neighbours, views, exclude } = scores;
+  const chosen: number[] = [];
+  for (let i = 0; i < scores.count; i++) {
+    if (exclude && maskHas(exclude, i)) continue;
+    const faint = scores.opacity[i] < opacityBelow;
+    const huge = scores.logSize[i] > logSizeAbove;
     const isolated = neighbours !== undefined && neighbours[i] < neighboursBelow;
-    const unseen = viewsBelow > 0 && viewCount(cameras, splats.means[3 * i], splats.means[3 * i + 1], splats.means[3 * i + 2], Math.ceil(viewsBelow)) < viewsBelow;
+    const unseen = views !== undefined && views[i] < viewsBelow;
     if (faint) reasons.opacity++;
     if (huge) reasons.size++;
     if (isolated) reasons.isolated++;
@@ -205,4 +240,11 @@ export function computeCleanSelection(splats: SplatSet, options: CleanOptions): 
     if (faint || huge || isolated || unseen) chosen.push(i);
   }
   return { selection: Uint32Array.from(chosen), reasons };
+}
+
+/** The splats the cleanup removes at these parameters, and how many meet each criterion. */
+export function computeCleanSelection(splats: SplatSet, options: CleanOptions): CleanSelection {
+  checkOptions(splats, options);
+  if (options.params['edit.cleanStrength'] === 0 || splats.count === 0) return { selection: new Uint32Array(0), reasons: { opacity: 0, size: 0, isolated: 0, unseen: 0 } };
+  return cleanSelectionAt(computeCleanScores(splats, options), options.params);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { lookAt, type PinholeCamera } from '../../../../shared/scene/camera.js';
 import { emptySplats, type SplatSet } from '../../../../shared/scene/splats.js';
-import { computeCleanSelection, neighbourCounts, resolveCleanParams, robustSceneScale } from '../../../../main/engine/edit/clean.js';
+import { cleanSelectionAt, computeCleanScores, computeCleanSelection, neighbourCounts, resolveCleanParams, robustSceneScale } from '../../../../main/engine/edit/clean.js';
 import { maskFromIndices } from '../../../../main/engine/edit/selection-mask.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 
@@ -81,7 +81,9 @@ describe('floater cleanup', () => {
     expect(selection.length).toBe(scene.specks.length + scene.huge.length + scene.unseen.length);
     expect(reasons.opacity).toBe(scene.huge.length);
     expect(reasons.size).toBe(scene.huge.length);
-    expect(reasons.unseen).toBe(scene.unseen.length);
+    // specks high in the shell lie above every camera's view too
+    expect(reasons.unseen).toBeGreaterThanOrEqual(scene.unseen.length);
+    expect(reasons.unseen).toBeLessThanOrEqual(scene.unseen.length + scene.specks.length);
     expect(reasons.isolated).toBeGreaterThanOrEqual(scene.specks.length); // the huge ones sit alone inside the sphere too
     expect(Array.from(selection)).toEqual([...selection].sort((a, b) => a - b));
   });
@@ -100,8 +102,15 @@ describe('floater cleanup', () => {
     const scene = plantedScene(seed);
     expect(computeCleanSelection(scene.splats, { cameras, params: resolveCleanParams({ 'edit.cleanStrength': 0 }) }).selection.length).toBe(0);
     let previous = new Set<number>();
+    // scores once, a selection per strength (the preview slider's path), each equal to the whole computation
+    const scores = computeCleanScores(scene.splats, { cameras, params: resolveCleanParams() });
     for (const strength of [0.05, 0.2, 0.4, 0.6, 0.8, 1]) {
-      const now = new Set(computeCleanSelection(scene.splats, { cameras, params: resolveCleanParams({ 'edit.cleanStrength': strength }) }).selection);
+      const params = resolveCleanParams({ 'edit.cleanStrength': strength });
+      const at = cleanSelectionAt(scores, params);
+      const whole = computeCleanSelection(scene.splats, { cameras, params });
+      expect(Array.from(at.selection)).toEqual(Array.from(whole.selection));
+      expect(at.reasons).toEqual(whole.reasons);
+      const now = new Set(at.selection);
       expect([...previous].filter((i) => !now.has(i)), `seed ${seed}: strength ${strength} kept what a lower one removed`).toEqual([]);
       expect(now.size).toBeGreaterThanOrEqual(previous.size);
       previous = now;
@@ -142,7 +151,9 @@ describe('floater cleanup', () => {
 
   it('takes the scene scale from the object, not from far floaters', () => {
     const scene = plantedScene(freshSeed());
-    expect(robustSceneScale(scene.splats)).toBeCloseTo(1, 2);
+    const scale = robustSceneScale(scene.splats);
+    expect(scale).toBeGreaterThan(0.95);
+    expect(scale).toBeLessThan(1.05); // the specks at 2..3 and the cluster at 6 do not stretch it
   });
 
   it('refuses bad parameters and cameras by name', () => {
