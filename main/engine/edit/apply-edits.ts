@@ -5,16 +5,16 @@
  * end. Transforms compose into one similarity, applied once to what is kept; a crop tests the
  * centres where the transforms before it have put them.
  */
-import type { EditList, EditOperation, OrientedBox, SelectionRef } from '../../../shared/edits/edit-list.js';
+import type { EditList, EditOperation, OrientedBox, SelectionRef, Similarity } from '../../../shared/edits/edit-list.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
-import { applyToPoint, compose, editQuat, IDENTITY, isIdentity, quatToMatrix, similarity64, transformSplatsInPlace, type Similarity64 } from './similarity.js';
+import { applyToPoint, compose, editQuat, IDENTITY, isIdentity, quatToMatrix, similarity64, toSimilarity, transformSplatsInPlace, type Similarity64 } from './similarity.js';
 
 /** The first layer's name: every splat is in it until a `separate` moves it. */
 export const MAIN_LAYER = 'main';
 
 export interface EditedSplats {
-  /** The kept, visible splats (not deleted, cropped away or hidden), in base order, transformed. */
+  /** The kept, visible splats (not deleted, cropped away or hidden), in base order, transformed (see ApplyEditsOptions). */
   splats: SplatSet;
   /** Per kept splat: its index into layerNames. */
   layers: Uint16Array;
@@ -26,6 +26,15 @@ export interface EditedSplats {
   keptToBase: Uint32Array;
   /** Splats in the base. */
   before: number;
+  /** Every transform of the list composed (x' = s R x + t; the identity when none). */
+  transform: Similarity;
+}
+
+export interface ApplyEditsOptions {
+  /** Keep hidden splats in `splats` (training starts from them: hiding is a view, not a deletion). */
+  keepHidden?: boolean;
+  /** Leave the kept splats where training put them (the dataset's cameras are in that frame); `transform` still says what the list does. */
+  untransformed?: boolean;
 }
 
 /** Reads an operation's selection: sorted, distinct base indices (selection-file.ts checks files). */
@@ -41,7 +50,7 @@ interface EditState {
   transform: Similarity64;
 }
 
-export async function applyEdits(splats: SplatSet, list: EditList, readSelection: SelectionReader): Promise<EditedSplats> {
+export async function applyEdits(splats: SplatSet, list: EditList, readSelection: SelectionReader, options: ApplyEditsOptions = {}): Promise<EditedSplats> {
   const n = splats.count;
   if (list.base.splats !== n) throw new ArgonautError('invalid_argument', `the edit list applies to ${list.base.splats} splats (${list.base.run} step ${list.base.step}) but ${n} were given`);
   const state: EditState = { removed: new Uint8Array(n), hidden: new Uint8Array(n), layer: new Uint16Array(n), layerNames: [MAIN_LAYER], transform: IDENTITY };
@@ -52,7 +61,7 @@ export async function applyEdits(splats: SplatSet, list: EditList, readSelection
     }
     applyOperation(state, splats, operation, selection);
   }
-  return collect(splats, state);
+  return collect(splats, state, options);
 }
 
 function applyOperation(state: EditState, splats: SplatSet, operation: EditOperation, selection: Uint32Array | undefined): void {
@@ -105,14 +114,14 @@ function cropOutside(state: EditState, splats: SplatSet, box: OrientedBox): void
   }
 }
 
-function collect(splats: SplatSet, state: EditState): EditedSplats {
+function collect(splats: SplatSet, state: EditState, options: ApplyEditsOptions): EditedSplats {
   const n = splats.count;
   let kept = 0;
   let hidden = 0;
   for (let i = 0; i < n; i++) {
     if (state.removed[i]) continue;
     if (state.hidden[i]) hidden++;
-    else kept++;
+    if (!state.hidden[i] || options.keepHidden) kept++;
   }
   const out = emptySplats(kept, splats.shDegree);
   const K = shCoefficientCount(splats.shDegree);
@@ -120,7 +129,7 @@ function collect(splats: SplatSet, state: EditState): EditedSplats {
   const keptToBase = new Uint32Array(kept);
   let j = 0;
   for (let i = 0; i < n; i++) {
-    if (state.removed[i] || state.hidden[i]) continue;
+    if (state.removed[i] || (state.hidden[i] && !options.keepHidden)) continue;
     out.means.set(splats.means.subarray(3 * i, 3 * i + 3), 3 * j);
     out.logScales.set(splats.logScales.subarray(3 * i, 3 * i + 3), 3 * j);
     out.quats.set(splats.quats.subarray(4 * i, 4 * i + 4), 4 * j);
@@ -130,6 +139,6 @@ function collect(splats: SplatSet, state: EditState): EditedSplats {
     keptToBase[j] = i;
     j++;
   }
-  if (!isIdentity(state.transform)) transformSplatsInPlace(out, state.transform);
-  return { splats: out, layers, layerNames: state.layerNames, hidden, keptToBase, before: n };
+  if (!isIdentity(state.transform) && !options.untransformed) transformSplatsInPlace(out, state.transform);
+  return { splats: out, layers, layerNames: state.layerNames, hidden, keptToBase, before: n, transform: toSimilarity(state.transform) };
 }

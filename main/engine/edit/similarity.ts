@@ -50,6 +50,12 @@ export function similarity64(t: Similarity): Similarity64 {
   return { quat, matrix: quatToMatrix(quat), scale: t.scale, translation: [...t.translation] };
 }
 
+/** Back to the edit list's form (rotation as (x, y, z, w)). */
+export function toSimilarity(t: Similarity64): Similarity {
+  const [w, x, y, z] = t.quat;
+  return { translation: [...t.translation], rotation: [x, y, z, w], scale: t.scale };
+}
+
 export function isIdentity(t: Similarity64): boolean {
   return t.scale === 1 && t.translation.every((v) => v === 0) && t.quat[0] === 1 && t.quat[1] === 0 && t.quat[2] === 0 && t.quat[3] === 0;
 }

@@ -14,7 +14,7 @@
 import { readdir, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { type NewEditOperation, SELECTION_USE, type EditState, type EditSummary } from '../../../shared/contract/edits.js';
-import { EDIT_OPERATION_KINDS, EditOperationSchema, redoLast, undoLast, withOperation, type EditBase, type EditList, type ProjectEdits } from '../../../shared/edits/edit-list.js';
+import { EDIT_OPERATION_KINDS, EditOperationSchema, redoLast, undoLast, withOperation, type EditBase, type EditList, type ProjectEdits, type Similarity } from '../../../shared/edits/edit-list.js';
 import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { applyEdits } from '../edit/apply-edits.js';
 import { selectionProblem, writeSelectionFile } from '../edit/selection-file.js';
@@ -193,6 +193,17 @@ export function closeEditList(project: Project): EditList | undefined {
   if (!current.operations.length && !current.undone.length) return undefined;
   project.manifest.edits.history.push({ ...current, closedAt: new Date().toISOString() });
   return current;
+}
+
+/**
+ * Starts the list of a run that trained from edited splats with the transform its old list had
+ * (edit-training.ts): the run's splats are in the dataset's frame, the user's scene was not. The
+ * caller saves.
+ */
+export function carryTransform(project: Project, base: EditBase, transform: Similarity, from: EditBase): void {
+  const id = nextOperationId(project.manifest.edits);
+  const operation = EditOperationSchema.parse({ op: 'transform', id, at: new Date().toISOString(), label: `Transform kept from the edits of ${describeBase(from)}`, transform });
+  project.manifest.edits.current = { base, operations: [operation], undone: [] };
 }
 
 function countsOf(list: EditList | undefined): EditSummary['counts'] {

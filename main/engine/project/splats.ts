@@ -13,7 +13,7 @@ import { readPly } from '../formats/ply.js';
 import { checkpointSplats, readCheckpoint } from '../train/checkpoint.js';
 import { describeBase, projectSelectionReader, sameBase } from './edit-base.js';
 import type { Project } from './project.js';
-import { newestCompleteCheckpoint } from './train-run.js';
+import { newestCompleteCheckpoint } from './newest-checkpoint.js';
 
 export interface ProjectSplats {
   /** The edited splats (kept and visible), or the raw ones when asked or when nothing is edited. */
