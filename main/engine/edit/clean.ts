@@ -58,7 +58,7 @@ export interface CleanOptions {
 
 export interface CleanSelection {
   /** Sorted base indices the cleanup removes. */
-  selection: Uint32Array;
+  selection: Uint32Array<ArrayBuffer>;
   reasons: CleanReasons;
 }
 

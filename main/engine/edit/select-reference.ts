@@ -11,7 +11,7 @@ import { checkSelectRequest, DEFAULT_SELECT_NEAR, modeUsesShape, screenBounds, s
 
 export interface SelectResult {
   /** The new selection, bitmask words. */
-  mask: Uint32Array;
+  mask: Uint32Array<ArrayBuffer>;
   count: number;
 }
 

@@ -10,7 +10,7 @@ export function maskWords(count: number): number {
 }
 
 /** An empty bitmask over `count` splats. */
-export function emptyMask(count: number): Uint32Array {
+export function emptyMask(count: number): Uint32Array<ArrayBuffer> {
   return new Uint32Array(maskWords(count));
 }
 

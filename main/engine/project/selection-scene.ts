@@ -10,7 +10,7 @@ import { applyEdits } from '../edit/apply-edits.js';
 import { baseIndexedSplats, type BaseIndexedSplats } from '../edit/base-indexed.js';
 import { projectSelectionReader, sameBase } from './edit-base.js';
 import type { Project } from './project.js';
-import { projectSplats } from './splats.js';
+import { newestSplatsSource, projectSplats } from './splats.js';
 import { projectViews } from './views.js';
 
 export interface SelectionScene extends BaseIndexedSplats {
@@ -20,12 +20,29 @@ export interface SelectionScene extends BaseIndexedSplats {
   key: string;
 }
 
-export async function selectionScene(project: Project, options: { untransformed?: boolean; warn?: (m: string) => void } = {}): Promise<SelectionScene> {
+export interface SelectionSceneOptions {
+  untransformed?: boolean;
+  warn?: (m: string) => void;
+}
+
+function keyOf(project: Project, file: string, run: string, step: number, options: SelectionSceneOptions): string {
+  const current = project.manifest.edits.current;
+  const list = current && current.operations.length && sameBase(current.base, { run, step }) ? current : undefined;
+  return `${project.file}|${file}|${run}:${step}|${(list?.operations ?? []).map((o) => o.id).join(',')}|${options.untransformed ? 'trained' : 'edited'}`;
+}
+
+/** The key `selectionScene` would give, without reading the splats (a service's cache check). */
+export async function selectionSceneKey(project: Project, options: SelectionSceneOptions = {}): Promise<string> {
+  const source = await newestSplatsSource(project, options.warn);
+  return keyOf(project, source.file, source.run.id, source.step, options);
+}
+
+export async function selectionScene(project: Project, options: SelectionSceneOptions = {}): Promise<SelectionScene> {
   const raw = await projectSplats(project, options.warn, { raw: true });
   const base = { run: raw.run.id, step: raw.step, splats: raw.splats.count };
   const current = project.manifest.edits.current;
   const list = current && current.operations.length && sameBase(current.base, base) ? current : undefined;
-  const key = `${project.file}|${raw.file}|${base.run}:${base.step}:${base.splats}|${(list?.operations ?? []).map((o) => o.id).join(',')}|${options.untransformed ? 'trained' : 'edited'}`;
+  const key = keyOf(project, raw.file, base.run, base.step, options);
   if (!list) return { splats: raw.splats, baseCount: base.splats, key };
   const edited = await applyEdits(raw.splats, list, projectSelectionReader(project, list.base), { untransformed: options.untransformed });
   return { ...baseIndexedSplats(edited.splats, edited.keptToBase, base.splats), baseCount: base.splats, key };

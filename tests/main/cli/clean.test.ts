@@ -48,7 +48,7 @@ describe(`clean (CLI, seed ${seed})`, () => {
     expect(applied.code, applied.err).toBe(0);
     expect(applied.result).toMatchObject({ applied: true, selected: floaters, edits: { operations: 1, before: total, after: total - floaters, counts: { clean: 1 } } });
     const listed = await cliJson(['edit', file, '--list']);
-    expect(listed.result!.list.operations).toMatchObject([{ op: 'clean', selection: { count: floaters }, params: { 'edit.cleanStrength': 0.5, 'edit.cleanRadius': 0.15 } }]);
+    expect((listed.result as { list: { operations: unknown[] } }).list.operations).toMatchObject([{ op: 'clean', selection: { count: floaters }, params: { 'edit.cleanStrength': 0.5, 'edit.cleanRadius': 0.15 } }]);
 
     // the removed splats are excluded now: the same cleanup finds nothing more and changes nothing
     const again = await cliJson(['clean', file, '--strength', '0.5', ...radius]);
