@@ -44,7 +44,7 @@ describe('edits service', () => {
     expect(await client.api.edits.get({ project })).toMatchObject({ project, history: 0, summary: { operations: 0, before: 120, after: 120, layers: ['main'] } });
     const selection = Uint32Array.from({ length: 40 }, (_, i) => 3 * i);
     // the selection crosses the WebSocket codec as raw bytes and comes back typed
-    const wire = decodeMessage(encodeMessage({ kind: 'req', id: 1, method: 'edits.apply', args: { project, operation: { op: 'delete' }, selection } })) as { args: { selection: Uint32Array } };
+    const wire = decodeMessage(encodeMessage({ kind: 'req', id: 1, service: 'edits', method: 'apply', args: { project, operation: { op: 'delete' }, selection } })) as { args: { selection: Uint32Array<ArrayBuffer> } };
     expect(wire.args.selection).toBeInstanceOf(Uint32Array);
     const applied = await client.api.edits.apply({ project, operation: { op: 'delete', label: 'Delete 40 splats (box)' }, selection: wire.args.selection });
     expect(applied.summary).toMatchObject({ operations: 1, after: 80, counts: { delete: 1 } });
