@@ -23,7 +23,7 @@ export interface EditedSplats {
   /** Splats kept but hidden (drawn and exported by nothing until unhidden). */
   hidden: number;
   /** Per kept splat: its index in the base. */
-  keptToBase: Uint32Array;
+  keptToBase: Uint32Array<ArrayBuffer>;
   /** Splats in the base. */
   before: number;
   /** Every transform of the list composed (x' = s R x + t; the identity when none). */

@@ -52,6 +52,13 @@ describe('edits service', () => {
     expect(separated.summary).toMatchObject({ operations: 2, after: 80, layers: ['main', 'props'] });
     expect((await client.api.edits.undo({ project })).summary).toMatchObject({ operations: 1, undone: 1, layers: ['main'] });
     expect((await client.api.edits.redo({ project })).summary).toMatchObject({ operations: 2, undone: 0 });
+    // the viewer's splats: edited, with each one's base index (what a selection names), or raw
+    const shown = await client.api.projects.splats({ project });
+    expect(shown.count).toBe(80);
+    expect(Array.from(shown.keptToBase!.subarray(0, 4))).toEqual([1, 2, 4, 5]);
+    const raw = await client.api.projects.splats({ project, raw: true });
+    expect(raw.count).toBe(120);
+    expect(raw.keptToBase).toBeUndefined();
     expect((await client.api.edits.clear({ project })).summary).toMatchObject({ operations: 0, after: 120 });
 
     const before = hashTree(dir, (name) => name === 'state');
