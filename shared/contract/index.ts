@@ -1,8 +1,10 @@
 import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
 import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
+import { EditsApplyArgs, EditsProjectArgs, EditStateResult } from './edits.js';
+import { EditsCleanPreviewArgs, EditsCleanPreviewResult, EditsSelectArgs, EditsSelectResult } from './edit-select.js';
 import { GpuInfoSchema } from './gpu.js';
-import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
+import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsArgs, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 import { PathsDeleteArgs, PathsListArgs, PathsRenderArgs, PathsResult, PathsSaveArgs } from './paths.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
 import { AppCommandEvent, DialogOpenArgs, DialogResult, DialogSaveArgs } from './shell.js';
@@ -26,7 +28,7 @@ export const contract = defineContract({
       recent: method(z.object({}).strict(), z.object({ projects: z.array(ProjectSummarySchema) }), 'recently opened projects that still exist, newest first'),
       scene: method(z.object({ project: z.string().min(1).max(4096) }).strict(), ProjectSceneResult, "a project's cameras and SfM points (typed arrays, sent as raw bytes)"),
       image: method(ProjectImageArgs, ProjectImageResult, "a training view's photo as training sees it (undistorted, downscaled), as PNG"),
-      splats: method(z.object({ project: z.string().min(1).max(4096) }).strict(), ProjectSplatsResult, "a project's newest splats in the viewer's 32-byte layout (binary, never JSON)"),
+      splats: method(ProjectSplatsArgs, ProjectSplatsResult, "a project's newest splats, edits applied unless raw, in the viewer's 32-byte layout (binary, never JSON)"),
     },
     train: {
       start: method(TrainStartArgs, z.object({ job: z.string() }), 'starts (or continues) training on the sample scene, a dataset or a project'),
@@ -40,6 +42,15 @@ export const contract = defineContract({
     },
     capture: {
       import: method(CaptureImportArgs, z.object({ task: z.string() }), 'video clips and photo folders -> frames -> COLMAP -> a new project on the captured dataset, as a cancellable task (task events)'),
+    },
+    edits: {
+      get: method(EditsProjectArgs, EditStateResult, "a project's edit list on its newest splats and what it does (operations per kind, splats before and after)"),
+      apply: method(EditsApplyArgs, EditStateResult, 'adds an operation (its selection: sorted, distinct base indices, as raw bytes) to the edit list; the redo stack is dropped'),
+      undo: method(EditsProjectArgs, EditStateResult, 'undoes the newest edit (kept for redo)'),
+      redo: method(EditsProjectArgs, EditStateResult, 'applies the most recently undone edit again'),
+      clear: method(EditsProjectArgs, EditStateResult, "empties the edit list: the newest splats show as trained (older bases' lists stay in the history)"),
+      select: method(EditsSelectArgs, EditsSelectResult, "a selection on the GPU: a shape (rect, lasso, brush through the viewer's camera; box, ellipsoid; opacity, size or colour range) combined with the current bitmask by mode, over the edited splats' base indices; the new bitmask (raw bytes) and its count"),
+      cleanPreview: method(EditsCleanPreviewArgs, EditsCleanPreviewResult, 'what the floater cleanup would remove at these edit.clean* parameters (sorted base indices, raw bytes) and how many splats meet each criterion'),
     },
     mesh: {
       extract: method(MeshExtractArgs, z.object({ task: z.string() }), "extracts a mesh from a project's newest splats to GLB, PLY or OBJ, as a cancellable task (task events)"),
@@ -89,4 +100,5 @@ export type { JobState, JobStatus, ProjectSummary, TrainSource } from './project
 export type { GpuInfo, BackendChoice } from './gpu.js';
 export type { Settings, SettingSource } from './settings.js';
 export type { AppCommandId } from './shell.js';
+export type { EditState, EditSummary, NewEditOperation } from './edits.js';
 export type { CaptureReportView, TaskResult, TaskState, TaskStatus } from './tasks.js';

@@ -143,4 +143,12 @@ export const ProjectSplatsResult = z.object({
   run: z.string(),
   step: z.number().int(),
   data: z.instanceof(ArrayBuffer),
+  /**
+   * When the project's edits were applied (docs/editing.md): per splat sent, its index in the
+   * edit list's base, which is what a selection names. Absent for unedited (or `raw`) splats,
+   * whose indices are the base's.
+   */
+  keptToBase: z.instanceof(Uint32Array).optional(),
 });
+/** `projects.splats`' arguments: `raw` sends the splats as trained, without the edit list. */
+export const ProjectSplatsArgs = z.object({ project: path, raw: z.boolean().optional() }).strict();
