@@ -143,4 +143,9 @@ export const ProjectSplatsResult = z.object({
   run: z.string(),
   step: z.number().int(),
   data: z.instanceof(ArrayBuffer),
+  /**
+   * With edits that removed or hid splats: per splat sent, its index in the edit list's base, so
+   * the Viewer can show a selection (base indices) on the edited splats. Absent: splat i is base splat i.
+   */
+  baseIndex: z.instanceof(Uint32Array).optional(),
 });
