@@ -15,6 +15,7 @@ import type { StudioClient } from '../api/client.js';
 import type { ScreenShape, SelectionMode } from '../viewer/edit/screen-shapes.js';
 import { countSelected, indicesFromMask, maskFromIndices, wordsFor } from '../viewer/edit/selection-mask.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import { EDIT_COMMANDS, isTextField, textFieldCommand, type EditAction } from '../viewer/edit/edit-keys.js';
 import { clientEditsBackend, type CleanPreview, type EditRequest, type EditsBackend, type EditState, type SelectionShape } from './edit-backend.js';
 import { useNoticeStore } from './notices.js';
 import { useSceneStore } from './scene.js';
@@ -96,8 +97,54 @@ export const useEditStore = defineStore('edits', () => {
     return splats.baseIndex ?? Uint32Array.from({ length: splats.count }, (_, i) => i);
   }
 
+  /**
+   * Follows the application menu: its edit commands arrive as `appCommand` events. With a text
+   * field focused the command is the field's (menu shortcuts are registered on macOS, so the field
+   * never saw the key); otherwise it edits the splats while edit mode is on.
+   */
   function attach(client: StudioClient) {
     backend = clientEditsBackend(client);
+    client.on('appCommand', ({ command }) => {
+      const action = EDIT_COMMANDS[command];
+      if (!action) return;
+      if (typeof document !== 'undefined' && isTextField(document.activeElement)) {
+        const fieldCommand = textFieldCommand(command);
+        if (fieldCommand) document.execCommand(fieldCommand);
+        return;
+      }
+      if (active.value) run(action);
+    });
+  }
+
+  /** Runs a shortcut's or menu command's action ('cancel' is the overlay's: it drops the shape being drawn). */
+  function run(action: EditAction): void {
+    switch (action) {
+      case 'undo':
+        return void undo();
+      case 'redo':
+        return void redo();
+      case 'delete':
+        return void deleteSelected();
+      case 'hide':
+        return void hideSelected();
+      case 'unhide-all':
+        return void unhideAll();
+      case 'select-all':
+        return selectAll();
+      case 'select-none':
+        return clearSelection();
+      case 'invert':
+        return invert();
+      case 'tool-rect':
+      case 'tool-lasso':
+      case 'tool-brush':
+      case 'tool-box':
+      case 'tool-sphere':
+        tool.value = action.slice('tool-'.length) as EditTool;
+        return;
+      case 'cancel':
+        return;
+    }
   }
   /** Tests hand in a backend of their own. */
   function useBackend(b: EditsBackend) {
@@ -240,7 +287,7 @@ export const useEditStore = defineStore('edits', () => {
   return {
     active, tool, mode, brushRadiusPx, mask, selectedCount, state, busy, cleanStrength, cleanPreview, lastSelectMs,
     project, available, canEdit, shownCount, baseCount, hiddenCount, applied, undone, canUndo, canRedo,
-    attach, useBackend, refresh, select, selectScreen, selectAll, clearSelection, invert,
+    attach, useBackend, run, refresh, select, selectScreen, selectAll, clearSelection, invert,
     deleteSelected, hideSelected, unhideAll, separateSelected, cropTo, transformScene, undo, redo, clearEdits,
     previewClean, applyClean, dismissClean, selectedIndices,
   };

@@ -31,6 +31,7 @@ import { Scene } from '@babylonjs/core/scene.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { babylonCameraPose, babylonUpFromCameras, cameraCenter, ENGINE_TO_BABYLON_SCALING, frustumWorldPoints, type Vec3 } from './opencv-frame.js';
 import { robustBounds, viewSplatBuffer, type Bounds } from './splat-layout.js';
+import { viewPinhole } from './edit/view-camera.js';
 
 export type CameraMode = 'orbit' | 'fly';
 
@@ -433,6 +434,24 @@ export class SplatViewer {
 
   setBackground(rgb: readonly [number, number, number]): void {
     this.scene.clearColor = new Color4(rgb[0], rgb[1], rgb[2], 1);
+  }
+
+  /** The current view as the engine's pinhole camera, in CSS pixels of the canvas (edit selections use it). */
+  viewCamera(): PinholeCamera {
+    const camera = this.scene.activeCamera!;
+    return viewPinhole({ viewMatrix: camera.getViewMatrix(true).m, fovYRadians: camera.fov, width: this.canvas.clientWidth, height: this.canvas.clientHeight });
+  }
+
+  /** Centre of the content's robust bounds, Babylon frame (where edit helpers start). */
+  sceneCentre(): Vec3 {
+    const b = this.sceneBounds();
+    if (!b) return [0, 0, 0];
+    return [0, 1, 2].map((a) => ((b.min[a] + b.max[a]) / 2) * ENGINE_TO_BABYLON_SCALING[a]) as Vec3;
+  }
+
+  /** Diagonal of the content's robust bounds. */
+  sceneSize(): number {
+    return 2 * this.sceneRadius();
   }
 
   stats(): ViewerStats {
