@@ -67,6 +67,24 @@ export function readEditState(reply: unknown): EditState {
   return { list, baseSplats, visibleSplats: s.visible ?? s.after ?? baseSplats, hiddenSplats };
 }
 
+/** A shape as the engine's `edits.select` takes it (shared/contract/edit-select.ts). */
+export function engineShape(shape: SelectionShape): Record<string, unknown> {
+  switch (shape.kind) {
+    case 'screen': {
+      const s = shape.shape;
+      if (s.kind === 'rect') return { kind: 'rect', min: [s.x0, s.y0], max: [s.x1, s.y1] };
+      if (s.kind === 'lasso') return { kind: 'lasso', points: s.points.map((p) => [p[0], p[1]]) };
+      return { kind: 'brush', circles: s.points.map((p) => ({ centre: [p[0], p[1]], radius: s.radiusPx })) };
+    }
+    case 'box':
+      return { kind: 'box', box: shape.box };
+    case 'ellipsoid':
+      return { kind: 'ellipsoid', ellipsoid: shape.box };
+    default:
+      return shape;
+  }
+}
+
 export function clientEditsBackend(client: StudioClient | undefined): EditsBackend {
   const call = <T>(method: string, args: Record<string, unknown>) => callDeclared<T>(client, 'edits', method, args);
   return {
@@ -79,9 +97,8 @@ export function clientEditsBackend(client: StudioClient | undefined): EditsBacke
     redo: async (project) => readEditState(await call('redo', { project })),
     clear: async (project) => readEditState(await call('clear', { project })),
     select: async (project, shape, mode, mask) => {
-      const args: Record<string, unknown> = { project, mode, mask };
-      if (shape.kind === 'screen') Object.assign(args, { shape: shape.shape, camera: shape.camera });
-      else Object.assign(args, { shape });
+      const args: Record<string, unknown> = { project, mode, shape: engineShape(shape), current: mask };
+      if (shape.kind === 'screen') args.camera = shape.camera;
       return call<{ mask: Uint32Array; count: number }>('select', args);
     },
     cleanPreview: (project, params) => call<CleanPreview>('cleanPreview', { project, params }),

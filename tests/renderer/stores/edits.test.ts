@@ -167,3 +167,14 @@ describe('edit store', () => {
     expect(store.canEdit).toBe(false);
   });
 });
+
+describe('shapes as the engine takes them', () => {
+  it('sends screen shapes in the contract’s form (rect min/max, brush circles, ellipsoid field)', async () => {
+    const { engineShape } = await import('../../../renderer/src/stores/edit-backend.js');
+    expect(engineShape({ kind: 'screen', camera: CAMERA, shape: { kind: 'rect', x0: 1, y0: 2, x1: 30, y1: 40 } })).toEqual({ kind: 'rect', min: [1, 2], max: [30, 40] });
+    expect(engineShape({ kind: 'screen', camera: CAMERA, shape: { kind: 'brush', points: [[5, 6]], radiusPx: 9 } })).toEqual({ kind: 'brush', circles: [{ centre: [5, 6], radius: 9 }] });
+    const box = { centre: [0, 0, 0] as [number, number, number], halfSize: [1, 1, 1] as [number, number, number], rotation: [0, 0, 0, 1] as [number, number, number, number] };
+    expect(engineShape({ kind: 'ellipsoid', box })).toEqual({ kind: 'ellipsoid', ellipsoid: box });
+    expect(engineShape({ kind: 'opacity', min: 0, max: 0.2 })).toEqual({ kind: 'opacity', min: 0, max: 0.2 });
+  });
+});
