@@ -73,3 +73,33 @@ describe('highlighting the selection in the splat data', () => {
     expect([...centres]).toEqual([floats[40], floats[41], floats[42], floats[39 * 8], floats[39 * 8 + 1], floats[39 * 8 + 2]]);
   });
 });
+
+describe('the incremental highlighter', () => {
+  it('matches a fresh tint after every change of a random sequence of selections, touching only what changed (fresh seed)', async () => {
+    const { SelectionHighlighter } = await import('../../../../renderer/src/viewer/edit/selection-mask.js');
+    const seed = freshSeed();
+    const random = rng(seed);
+    const count = 700;
+    const buffer = randomBuffer(count, random);
+    const original = new Uint8Array(buffer.slice(0));
+    const baseIndex = Uint32Array.from({ length: count }, (_, i) => 3 * i + (i % 3)); // a sparse, monotone map
+    const baseCount = 3 * count;
+    const highlighter = new SelectionHighlighter();
+    let previous = new Set<number>();
+    for (let step = 0; step < 12; step++) {
+      const chosen = new Set(Array.from({ length: Math.floor(random() * 400) }, () => Math.floor(random() * baseCount)));
+      const mask = maskFromIndices([...chosen], baseCount);
+      const tint = step === 7 ? ([0, 255, 0, 255] as const) : ([255, 196, 0, 255] as const);
+      const out = new Uint8Array(highlighter.update({ buffer, count, baseIndex }, mask, tint));
+      const expected = new Uint8Array(tintSelected(buffer, count, mask, baseIndex, tint).buffer);
+      expect(out, `seed ${seed}, step ${step}`).toEqual(expected.subarray(0, count * 32));
+      if (step !== 7 && step !== 8) {
+        const shownBases = new Set(baseIndex);
+        const flipped = [...new Set([...chosen, ...previous])].filter((b) => chosen.has(b) !== previous.has(b) && shownBases.has(b)).length;
+        expect(highlighter.lastChanged, `seed ${seed}, step ${step}`).toBe(flipped);
+      }
+      previous = chosen;
+    }
+    expect(new Uint8Array(buffer)).toEqual(original); // the source is never written
+  });
+});
