@@ -39,7 +39,7 @@ export class FakeEdits implements EditsBackend {
   }
 
   /** What `projects.splats` returns: kept splats in base order, with their base indices. */
-  splats(): { count: number; run: string; step: number; data: ArrayBuffer; baseIndex: Uint32Array } {
+  splats(): { count: number; run: string; step: number; data: ArrayBuffer; baseIndex: Uint32Array<ArrayBuffer> } {
     const s = this.states();
     const kept = s.flatMap((x, i) => (x === 'kept' ? [i] : []));
     const src = new Uint8Array(this.base);
