@@ -19,7 +19,7 @@ const aboveEngine = { group: ['**/renderer/**', '**/app/**', '**/preload/**', '*
 /**
  * The engine's layers (docs/architecture.md): for each folder of main/engine, the engine folders
  * it may import (shared/ and kernels/ always). Every other engine folder is refused, type imports
- * included. Computing (gpu, formats, render, dataset, train, mesh) sits below recording
+ * included. Computing (gpu, formats, render, dataset, train, mesh, edit) sits below recording
  * (project) and running (jobs); the capture pipeline writes datasets and knows nothing of training.
  */
 export const ENGINE_LAYERS = {
@@ -32,8 +32,10 @@ export const ENGINE_LAYERS = {
   capture: ['gpu', 'sfm', 'dataset', 'formats'],
   train: ['gpu', 'render', 'dataset', 'formats'],
   mesh: ['gpu', 'render', 'dataset', 'formats'],
-  project: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'formats'],
-  jobs: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'formats', 'project'],
+  // edits of trained splats (selection, operations, cleanup): computing, below the project
+  edit: ['gpu', 'render', 'dataset', 'formats'],
+  project: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats'],
+  jobs: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats', 'project'],
 };
 
 function engineLayer(layer) {

@@ -9,6 +9,7 @@ import { describeKernels } from '../engine/render/kernel-plan.js';
 import { TRAINING_BACKWARD } from '../engine/train/trainer.js';
 import type { JobManager } from '../engine/jobs/manager.js';
 import { TaskManager } from '../engine/jobs/tasks.js';
+import { createEditServices } from './edit-services.js';
 import { createProjectServices } from './project-services.js';
 import { createTaskServices } from './task-services.js';
 import { describeSettings, writeSavedSettings } from './settings.js';
@@ -32,6 +33,7 @@ export interface HostContext {
 export function createServices(engine: Engine, jobs: JobManager, host: HostContext, tasks: TaskManager = new TaskManager({ emit: () => undefined })): ServiceImpl<Services> {
   return {
     ...createProjectServices(engine, jobs),
+    ...createEditServices(engine, jobs),
     ...createTaskServices(engine, tasks),
     system: {
       async ping() {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
 import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
+import { EditsApplyArgs, EditsProjectArgs, EditStateResult } from './edits.js';
 import { GpuInfoSchema } from './gpu.js';
 import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
@@ -39,6 +40,13 @@ export const contract = defineContract({
     },
     capture: {
       import: method(CaptureImportArgs, z.object({ task: z.string() }), 'video clips and photo folders -> frames -> COLMAP -> a new project on the captured dataset, as a cancellable task (task events)'),
+    },
+    edits: {
+      get: method(EditsProjectArgs, EditStateResult, "a project's edit list on its newest splats and what it does (operations per kind, splats before and after)"),
+      apply: method(EditsApplyArgs, EditStateResult, 'adds an operation (its selection: sorted, distinct base indices, as raw bytes) to the edit list; the redo stack is dropped'),
+      undo: method(EditsProjectArgs, EditStateResult, 'undoes the newest edit (kept for redo)'),
+      redo: method(EditsProjectArgs, EditStateResult, 'applies the most recently undone edit again'),
+      clear: method(EditsProjectArgs, EditStateResult, "empties the edit list: the newest splats show as trained (older bases' lists stay in the history)"),
     },
     mesh: {
       extract: method(MeshExtractArgs, z.object({ task: z.string() }), "extracts a mesh from a project's newest splats to GLB, PLY or OBJ, as a cancellable task (task events)"),
@@ -82,4 +90,5 @@ export type { JobState, JobStatus, ProjectSummary, TrainSource } from './project
 export type { GpuInfo, BackendChoice } from './gpu.js';
 export type { Settings, SettingSource } from './settings.js';
 export type { AppCommandId } from './shell.js';
+export type { EditState, EditSummary, NewEditOperation } from './edits.js';
 export type { CaptureReportView, TaskResult, TaskState, TaskStatus } from './tasks.js';

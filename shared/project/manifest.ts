@@ -128,6 +128,12 @@ export const RunSchema = z.object({
   evaluations: z.array(EvaluationRecordSchema),
   outputs: z.object({ splats: relativeOrAbsolutePath.optional(), splatCount: count.optional(), cameras: relativeOrAbsolutePath.optional() }).strict(),
   error: z.object({ code: z.string(), message: z.string() }).strict().optional(),
+  /**
+   * A run that started from a project's edited splats (training continued after edits,
+   * docs/editing.md): the base the edits applied to, how many operations, the splats it started
+   * with. Added in place in version 2 (optional: older files read unchanged).
+   */
+  startedFrom: z.object({ run: z.string(), step: count, operations: count, splats: count }).strict().optional(),
 }).strict();
 export type ProjectRun = z.infer<typeof RunSchema>;
 

@@ -36,6 +36,11 @@ const VALID: Record<string, Record<string, unknown>> = {
   'capture.import': { inputs: ['/data/walk.mp4', '/data/photos'], name: 'walk', dir: '/projects', params: { 'capture.frames': 40, 'train.iterations': 7000 } },
   'mesh.extract': { project: '/projects/statue.argo', path: '/tmp/statue.glb', params: { 'mesh.resolution': 128, 'mesh.depth': 'median' } },
   'mesh.preview': { task: 'mesh-1' },
+  'edits.get': { project: '/projects/statue.argo' },
+  'edits.apply': { project: '/projects/statue.argo', operation: { op: 'delete', label: 'Delete 3 splats (box)' }, selection: Uint32Array.of(1, 5, 9) },
+  'edits.undo': { project: '/projects/statue.argo' },
+  'edits.redo': { project: '/projects/statue.argo' },
+  'edits.clear': { project: '/projects/statue.argo' },
   'tasks.cancel': { task: 'capture-1' },
   'tasks.status': {},
 };

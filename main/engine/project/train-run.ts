@@ -23,9 +23,13 @@ import { makeFolder, removeStaleTemps } from '../formats/atomic-file.js';
 import { writePly } from '../formats/ply.js';
 import { writeRefinedCameras } from './refined-cameras.js';
 import type { GpuContext } from '../gpu/context.js';
-import { checkpointProblem } from '../train/checkpoint.js';
-import { checkpointFiles, runTrainingJob, type StepControl, type TrainJobResult } from '../train/job.js';
+import { runTrainingJob, type StepControl, type TrainJobResult } from '../train/job.js';
+import { editedTrainingStart } from './edit-training.js';
+import { carryTransform, closeEditList } from './edits.js';
 import { acquireTrainingLock } from './lock.js';
+import { newestCompleteCheckpoint } from './newest-checkpoint.js';
+
+export { newestCompleteCheckpoint } from './newest-checkpoint.js';
 import type { Project } from './project.js';
 
 /** Parameters that may differ when a run continues: they do not change what is computed. */
@@ -64,16 +68,6 @@ export interface ProjectTrainResult extends TrainJobResult {
   resumedFrom: number;
   /** The run's PLY when it finished. */
   splatsFile?: string;
-}
-
-/** The newest checkpoint in `dir` whose file is whole (skipping, with a warning, any that is not). */
-export async function newestCompleteCheckpoint(dir: string, warn?: (m: string) => void): Promise<{ file: string; step: number } | undefined> {
-  for (const c of await checkpointFiles(dir)) {
-    const problem = await checkpointProblem(c.file);
-    if (!problem) return c;
-    warn?.(`${c.file}: skipped (${problem}); trying an older checkpoint`);
-  }
-  return undefined;
 }
 
 function describeConflicts(run: ProjectRun, wanted: Record<string, ParamValue>): string[] {
@@ -118,9 +112,11 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
     const source = await project.trainingSource();
     const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([k]) => k.startsWith('train.')));
     const latest = project.latestRun();
+    // Edits on the newest splats: a new run starts from the edited splats (edit-training.ts).
+    const edited = options.initial ? undefined : await editedTrainingStart(project, warn);
     let run: ProjectRun;
     let fresh = false;
-    if (latest && latest.status !== 'finished' && !options.newRun) {
+    if (latest && latest.status !== 'finished' && !options.newRun && !edited) {
       run = latest;
       const conflicts = describeConflicts(run, overrides);
       if (conflicts.length && options.onParamConflict !== 'ignore') {
@@ -135,9 +131,16 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
         id, createdAt: now, updatedAt: now, params, status: 'running', step: 0, total: trainParamValues(params)['train.iterations'], resumes: [],
         checkpointsDir: project.relative(path.join(project.runDir(id), 'checkpoints')), metrics: [], evaluations: [], outputs: {},
       };
+      if (edited) {
+        run.startedFrom = { run: edited.list.base.run, step: edited.list.base.step, operations: edited.list.operations.length, splats: edited.splats.count };
+        // The run's splats become a new base: the list that made its start is kept in the history.
+        closeEditList(project);
+        await emit({ type: 'log', level: 'info', message: `${id} starts from the edited splats of ${edited.list.base.run} step ${edited.list.base.step} (${edited.list.operations.length} edits, ${edited.splats.count} splats)` });
+      }
       project.manifest.runs.push(run);
       fresh = true;
     }
+    const initial = options.initial ?? edited?.splats;
     const checkpointsDir = project.resolve(run.checkpointsDir);
     for (const dir of [checkpointsDir, project.dir]) {
       for (const name of await removeStaleTemps(dir)) await emit({ type: 'log', level: 'info', message: `removed ${path.join(dir, name)} (a write interrupted by a crash)` });
@@ -171,7 +174,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
         params: definedParams(run.params),
         profileEvery: options.profileEvery,
         signal: options.signal,
-        ...(fresh && options.initial ? { initial: options.initial } : {}),
+        ...(fresh && initial ? { initial } : {}),
         ...(between ? { between: (control: StepControl) => between({ ...control, setStatus }) } : {}),
         checkpoints: { dir: checkpointsDir, every: trainParamValues(run.params)['train.checkpointEvery'], keep: options.keep, from: from?.file },
         onEvent: async (event) => {
@@ -201,6 +204,7 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
         run.outputs.cameras = project.relative(camerasFile);
       }
       run.status = 'finished';
+      if (edited?.carried) carryTransform(project, { run: run.id, step: run.step, splats: result.splatCount }, edited.carried, edited.list.base);
     }
     if (!run.evaluations.some((e) => e.step === result.evaluation.step)) recordEvaluation(run.evaluations, result.evaluation);
     touch();

@@ -1,0 +1,97 @@
+/**
+ * Similarities x' = s R x + t on splats: positions move, orientations turn, log-scales add log s,
+ * and the view-dependent colour (SH degrees 1-3) turns with the scene (sh-rotation.ts). The edit
+ * list's quaternions are (x, y, z, w) (shared/edits/edit-list.ts); the splats' are (w, x, y, z)
+ * (shared/scene/splats.ts). Everything is composed and applied in float64.
+ */
+import type { Similarity } from '../../../shared/edits/edit-list.js';
+import type { SplatSet } from '../../../shared/scene/splats.js';
+import { rotateShInPlace, shRotationMatrices } from './sh-rotation.js';
+
+/** A similarity in float64: rotation as a unit quaternion (w, x, y, z) and as a row-major matrix. */
+export interface Similarity64 {
+  /** (w, x, y, z), unit. */
+  quat: [number, number, number, number];
+  matrix: Float64Array;
+  scale: number;
+  translation: [number, number, number];
+}
+
+export function quatToMatrix([w, x, y, z]: readonly number[]): Float64Array {
+  return Float64Array.of(
+    1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+  );
+}
+
+/** Hamilton product a * b of (w, x, y, z) quaternions: rotating by b, then by a. */
+export function quatMultiply(a: readonly number[], b: readonly number[]): [number, number, number, number] {
+  const [aw, ax, ay, az] = a;
+  const [bw, bx, by, bz] = b;
+  return [
+    aw * bw - ax * bx - ay * by - az * bz,
+    aw * bx + ax * bw + ay * bz - az * by,
+    aw * by - ax * bz + ay * bw + az * bx,
+    aw * bz + ax * by - ay * bx + az * bw,
+  ];
+}
+
+/** A unit (w, x, y, z) quaternion from the edit list's (x, y, z, w). */
+export function editQuat([x, y, z, w]: readonly number[]): [number, number, number, number] {
+  const n = Math.hypot(x, y, z, w);
+  return [w / n, x / n, y / n, z / n];
+}
+
+export const IDENTITY: Similarity64 = { quat: [1, 0, 0, 0], matrix: quatToMatrix([1, 0, 0, 0]), scale: 1, translation: [0, 0, 0] };
+
+export function similarity64(t: Similarity): Similarity64 {
+  const quat = editQuat(t.rotation);
+  return { quat, matrix: quatToMatrix(quat), scale: t.scale, translation: [...t.translation] };
+}
+
+/** Back to the edit list's form (rotation as (x, y, z, w)). */
+export function toSimilarity(t: Similarity64): Similarity {
+  const [w, x, y, z] = t.quat;
+  return { translation: [...t.translation], rotation: [x, y, z, w], scale: t.scale };
+}
+
+export function isIdentity(t: Similarity64): boolean {
+  return t.scale === 1 && t.translation.every((v) => v === 0) && t.quat[0] === 1 && t.quat[1] === 0 && t.quat[2] === 0 && t.quat[3] === 0;
+}
+
+/** The point x mapped by t. */
+export function applyToPoint(t: Similarity64, x: number, y: number, z: number): [number, number, number] {
+  const m = t.matrix;
+  const s = t.scale;
+  return [
+    s * (m[0] * x + m[1] * y + m[2] * z) + t.translation[0],
+    s * (m[3] * x + m[4] * y + m[5] * z) + t.translation[1],
+    s * (m[6] * x + m[7] * y + m[8] * z) + t.translation[2],
+  ];
+}
+
+/** `second` after `first`: x -> s2 R2 (s1 R1 x + t1) + t2. */
+export function compose(second: Similarity64, first: Similarity64): Similarity64 {
+  const quat = quatMultiply(second.quat, first.quat);
+  const n = Math.hypot(...quat);
+  const unit: [number, number, number, number] = [quat[0] / n, quat[1] / n, quat[2] / n, quat[3] / n];
+  const moved = applyToPoint(second, ...first.translation);
+  return { quat: unit, matrix: quatToMatrix(unit), scale: second.scale * first.scale, translation: moved };
+}
+
+/** Applies t to every splat of `splats` in place (means, orientations, log-scales, SH). */
+export function transformSplatsInPlace(splats: SplatSet, t: Similarity64): void {
+  const { count, means, quats, logScales } = splats;
+  const logScale = Math.log(t.scale);
+  for (let i = 0; i < count; i++) {
+    const p = applyToPoint(t, means[3 * i], means[3 * i + 1], means[3 * i + 2]);
+    means[3 * i] = p[0];
+    means[3 * i + 1] = p[1];
+    means[3 * i + 2] = p[2];
+    const q = quatMultiply(t.quat, [quats[4 * i], quats[4 * i + 1], quats[4 * i + 2], quats[4 * i + 3]]);
+    for (let c = 0; c < 4; c++) quats[4 * i + c] = q[c];
+    for (let c = 0; c < 3; c++) logScales[3 * i + c] += logScale;
+  }
+  if (splats.shDegree > 0) rotateShInPlace(splats.sh, count, splats.shDegree, shRotationMatrices(t.matrix, splats.shDegree));
+}
