@@ -153,7 +153,9 @@ export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Im
       async splats({ project: file }) {
         const project = await openProject(file);
         const found = await projectSplats(project, (m) => engine.log('warn', m, 'projects'));
-        return { count: found.splats.count, run: found.run.id, step: found.step, data: encodeSplatSet(found.splats) };
+        // With edits, each kept splat's base index: the Viewer's selections (base indices) show on the edited splats.
+        const baseIndex = found.edits ? (found.edits.keptToBase as Uint32Array<ArrayBuffer>) : undefined;
+        return { count: found.splats.count, run: found.run.id, step: found.step, data: encodeSplatSet(found.splats), ...(baseIndex ? { baseIndex } : {}) };
       },
     },
     train: {

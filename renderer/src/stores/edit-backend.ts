@@ -9,6 +9,7 @@
 import type { EditList, EditOperation, OrientedBox } from '../../../shared/edits/edit-list.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { StudioClient } from '../api/client.js';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { callDeclared, declares } from '../api/services.js';
 import type { ScreenShape, SelectionMode } from '../viewer/edit/screen-shapes.js';
 
@@ -86,16 +87,21 @@ export function engineShape(shape: SelectionShape): Record<string, unknown> {
 }
 
 export function clientEditsBackend(client: StudioClient | undefined): EditsBackend {
+  // edit-select's methods until the contract declares them; edit-core's through the typed client.
   const call = <T>(method: string, args: Record<string, unknown>) => callDeclared<T>(client, 'edits', method, args);
+  const api = () => {
+    if (!client) throw new ArgonautError('unavailable', 'not connected to the engine');
+    return client.api;
+  };
   return {
     get available() {
       return { edits: declares('edits', 'apply'), select: declares('edits', 'select'), clean: declares('edits', 'cleanPreview') };
     },
-    get: async (project) => readEditState(await call('get', { project })),
-    apply: async (project, operation, selection) => readEditState(await call('apply', { project, operation, ...(selection ? { selection } : {}) })),
-    undo: async (project) => readEditState(await call('undo', { project })),
-    redo: async (project) => readEditState(await call('redo', { project })),
-    clear: async (project) => readEditState(await call('clear', { project })),
+    get: async (project) => readEditState(await api().edits.get({ project })),
+    apply: async (project, operation, selection) => readEditState(await api().edits.apply({ project, operation, ...(selection ? { selection: selection as Uint32Array<ArrayBuffer> } : {}) })),
+    undo: async (project) => readEditState(await api().edits.undo({ project })),
+    redo: async (project) => readEditState(await api().edits.redo({ project })),
+    clear: async (project) => readEditState(await api().edits.clear({ project })),
     select: async (project, shape, mode, mask) => {
       const args: Record<string, unknown> = { project, mode, shape: engineShape(shape), current: mask };
       if (shape.kind === 'screen') args.camera = shape.camera;
