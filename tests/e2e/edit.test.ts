@@ -101,6 +101,32 @@ describe.skipIf(skip)('editing in the Viewer in Chromium against a real engine h
     await expect.poll(() => count('total-count')).toBe(SPLATS);
     expect(await count('visible-count')).toBe(SPLATS);
     expect(await count('selected-count')).toBe(0);
+    // the view narrowed for the panel: SwiftShader redraws it at a few frames a second
+    await expect.poll(async () => canvasStats(await canvas().screenshot()).nonBackgroundFraction, { timeout: 20_000 }).toBeGreaterThan(0.02);
+    await page.screenshot({ path: path.join(screenshots, 'edit-mode.png') });
+    expect(problems.errors).toEqual([]);
+  }, 90_000);
+
+  it('shows the box helper with its gizmo (X), crops to it, and undoes the crop from the history panel', async () => {
+    await canvas().focus();
+    await page.keyboard.press('x');
+    await expect.poll(() => page.locator('[data-tool="box"]').getAttribute('aria-checked')).toBe('true');
+    await page.locator('[data-action="crop"]').waitFor();
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: path.join(screenshots, 'edit-box-gizmo.png') });
+    await page.locator('[data-action="crop"]').click();
+    await expect.poll(() => page.locator('[data-test="history-list"] [data-op="crop"]').count(), { timeout: 20_000 }).toBe(1);
+    await idle(); // the edited splats are loaded
+    const kept = await count('visible-count');
+    // the helper starts as a cube 0.4 of the content's diagonal wide: the sphere's caps stick out of it
+    expect(kept).toBeGreaterThan(0);
+    expect(kept).toBeLessThan(SPLATS);
+    await page.waitForTimeout(1000);
+    await page.screenshot({ path: path.join(screenshots, 'edit-cropped.png') });
+    await page.locator('[data-action="undo"]').click();
+    await expect.poll(() => count('visible-count'), { timeout: 20_000 }).toBe(SPLATS);
+    await page.locator('[data-tool="rect"]').click();
+    expect(problems.errors).toEqual([]);
   }, 90_000);
 
   let afterRect = 0;

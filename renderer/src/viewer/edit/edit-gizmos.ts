@@ -82,7 +82,7 @@ export class EditGizmos {
         mesh.scaling = Vector3.FromArray(previous.scaling);
       } else {
         mesh.position = Vector3.FromArray(this.viewer.sceneCentre());
-        const size = this.viewer.sceneSize() * 0.5;
+        const size = this.viewer.sceneSize() * 0.4; // a cube about the middle of the content, not all of it
         mesh.scaling = new Vector3(size, size, size);
       }
       this.helper = mesh;
