@@ -10,6 +10,7 @@ import { parseArgs, UsageError } from './args.js';
 import type { CommandSpec } from './command.js';
 import { benchCommand } from './commands/bench.js';
 import { captureCommand } from './commands/capture.js';
+import { cleanCommand } from './commands/clean.js';
 import { editCommand } from './commands/edit.js';
 import { exportCommand } from './commands/export.js';
 import { importCommand } from './commands/import.js';
@@ -22,7 +23,7 @@ import { commandHelp, globalHelp } from './help.js';
 import { Output, type Streams } from './output.js';
 import { runBrowserMode, runStudio } from './studio.js';
 
-export const COMMANDS: readonly CommandSpec[] = [infoCommand, captureCommand, importCommand, trainCommand, renderCommand, meshCommand, editCommand, exportCommand, benchCommand];
+export const COMMANDS: readonly CommandSpec[] = [infoCommand, captureCommand, importCommand, trainCommand, renderCommand, meshCommand, editCommand, cleanCommand, exportCommand, benchCommand];
 
 export interface RunOptions {
   streams?: Streams;

@@ -12,6 +12,7 @@ import type { Engine } from '../engine/engine.js';
 import { checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
 import { addEditOperation, clearEdits, editState, redoEdit, undoEdit } from '../engine/project/edits.js';
 import { Project } from '../engine/project/project.js';
+import { createSelectServices } from './select-services.js';
 
 type Impl = ServiceImpl<Services>;
 
@@ -21,6 +22,7 @@ export function createEditServices(engine: Engine, jobs: JobManager): Pick<Impl,
   const openProject = async (file: string) => jobs.openProjectOf(await checkedProjectFile(file)) ?? Project.open(await checkedProjectFile(file));
   return {
     edits: {
+      ...createSelectServices(engine, jobs),
       async get({ project }) {
         return editState(await openProject(project), warn);
       },

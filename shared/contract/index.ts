@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
 import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
 import { EditsApplyArgs, EditsProjectArgs, EditStateResult } from './edits.js';
+import { EditsCleanPreviewArgs, EditsCleanPreviewResult, EditsSelectArgs, EditsSelectResult } from './edit-select.js';
 import { GpuInfoSchema } from './gpu.js';
 import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
@@ -47,6 +48,8 @@ export const contract = defineContract({
       undo: method(EditsProjectArgs, EditStateResult, 'undoes the newest edit (kept for redo)'),
       redo: method(EditsProjectArgs, EditStateResult, 'applies the most recently undone edit again'),
       clear: method(EditsProjectArgs, EditStateResult, "empties the edit list: the newest splats show as trained (older bases' lists stay in the history)"),
+      select: method(EditsSelectArgs, EditsSelectResult, "a selection on the GPU: a shape (rect, lasso, brush through the viewer's camera; box, ellipsoid; opacity, size or colour range) combined with the current bitmask by mode, over the edited splats' base indices; the new bitmask (raw bytes) and its count"),
+      cleanPreview: method(EditsCleanPreviewArgs, EditsCleanPreviewResult, 'what the floater cleanup would remove at these edit.clean* parameters (sorted base indices, raw bytes) and how many splats meet each criterion'),
     },
     mesh: {
       extract: method(MeshExtractArgs, z.object({ task: z.string() }), "extracts a mesh from a project's newest splats to GLB, PLY or OBJ, as a cancellable task (task events)"),

@@ -224,6 +224,57 @@ export const PARAMS = [
     group: 'Mesh', label: 'Depth', commands: ['mesh', 'bench'], advanced: true,
     help: "Depth fused per view: 'auto' (median for models trained with --geometry, else expected), 'surface' (where the pixel's ray enters each splat's visible extent: fat and flat splats), 'ray' (each splat's densest point on the ray: flat splats), 'expected' (splat centres, weighted: in front of slanted surfaces) or 'median' (for models trained with --geometry).",
   },
+  // ---- floater cleanup (main/engine/edit/clean.ts, docs/editing.md) ----
+  {
+    key: 'edit.cleanStrength', flag: 'strength', type: 'float', min: 0, max: 1, default: 0.5,
+    group: 'Cleanup', label: 'Strength', commands: ['clean'],
+    help: 'How hard the floater cleanup removes: 0 removes nothing, 1 applies every threshold in full (each criterion scales with it; docs/editing.md gives the mapping).',
+  },
+  {
+    key: 'edit.cleanOpacity', flag: 'clean-opacity', type: 'float', min: 0, max: 1, default: 0.1,
+    group: 'Cleanup', label: 'Faint below', commands: ['clean'], advanced: true,
+    help: 'At full strength, splats with an opacity below this are removed (at strength s: below s x this).',
+  },
+  {
+    key: 'edit.cleanSize', flag: 'clean-size', type: 'float', min: 0.001, max: 10, default: 0.05, unit: 'scene scale',
+    group: 'Cleanup', label: 'Huge above', commands: ['clean'], advanced: true,
+    help: "At full strength, splats whose largest axis scale exceeds this fraction of the scene's scale are removed (at strength s: this / s).",
+  },
+  {
+    key: 'edit.cleanRadius', flag: 'clean-radius', type: 'float', min: 0.0001, max: 1, default: 0.05, unit: 'scene scale',
+    group: 'Cleanup', label: 'Neighbour radius', commands: ['clean'], advanced: true,
+    help: "Radius, as a fraction of the scene's scale, within which a splat's neighbouring centres are counted for the isolation test.",
+  },
+  {
+    key: 'edit.cleanNeighbours', flag: 'clean-neighbours', type: 'int', min: 0, max: 1000, default: 4, unit: 'splats',
+    group: 'Cleanup', label: 'Isolated below', commands: ['clean'], advanced: true,
+    help: 'At full strength, splats with fewer neighbours than this within the neighbour radius are isolated and removed (at strength s: fewer than s x this).',
+  },
+  {
+    key: 'edit.cleanViews', flag: 'clean-views', type: 'int', min: 0, max: 1000, default: 2, unit: 'views',
+    group: 'Cleanup', label: 'Seen by fewer than', commands: ['clean'], advanced: true,
+    help: "At full strength, splats whose centre lies inside fewer than this many training cameras' views are removed (at strength s: fewer than s x this); needs the project's cameras.",
+  },
+  {
+    key: 'edit.cleanByOpacity', flag: 'clean-by-opacity', type: 'bool', default: true,
+    group: 'Cleanup', label: 'Remove faint splats', commands: ['clean'], advanced: true,
+    help: 'Whether the cleanup removes faint splats (edit.cleanOpacity).',
+  },
+  {
+    key: 'edit.cleanBySize', flag: 'clean-by-size', type: 'bool', default: true,
+    group: 'Cleanup', label: 'Remove huge splats', commands: ['clean'], advanced: true,
+    help: 'Whether the cleanup removes huge splats (edit.cleanSize).',
+  },
+  {
+    key: 'edit.cleanByIsolation', flag: 'clean-by-isolation', type: 'bool', default: true,
+    group: 'Cleanup', label: 'Remove isolated splats', commands: ['clean'], advanced: true,
+    help: 'Whether the cleanup removes isolated splats (edit.cleanRadius, edit.cleanNeighbours).',
+  },
+  {
+    key: 'edit.cleanByViews', flag: 'clean-by-views', type: 'bool', default: true,
+    group: 'Cleanup', label: 'Remove unseen splats', commands: ['clean'], advanced: true,
+    help: 'Whether the cleanup removes splats few training views see (edit.cleanViews); off without cameras.',
+  },
 ] as const satisfies readonly ParamDef[];
 
 /** One of the registry's definitions, with its literal key, type, choices and default. */

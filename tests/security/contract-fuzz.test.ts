@@ -41,6 +41,8 @@ const VALID: Record<string, Record<string, unknown>> = {
   'edits.undo': { project: '/projects/statue.argo' },
   'edits.redo': { project: '/projects/statue.argo' },
   'edits.clear': { project: '/projects/statue.argo' },
+  'edits.select': { project: '/projects/statue.argo', mode: 'add', shape: { kind: 'brush', circles: [{ centre: [10, 20], radius: 8 }] }, camera: { width: 64, height: 48, fx: 50, fy: 50, cx: 32, cy: 24, worldToCamera: [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 3, 0, 0, 0, 1] }, current: new Uint32Array(4) },
+  'edits.cleanPreview': { project: '/projects/statue.argo', params: { 'edit.cleanStrength': 0.4 } },
   'tasks.cancel': { task: 'capture-1' },
   'tasks.status': {},
 };

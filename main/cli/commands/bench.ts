@@ -13,6 +13,7 @@ import { BENCH_BA_SIZE, benchBa } from './bench-ba.js';
 import { benchLossCommand, LOSS_BENCH_SIZE } from './bench-loss.js';
 import { benchMesh } from './bench-mesh.js';
 import { BENCH_PROTOCOLS } from './bench-protocol.js';
+import { benchSelectCommand, SELECT_BENCH_SPLATS } from './bench-select.js';
 import { BENCH_SFM_FRAMES, BENCH_SFM_VIDEO_SIZE, benchSfm, PAIR_MODES } from './bench-sfm.js';
 import { benchSfmAccuracy } from './bench-sfm-accuracy.js';
 import { benchTrain } from './bench-train.js';
@@ -84,18 +85,19 @@ async function raster(context: CommandContext) {
 
 export const benchCommand: CommandSpec = {
   name: 'bench',
-  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection, matching, verification, global mapping and bundle adjustment, per stage), `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity) and `bench ba` (bundle adjustment of a synthetic problem, GPU against CPU)',
-  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--focal PX] [--reference <transforms.json|model-dir>] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]\n       argonaut --no-gui bench ba [--images N] [--points N] [--obs-per-point N] [--lm-iterations N] [--skip-cpu] [--profile-kernels] [--out FILE] [--json]',
+  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection, matching, verification, global mapping and bundle adjustment, per stage), `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity), `bench ba` (bundle adjustment of a synthetic problem, GPU against CPU) and `bench select` (one selection per shape on 10M splats: GPU time and round trip)',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--focal PX] [--reference <transforms.json|model-dir>] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]\n       argonaut --no-gui bench ba [--images N] [--points N] [--obs-per-point N] [--lm-iterations N] [--skip-cpu] [--profile-kernels] [--out FILE] [--json]\n       argonaut --no-gui bench select [--splats N] [--width N] [--height N] [--clean] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
-    { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()})` },
+    { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()}); select: splats of the scene (default ${SELECT_BENCH_SPLATS.toLocaleString()})` },
     { flag: 'load', type: 'string', choices: Object.keys(RASTER_LOADS), help: "raster: 'fixed' (RASTER_LOAD.md, 1237x822) or 'bigsplat' (its splats' scales x4 at 1920x1440: what real captures stress; docs/benchmarks.md)" },
     { flag: 'data', type: 'string', help: 'raster: folder holding gsplat_test_garden/ (default ../shared/data)', valueName: 'dir' },
     { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
     { flag: 'backward-reduce', type: 'string', choices: ['partials', 'cas'], help: 'raster: how the subgroup backward sums over a tile (default partials)' },
     { flag: 'backward-pixels', type: 'int', choices: [1, 2], help: 'raster: pixels per thread of the subgroup partials backward' },
-    { flag: 'width', type: 'int', help: `loss: image width (default ${LOSS_BENCH_SIZE.width})` },
-    { flag: 'height', type: 'int', help: `loss: image height (default ${LOSS_BENCH_SIZE.height})` },
+    { flag: 'width', type: 'int', help: `loss: image width (default ${LOSS_BENCH_SIZE.width}); select: view width (default 1920)` },
+    { flag: 'height', type: 'int', help: `loss: image height (default ${LOSS_BENCH_SIZE.height}); select: view height (default 1080)` },
+    { flag: 'clean', type: 'bool', help: 'select: also time the floater cleanup (CPU) on the same scene' },
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
     { flag: 'protocol', type: 'string', choices: BENCH_PROTOCOLS, help: "train: the protocol to follow (docs/benchmarks.md): 'mic' and 'statue' (anchors.json), 'capture' (any COLMAP or transforms.json folder: SfM init, every 8th image held out, full resolution, black, per-view scores), 'custom' (the run's own parameters); default mic or statue by name, custom for other NeRF-synthetic scenes, else capture" },
@@ -132,6 +134,7 @@ export const benchCommand: CommandSpec = {
     else if (kind === 'sfm') await benchSfm({ ...context, positionals: rest });
     else if (kind === 'sfm-accuracy') await benchSfmAccuracy({ ...context, positionals: rest });
     else if (kind === 'ba') await benchBa({ ...context, positionals: rest });
-    else throw new UsageError(`bench: expected "raster", "loss", "train", "mesh", "sfm", "sfm-accuracy" or "ba", got ${kind ? `"${kind}"` : 'nothing'}`);
+    else if (kind === 'select') await benchSelectCommand({ ...context, positionals: rest });
+    else throw new UsageError(`bench: expected "raster", "loss", "train", "mesh", "sfm", "sfm-accuracy", "ba" or "select", got ${kind ? `"${kind}"` : 'nothing'}`);
   },
 };

@@ -16,6 +16,7 @@ import colourCorrect from '../../../kernels/colour-correct.wgsl';
 import compositeForward from '../../../kernels/composite-forward.wgsl';
 import densify from '../../../kernels/densify.wgsl';
 import dispatch from '../../../kernels/dispatch.wgsl';
+import editSelect from '../../../kernels/edit-select.wgsl';
 import gather from '../../../kernels/gather.wgsl';
 import geometry from '../../../kernels/geometry.wgsl';
 import intersect from '../../../kernels/intersect.wgsl';
@@ -53,6 +54,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'composite-forward': compositeForward,
   densify,
   dispatch,
+  'edit-select': editSelect,
   gather,
   geometry,
   intersect,

@@ -68,6 +68,12 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
   },
   { kernel: 'match-nearest', struct: 'MatchParams', size: 16, offsets: { train_first: 0, train_end: 4, table_first: 8, _pad0: 12 } },
   { kernel: 'tsdf', struct: 'TsdfView', size: 80, offsets: { r0: 0, r1: 16, r2: 32, focal: 48, principal: 56, size: 64, near: 72, alpha_min: 76 } },
+  {
+    kernel: 'edit-select',
+    struct: 'SelectParams',
+    size: 192,
+    offsets: { r0: 0, r1: 16, r2: 32, focal: 48, principal: 56, bounds: 64, solid_centre: 80, solid_axis0: 96, solid_axis1: 112, solid_axis2: 128, colour: 144, range: 160, near: 168, count: 172, words: 176, shape: 180, mode: 184, points: 188 },
+  },
 ];
 
 describe('uniform structs packed from their WGSL declaration', () => {
