@@ -10,7 +10,8 @@ import type { EditList, EditOperation, OrientedBox } from '../../../shared/edits
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { StudioClient } from '../api/client.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
-import { callDeclared, declares } from '../api/services.js';
+import type { SelectionShape as EngineSelectionShape } from '../../../shared/contract/edit-select.js';
+import { declares } from '../api/services.js';
 import type { ScreenShape, SelectionMode } from '../viewer/edit/screen-shapes.js';
 
 /** Operations as the store asks for them: the engine gives each its id and time, and stores the selection. */
@@ -69,7 +70,7 @@ export function readEditState(reply: unknown): EditState {
 }
 
 /** A shape as the engine's `edits.select` takes it (shared/contract/edit-select.ts). */
-export function engineShape(shape: SelectionShape): Record<string, unknown> {
+export function engineShape(shape: SelectionShape): EngineSelectionShape {
   switch (shape.kind) {
     case 'screen': {
       const s = shape.shape;
@@ -87,8 +88,6 @@ export function engineShape(shape: SelectionShape): Record<string, unknown> {
 }
 
 export function clientEditsBackend(client: StudioClient | undefined): EditsBackend {
-  // edit-select's methods until the contract declares them; edit-core's through the typed client.
-  const call = <T>(method: string, args: Record<string, unknown>) => callDeclared<T>(client, 'edits', method, args);
   const api = () => {
     if (!client) throw new ArgonautError('unavailable', 'not connected to the engine');
     return client.api;
@@ -103,10 +102,18 @@ export function clientEditsBackend(client: StudioClient | undefined): EditsBacke
     redo: async (project) => readEditState(await api().edits.redo({ project })),
     clear: async (project) => readEditState(await api().edits.clear({ project })),
     select: async (project, shape, mode, mask) => {
-      const args: Record<string, unknown> = { project, mode, shape: engineShape(shape), current: mask };
-      if (shape.kind === 'screen') args.camera = shape.camera;
-      return call<{ mask: Uint32Array; count: number }>('select', args);
+      const reply = await api().edits.select({
+        project,
+        mode,
+        shape: engineShape(shape),
+        ...(shape.kind === 'screen' ? { camera: { ...shape.camera, worldToCamera: [...shape.camera.worldToCamera] } } : {}),
+        current: mask as Uint32Array<ArrayBuffer>,
+      });
+      return { mask: reply.mask, count: reply.count };
     },
-    cleanPreview: (project, params) => call<CleanPreview>('cleanPreview', { project, params }),
+    cleanPreview: async (project, params) => {
+      const reply = await api().edits.cleanPreview({ project, params });
+      return { selection: reply.selection, reasons: reply.reasons };
+    },
   };
 }
