@@ -110,7 +110,7 @@ describe.skipIf(skip)('editing in the Viewer in Chromium against a real engine h
   it('shows the box helper with its gizmo (X), crops to it, and undoes the crop from the history panel', async () => {
     await canvas().focus();
     await page.keyboard.press('x');
-    await expect.poll(() => page.locator('[data-tool="box"]').getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => page.locator('[data-component="edit-tools"] [data-tool="box"]').getAttribute('aria-checked')).toBe('true');
     await page.locator('[data-action="crop"]').waitFor();
     await page.waitForTimeout(1500);
     await page.screenshot({ path: path.join(screenshots, 'edit-box-gizmo.png') });
@@ -125,14 +125,14 @@ describe.skipIf(skip)('editing in the Viewer in Chromium against a real engine h
     await page.screenshot({ path: path.join(screenshots, 'edit-cropped.png') });
     await page.locator('[data-action="undo"]').click();
     await expect.poll(() => count('visible-count'), { timeout: 20_000 }).toBe(SPLATS);
-    await page.locator('[data-tool="rect"]').click();
+    await page.locator('[data-component="edit-tools"] [data-tool="rect"]').click();
     expect(problems.errors).toEqual([]);
   }, 90_000);
 
   let afterRect = 0;
   it('selects with a dragged rectangle, deletes, undoes and redoes', async () => {
-    await page.locator('[data-tool="rect"]').click();
-    await drag([[0.05, 0.05], [0.5, 0.95]]);
+    await page.locator('[data-component="edit-tools"] [data-tool="rect"]').click();
+    await drag([[0.25, 0.15], [0.5, 0.85]]); // the left half of the sphere (clear of the toolbars)
     await expect.poll(() => count('selected-count'), { timeout: 20_000 }).toBeGreaterThan(0);
     const selected = await count('selected-count');
     expect(selected).toBeLessThan(SPLATS);
@@ -163,7 +163,7 @@ describe.skipIf(skip)('editing in the Viewer in Chromium against a real engine h
   it('selects with the brush (B), Shift adds a second stroke, Delete removes them; the PLY export holds what is left', async () => {
     await canvas().focus();
     await page.keyboard.press('b');
-    await expect.poll(() => page.locator('[data-tool="brush"]').getAttribute('aria-checked')).toBe('true');
+    await expect.poll(() => page.locator('[data-component="edit-tools"] [data-tool="brush"]').getAttribute('aria-checked')).toBe('true');
     await drag([[0.55, 0.4], [0.7, 0.45], [0.8, 0.5]]);
     await expect.poll(() => count('selected-count'), { timeout: 20_000 }).toBeGreaterThan(0);
     const first = await count('selected-count');
