@@ -184,18 +184,19 @@ describe.skipIf(skip)('editing in the Viewer in Chromium against a real engine h
 
   it('previews floater removal with its counts, then applies it', async () => {
     const before = await count('visible-count');
-    await page.locator('[data-test="clean-strength"]').fill('1');
+    await page.locator('[data-test="clean-strength"]').fill('0.6');
     await page.locator('[data-test="clean-preview"]').waitFor({ timeout: 30_000 });
     await idle();
     const previewed = await count('clean-count');
     expect(await page.locator('[data-test="clean-preview"] [data-reason]').count()).toBe(4);
     await page.waitForTimeout(1500);
     await page.screenshot({ path: path.join(screenshots, 'edit-clean-preview.png') });
-    if (previewed > 0) {
-      await page.locator('[data-action="clean-apply"]').click();
-      await expect.poll(() => count('visible-count'), { timeout: 20_000 }).toBe(before - previewed);
-      expect(await page.locator('[data-test="history-list"] [data-op="clean"]').count()).toBe(1);
-    }
+    // a moderate strength takes some of the sphere's splats (cut open by the deletes, its edges are sparse), not all
+    expect(previewed).toBeGreaterThan(0);
+    expect(previewed).toBeLessThan(before);
+    await page.locator('[data-action="clean-apply"]').click();
+    await expect.poll(() => count('visible-count'), { timeout: 20_000 }).toBe(before - previewed);
+    expect(await page.locator('[data-test="history-list"] [data-op="clean"]').count()).toBe(1);
     await page.waitForTimeout(1000);
     await page.screenshot({ path: path.join(screenshots, 'edit-clean-applied.png') });
     expect(await exportPly('ball-cleaned.ply')).toBe(before - previewed);
