@@ -150,12 +150,10 @@ export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Im
         const png = await encodePngRgb(rgb, width, height, 3);
         return { mime: 'image/png' as const, width, height, data: png.buffer.slice(png.byteOffset, png.byteOffset + png.byteLength) as ArrayBuffer };
       },
-      async splats({ project: file }) {
+      async splats({ project: file, raw }) {
         const project = await openProject(file);
-        const found = await projectSplats(project, (m) => engine.log('warn', m, 'projects'));
-        // With edits, each kept splat's base index: the Viewer's selections (base indices) show on the edited splats.
-        const baseIndex = found.edits ? (found.edits.keptToBase as Uint32Array<ArrayBuffer>) : undefined;
-        return { count: found.splats.count, run: found.run.id, step: found.step, data: encodeSplatSet(found.splats), ...(baseIndex ? { baseIndex } : {}) };
+        const found = await projectSplats(project, (m) => engine.log('warn', m, 'projects'), { raw });
+        return { count: found.splats.count, run: found.run.id, step: found.step, data: encodeSplatSet(found.splats), ...(found.edits ? { keptToBase: found.edits.keptToBase } : {}) };
       },
     },
     train: {

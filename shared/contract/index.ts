@@ -4,7 +4,7 @@ import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogE
 import { EditsApplyArgs, EditsProjectArgs, EditStateResult } from './edits.js';
 import { EditsCleanPreviewArgs, EditsCleanPreviewResult, EditsSelectArgs, EditsSelectResult } from './edit-select.js';
 import { GpuInfoSchema } from './gpu.js';
-import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
+import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsArgs, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
 import { AppCommandEvent, DialogOpenArgs, DialogResult, DialogSaveArgs } from './shell.js';
 import { CaptureImportArgs, MeshExtractArgs, MeshPreviewArgs, MeshPreviewResult, TaskEvent, TaskRef, TaskStateSchema, TaskStatusSchema } from './tasks.js';
@@ -27,7 +27,7 @@ export const contract = defineContract({
       recent: method(z.object({}).strict(), z.object({ projects: z.array(ProjectSummarySchema) }), 'recently opened projects that still exist, newest first'),
       scene: method(z.object({ project: z.string().min(1).max(4096) }).strict(), ProjectSceneResult, "a project's cameras and SfM points (typed arrays, sent as raw bytes)"),
       image: method(ProjectImageArgs, ProjectImageResult, "a training view's photo as training sees it (undistorted, downscaled), as PNG"),
-      splats: method(z.object({ project: z.string().min(1).max(4096) }).strict(), ProjectSplatsResult, "a project's newest splats in the viewer's 32-byte layout (binary, never JSON)"),
+      splats: method(ProjectSplatsArgs, ProjectSplatsResult, "a project's newest splats, edits applied unless raw, in the viewer's 32-byte layout (binary, never JSON)"),
     },
     train: {
       start: method(TrainStartArgs, z.object({ job: z.string() }), 'starts (or continues) training on the sample scene, a dataset or a project'),

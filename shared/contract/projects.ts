@@ -144,8 +144,11 @@ export const ProjectSplatsResult = z.object({
   step: z.number().int(),
   data: z.instanceof(ArrayBuffer),
   /**
-   * With edits that removed or hid splats: per splat sent, its index in the edit list's base, so
-   * the Viewer can show a selection (base indices) on the edited splats. Absent: splat i is base splat i.
+   * When the project's edits were applied (docs/editing.md): per splat sent, its index in the
+   * edit list's base, which is what a selection names. Absent for unedited (or `raw`) splats,
+   * whose indices are the base's.
    */
-  baseIndex: z.instanceof(Uint32Array).optional(),
+  keptToBase: z.instanceof(Uint32Array).optional(),
 });
+/** `projects.splats`' arguments: `raw` sends the splats as trained, without the edit list. */
+export const ProjectSplatsArgs = z.object({ project: path, raw: z.boolean().optional() }).strict();

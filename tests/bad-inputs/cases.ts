@@ -378,4 +378,37 @@ export const CASES: BadInputCase[] = [
       return { argv: ['export', trained.file, '--format', 'ply', '--out', out], file: out, problem: /cannot write: the folder .* does not exist/, mustNotExist: [out] };
     },
   },
+  {
+    name: 'edit --crop with NaN in the box',
+    async build(dir, trained) {
+      return { argv: ['edit', trained.file, '--crop', '0,0,NaN,1,1,1'], file: trained.file, problem: /--crop: value 3 is "NaN", not a finite number/ };
+    },
+  },
+  {
+    name: 'edit --crop with a negative half size',
+    async build(dir, trained) {
+      return { argv: ['edit', trained.file, '--crop', '0,0,0,1,-0.5,1'], file: trained.file, problem: /--crop: half size y is -0\.5; half sizes must be > 0/ };
+    },
+  },
+  {
+    name: 'edit --delete-indices with an index file that is not one',
+    async build(dir) {
+      const list = path.join(dir, 'indices ü.txt');
+      await mkdir(dir, { recursive: true });
+      await writeFile(list, '1\n2\n-3\n');
+      const file = path.join(dir, 'never.argo');
+      return { argv: ['edit', file, '--delete-indices', list], file: list, problem: /entry 3 is "-3", not a splat index/, mustNotExist: [file] };
+    },
+  },
+  {
+    name: 'a project whose edit list names an unknown operation (the file is left as it is)',
+    async build(dir) {
+      const file = path.join(dir, 'melted ü.argo');
+      await mkdir(dir, { recursive: true });
+      const m = validManifest({ edits: { current: { base: { run: 'run-001', step: 0, splats: 10 }, operations: [{ op: 'melt', id: 'e-0001', at: '2026-01-01T00:00:00.000Z' } as never], undone: [] }, history: [] } });
+      await writeFile(file, JSON.stringify(m));
+      const out = path.join(dir, 'x.ply');
+      return { argv: ['export', file, '--format', 'ply', '--out', out], file, problem: /edits\.current\.operations\.0/, mustNotExist: [out] };
+    },
+  },
 ];

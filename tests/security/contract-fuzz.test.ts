@@ -28,7 +28,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   'train.stop': { job: 'job-1' },
   'train.status': {},
   'export.splats': { project: '/projects/statue.argo', format: 'spz', path: '/tmp/statue.spz' },
-  'projects.splats': { project: '/projects/statue.argo' },
+  'projects.splats': { project: '/projects/statue.argo', raw: false },
   'settings.get': {},
   'settings.apply': { params: { 'system.backend': 'auto' } },
   'dialog.open': { purpose: 'video', defaultPath: '/data' },

@@ -8,7 +8,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { EditState, NewEditOperation } from '../../../shared/contract/edits.js';
 import { isProjectFile } from '../../../shared/project/manifest.js';
-import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
+import { badInput } from '../../../shared/rpc/errors.js';
 import { decodeSelection, SELECTION_MAGIC } from '../../engine/edit/selection-file.js';
 import { addEditOperation, clearEdits, editState, redoEdit, undoEdit } from '../../engine/project/edits.js';
 import { Project } from '../../engine/project/project.js';
@@ -18,36 +18,38 @@ import { JSON_OPTION, type CommandSpec } from '../command.js';
 const ACTIONS = ['list', 'undo', 'redo', 'clear', 'crop', 'transform', 'delete-indices'] as const;
 
 /** Comma-separated finite numbers, `count` of them (or one of `counts`), refused by flag name. */
-function numbers(flag: string, value: string, counts: readonly number[], what: string): number[] {
+function numbers(file: string, flag: string, value: string, counts: readonly number[], what: string): number[] {
   const parts = value.split(',').map((s) => s.trim());
-  if (!counts.includes(parts.length)) throw new ArgonautError('bad_input', `--${flag}: expected ${what} (${counts.join(' or ')} comma-separated numbers), got ${parts.length}: "${value}"`);
+  if (!counts.includes(parts.length)) throw badInput(file, `--${flag}: expected ${what} (${counts.join(' or ')} comma-separated numbers), got ${parts.length}: "${value}"`);
   return parts.map((part, i) => {
     const n = part === '' ? Number.NaN : Number(part);
-    if (!Number.isFinite(n)) throw new ArgonautError('bad_input', `--${flag}: value ${i + 1} is "${part}", not a finite number`);
+    if (!Number.isFinite(n)) throw badInput(file, `--${flag}: value ${i + 1} is "${part}", not a finite number`);
     return n;
   });
 }
 
 /** A unit quaternion from the user's (x, y, z, w): normalised; a zero one is refused. */
-function unitQuaternion(flag: string, q: number[]): [number, number, number, number] {
+function unitQuaternion(file: string, flag: string, q: number[]): [number, number, number, number] {
   const n = Math.hypot(...q);
-  if (!(n > 1e-9)) throw new ArgonautError('bad_input', `--${flag}: the rotation quaternion (x, y, z, w) is zero`);
+  if (!(n > 1e-9)) throw badInput(file, `--${flag}: the rotation quaternion (x, y, z, w) is zero`);
   return q.map((v) => v / n) as [number, number, number, number];
 }
 
-export function parseCrop(value: string): NewEditOperation {
-  const v = numbers('crop', value, [6, 10], 'cx,cy,cz,hx,hy,hz[,qx,qy,qz,qw]');
+/** `--crop`'s value as a crop; `file` (the project) is named in every refusal. */
+export function parseCrop(file: string, value: string): NewEditOperation {
+  const v = numbers(file, 'crop', value, [6, 10], 'cx,cy,cz,hx,hy,hz[,qx,qy,qz,qw]');
   const half = v.slice(3, 6);
   half.forEach((h, i) => {
-    if (!(h > 0)) throw new ArgonautError('bad_input', `--crop: half size ${'xyz'[i]} is ${h}; half sizes must be > 0`);
+    if (!(h > 0)) throw badInput(file, `--crop: half size ${'xyz'[i]} is ${h}; half sizes must be > 0`);
   });
-  return { op: 'crop', box: { centre: [v[0], v[1], v[2]], halfSize: [half[0], half[1], half[2]], rotation: v.length === 10 ? unitQuaternion('crop', v.slice(6, 10)) : [0, 0, 0, 1] } };
+  return { op: 'crop', box: { centre: [v[0], v[1], v[2]], halfSize: [half[0], half[1], half[2]], rotation: v.length === 10 ? unitQuaternion(file, 'crop', v.slice(6, 10)) : [0, 0, 0, 1] } };
 }
 
-export function parseTransform(value: string): NewEditOperation {
-  const v = numbers('transform', value, [8], 'tx,ty,tz,qx,qy,qz,qw,s');
-  if (!(v[7] > 0)) throw new ArgonautError('bad_input', `--transform: scale is ${v[7]}; it must be > 0`);
-  return { op: 'transform', transform: { translation: [v[0], v[1], v[2]], rotation: unitQuaternion('transform', v.slice(3, 7)), scale: v[7] } };
+/** `--transform`'s value as a transform; `file` (the project) is named in every refusal. */
+export function parseTransform(file: string, value: string): NewEditOperation {
+  const v = numbers(file, 'transform', value, [8], 'tx,ty,tz,qx,qy,qz,qw,s');
+  if (!(v[7] > 0)) throw badInput(file, `--transform: scale is ${v[7]}; it must be > 0`);
+  return { op: 'transform', transform: { translation: [v[0], v[1], v[2]], rotation: unitQuaternion(file, 'transform', v.slice(3, 7)), scale: v[7] } };
 }
 
 /**
@@ -109,12 +111,13 @@ export const editCommand: CommandSpec = {
     const action = chosen[0];
     const label = options.label as string | undefined;
     if (label !== undefined && !['crop', 'transform', 'delete-indices'].includes(action)) throw new UsageError('--label names a new edit (--crop, --transform, --delete-indices)');
-    if (label !== undefined && label.length > 200) throw new ArgonautError('bad_input', `--label: ${label.length} characters; at most 200`);
+    const file = path.resolve(cwd, input);
+    if (label !== undefined && label.length > 200) throw badInput(file, `--label: ${label.length} characters; at most 200`);
     // Every value is checked before the project is opened for writing.
     const withLabel = (op: NewEditOperation): NewEditOperation => (label !== undefined ? { ...op, label } : op);
-    const operation = action === 'crop' ? withLabel(parseCrop(String(options.crop))) : action === 'transform' ? withLabel(parseTransform(String(options.transform))) : undefined;
+    const operation = action === 'crop' ? withLabel(parseCrop(file, String(options.crop))) : action === 'transform' ? withLabel(parseTransform(file, String(options.transform))) : undefined;
     const indices = action === 'delete-indices' ? await readIndicesFile(path.resolve(cwd, String(options['delete-indices']))) : undefined;
-    const project = await Project.open(path.resolve(cwd, input));
+    const project = await Project.open(file);
     const warn = (m: string) => out.warn(m);
     let state: EditState;
     if (action === 'list') state = await editState(project, warn);

@@ -8,7 +8,7 @@
 import type { EditList, EditOperation, OrientedBox, SelectionRef, Similarity } from '../../../shared/edits/edit-list.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
-import { applyToPoint, compose, editQuat, IDENTITY, isIdentity, quatToMatrix, similarity64, toSimilarity, transformSplatsInPlace, type Similarity64 } from './similarity.js';
+import { compose, editQuat, IDENTITY, isIdentity, quatToMatrix, similarity64, toSimilarity, transformSplatsInPlace, type Similarity64 } from './similarity.js';
 
 /** The first layer's name: every splat is in it until a `separate` moves it. */
 export const MAIN_LAYER = 'main';
@@ -23,7 +23,7 @@ export interface EditedSplats {
   /** Splats kept but hidden (drawn and exported by nothing until unhidden). */
   hidden: number;
   /** Per kept splat: its index in the base. */
-  keptToBase: Uint32Array;
+  keptToBase: Uint32Array<ArrayBuffer>;
   /** Splats in the base. */
   before: number;
   /** Every transform of the list composed (x' = s R x + t; the identity when none). */
@@ -102,10 +102,16 @@ function cropOutside(state: EditState, splats: SplatSet, box: OrientedBox): void
   const [cx, cy, cz] = box.centre;
   const [hx, hy, hz] = box.halfSize;
   const m = splats.means;
+  const [r0, r1, r2, r3, r4, r5, r6, r7, r8] = state.transform.matrix;
+  const s = state.transform.scale;
+  const [tx, ty, tz] = state.transform.translation;
   for (let i = 0; i < splats.count; i++) {
     if (state.removed[i]) continue;
-    const [x, y, z] = applyToPoint(state.transform, m[3 * i], m[3 * i + 1], m[3 * i + 2]);
-    const dx = x - cx, dy = y - cy, dz = z - cz;
+    // the centre where the transforms so far put it (applyToPoint, written out)
+    const px = m[3 * i], py = m[3 * i + 1], pz = m[3 * i + 2];
+    const dx = s * (r0 * px + r1 * py + r2 * pz) + tx - cx;
+    const dy = s * (r3 * px + r4 * py + r5 * pz) + ty - cy;
+    const dz = s * (r6 * px + r7 * py + r8 * pz) + tz - cz;
     // The box's own coordinates: its rotation's transpose applied to the offset.
     const u = axes[0] * dx + axes[3] * dy + axes[6] * dz;
     const v = axes[1] * dx + axes[4] * dy + axes[7] * dz;
@@ -130,11 +136,13 @@ function collect(splats: SplatSet, state: EditState, options: ApplyEditsOptions)
   let j = 0;
   for (let i = 0; i < n; i++) {
     if (state.removed[i] || (state.hidden[i] && !options.keepHidden)) continue;
-    out.means.set(splats.means.subarray(3 * i, 3 * i + 3), 3 * j);
-    out.logScales.set(splats.logScales.subarray(3 * i, 3 * i + 3), 3 * j);
-    out.quats.set(splats.quats.subarray(4 * i, 4 * i + 4), 4 * j);
+    for (let c = 0; c < 3; c++) {
+      out.means[3 * j + c] = splats.means[3 * i + c];
+      out.logScales[3 * j + c] = splats.logScales[3 * i + c];
+    }
+    for (let c = 0; c < 4; c++) out.quats[4 * j + c] = splats.quats[4 * i + c];
     out.opacityLogits[j] = splats.opacityLogits[i];
-    out.sh.set(splats.sh.subarray(i * K * 3, (i + 1) * K * 3), j * K * 3);
+    for (let e = 0; e < K * 3; e++) out.sh[j * K * 3 + e] = splats.sh[i * K * 3 + e];
     layers[j] = state.layer[i];
     keptToBase[j] = i;
     j++;

@@ -155,18 +155,26 @@ export function shRotationMatrices(rotation: ArrayLike<number>, degree: number):
  */
 export function rotateShInPlace(sh: Float32Array, count: number, degree: number, matrices: readonly Float64Array[]): void {
   const K = (degree + 1) * (degree + 1);
-  const scratch = new Float64Array(7);
+  const scratch = new Float64Array(7 * 3);
   for (let i = 0; i < count; i++) {
+    const splat = i * K * 3;
     for (let l = 1; l <= degree; l++) {
       const n = 2 * l + 1;
       const d = matrices[l - 1];
-      for (let c = 0; c < 3; c++) {
-        for (let k = 0; k < n; k++) scratch[k] = sh[(i * K + l * l + k) * 3 + c];
-        for (let r = 0; r < n; r++) {
-          let s = 0;
-          for (let k = 0; k < n; k++) s += d[r * n + k] * scratch[k];
-          sh[(i * K + l * l + r) * 3 + c] = s;
+      const band = splat + l * l * 3;
+      // the band's n coefficients x 3 channels, contiguous ([k][c])
+      for (let e = 0; e < n * 3; e++) scratch[e] = sh[band + e];
+      for (let r = 0; r < n; r++) {
+        let s0 = 0, s1 = 0, s2 = 0;
+        for (let k = 0; k < n; k++) {
+          const w = d[r * n + k];
+          s0 += w * scratch[3 * k];
+          s1 += w * scratch[3 * k + 1];
+          s2 += w * scratch[3 * k + 2];
         }
+        sh[band + 3 * r] = s0;
+        sh[band + 3 * r + 1] = s1;
+        sh[band + 3 * r + 2] = s2;
       }
     }
   }

@@ -80,18 +80,30 @@ export function compose(second: Similarity64, first: Similarity64): Similarity64
   return { quat: unit, matrix: quatToMatrix(unit), scale: second.scale * first.scale, translation: moved };
 }
 
-/** Applies t to every splat of `splats` in place (means, orientations, log-scales, SH). */
+/**
+ * Applies t to every splat of `splats` in place (means, orientations, log-scales, SH). Written
+ * out without temporaries: it runs over every kept splat of a scene of millions.
+ */
 export function transformSplatsInPlace(splats: SplatSet, t: Similarity64): void {
   const { count, means, quats, logScales } = splats;
   const logScale = Math.log(t.scale);
+  const [m0, m1, m2, m3, m4, m5, m6, m7, m8] = t.matrix;
+  const s = t.scale;
+  const [tx, ty, tz] = t.translation;
+  const [aw, ax, ay, az] = t.quat;
   for (let i = 0; i < count; i++) {
-    const p = applyToPoint(t, means[3 * i], means[3 * i + 1], means[3 * i + 2]);
-    means[3 * i] = p[0];
-    means[3 * i + 1] = p[1];
-    means[3 * i + 2] = p[2];
-    const q = quatMultiply(t.quat, [quats[4 * i], quats[4 * i + 1], quats[4 * i + 2], quats[4 * i + 3]]);
-    for (let c = 0; c < 4; c++) quats[4 * i + c] = q[c];
-    for (let c = 0; c < 3; c++) logScales[3 * i + c] += logScale;
+    const x = means[3 * i], y = means[3 * i + 1], z = means[3 * i + 2];
+    means[3 * i] = s * (m0 * x + m1 * y + m2 * z) + tx;
+    means[3 * i + 1] = s * (m3 * x + m4 * y + m5 * z) + ty;
+    means[3 * i + 2] = s * (m6 * x + m7 * y + m8 * z) + tz;
+    const bw = quats[4 * i], bx = quats[4 * i + 1], by = quats[4 * i + 2], bz = quats[4 * i + 3];
+    quats[4 * i] = aw * bw - ax * bx - ay * by - az * bz;
+    quats[4 * i + 1] = aw * bx + ax * bw + ay * bz - az * by;
+    quats[4 * i + 2] = aw * by - ax * bz + ay * bw + az * bx;
+    quats[4 * i + 3] = aw * bz + ax * by - ay * bx + az * bw;
+    logScales[3 * i] += logScale;
+    logScales[3 * i + 1] += logScale;
+    logScales[3 * i + 2] += logScale;
   }
   if (splats.shDegree > 0) rotateShInPlace(splats.sh, count, splats.shDegree, shRotationMatrices(t.matrix, splats.shDegree));
 }

@@ -50,9 +50,9 @@ export function rgbaColours(colors: Uint8Array, count: number): Uint8Array {
   return rgba;
 }
 
-/** A `projects.splats` reply as the viewer's data (the base-index map when the engine sends one). */
-function savedSplats(saved: { data: ArrayBuffer; count: number; baseIndex?: Uint32Array }): SplatData {
-  return { buffer: saved.data, count: saved.count, ...(saved.baseIndex ? { baseIndex: saved.baseIndex } : {}) };
+/** A `projects.splats` reply as the viewer's data (the kept -> base map when the engine sends one). */
+function savedSplats(saved: { data: ArrayBuffer; count: number; keptToBase?: Uint32Array }): SplatData {
+  return { buffer: saved.data, count: saved.count, ...(saved.keptToBase ? { baseIndex: saved.keptToBase } : {}) };
 }
 
 /**

@@ -41,7 +41,7 @@ describe(`edit (CLI, seed ${seed})`, () => {
     expect(exported.result).toMatchObject({ splats: inside });
 
     const listed = await cliJson(['edit', file, '--list']);
-    expect(listed.result!.list.operations.map((o: { op: string }) => o.op)).toEqual(['delete', 'crop', 'transform']);
+    expect((listed.result as unknown as { list: { operations: { op: string }[] } }).list.operations.map((o) => o.op)).toEqual(['delete', 'crop', 'transform']);
     expect((await cliJson(['edit', file, '--undo'])).result).toMatchObject({ summary: { operations: 2, undone: 1 } });
     expect((await cliJson(['edit', file, '--redo'])).result).toMatchObject({ summary: { operations: 3, undone: 0 } });
     const cleared = await cliJson(['edit', file, '--clear']);

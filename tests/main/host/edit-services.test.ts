@@ -44,7 +44,7 @@ describe('edits service', () => {
     expect(await client.api.edits.get({ project })).toMatchObject({ project, history: 0, summary: { operations: 0, before: 120, after: 120, layers: ['main'] } });
     const selection = Uint32Array.from({ length: 40 }, (_, i) => 3 * i);
     // the selection crosses the WebSocket codec as raw bytes and comes back typed
-    const wire = decodeMessage(encodeMessage({ kind: 'req', id: 1, method: 'edits.apply', args: { project, operation: { op: 'delete' }, selection } })) as { args: { selection: Uint32Array } };
+    const wire = decodeMessage(encodeMessage({ kind: 'req', id: 1, service: 'edits', method: 'apply', args: { project, operation: { op: 'delete' }, selection } })) as { args: { selection: Uint32Array<ArrayBuffer> } };
     expect(wire.args.selection).toBeInstanceOf(Uint32Array);
     const applied = await client.api.edits.apply({ project, operation: { op: 'delete', label: 'Delete 40 splats (box)' }, selection: wire.args.selection });
     expect(applied.summary).toMatchObject({ operations: 1, after: 80, counts: { delete: 1 } });
@@ -52,6 +52,13 @@ describe('edits service', () => {
     expect(separated.summary).toMatchObject({ operations: 2, after: 80, layers: ['main', 'props'] });
     expect((await client.api.edits.undo({ project })).summary).toMatchObject({ operations: 1, undone: 1, layers: ['main'] });
     expect((await client.api.edits.redo({ project })).summary).toMatchObject({ operations: 2, undone: 0 });
+    // the viewer's splats: edited, with each one's base index (what a selection names), or raw
+    const shown = await client.api.projects.splats({ project });
+    expect(shown.count).toBe(80);
+    expect(Array.from(shown.keptToBase!.subarray(0, 4))).toEqual([1, 2, 4, 5]);
+    const raw = await client.api.projects.splats({ project, raw: true });
+    expect(raw.count).toBe(120);
+    expect(raw.keptToBase).toBeUndefined();
     expect((await client.api.edits.clear({ project })).summary).toMatchObject({ operations: 0, after: 120 });
 
     const before = hashTree(dir, (name) => name === 'state');

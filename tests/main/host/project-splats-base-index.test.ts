@@ -1,5 +1,5 @@
 /**
- * `projects.splats` with edits: the splats sent are the edited ones, and `baseIndex` names each
+ * `projects.splats` with edits: the splats sent are the edited ones, and `keptToBase` names each
  * one's splat in the edit list's base, so the Viewer can show a selection (base indices) on them.
  */
 import path from 'node:path';
@@ -40,7 +40,7 @@ describe('projects.splats with edits', () => {
     const project = (await createSplatProject(ply, path.join(dir, 's.argo'))).file;
     const raw = await client.api.projects.splats({ project });
     expect(raw.count).toBe(100);
-    expect(raw.baseIndex).toBeUndefined();
+    expect(raw.keptToBase).toBeUndefined();
     const rawFloats = new Float32Array(raw.data);
 
     await client.api.edits.apply({ project, operation: { op: 'delete' }, selection: Uint32Array.from({ length: 30 }, (_, i) => 3 * i) });
@@ -48,8 +48,8 @@ describe('projects.splats with edits', () => {
     const edited = await client.api.projects.splats({ project });
     const kept = Array.from({ length: 100 }, (_, i) => i).filter((i) => !(i % 3 === 0 && i < 90) && ![1, 2, 4].includes(i));
     expect(edited.count).toBe(kept.length);
-    expect(edited.baseIndex).toBeInstanceOf(Uint32Array);
-    expect([...edited.baseIndex!]).toEqual(kept);
+    expect(edited.keptToBase).toBeInstanceOf(Uint32Array);
+    expect([...edited.keptToBase!]).toEqual(kept);
     // each shown splat is its base splat: same centre
     const floats = new Float32Array(edited.data);
     kept.forEach((b, i) => {

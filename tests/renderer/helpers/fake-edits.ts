@@ -39,13 +39,13 @@ export class FakeEdits implements EditsBackend {
   }
 
   /** What `projects.splats` returns: kept splats in base order, with their base indices. */
-  splats(): { count: number; run: string; step: number; data: ArrayBuffer; baseIndex: Uint32Array<ArrayBuffer> } {
+  splats(): { count: number; run: string; step: number; data: ArrayBuffer; keptToBase: Uint32Array<ArrayBuffer> } {
     const s = this.states();
     const kept = s.flatMap((x, i) => (x === 'kept' ? [i] : []));
     const src = new Uint8Array(this.base);
     const data = new Uint8Array(kept.length * 32);
     kept.forEach((b, k) => data.set(src.subarray(b * 32, b * 32 + 32), k * 32));
-    return { count: kept.length, run: 'run-001', step: 100, data: data.buffer, baseIndex: Uint32Array.from(kept) };
+    return { count: kept.length, run: 'run-001', step: 100, data: data.buffer, keptToBase: Uint32Array.from(kept) };
   }
 
   async get(): Promise<EditState> {
