@@ -6,7 +6,10 @@
 //   words need no global atomics); 2D dispatch past 65535 workgroups (dispatch.wgsl).
 // Inputs:  params (the shape, the camera for screen shapes, mode, counts), the splats' means,
 //          log scales, opacity logits and DC colour coefficients (3, 1, 3 f32 per splat),
-//          shape_points (lasso vertices xy, or brush circles xy + radius z, in pixels),
+//          shape_points (lasso vertices xy, or brush circles xy + radius z, in pixels; then one
+//          vec4 per band (x: first item entry, y: entries, as u32 bits) and the bands' item
+//          indices, 4 u32 bits a vec4: a point tests only its band's edges or circles, which are
+//          every one whose y range can reach it, so the answer is the all-items test's),
 //          current and exclude (bitmask words: bit i & 31 of word i >> 5 for splat i).
 // Outputs: out[w] for w < words: the new selection's words; out[words]: its popcount (added by
 //          one atomic per workgroup, so the host must zero it first; integer sums are exact, the
@@ -60,6 +63,10 @@ struct SelectParams {
   shape: u32,
   mode: u32,
   points: u32, // lasso vertices or brush circles in shape_points
+  bands: u32, // lasso and brush: horizontal bands of the bounding box, each listing the items (edges, circles) that reach it
+  band_y0: f32, // the first band's top (pixels)
+  band_scale: f32, // bands per pixel
+  _pad0: u32,
 }
 
 #include "dispatch"
@@ -77,27 +84,39 @@ struct SelectParams {
 var<workgroup> hits: array<atomic<u32>, 8>;
 var<workgroup> selected: atomic<u32>;
 
+fn lasso_crossing(p: vec2f, j: u32) -> bool {
+  let a = shape_points[j].xy;
+  let b = shape_points[select(j + 1u, 0u, j + 1u == params.points)].xy;
+  if ((a.y > p.y) != (b.y > p.y)) {
+    let x = (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x;
+    return p.x < x;
+  }
+  return false;
+}
+
+// The band of shape_points a point's row falls in: (first item entry, entries).
+fn band_of(p: vec2f) -> vec2u {
+  let band = u32(clamp(floor((p.y - params.band_y0) * params.band_scale), 0.0, f32(params.bands - 1u)));
+  return bitcast<vec2u>(shape_points[params.points + band].xy);
+}
+
+fn band_item(k: u32) -> u32 {
+  return bitcast<u32>(shape_points[params.points + params.bands + k / 4u][k % 4u]);
+}
+
 fn inside_lasso(p: vec2f) -> bool {
   var inside = false;
-  let n = params.points;
-  var j = n - 1u;
-  for (var i = 0u; i < n; i++) {
-    let a = shape_points[j].xy;
-    let b = shape_points[i].xy;
-    if ((a.y > p.y) != (b.y > p.y)) {
-      let x = (b.x - a.x) * (p.y - a.y) / (b.y - a.y) + a.x;
-      if (p.x < x) {
-        inside = !inside;
-      }
-    }
-    j = i;
+  let entry = band_of(p);
+  for (var k = entry.x; k < entry.x + entry.y; k++) {
+    inside = inside != lasso_crossing(p, band_item(k));
   }
   return inside;
 }
 
 fn inside_brush(p: vec2f) -> bool {
-  for (var i = 0u; i < params.points; i++) {
-    let c = shape_points[i];
+  let entry = band_of(p);
+  for (var k = entry.x; k < entry.x + entry.y; k++) {
+    let c = shape_points[band_item(k)];
     let d = p - c.xy;
     if (dot(d, d) <= c.z * c.z) {
       return true;

@@ -31,7 +31,7 @@ export interface GpuSelectionOptions {
 const selectParams = () => UniformStruct.of('edit-select', 'SelectParams');
 
 /** Packs SelectParams for a request over `count` splats (checked before). */
-export function packSelectParams(request: SelectRequest, count: number): ArrayBuffer {
+export function packSelectParams(request: SelectRequest, count: number, bands?: ShapeBands): ArrayBuffer {
   const shape = modeUsesShape(request.mode) ? request.shape : undefined;
   const camera = shape && isScreenShape(shape) ? request.camera : undefined;
   const m = camera?.worldToCamera ?? [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0];
@@ -71,15 +71,89 @@ export function packSelectParams(request: SelectRequest, count: number): ArrayBu
     shape: SHAPE_CODES[shape?.kind ?? 'none'],
     mode: MODE_CODES[request.mode],
     points,
+    bands: bands?.bands ?? 0,
+    band_y0: bands?.y0 ?? 0,
+    band_scale: bands?.scale ?? 0,
+    _pad0: 0,
   });
 }
 
-/** The shape's points as the kernel reads them (vec4 each: lasso x, y; brush x, y, radius). */
-function shapePoints(request: SelectRequest): Float32Array {
+/** Most bands a lasso's or brush's bounding box is cut into (about one per 2 items: a few each). */
+const MAX_BANDS = 256;
+/** How far (in bands) an item's y range is widened before it is listed: float32's band of a point may differ from float64's by far less. */
+const BAND_SLACK = 0.01;
+
+export interface ShapeBands {
+  bands: number;
+  y0: number;
+  /** Bands per pixel. */
+  scale: number;
+  /** Per band: its first entry in `items` and its entry count. */
+  ranges: Uint32Array;
+  /** Lasso: edge j runs from vertex j to vertex j + 1 (mod n); brush: circle j. */
+  items: Uint32Array;
+}
+
+/**
+ * Cuts the shape's bounding box into horizontal bands, each listing every item (a lasso edge, a
+ * brush circle) whose y range, widened by BAND_SLACK, reaches it. An edge that does not reach a
+ * point's row never toggles the even-odd test, and a circle that does not reach it cannot hold
+ * it, so testing a band's items gives the same answer as testing them all.
+ */
+export function shapeBands(yRanges: readonly (readonly [number, number])[]): ShapeBands {
+  const n = yRanges.length;
+  let y0 = Infinity;
+  let y1 = -Infinity;
+  for (const [lo, hi] of yRanges) {
+    y0 = Math.min(y0, lo);
+    y1 = Math.max(y1, hi);
+  }
+  const bands = y1 > y0 ? Math.max(1, Math.min(MAX_BANDS, Math.ceil(n / 2))) : 1;
+  const scale = y1 > y0 ? bands / (y1 - y0) : 0;
+  const lists: number[][] = Array.from({ length: bands }, () => []);
+  yRanges.forEach(([lo, hi], j) => {
+    const first = Math.max(0, Math.floor((lo - y0) * scale - BAND_SLACK));
+    const last = Math.min(bands - 1, Math.floor((hi - y0) * scale + BAND_SLACK));
+    for (let band = first; band <= last; band++) lists[band].push(j);
+  });
+  const ranges = new Uint32Array(2 * bands);
+  const items: number[] = [];
+  lists.forEach((list, band) => {
+    ranges[2 * band] = items.length;
+    ranges[2 * band + 1] = list.length;
+    for (const j of list) items.push(j);
+  });
+  return { bands, y0, scale, ranges, items: Uint32Array.from(items) };
+}
+
+/** The bands of a lasso (its edges' y ranges) or a brush (its circles'); none for other shapes. */
+function bandsOf(request: SelectRequest): ShapeBands | undefined {
   const shape = modeUsesShape(request.mode) ? request.shape : undefined;
-  if (shape?.kind === 'lasso') return Float32Array.from(shape.points.flatMap(([x, y]) => [x, y, 0, 0]));
-  if (shape?.kind === 'brush') return Float32Array.from(shape.circles.flatMap((c) => [c.centre[0], c.centre[1], c.radius, 0]));
-  return new Float32Array(4);
+  if (shape?.kind === 'lasso') {
+    const p = shape.points;
+    return shapeBands(p.map(([, a], j) => {
+      const b = p[(j + 1) % p.length][1];
+      return [Math.min(a, b), Math.max(a, b)] as const;
+    }));
+  }
+  if (shape?.kind === 'brush') return shapeBands(shape.circles.map((c) => [c.centre[1] - c.radius, c.centre[1] + c.radius] as const));
+  return undefined;
+}
+
+/** The shape's points as the kernel reads them (vec4 each: lasso x, y; brush x, y, radius), then its bands and their items. */
+function shapePoints(request: SelectRequest, bands?: ShapeBands): Float32Array {
+  const shape = modeUsesShape(request.mode) ? request.shape : undefined;
+  const items = shape?.kind === 'lasso' ? shape.points.map(([x, y]) => [x, y, 0, 0]) : shape?.kind === 'brush' ? shape.circles.map((c) => [c.centre[0], c.centre[1], c.radius, 0]) : [];
+  if (!items.length) return new Float32Array(4);
+  const n = items.length;
+  const out = new Float32Array(4 * (n + (bands ? bands.bands + Math.ceil(bands.items.length / 4) : 0)));
+  items.forEach((v, i) => out.set(v, 4 * i));
+  if (bands) {
+    const bits = new Uint32Array(out.buffer);
+    for (let b = 0; b < bands.bands; b++) bits.set([bands.ranges[2 * b], bands.ranges[2 * b + 1]], 4 * (n + b));
+    bits.set(bands.items, 4 * (n + bands.bands));
+  }
+  return out;
 }
 
 export class GpuSelection {
@@ -152,7 +226,8 @@ export class GpuSelection {
     if (request.exclude) throw new RangeError('select: GpuSelection takes the exclude mask through setExclude, once per scene state');
     const { device } = this.ctx;
     if (request.current) checkMask(request.current, this.count, 'select: current selection');
-    const points = shapePoints(request);
+    const bands = bandsOf(request);
+    const points = shapePoints(request, bands);
     if (points.length / 4 > this.pointsCapacity) {
       this.points.destroy();
       this.pointsCapacity = points.length / 4;
@@ -160,7 +235,7 @@ export class GpuSelection {
       this.group = this.bind();
     }
     device.queue.writeBuffer(this.points, 0, points);
-    device.queue.writeBuffer(this.uniform, 0, packSelectParams(request, this.count));
+    device.queue.writeBuffer(this.uniform, 0, packSelectParams(request, this.count, bands));
     if (request.current) device.queue.writeBuffer(this.current, 0, request.current);
     else device.queue.writeBuffer(this.current, 0, new Uint32Array(this.words));
     commands.clearBuffer(this.out, this.words * 4, 4);

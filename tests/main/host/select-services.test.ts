@@ -55,7 +55,8 @@ describe(`edits.select and edits.cleanPreview (seed ${seed})`, () => {
     expect(unexplained).toEqual([]);
     expect(first.count).toBeGreaterThan(0);
 
-    const camera = randomSelectCamera(rng(seed + 1));
+    const random = randomSelectCamera(rng(seed + 1));
+    const camera = { ...random, worldToCamera: [...random.worldToCamera] };
     const rect = { kind: 'rect' as const, min: [0, 0] as [number, number], max: [camera.width / 2, camera.height] as [number, number] };
     const added = await client.api.edits.select({ project: file, mode: 'add', shape: rect, camera, current: first.mask });
     const wantAdded = selectReference(splats, { mode: 'add', shape: rect, camera, current: first.mask });

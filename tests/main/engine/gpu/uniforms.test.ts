@@ -71,8 +71,8 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
   {
     kernel: 'edit-select',
     struct: 'SelectParams',
-    size: 192,
-    offsets: { r0: 0, r1: 16, r2: 32, focal: 48, principal: 56, bounds: 64, solid_centre: 80, solid_axis0: 96, solid_axis1: 112, solid_axis2: 128, colour: 144, range: 160, near: 168, count: 172, words: 176, shape: 180, mode: 184, points: 188 },
+    size: 208,
+    offsets: { r0: 0, r1: 16, r2: 32, focal: 48, principal: 56, bounds: 64, solid_centre: 80, solid_axis0: 96, solid_axis1: 112, solid_axis2: 128, colour: 144, range: 160, near: 168, count: 172, words: 176, shape: 180, mode: 184, points: 188, bands: 192, band_y0: 196, band_scale: 200, _pad0: 204 },
   },
 ];
 
