@@ -202,4 +202,18 @@ describe.skipIf(skip)('editing in the Viewer in Chromium against a real engine h
     expect(await exportPly('ball-cleaned.ply')).toBe(before - previewed);
     expect(problems.errors).toEqual([]);
   }, 120_000);
+
+  it('transforms the scene from the transform tool (Up = view\'s up): the history holds it, the splats stay, undo takes it back', async () => {
+    const before = await count('visible-count');
+    await page.locator('[data-component="edit-tools"] [data-tool="transform"]').click();
+    await page.locator('[data-action="up-from-view"]').click();
+    await expect.poll(() => page.locator('[data-test="history-list"] [data-op="transform"]').count(), { timeout: 20_000 }).toBe(1);
+    await idle();
+    expect(await count('visible-count')).toBe(before);
+    await page.waitForTimeout(1500);
+    await page.screenshot({ path: path.join(screenshots, 'edit-transform.png') });
+    await page.locator('[data-action="undo"]').click();
+    await expect.poll(() => page.locator('[data-test="history-list"] [data-state="undone"][data-op="transform"]').count(), { timeout: 20_000 }).toBe(1);
+    expect(problems.errors).toEqual([]);
+  }, 90_000);
 });
