@@ -8,7 +8,7 @@ import { useSceneStore } from '../../../renderer/src/stores/scene.js';
 import { useNoticeStore } from '../../../renderer/src/stores/notices.js';
 import { projectToPixel } from '../../../renderer/src/viewer/opencv-frame.js';
 import { isSelected } from '../../../renderer/src/viewer/edit/selection-mask.js';
-import { fakeEngine } from '../helpers/engine.js';
+import { fakeEngine, settle } from '../helpers/engine.js';
 import { FakeEdits } from '../helpers/fake-edits.js';
 import { freshSeed, rng } from '../../helpers/random.js';
 
@@ -55,7 +55,7 @@ async function setup(count = 1000) {
     const p = projectToPixel(CAMERA, [floats[i * 8], floats[i * 8 + 1], floats[i * 8 + 2]])!;
     return p[0] >= r.x0 && p[0] <= r.x1 && p[1] >= r.y0 && p[1] <= r.y1;
   };
-  return { seed, edits, scene, store, inRect, count };
+  return { seed, edits, scene, store, inRect, count, engine };
 }
 
 beforeEach(() => setActivePinia(createPinia()));
@@ -156,6 +156,24 @@ describe('edit store', () => {
     expect(store.selectedCount).toBe(before);
     expect(useNoticeStore().forScope('viewer').map((n) => n.message)).toContain('edit.argo: crop box has a negative size');
     expect(store.busy).toBe(false);
+  });
+
+  it('follows the application menu: appCommand edit-delete, edit-undo and edit-select-all act while edit mode is on, not after', async () => {
+    const { store, scene, engine, edits, count } = await setup(200);
+    store.attach(engine.client);
+    store.useBackend(edits); // attach installs the client's backend; keep the fake
+    engine.server.emit('appCommand', { command: 'edit-select-all' });
+    await settle();
+    expect(store.selectedCount).toBe(count);
+    engine.server.emit('appCommand', { command: 'edit-delete' });
+    await expect.poll(() => scene.splats!.count).toBe(0);
+    engine.server.emit('appCommand', { command: 'edit-undo' });
+    await expect.poll(() => scene.splats!.count).toBe(count);
+    store.active = false;
+    engine.server.emit('appCommand', { command: 'edit-select-all' });
+    engine.server.emit('appCommand', { command: 'view-home' }); // not an edit command: ignored here
+    await settle();
+    expect(store.selectedCount).toBe(0);
   });
 
   it('edits nothing without a project: the sample scene is not editable', () => {
