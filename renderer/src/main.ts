@@ -4,6 +4,7 @@ import App from './App.vue';
 import { connect } from './api/client.js';
 import { useLogStore } from './stores/logs.js';
 import { useNavigationStore } from './stores/navigation.js';
+import { useEditStore } from './stores/edits.js';
 import { useExportStore } from './stores/exports.js';
 import { usePathStore } from './stores/paths.js';
 import { useNoticeStore } from './stores/notices.js';
@@ -33,6 +34,7 @@ connect()
     useProjectStore().attach(connection.client);
     useExportStore().attach(connection.client);
     usePathStore().attach(connection.client);
+    useEditStore().attach(connection.client);
     connection.onClose((reason) => logs.studio('error', `connection to the engine closed: ${reason}`));
     return system.attach(connection);
   })

@@ -47,6 +47,13 @@ export const APP_COMMANDS = [
   { id: 'train-start', label: 'Start Training', key: 'CmdOrCtrl+Enter', menu: 'train' },
   { id: 'train-pause', label: 'Pause or Resume Training', key: 'CmdOrCtrl+P', menu: 'train' },
   { id: 'train-stop', label: 'Stop Training', key: 'CmdOrCtrl+.', menu: 'train' },
+  // The Viewer's edits (docs/gui.md, "Edit mode"); in a text field the renderer hands each to the field instead.
+  { id: 'edit-undo', label: 'Undo', key: 'CmdOrCtrl+Z', menu: 'edit' },
+  { id: 'edit-redo', label: 'Redo', key: 'CmdOrCtrl+Shift+Z', menu: 'edit' },
+  { id: 'edit-delete', label: 'Delete Selected Splats', key: 'Delete', menu: 'edit' },
+  { id: 'edit-select-all', label: 'Select All', key: 'CmdOrCtrl+A', menu: 'edit' },
+  { id: 'edit-select-none', label: 'Select None', key: 'CmdOrCtrl+Shift+A', menu: 'edit' },
+  { id: 'edit-invert', label: 'Invert Selection', key: 'CmdOrCtrl+I', menu: 'edit' },
 ] as const;
 export type AppCommandId = (typeof APP_COMMANDS)[number]['id'];
 export const APP_COMMAND_IDS = APP_COMMANDS.map((c) => c.id) as [AppCommandId, ...AppCommandId[]];

@@ -18,6 +18,7 @@ export const EXPECTED_SERVICES = {
   train: "the engine's training service",
   export: "the engine's export service",
   settings: "the engine's settings service",
+  edits: "the engine's edit service",
 } as const;
 export type ExpectedService = keyof typeof EXPECTED_SERVICES;
 

@@ -9,6 +9,11 @@ import { useNoticeStore } from './notices.js';
 export interface SplatData {
   buffer: ArrayBuffer;
   count: number;
+  /**
+   * Per shown splat, its index in the edit list's base (the engine's kept -> base map), when the
+   * project has edits that removed or hid splats; absent, shown splat i is base splat i.
+   */
+  baseIndex?: Uint32Array;
 }
 
 export type SceneSource =
@@ -43,6 +48,11 @@ export function rgbaColours(colors: Uint8Array, count: number): Uint8Array {
     rgba[4 * i + 3] = 255;
   }
   return rgba;
+}
+
+/** A `projects.splats` reply as the viewer's data (the kept -> base map when the engine sends one). */
+function savedSplats(saved: { data: ArrayBuffer; count: number; keptToBase?: Uint32Array }): SplatData {
+  return { buffer: saved.data, count: saved.count, ...(saved.keptToBase ? { baseIndex: saved.keptToBase } : {}) };
 }
 
 /**
@@ -102,7 +112,7 @@ export const useSceneStore = defineStore('scene', () => {
       });
       if (ticket !== loading || (options.keepSplats && source.value.kind === 'snapshot')) return;
       if (saved) {
-        splats.value = markRaw({ buffer: saved.data, count: saved.count });
+        splats.value = markRaw(savedSplats(saved));
         source.value = { kind: 'project', project: path, step: saved.step };
       } else {
         splats.value = undefined;
@@ -111,6 +121,20 @@ export const useSceneStore = defineStore('scene', () => {
     } catch (error) {
       if (ticket === loading) useNoticeStore().report(error, 'viewer');
     }
+  }
+
+  /**
+   * Loads the shown project's splats again (after an edit: `projects.splats` returns them
+   * through the edit list). Resolves once they are in `splats`; failures reach the caller.
+   */
+  async function reloadSplats(): Promise<void> {
+    if (!client || !project.value) return;
+    const path = project.value;
+    const ticket = ++loading;
+    const saved = await client.api.projects.splats({ project: path });
+    if (ticket !== loading) return;
+    splats.value = markRaw(savedSplats(saved));
+    source.value = { kind: 'project', project: path, step: saved.step };
   }
 
   /** The photo of training view `index` of the shown project (undefined for the demo scene). */
@@ -136,5 +160,5 @@ export const useSceneStore = defineStore('scene', () => {
     });
   }
 
-  return { source, splats, cameras, views, points, project, showDemo, showProject, photo, attach };
+  return { source, splats, cameras, views, points, project, showDemo, showProject, reloadSplats, photo, attach };
 });

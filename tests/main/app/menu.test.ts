@@ -35,3 +35,26 @@ describe('application menu', () => {
     expect(roles(menuTemplate({ isMac: false, dev: false, send: () => {} }))).toContain('quit');
   });
 });
+
+describe('the Edit menu', () => {
+  const template = menuTemplate({ isMac: false, dev: false, send: () => {} });
+  const editMenu = template.find((m) => m.label === 'Edit');
+  const submenu = (editMenu?.submenu ?? []) as MenuItemConstructorOptions[];
+
+  it('holds the edit commands of the contract table, with text-field roles kept for cut, copy and paste', () => {
+    const ids = submenu.map((i) => i.id).filter(Boolean);
+    expect(ids).toEqual(APP_COMMANDS.filter((c) => c.menu === 'edit').map((c) => c.id));
+    expect(ids).toEqual(expect.arrayContaining(['edit-undo', 'edit-redo', 'edit-delete', 'edit-select-all', 'edit-select-none', 'edit-invert']));
+    expect(submenu.map((i) => i.role).filter(Boolean)).toEqual(['cut', 'copy', 'paste']);
+    expect(template.some((m) => m.role === 'editMenu')).toBe(false); // its undo / select-all would take the same keys
+  });
+
+  it('shows the edit shortcuts without registering them, so the keys reach text fields', () => {
+    const undo = submenu.find((i) => i.id === 'edit-undo');
+    expect(undo?.accelerator).toBe('CmdOrCtrl+Z');
+    expect(submenu.filter((i) => i.id).every((i) => i.registerAccelerator === false)).toBe(true);
+    const others = items(template).filter((i) => i.id && !String(i.id).startsWith('edit-'));
+    expect(others.length).toBeGreaterThan(0);
+    expect(others.every((i) => i.registerAccelerator === undefined)).toBe(true);
+  });
+});

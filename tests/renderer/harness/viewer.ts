@@ -6,7 +6,8 @@
  */
 import { lookAt, type PinholeCamera } from '../../../shared/scene/camera.js';
 import { generateDemoScene } from '../../../renderer/src/viewer/demo-scene.js';
-import { cameraAxes, cameraCenter, type Vec3 } from '../../../renderer/src/viewer/opencv-frame.js';
+import { cameraAxes, cameraCenter, projectToPixel, type Vec3 } from '../../../renderer/src/viewer/opencv-frame.js';
+import { EditSession } from '../../../renderer/src/viewer/edit/edit-session.js';
 import { createSplatBuffer, writeSplat } from '../../../renderer/src/viewer/splat-layout.js';
 import { SplatViewer } from '../../../renderer/src/viewer/splat-viewer.js';
 
@@ -77,6 +78,36 @@ Object.assign(window, {
       await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
       const scale = canvas.clientWidth / 640;
       return { hit: viewer.cameraAt(480 * scale, 120 * scale) ?? null, near: viewer.cameraAt(480 * scale + 10, 120 * scale - 10) ?? null, miss: viewer.cameraAt(60 * scale, 400 * scale) ?? null, hidden: (viewer.setFrustumsVisible(false), viewer.cameraAt(480 * scale, 120 * scale) ?? null) };
+    },
+    /**
+     * Edit mode's view camera: in the orbit view (not a training camera), where `viewCamera()`
+     * projects the red and the green blob, as fractions of the canvas; the test reads the pixels there.
+     */
+    async viewCameraTest() {
+      const cam: PinholeCamera = { width: 640, height: 480, fx: 600, fy: 600, cx: 320, cy: 240, worldToCamera: lookAt([2.5, -1.5, -6], [0.2, 0.3, 0.4], [0.3, -1, 0.2]) };
+      const red = unproject(cam, 160, 120, 6);
+      const green = unproject(cam, 480, 360, 6);
+      const views = blobs([
+        { at: red, rgb: [255, 0, 0] },
+        { at: green, rgb: [0, 255, 0] },
+      ]);
+      viewer.setCameras([cam]);
+      viewer.setFrustumsVisible(false);
+      await viewer.setSplats(views.buffer, views.count);
+      viewer.setMode('orbit');
+      viewer.fitToScene();
+      await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+      const view = viewer.viewCamera();
+      const at = (p: Vec3) => {
+        const px = projectToPixel(view, p)!;
+        return [px[0] / view.width, px[1] / view.height];
+      };
+      const session = new EditSession(viewer);
+      session.gizmos.showHelper('box');
+      const box = session.gizmos.helperShape();
+      const centre = session.sceneCentre();
+      session.dispose();
+      return { red: at(red), green: at(green), size: [view.width, view.height], box, centre };
     },
     /** Many setSplats calls at once: all resolve, the last data wins, fewer updates are applied. */
     async burst(n: number) {

@@ -96,6 +96,27 @@ describe.skipIf(skip)('SplatViewer in Chromium', { timeout: 180_000 }, () => {
     for (const empty of [upperRight, lowerLeft]) expect(Math.max(...empty)).toBeLessThan(5);
   });
 
+  it('gives edit mode the view as a pinhole camera that projects the blobs where they are drawn, and a box helper over the scene', async () => {
+    const result = (await page.evaluate('window.harness.viewCameraTest()')) as { red: [number, number]; green: [number, number]; size: [number, number]; box: { kind: string; box: { centre: number[]; halfSize: number[] } } | undefined; centre: number[] };
+    await page.waitForTimeout(1200);
+    const png = await canvas();
+    const around = ([fx, fy]: [number, number]) => regionMean(png, fx - 0.015, fy - 0.015, fx + 0.015, fy + 0.015);
+    for (const f of [...result.red, ...result.green]) {
+      expect(f).toBeGreaterThan(0.05); // both on screen
+      expect(f).toBeLessThan(0.95);
+    }
+    const red = around(result.red);
+    const green = around(result.green);
+    expect(red[0]).toBeGreaterThan(100);
+    expect(red[1]).toBeLessThan(60);
+    expect(green[1]).toBeGreaterThan(100);
+    expect(green[0]).toBeLessThan(60);
+    expect(result.size).toEqual([480, 360]); // CSS pixels of the canvas
+    expect(result.box?.kind).toBe('box');
+    result.box!.box.centre.forEach((v, a) => expect(v).toBeCloseTo(result.centre[a], 5));
+    expect(Math.min(...result.box!.box.halfSize)).toBeGreaterThan(0);
+  });
+
   it('finds the training camera whose frustum is under the pointer (what a click looks through), and none elsewhere', async () => {
     const result = (await page.evaluate('window.harness.pickTest()')) as { hit: number | null; near: number | null; miss: number | null; hidden: number | null };
     expect(result).toEqual({ hit: 1, near: 1, miss: null, hidden: null });
