@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
 import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
 import { GpuInfoSchema } from './gpu.js';
-import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
+import { ExportSplatsArgs, ExportSplatsResult, ExportWebArgs, ExportWebResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
 import { AppCommandEvent, DialogOpenArgs, DialogResult, DialogSaveArgs } from './shell.js';
 import { CaptureImportArgs, MeshExtractArgs, MeshPreviewArgs, MeshPreviewResult, TaskEvent, TaskRef, TaskStateSchema, TaskStatusSchema } from './tasks.js';
@@ -36,6 +36,7 @@ export const contract = defineContract({
     },
     export: {
       splats: method(ExportSplatsArgs, ExportSplatsResult, "writes a project's or a job's newest splats as PLY, .splat or SPZ"),
+      web: method(ExportWebArgs, ExportWebResult, "writes a project's newest splats and its camera paths as a web viewer: a folder with index.html, or one HTML file"),
     },
     capture: {
       import: method(CaptureImportArgs, z.object({ task: z.string() }), 'video clips and photo folders -> frames -> COLMAP -> a new project on the captured dataset, as a cancellable task (task events)'),

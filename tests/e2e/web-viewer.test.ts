@@ -64,15 +64,13 @@ interface ViewerStatus {
 }
 
 async function viewerStatus(page: Page): Promise<ViewerStatus> {
-  return page.evaluate(() => (window as unknown as { argonautViewer: ViewerStatus }).argonautViewer);
+  return page.evaluate('window.argonautViewer') as Promise<ViewerStatus>;
 }
 
 /** Waits for the splats to be on screen: the viewer ready, frames drawn, and a picture that is not the bare background. */
 async function waitForScene(page: Page): Promise<Buffer> {
-  await page.waitForFunction(() => {
-    const s = (window as unknown as { argonautViewer?: ViewerStatus }).argonautViewer;
-    return s && (s.state === 'error' || (s.state === 'ready' && s.framesSinceLoad > 3));
-  }, undefined, { timeout: 90_000 });
+  // (strings: this file is type-checked without the DOM library)
+  await page.waitForFunction("window.argonautViewer && (window.argonautViewer.state === 'error' || (window.argonautViewer.state === 'ready' && window.argonautViewer.framesSinceLoad > 3))", undefined, { timeout: 90_000 });
   const status = await viewerStatus(page);
   expect(status.error).toBeUndefined();
   expect(status).toMatchObject({ state: 'ready', splatCount: 1500 });
@@ -161,10 +159,7 @@ describe.skipIf(skip)('the web viewer export in Chromium', () => {
     await page.locator('#path').selectOption('tour');
     await page.locator('#play').click(); // selecting plays; pause it to take pictures at chosen times
     const at = async (timeS: number) => {
-      await page.locator('#time').evaluate((input: HTMLInputElement, t) => {
-        input.value = String(t);
-        input.dispatchEvent(new Event('input'));
-      }, timeS);
+      await page.evaluate(`(() => { const input = document.getElementById('time'); input.value = '${timeS}'; input.dispatchEvent(new Event('input')); })()`);
       await page.waitForTimeout(1500); // frames at the new pose, and a sort for it
       return page.locator('#scene').screenshot();
     };
