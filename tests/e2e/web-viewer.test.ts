@@ -13,8 +13,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Page } from 'playwright-core';
-import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Project } from '../../main/engine/project/project.js';
 import { exportProjectWeb } from '../../main/engine/project/web-export.js';
@@ -23,77 +21,11 @@ import { repoRoot } from '../helpers/build.js';
 import { tempDir } from '../helpers/datasets.js';
 import { sphereProject } from '../helpers/mesh-project.js';
 import { launchChromium, reportSkip, watchPage, type Browser } from './helpers/chromium.js';
-import { canvasStats, regionMean } from './helpers/pixels.js';
+import { expectScene, meanDifference, viewerStatus, waitForScene } from './helpers/web-viewer-page.js';
 
 const skip = reportSkip(import.meta.filename);
 const screenshots = path.join(repoRoot, 'test-output', 'screenshots');
 const VIEWPORT = { width: 800, height: 560 };
-/** The viewer's background (viewer.ts BACKGROUND) in bytes. */
-const BACKGROUND = [14, 16, 21];
-
-/** Pixels of the sphere's two colours (mesh-project.ts: 0.85, 0.35, 0.2 on top, 0.2, 0.45, 0.85 below), shaded. */
-function sceneColourShares(png: Buffer): { warm: number; cool: number } {
-  const { data, width, height } = PNG.sync.read(png);
-  let warm = 0;
-  let cool = 0;
-  for (let i = 0; i < data.length; i += 4) {
-    const [r, g, b] = [data[i], data[i + 1], data[i + 2]];
-    if (r > 60 && r > g + 25 && r > b + 35) warm++;
-    else if (b > 60 && b > r + 35 && b > g + 15) cool++;
-  }
-  return { warm: warm / (width * height), cool: cool / (width * height) };
-}
-
-/** Mean absolute difference of two same-sized screenshots, per channel (0..255). */
-function meanDifference(a: Buffer, b: Buffer): number {
-  const x = PNG.sync.read(a);
-  const y = PNG.sync.read(b);
-  expect([x.width, x.height]).toEqual([y.width, y.height]);
-  let sum = 0;
-  for (let i = 0; i < x.data.length; i += 4) for (let c = 0; c < 3; c++) sum += Math.abs(x.data[i + c] - y.data[i + c]);
-  return sum / ((x.data.length / 4) * 3);
-}
-
-interface ViewerStatus {
-  state: string;
-  error?: string;
-  splatCount: number;
-  framesSinceLoad: number;
-  camera: string;
-  pathTimeS: number;
-}
-
-async function viewerStatus(page: Page): Promise<ViewerStatus> {
-  return page.evaluate('window.argonautViewer') as Promise<ViewerStatus>;
-}
-
-/** Waits for the splats to be on screen: the viewer ready, frames drawn, and a picture that is not the bare background. */
-async function waitForScene(page: Page): Promise<Buffer> {
-  // (strings: this file is type-checked without the DOM library)
-  await page.waitForFunction("window.argonautViewer && (window.argonautViewer.state === 'error' || (window.argonautViewer.state === 'ready' && window.argonautViewer.framesSinceLoad > 3))", undefined, { timeout: 90_000 });
-  const status = await viewerStatus(page);
-  expect(status.error).toBeUndefined();
-  expect(status).toMatchObject({ state: 'ready', splatCount: 1500 });
-  // Babylon sorts the splats in a worker: the first frames may come before the first sort.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const shot = await page.locator('#scene').screenshot();
-    if (canvasStats(shot).nonBackgroundFraction > 0.02 || Date.now() > deadline) return shot;
-    await page.waitForTimeout(500);
-  }
-}
-
-function expectScene(shot: Buffer, label: string): void {
-  const stats = canvasStats(shot);
-  const colours = sceneColourShares(shot);
-  const centre = regionMean(shot, 0.45, 0.45, 0.55, 0.55);
-  const centreDistance = Math.max(...centre.map((v, c) => Math.abs(v - BACKGROUND[c])));
-  console.log(`${label}: ${JSON.stringify({ ...stats, ...colours, centre: centre.map(Math.round) })}`);
-  expect(stats.nonBackgroundFraction, label).toBeGreaterThan(0.05);
-  expect(centreDistance, `${label}: the centre is the background`).toBeGreaterThan(30);
-  expect(colours.warm + colours.cool, `${label}: neither of the sphere's colours`).toBeGreaterThan(0.03);
-}
-
 describe.skipIf(skip)('the web viewer export in Chromium', () => {
   let dir: string;
   let folder: string;
@@ -140,7 +72,7 @@ describe.skipIf(skip)('the web viewer export in Chromium', () => {
       const page = await browser!.context.newPage();
       const problems = watchPage(page);
       await page.goto(where());
-      const shot = await waitForScene(page);
+      const shot = await waitForScene(page, 1500);
       await page.screenshot({ path: path.join(screenshots, `web-viewer-${label}.png`) });
       expectScene(shot, label);
       expect(await page.title()).toBe('ball · Argonaut Studio');
@@ -154,7 +86,7 @@ describe.skipIf(skip)('the web viewer export in Chromium', () => {
     const page = await browser!.context.newPage();
     const problems = watchPage(page);
     await page.goto(pathToFileURL(path.join(folder, 'index.html')).href);
-    await waitForScene(page);
+    await waitForScene(page, 1500);
     expect(await page.locator('#path option').allTextContents()).toEqual(['Free orbit', 'Tour (4.0 s)']);
     await page.locator('#path').selectOption('tour');
     await page.locator('#play').click(); // selecting plays; pause it to take pictures at chosen times

@@ -99,7 +99,7 @@ async function checkFolderTarget(target: string, force: boolean): Promise<void> 
   if (!existing) return;
   if (!existing.isDirectory()) throw badInput(target, 'cannot write the web viewer here: it is a file (the web export writes a folder; --single-file writes one HTML file)');
   const entries = await readdir(target);
-  if (entries.length && !force) throw badInput(target, `the folder is not empty (${entries.length} entries, e.g. ${entries[0]}): choose an empty or new folder, or pass --force to replace it`);
+  if (entries.length && !force) throw badInput(target, `the folder is not empty (${entries.length} entries, e.g. ${entries[0]}): choose an empty or new folder, or replace it (--force; in the Export view, "Replace the folder if it is not empty")`);
 }
 
 async function checkFileTarget(target: string): Promise<void> {
