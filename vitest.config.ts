@@ -19,6 +19,8 @@ const LONGEST_FIRST = [
   'tests/main/engine/train/geometry.test.ts',
   'tests/main/cli/crash.test.ts',
   'tests/main/engine/mesh/bunny.test.ts',
+  'tests/main/engine/mesh/thin-parts.test.ts',
+  'tests/main/cli/bench-mesh.test.ts',
   'tests/main/engine/sfm/global/statue.test.ts',
 ];
 

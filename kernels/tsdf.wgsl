@@ -1,13 +1,16 @@
-// tsdf: fuses one rendered view (depth + colour) into a truncated signed distance volume.
+// tsdf: fuses one rendered view (depth + colour) into a truncated signed distance volume, counts
+// the views that saw each point as empty, and carves (tsdf_carve) what enough views saw empty.
 //
 // tsdf_integrate: one thread per grid point of a slab of z-layers [slab.z0, slab.z0 + slab.layers)
 //   (the host splits the grid into slabs so that no dispatch runs long: a GPU watchdog).
 //   Grid point (i, j, k) sits at origin + (i, j, k) * voxel; index i + nx (j + ny k).
-// Inputs:  view (world -> camera rows in OpenCV axes, pinhole, image size), the view's per-pixel
-//          `depth` and `image` (vec4: rgb over a black background, alpha) as the rasterizer
-//          writes them (stride = the view's width).
+// Inputs:  view (world -> camera rows in OpenCV axes, pinhole, image size, thresholds), the view's
+//          per-pixel `depth` and `image` (vec4: rgb over a black background, alpha) as the
+//          rasterizer writes them (stride = the view's width), and `view_alpha`: the training
+//          image's own alpha (or mask) per pixel, read where view.has_alpha is 1.
 // Outputs: values (running mean of the truncated SDF in [-1, 1], in truncation units), weights
-//          (observations), colors (rgba8: running mean colour, a = colour observations, <= 255).
+//          (observations), colors (rgba8: running mean colour, a = colour observations, <= 255),
+//          free (views that saw the point as empty space).
 // Per point: project the point; outside the image or behind the near plane: untouched. Where
 //   alpha >= alpha_min the surface depth d is depth / alpha (DEPTH_MODE 0: the expected depth;
 //   1: the buffer holds a depth to use as is: the ray depth of mesh-depth.wgsl, or the median
@@ -15,15 +18,25 @@
 //   depth of the point); points more than `truncation` behind the surface are occluded:
 //   untouched. Where alpha < alpha_min the ray sees nothing: with CARVE the point is free space
 //   (sdf = +truncation), else untouched. Colour is averaged where |sdf| < truncation.
+//   The free-space vote (whatever CARVE says): +1 where the pixel is clearly background (rendered
+//   alpha, or the image's own alpha, below carve_alpha: well under alpha_min, so a point just
+//   inside a silhouette, on a pixel the surface half covers, casts no vote) or where the surface
+//   the view sees lies more than carve_depth (world units) beyond the point.
+// tsdf_carve: one thread per point of a slab; a point with at least CARVE_VOTES free votes and a
+//   negative value becomes +1 (outside). Positive values stay as they are, so the true surface,
+//   whose outside neighbours are positive anyway, does not move; a spurious surface (a floater's
+//   inside, a fringe behind a silhouette) loses its negative points and with them its crossings.
 // Workgroup: WG threads, 1D over the slab's points (2D dispatch past 65535 workgroups).
-// Override constants: WG, DEPTH_MODE, DEPTH_STRIDE (f32 values per pixel of `depth`), CARVE.
+// Override constants: WG, DEPTH_MODE, DEPTH_STRIDE (f32 values per pixel of `depth`), CARVE,
+//   CARVE_VOTES (tsdf_carve).
 // Invariant: a point is written by one thread per dispatch, and dispatches of one submit run in
-//   order, so the running means need no atomics and are deterministic.
+//   order, so the running means and the votes need no atomics and are deterministic.
 
 override WG: u32 = 64u;
 override DEPTH_MODE: u32 = 0u;
 override CARVE: bool = true;
 override DEPTH_STRIDE: u32 = 1u;
+override CARVE_VOTES: u32 = 2u;
 
 struct TsdfView {
   r0: vec4f, // world -> camera, rows of [R | t]
@@ -34,6 +47,9 @@ struct TsdfView {
   size: vec2u, // width, height
   near: f32,
   alpha_min: f32,
+  carve_alpha: f32, // free-space vote below this alpha (rendered or the image's)
+  carve_depth: f32, // free-space vote where the seen surface lies this far (world units) beyond the point
+  has_alpha: u32, // 1: view_alpha holds this view's image alpha
 }
 
 #include "tsdf-common"
@@ -47,6 +63,17 @@ struct TsdfView {
 @group(0) @binding(5) var<storage, read_write> values: array<f32>;
 @group(0) @binding(6) var<storage, read_write> weights: array<f32>;
 @group(0) @binding(7) var<storage, read_write> colors: array<u32>;
+@group(0) @binding(8) var<storage, read_write> free_votes: array<u32>;
+@group(0) @binding(9) var<storage, read> view_alpha: array<f32>;
+
+/** The surface depth a pixel shows (meaningful where its alpha >= alpha_min). */
+fn surface_depth(pixel: u32, alpha: f32) -> f32 {
+  let d = depth[pixel * DEPTH_STRIDE];
+  if (DEPTH_MODE == 0u) {
+    return d / alpha;
+  }
+  return d;
+}
 
 @compute @workgroup_size(WG)
 fn tsdf_integrate(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
@@ -72,13 +99,18 @@ fn tsdf_integrate(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
   }
   let pixel = u32(v) * view.size.x + u32(u);
   let rgba = image[pixel];
+  let seen_surface = rgba.w >= view.alpha_min;
+  var d = 0.0;
+  if (seen_surface) {
+    d = surface_depth(pixel, rgba.w);
+  }
+  let background = rgba.w < view.carve_alpha || (view.has_alpha == 1u && view_alpha[pixel] < view.carve_alpha);
+  if (background || (seen_surface && d - pc.z > view.carve_depth)) {
+    free_votes[index] = free_votes[index] + 1u;
+  }
   var sdf: f32;
   var observed = false;
-  if (rgba.w >= view.alpha_min) {
-    var d = depth[pixel * DEPTH_STRIDE];
-    if (DEPTH_MODE == 0u) {
-      d = d / rgba.w;
-    }
+  if (seen_surface) {
     sdf = d - pc.z;
     if (sdf < -grid.truncation) {
       return;
@@ -102,5 +134,24 @@ fn tsdf_integrate(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
     let mean = round((prev * n + c) / (n + 1.0));
     let count = min(n + 1.0, 255.0);
     colors[index] = u32(mean.x) | (u32(mean.y) << 8u) | (u32(mean.z) << 16u) | (u32(count) << 24u);
+  }
+}
+
+// Separate bindings (group 0 of its own pipeline): the carve pass reads no view.
+@group(0) @binding(0) var<uniform> carve_grid: TsdfGrid;
+@group(0) @binding(1) var<uniform> carve_slab: Slab;
+@group(0) @binding(2) var<storage, read_write> carve_values: array<f32>;
+@group(0) @binding(3) var<storage, read> carve_free: array<u32>;
+
+@compute @workgroup_size(WG)
+fn tsdf_carve(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let local = thread_id(gid, nwg);
+  let per_layer = carve_grid.dims.x * carve_grid.dims.y;
+  if (local >= per_layer * carve_slab.layers) {
+    return;
+  }
+  let index = carve_slab.z0 * per_layer + local;
+  if (carve_free[index] >= CARVE_VOTES && carve_values[index] < 0.0) {
+    carve_values[index] = 1.0;
   }
 }

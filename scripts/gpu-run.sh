@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster bigsplat loss sweep raster10m statue statue-same mic7k mic7k-same mic30k bunny7k bunny7k-ray bunny7k-geo bunny7k-geo-median run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
+# steps: info parity raster bigsplat loss sweep raster10m statue statue-same mic7k mic7k-same mic30k bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -39,9 +39,12 @@ for arg in "$@"; do
     mic30k) run mic30k ${limit:-580} $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;
     bunny7k) run bunny7k ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 \
       --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh.glb" --out "$OUT/mesh-bunny-7k-$(date +%s).json" ;;
-    # variants: bunny7k-ray (the density maximum), bunny7k-geo (geometry-aware training), bunny7k-geo-median
+    # bench mesh's protocol trains with --geometry (bunny7k is the criterion); variants: bunny7k-ray and
+    # bunny7k-expected (default training, that depth), bunny7k-geo (surface depth), bunny7k-geo-median, bunny7k-nocarve
+    # (the protocol without free-space carving and the support clean-up: the before of docs/mesh.md)
     bunny7k-*) variant=${step#bunny7k-}; extra=()
-      case "$variant" in ray) extra=(--mesh-depth ray) ;; expected) extra=(--mesh-depth expected) ;; geo) extra=(--geometry) ;; geo-median) extra=(--geometry --mesh-depth median) ;; esac
+      case "$variant" in ray) extra=(--geometry=false --mesh-depth ray) ;; expected) extra=(--geometry=false --mesh-depth expected) ;; geo) extra=(--geometry --mesh-depth surface) ;; geo-median) extra=(--geometry --mesh-depth median) ;;
+        nocarve) extra=(--carve-votes 0 --image-alpha=false --min-support 0) ;; esac
       run "$step" ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 "${extra[@]}" \
         --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh-$variant.glb" --out "$OUT/mesh-bunny-7k-$variant-$(date +%s).json" ;;
     # run-NAME: `bench train` with the arguments in .gpu-data/runs/NAME (one line: dataset folder and

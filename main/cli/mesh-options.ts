@@ -23,6 +23,8 @@ export function meshSummary(result: MeshResult) {
     views: s.views,
     depth: s.depth,
     components_removed: s.componentsRemoved,
+    unsupported_components_removed: s.unsupportedComponentsRemoved,
+    unsupported_triangles_removed: s.unsupportedTrianglesRemoved,
     outside_cameras_removed: s.outsideCamerasRemoved,
     simplify_error: s.simplifyError,
     mesh_s: s.timings.total_s,

@@ -10,6 +10,7 @@ import { TRAINING_BACKWARD } from '../engine/train/trainer.js';
 import type { JobManager } from '../engine/jobs/manager.js';
 import { TaskManager } from '../engine/jobs/tasks.js';
 import { createProjectServices } from './project-services.js';
+import { createPathServices } from './path-services.js';
 import { createTaskServices } from './task-services.js';
 import { describeSettings, writeSavedSettings } from './settings.js';
 
@@ -27,12 +28,13 @@ export interface HostContext {
 
 /**
  * The engine host's implementation of the contract. Arguments arrive already validated.
- * `tasks` runs capture and mesh tasks (a silent one when the caller does not follow their events).
+ * `tasks` runs capture, mesh and video tasks (a silent one when the caller does not follow their events).
  */
 export function createServices(engine: Engine, jobs: JobManager, host: HostContext, tasks: TaskManager = new TaskManager({ emit: () => undefined })): ServiceImpl<Services> {
   return {
     ...createProjectServices(engine, jobs),
     ...createTaskServices(engine, tasks),
+    ...createPathServices(engine, jobs, tasks),
     system: {
       async ping() {
         return { pong: true as const, pid: process.pid, uptimeS: (Date.now() - startedAt) / 1000 };

@@ -118,7 +118,7 @@ export function createTaskServices(engine: Engine, tasks: TaskManager): Pick<Imp
         const v = resolveMeshValues(params as Record<string, ParamValue>);
         const task = tasks.start('mesh', path.basename(file), async ({ signal, progress }) => {
           progress('load', 0);
-          const input = await loadProjectMeshInput(file, (m) => engine.log('warn', m, 'mesh'));
+          const input = await loadProjectMeshInput(file, (m) => engine.log('warn', m, 'mesh'), { imageAlpha: v['mesh.imageAlpha'] });
           progress('load', 1);
           const gpu = await engine.gpu();
           const result = await extractMesh(gpu, input, {

@@ -5,6 +5,7 @@ import { connect } from './api/client.js';
 import { useLogStore } from './stores/logs.js';
 import { useNavigationStore } from './stores/navigation.js';
 import { useExportStore } from './stores/exports.js';
+import { usePathStore } from './stores/paths.js';
 import { useNoticeStore } from './stores/notices.js';
 import { useProjectStore } from './stores/projects.js';
 import { useSceneStore } from './stores/scene.js';
@@ -31,6 +32,7 @@ connect()
     useSceneStore().attach(connection.client);
     useProjectStore().attach(connection.client);
     useExportStore().attach(connection.client);
+    usePathStore().attach(connection.client);
     connection.onClose((reason) => logs.studio('error', `connection to the engine closed: ${reason}`));
     return system.attach(connection);
   })

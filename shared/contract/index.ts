@@ -3,6 +3,7 @@ import { defineContract, method } from '../rpc/define.js';
 import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
 import { GpuInfoSchema } from './gpu.js';
 import { ExportSplatsArgs, ExportSplatsResult, ExportWebArgs, ExportWebResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
+import { PathsDeleteArgs, PathsListArgs, PathsRenderArgs, PathsResult, PathsSaveArgs } from './paths.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
 import { AppCommandEvent, DialogOpenArgs, DialogResult, DialogSaveArgs } from './shell.js';
 import { CaptureImportArgs, MeshExtractArgs, MeshPreviewArgs, MeshPreviewResult, TaskEvent, TaskRef, TaskStateSchema, TaskStatusSchema } from './tasks.js';
@@ -45,9 +46,15 @@ export const contract = defineContract({
       extract: method(MeshExtractArgs, z.object({ task: z.string() }), "extracts a mesh from a project's newest splats to GLB, PLY or OBJ, as a cancellable task (task events)"),
       preview: method(MeshPreviewArgs, MeshPreviewResult, "a finished mesh task's mesh for the preview (typed arrays, sent as raw bytes)"),
     },
+    paths: {
+      list: method(PathsListArgs, PathsResult, "a project's saved camera paths"),
+      save: method(PathsSaveArgs, PathsResult, 'saves a camera path in the project (replacing the one with its id); answers every saved path'),
+      delete: method(PathsDeleteArgs, PathsResult, 'deletes a saved camera path; answers the ones left'),
+      render: method(PathsRenderArgs, z.object({ task: z.string() }), "renders a camera path of a project's newest splats to an H.264 MP4 (ffmpeg), as a cancellable task (task events)"),
+    },
     tasks: {
-      cancel: method(TaskRef, z.object({ task: z.string(), state: TaskStateSchema }), 'cancels a running capture or mesh task (a capture resumes when imported again)'),
-      status: method(z.object({}).strict(), z.object({ tasks: z.array(TaskStatusSchema) }), 'capture and mesh tasks this engine ran or runs, newest first'),
+      cancel: method(TaskRef, z.object({ task: z.string(), state: TaskStateSchema }), 'cancels a running capture, mesh or video task (a capture resumes when imported again)'),
+      status: method(z.object({}).strict(), z.object({ tasks: z.array(TaskStatusSchema) }), 'capture, mesh and video tasks this engine ran or runs, newest first'),
     },
     settings: {
       get: method(z.object({}).strict(), SettingsResult, 'the GPU settings the engine host runs with, and where each value came from'),

@@ -13,7 +13,7 @@ import { ProjectSummarySchema } from './projects.js';
 const path = z.string().min(1).max(4096).refine((s) => !s.includes('\0'), 'a path cannot contain NUL');
 const taskId = z.string().min(1).max(100);
 
-export const TASK_KINDS = ['capture', 'mesh'] as const;
+export const TASK_KINDS = ['capture', 'mesh', 'video'] as const;
 export const TASK_STATES = ['running', 'finished', 'failed', 'cancelled'] as const;
 export const TaskStateSchema = z.enum(TASK_STATES);
 export type TaskState = z.infer<typeof TaskStateSchema>;
@@ -77,6 +77,19 @@ export const TaskResultSchema = z.discriminatedUnion('kind', [
     grid: z.array(z.number().int()),
     timingsS: z.record(z.string(), z.number()),
   }),
+  // A camera path's MP4 (shared/contract/paths.ts: paths.render).
+  z.object({
+    kind: z.literal('video'),
+    path: z.string(),
+    pathId: z.string(),
+    frames: z.number().int(),
+    width: z.number().int(),
+    height: z.number().int(),
+    fps: z.number().int(),
+    durationS: z.number(),
+    bytes: z.number().int(),
+    seconds: z.number(),
+  }),
 ]);
 export type TaskResult = z.infer<typeof TaskResultSchema>;
 
@@ -84,9 +97,9 @@ export const TaskStatusSchema = z.object({
   task: z.string(),
   kind: z.enum(TASK_KINDS),
   state: TaskStateSchema,
-  /** What it works on: the inputs of a capture, the project of a mesh. */
+  /** What it works on: the inputs of a capture, the project of a mesh or video. */
   title: z.string(),
-  /** The current stage (capture: probe, scan, extract, photos, features, matching, mapping, bundle, import, verify; mesh: load, fuse, march, clean, simplify, write). */
+  /** The current stage (capture: probe, scan, extract, photos, features, matching, mapping, bundle, import, verify; mesh: load, fuse, march, clean, simplify, write; video: load, render). */
   stage: z.string().optional(),
   /** 0..1 within the stage. */
   fraction: z.number().min(0).max(1).optional(),

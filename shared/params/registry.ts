@@ -202,7 +202,7 @@ export const PARAMS = [
   {
     key: 'mesh.resolution', flag: 'resolution', type: 'int', min: 16, max: 1024, default: 256, unit: 'voxels',
     group: 'Mesh', label: 'Resolution', commands: ['mesh', 'bench'],
-    help: 'Voxels of the TSDF grid along the longest side of the scene bounds; GPU memory grows with the cube (12 B a voxel: 256 -> 0.2 GB, 512 -> 1.6 GB).',
+    help: 'Voxels of the TSDF grid along the longest side of the scene bounds; GPU memory grows with the cube (16 B a voxel: 256 -> 0.27 GB, 512 -> 2.1 GB).',
   },
   {
     key: 'mesh.truncation', flag: 'truncation', type: 'float', min: 0.5, max: 32, default: 4, unit: 'voxels',
@@ -223,6 +223,36 @@ export const PARAMS = [
     key: 'mesh.depth', flag: 'mesh-depth', type: 'enum', choices: ['auto', 'surface', 'ray', 'expected', 'median'], default: 'auto',
     group: 'Mesh', label: 'Depth', commands: ['mesh', 'bench'], advanced: true,
     help: "Depth fused per view: 'auto' (median for models trained with --geometry, else expected), 'surface' (where the pixel's ray enters each splat's visible extent: fat and flat splats), 'ray' (each splat's densest point on the ray: flat splats), 'expected' (splat centres, weighted: in front of slanted surfaces) or 'median' (for models trained with --geometry).",
+  },
+  {
+    key: 'mesh.carveVotes', flag: 'carve-votes', type: 'int', min: 0, max: 10_000, default: 2, unit: 'views',
+    group: 'Mesh', label: 'Carve votes', commands: ['mesh', 'bench'], advanced: true,
+    help: 'Free-space carving: a voxel this many training views saw as empty (background in the render or in the image\'s own alpha, or well in front of the surface they see) gets no surface; 0 turns the carve pass off. 2 survives one bad view.',
+  },
+  {
+    key: 'mesh.carveDepth', flag: 'carve-depth', type: 'float', min: 0.5, max: 100, default: 1, unit: 'truncations',
+    group: 'Mesh', label: 'Carve depth', commands: ['mesh', 'bench'], advanced: true,
+    help: 'A view votes a voxel empty where the surface it sees lies more than this many truncation distances beyond the voxel.',
+  },
+  {
+    key: 'mesh.imageAlpha', flag: 'image-alpha', type: 'bool', default: true,
+    group: 'Mesh', label: 'Carve with image alpha', commands: ['mesh', 'bench'], advanced: true,
+    help: "Where the training photos have alpha (transparent background), their transparent pixels vote the voxels on their rays empty, whatever the splats render there (floaters the model drew over the background).",
+  },
+  {
+    key: 'mesh.minSupport', flag: 'min-support', type: 'float', min: 0, max: 1, default: 0.5,
+    group: 'Mesh', label: 'Least splat support', commands: ['mesh', 'bench'], advanced: true,
+    help: 'Remove disconnected pieces with fewer than this fraction of their vertices near an opaque splat (within --support-radius of its size); 0 keeps all.',
+  },
+  {
+    key: 'mesh.supportRadius', flag: 'support-radius', type: 'float', min: 0.5, max: 100, default: 3, unit: 'splat scales',
+    group: 'Mesh', label: 'Support radius', commands: ['mesh', 'bench'], advanced: true,
+    help: "A vertex is supported when it lies within this many of an opaque splat's largest scale (sigma) of its centre.",
+  },
+  {
+    key: 'mesh.supportOpacity', flag: 'support-opacity', type: 'float', min: 0, max: 1, default: 0.5,
+    group: 'Mesh', label: 'Support opacity', commands: ['mesh', 'bench'], advanced: true,
+    help: 'Splats under this opacity support no surface (haze and half-pruned floaters).',
   },
 ] as const satisfies readonly ParamDef[];
 

@@ -41,6 +41,8 @@ export const CameraPathSchema = z
   })
   .strict()
   .superRefine((path, context) => {
+    // Refinements run even when `keyframes` failed its own checks (zod 4): an empty list is min(2)'s to report.
+    if (path.keyframes.length === 0) return;
     const last = path.keyframes.at(-1)!.time;
     if (path.duration < last || (path.loop && path.duration <= last)) {
       context.addIssue({ code: 'custom', path: ['duration'], message: `duration ${path.duration} s must be ${path.loop ? 'past' : 'at least'} the last keyframe's time (${last} s)` });

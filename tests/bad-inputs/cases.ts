@@ -365,6 +365,26 @@ export const CASES: BadInputCase[] = [
     },
   },
   {
+    name: 'a camera path file with NaN keys (as Python writes them)',
+    async build(dir, trained) {
+      const file = path.join(dir, 'path ü.json');
+      const key = (time: number, x: string) => `{"time": ${time}, "position": [${x}, 0, -3], "rotation": [0, 0, 0, 1], "fovYDeg": 50}`;
+      await writeFile(file, `{"id": "p", "name": "P", "interpolation": "smooth", "loop": false, "duration": 2, "keyframes": [${key(0, '0')}, ${key(2, 'NaN')}]}`);
+      const out = path.join(dir, 'never.mp4');
+      return { argv: ['render', trained.file, '--path', file, '--out', out], file, problem: /keyframes\.1\.position\.0: expected a finite number, got NaN/, mustNotExist: [out] };
+    },
+  },
+  {
+    name: 'a camera path file whose keyframe times do not increase',
+    async build(dir, trained) {
+      const file = path.join(dir, 'path ü.json');
+      const key = (time: number) => ({ time, position: [time, 0, -3], rotation: [0, 0, 0, 1], fovYDeg: 50 });
+      await writeFile(file, JSON.stringify({ id: 'p', name: 'P', interpolation: 'linear', loop: false, duration: 3, keyframes: [key(0), key(2), key(1)] }));
+      const out = path.join(dir, 'never.mp4');
+      return { argv: ['render', trained.file, '--path', file, '--out', out], file, problem: /keyframes\.2\.time: keyframe times must increase \(2 then 1\)/, mustNotExist: [out] };
+    },
+  },
+  {
     name: 'render --view past the last view',
     async build(dir, trained) {
       const out = path.join(dir, 'never.png');

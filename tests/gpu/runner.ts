@@ -73,11 +73,12 @@ for (const variant of variants) {
     await run(() => bundleSolveParity(ctx, variant, freshSeed()));
   }
 }
-// Mesh kernels have one (portable) variant.
+// Mesh kernels have one (portable) variant; the carve cases compile tsdf.wgsl for each.
 if (want('mesh')) {
   for (const c of MESH_CASES) await run(() => marchingCubesParity(ctx, freshSeed(), c));
   for (const c of MESH_CASES) await run(() => tsdfParity(ctx, freshSeed(), c));
   await run(() => tsdfParity(ctx, freshSeed(), MESH_CASES[1], { depthMode: 'direct', carve: false, depthStride: 4 }));
+  for (const variant of variants) for (const c of MESH_CASES.slice(1)) await run(() => tsdfParity(ctx, freshSeed(), c, { views: 5, imageAlpha: true, carveVotes: 2, variant }));
   await run(() => rayDepthLoopParity(ctx, freshSeed(), 20_000));
   await run(() => rayDepthPlaneParity(ctx, freshSeed()));
   await run(() => rayDepthEntryParity(ctx, freshSeed()));

@@ -11,6 +11,8 @@ import { promisify } from 'node:util';
 import { loadDataset } from '../../main/engine/dataset/dataset.js';
 import { writeMesh } from '../../main/engine/formats/mesh-file.js';
 import { extractMesh, type DepthSource } from '../../main/engine/mesh/extract.js';
+import { meshOptionsFromParams, resolveMeshValues } from '../../main/engine/mesh/params.js';
+import { loadImageAlpha } from '../../main/engine/mesh/view-alpha.js';
 import type { SplatSet } from '../../shared/scene/splats.js';
 import { sharedData } from './build.js';
 import { testGpu } from './gpu.js';
@@ -53,13 +55,20 @@ export function bunnyScene(): Promise<BunnyScene> {
   return scene;
 }
 
-/** Extracts a mesh (grid 96) from `splats` seen by the scene's training cameras, writes it, scores it at tau 0.01 and 0.05. */
+/**
+ * Extracts a mesh (grid 96, the registry's other defaults: carving with the images' alpha, the
+ * support clean-up) from `splats` seen by the scene's training cameras, writes it, scores it at
+ * tau 0.01 and 0.05.
+ */
 export async function extractAndScore(splats: SplatSet, s: BunnyScene, name: string, depth?: DepthSource) {
   const ctx = await testGpu();
   const dataset = await loadDataset(s.data);
-  const cameras = dataset.views.filter((v) => v.split === 'train').map((v) => v.camera);
+  const views = dataset.views.filter((v) => v.split === 'train');
+  const cameras = views.map((v) => v.camera);
+  const imageAlpha = await loadImageAlpha(dataset, views);
+  const defaults = meshOptionsFromParams(resolveMeshValues({}));
   const t0 = performance.now();
-  const { mesh, stats } = await extractMesh(ctx, { splats, cameras }, { resolution: 96, truncationVoxels: 4, targetTriangles: 0, minComponentFraction: 0.3, depth });
+  const { mesh, stats } = await extractMesh(ctx, { splats, cameras, imageAlpha }, { ...defaults, resolution: 96, truncationVoxels: 4, targetTriangles: 0, minComponentFraction: 0.3, depth });
   const meshS = (performance.now() - t0) / 1000;
   const file = path.join(s.dir, `${name}.ply`);
   await writeMesh(file, mesh);

@@ -1,6 +1,6 @@
 /**
- * Float64 CPU reference of TSDF fusion (kernels/tsdf.wgsl): the same per-point rule, written for
- * clarity. Points whose outcome hinges on a float32 rounding (a projection within a hair of a
+ * Float64 CPU reference of TSDF fusion and free-space carving (kernels/tsdf.wgsl): the same
+ * per-point rules, written for clarity. Points whose outcome hinges on a float32 rounding (a projection within a hair of a
  * pixel edge or the image border, a signed distance at the truncation boundary, the near plane)
  * are reported as ambiguous so a parity test can leave them out and count them.
  */
@@ -12,6 +12,8 @@ export interface TsdfState {
   weights: Float64Array;
   /** rgba8 words: rgb running mean, a = colour observations. */
   colors: Uint32Array;
+  /** Views that saw the point as empty. */
+  freeVotes: Uint32Array;
 }
 
 export interface TsdfReferenceView {
@@ -20,6 +22,8 @@ export interface TsdfReferenceView {
   depth: Float32Array;
   /** vec4 per pixel: rgb over black, alpha. */
   image: Float32Array;
+  /** The training image's own alpha per pixel, when the view has one. */
+  imageAlpha?: Float32Array;
 }
 
 export interface TsdfReferenceOptions {
@@ -27,6 +31,10 @@ export interface TsdfReferenceOptions {
   carve: boolean;
   depthMode: 'expected' | 'direct';
   near: number;
+  /** Free-space vote below this alpha (rendered or the image's). */
+  carveAlpha: number;
+  /** Free-space vote where the seen surface lies more than this (world units) beyond the point. */
+  carveDepth: number;
 }
 
 const EDGE = 1e-3; // pixels
@@ -52,10 +60,16 @@ export function integrateReference(grid: VoxelGrid, state: TsdfState, view: Tsdf
         if (!(u >= 0 && v >= 0 && u < width && v < height)) continue;
         const pixel = Math.floor(v) * width + Math.floor(u);
         const alpha = view.image[4 * pixel + 3];
+        const seenSurface = alpha >= options.alphaMin;
+        const d = !seenSurface ? 0 : options.depthMode === 'expected' ? view.depth[pixel] / alpha : view.depth[pixel];
+        const imageAlpha = view.imageAlpha?.[pixel];
+        const background = alpha < options.carveAlpha || (imageAlpha !== undefined && imageAlpha < options.carveAlpha);
+        if (Math.abs(alpha - options.carveAlpha) < 1e-6 || (imageAlpha !== undefined && Math.abs(imageAlpha - options.carveAlpha) < 1e-6)) ambiguous.add(index);
+        if (seenSurface && Math.abs(d - pc[2] - options.carveDepth) < BOUNDARY * grid.truncation) ambiguous.add(index);
+        if (background || (seenSurface && d - pc[2] > options.carveDepth)) state.freeVotes[index]++;
         let sdf: number;
         let observed = false;
-        if (alpha >= options.alphaMin) {
-          const d = options.depthMode === 'expected' ? view.depth[pixel] / alpha : view.depth[pixel];
+        if (seenSurface) {
           sdf = d - pc[2];
           if (Math.abs(sdf + grid.truncation) < BOUNDARY * grid.truncation) ambiguous.add(index);
           if (sdf < -grid.truncation) continue;
@@ -79,4 +93,9 @@ export function integrateReference(grid: VoxelGrid, state: TsdfState, view: Tsdf
       }
     }
   }
+}
+
+/** The carve pass (tsdf_carve): points with at least `votes` free-space votes and a negative value become +1 (in place). */
+export function carveReference(state: TsdfState, votes: number): void {
+  for (let p = 0; p < state.values.length; p++) if (state.freeVotes[p] >= votes && state.values[p] < 0) state.values[p] = 1;
 }

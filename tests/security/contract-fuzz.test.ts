@@ -12,6 +12,9 @@ import { createMemoryTransportPair } from '../../shared/rpc/transport.js';
 import { serveGateway } from '../../main/supervisor/gateway.js';
 import { freshSeed, rng } from '../helpers/random.js';
 
+const VALID_KEY = (time: number) => ({ time, position: [time, 0, -3], rotation: [0, 0, 0, 1], fovYDeg: 50 });
+const VALID_PATH = { id: 'orbit', name: 'Orbit', interpolation: 'smooth', loop: true, duration: 4, keyframes: [VALID_KEY(0), VALID_KEY(1), VALID_KEY(2)] };
+
 /** One valid argument object per method. */
 const VALID: Record<string, Record<string, unknown>> = {
   'system.ping': {},
@@ -36,6 +39,10 @@ const VALID: Record<string, Record<string, unknown>> = {
   'capture.import': { inputs: ['/data/walk.mp4', '/data/photos'], name: 'walk', dir: '/projects', params: { 'capture.frames': 40, 'train.iterations': 7000 } },
   'mesh.extract': { project: '/projects/statue.argo', path: '/tmp/statue.glb', params: { 'mesh.resolution': 128, 'mesh.depth': 'median' } },
   'mesh.preview': { task: 'mesh-1' },
+  'paths.list': { project: '/projects/statue.argo' },
+  'paths.save': { project: '/projects/statue.argo', path: VALID_PATH },
+  'paths.delete': { project: '/projects/statue.argo', id: 'orbit' },
+  'paths.render': { project: '/projects/statue.argo', path: VALID_PATH, out: '/tmp/orbit.mp4', settings: { width: 640, height: 360, fps: 30 } },
   'tasks.cancel': { task: 'capture-1' },
   'tasks.status': {},
 };

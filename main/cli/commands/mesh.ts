@@ -52,19 +52,20 @@ export const meshCommand: CommandSpec = {
     let meshInput: MeshInput;
     let described: Record<string, unknown>;
     let antialiased = false;
+    const params = resolveMeshParams(context);
+    const imageAlpha = params['mesh.imageAlpha'];
     if (isProjectFile(input)) {
       if (options.data) throw new UsageError('--data does not apply to a project (it knows its dataset)');
-      const loaded = await loadProjectMeshInput(path.resolve(cwd, input), (m) => out.warn(m));
+      const loaded = await loadProjectMeshInput(path.resolve(cwd, input), (m) => out.warn(m), { imageAlpha });
       meshInput = loaded;
       antialiased = loaded.antialiased;
       described = loaded.described;
     } else {
       const source = await resolveMeshSource(path.resolve(cwd, input), options.data ? path.resolve(cwd, options.data as string) : undefined);
       out.progress({ stage: 'load', message: `${source.splatsFile}, cameras of ${source.datasetDir}` }, true);
-      meshInput = await loadMeshInput(source);
+      meshInput = await loadMeshInput(source, { imageAlpha, warn: (m) => out.warn(m) });
       described = { dataset: source.datasetDir, source: source.splatsFile };
     }
-    const params = resolveMeshParams(context);
     const { result, gpu } = await extractWithProgress(context, meshInput, { ...meshOptionsFromParams(params), antialiased });
     if (result.stats.triangles === 0) out.warn(`mesh: no surface found (no pixel of any view reached alpha 0.5 inside the grid, or every piece was removed); writing an empty mesh. Is the model trained, and are these its cameras?`);
     const format = await writeMesh(outFile, result.mesh);

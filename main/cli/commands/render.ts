@@ -12,6 +12,7 @@ import { Project } from '../../engine/project/project.js';
 import { projectSplats } from '../../engine/project/splats.js';
 import { pickView, projectViews } from '../../engine/project/views.js';
 import { renderImage } from '../../engine/render/render-image.js';
+import { renderVideoCommand } from './render-video.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
 import { isProjectFile } from '../../../shared/project/manifest.js';
@@ -46,24 +47,36 @@ export async function readCameraFile(file: string): Promise<PinholeCamera> {
 
 export const renderCommand: CommandSpec = {
   name: 'render',
-  summary: "render a splat PLY from a camera, or a project's newest splats from one of its views, to a PNG",
-  usage: 'render <splats.ply> --camera cam.json --out image.png | render <file.argo> --view K --out image.png  [--background black|white] [--antialiased] [--sh-degree N]',
+  summary: "render a splat PLY from a camera, or a project's newest splats from one of its views, to a PNG; or a project along a camera path to an MP4",
+  usage: 'render <splats.ply> --camera cam.json --out image.png | render <file.argo> --view K --out image.png | render <file.argo> --path path.json|--orbit --out video.mp4 [--width W --height H] [--fps N] [--duration S]  [--background black|white] [--antialiased] [--sh-degree N]',
   options: [
     JSON_OPTION,
     { flag: 'camera', type: 'string', help: 'camera file: {"width","height","fx","fy","cx","cy","world_to_camera": 4x4 row-major, OpenCV axes}', valueName: 'cam.json' },
     { flag: 'view', type: 'int', help: "projects: view K of the project's dataset (0-based, dataset order; train and test views), at the run's resolution", valueName: 'K' },
     { flag: 'out', type: 'string', help: 'the PNG to write', valueName: 'image.png' },
+    { flag: 'path', type: 'string', help: 'projects: a camera path file (docs/paths.md) to render to an MP4 (H.264, needs ffmpeg)', valueName: 'path.json' },
+    { flag: 'orbit', type: 'bool', help: "projects: render an orbit around the scene (its training cameras' centre, height and field of view) to an MP4" },
+    { flag: 'width', type: 'int', help: 'video: frame width, even (default: the training views\' width, else 1280)', valueName: 'W' },
+    { flag: 'height', type: 'int', help: 'video: frame height, even (default: the training views\' height, else 720)', valueName: 'H' },
+    { flag: 'fps', type: 'int', help: 'video: frames per second (default 30)', valueName: 'N' },
+    { flag: 'duration', type: 'float', help: '--orbit: seconds for one turn (default 4)', valueName: 'S' },
+    { flag: 'turns', type: 'float', help: '--orbit: turns around the scene (default 1)', valueName: 'N' },
     { flag: 'background', type: 'string', help: "black or white (default: black; projects: the run's background)", valueName: 'colour' },
     { flag: 'antialiased', type: 'bool', help: "Mip-Splatting's 2D filter with opacity compensation (projects: the run's setting)" },
     { flag: 'sh-degree', type: 'int', help: 'SH degree to evaluate (default: the file\'s)' },
   ],
-  async run({ positionals, options, out, engineOptions, cwd }) {
+  async run(context) {
+    const { positionals, options, out, engineOptions, cwd } = context;
     const [input, ...extra] = positionals;
     if (!input || extra.length) throw new UsageError('render needs exactly one splats.ply or file.argo');
     if (!options.out) throw new UsageError('render needs --out image.png');
     const background = options.background as string | undefined;
     if (background !== undefined && background !== 'black' && background !== 'white') throw new UsageError(`--background: expected black or white, got "${background}"`);
     const project = isProjectFile(input) ? await Project.open(path.resolve(cwd, input)) : undefined;
+    const video = options.path !== undefined || Boolean(options.orbit);
+    if (video && !project) throw new UsageError('--path and --orbit render a project (file.argo) to a video');
+    if (video) return renderVideoCommand(project!, context);
+    for (const flag of ['width', 'height', 'fps', 'duration', 'turns']) if (options[flag] !== undefined) throw new UsageError(`--${flag} is for videos (--path or --orbit)`);
     if (options.view !== undefined && options.camera !== undefined) throw new UsageError('give --view or --camera, not both');
     if (options.view !== undefined && !project) throw new UsageError('--view needs a project (file.argo); a PLY needs --camera cam.json');
     if (options.view === undefined && !options.camera) throw new UsageError(project ? 'render needs --view K or --camera cam.json' : 'render needs --camera cam.json');

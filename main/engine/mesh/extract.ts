@@ -19,6 +19,7 @@ import { MarchingCubes } from './marching-cubes.js';
 import { RayDepth } from './ray-depth.js';
 import { computeNormals, triangleCount, vertexCount, weldSoup, type TriangleMesh } from './mesh.js';
 import { simplifyMesh } from './simplify.js';
+import { removeUnsupportedComponents, type SupportOptions } from './support.js';
 import { TsdfVolume } from './tsdf.js';
 
 export interface MeshInput {
@@ -27,6 +28,11 @@ export interface MeshInput {
   cameras: readonly PinholeCamera[];
   /** Trained with the geometry regularizers (--geometry): 'auto' depth then takes the median depth. */
   geometry?: boolean;
+  /**
+   * Per camera, the training image's own alpha (or mask) in [0, 1], camera.width x camera.height,
+   * where the dataset has one: free-space votes where it says background (viewAlphaOf).
+   */
+  imageAlpha?: readonly (Float32Array | undefined)[];
 }
 
 /**
@@ -65,6 +71,14 @@ export interface MeshOptions {
   alphaMin?: number;
   /** Background pixels mark the voxels on their rays as free space (default true). */
   carve?: boolean;
+  /** Carve points that at least this many views saw as empty (0: no carve pass; docs/mesh.md). */
+  carveVotes?: number;
+  /** A free-space vote where the rendered alpha (or the image's) is below this (default 0.05). */
+  carveAlpha?: number;
+  /** A free-space vote where the seen surface lies more than this many truncations beyond the point (default 1). */
+  carveDepthTruncations?: number;
+  /** Drop pieces far from the opaque splats (support.ts; minFraction 0 or absent: keep all). */
+  support?: SupportOptions;
   /** Default: the splats' robust bounds (splatBounds). */
   bounds?: Bounds;
   /** Most grid points / cells one dispatch handles (default 2^22). */
@@ -82,6 +96,9 @@ export interface MeshStats {
   rawTriangles: number;
   weldedVertices: number;
   outsideCamerasRemoved: number;
+  /** Pieces (and their triangles) dropped as far from the opaque splats. */
+  unsupportedComponentsRemoved: number;
+  unsupportedTrianglesRemoved: number;
   componentsRemoved: number;
   componentsKept: number;
   simplifyError: number;
@@ -132,6 +149,8 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
     depthStride: source === 'median' ? 4 : 1,
     alphaMin: options.alphaMin,
     carve: options.carve,
+    carveAlpha: options.carveAlpha,
+    carveDepthTruncations: options.carveDepthTruncations,
     maxPointsPerDispatch: options.maxPerDispatch,
   });
   let frame: RasterFrame | undefined;
@@ -162,10 +181,13 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
         binding = volume.bindView(depth.buffer, frame.image, width, height);
       }
       const fuse = ctx.commands('mesh.fuse');
-      volume.encodeIntegrate(fuse, binding, cameras[v]);
+      volume.encodeIntegrate(fuse, binding, cameras[v], input.imageAlpha?.[v]);
       await fuse.submit();
       progress('fuse', v + 1, cameras.length);
     }
+    const carve = ctx.commands('mesh.carve');
+    await volume.encodeCarve(carve, options.carveVotes ?? 0);
+    await carve.submit();
     await ctx.device.queue.onSubmittedWorkDone();
     ctx.assertNoErrors('TSDF fusion');
     fusedAt = performance.now();
@@ -183,7 +205,8 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
   let mesh = weldSoup(soup);
   const weldedVertices = vertexCount(mesh);
   const outside = removeOutsideCameras(mesh, cameras);
-  const components = removeSmallComponents(outside.mesh, options.minComponentFraction);
+  const unsupported = options.support ? removeUnsupportedComponents(outside.mesh, splats, options.support) : { mesh: outside.mesh, removedComponents: 0, removedTriangles: 0 };
+  const components = removeSmallComponents(unsupported.mesh, options.minComponentFraction);
   mesh = components.mesh;
   const cleanedAt = performance.now();
   progress('simplify', 0, 1);
@@ -201,6 +224,8 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
       rawTriangles: soup.triangles,
       weldedVertices,
       outsideCamerasRemoved: outside.removedTriangles,
+      unsupportedComponentsRemoved: unsupported.removedComponents,
+      unsupportedTrianglesRemoved: unsupported.removedTriangles,
       componentsRemoved: components.removedComponents,
       componentsKept: components.keptComponents,
       simplifyError: simplified.error,

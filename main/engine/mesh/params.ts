@@ -19,5 +19,8 @@ export function meshOptionsFromParams(p: Readonly<MeshParamValues>): MeshOptions
     targetTriangles: p['mesh.targetTriangles'],
     minComponentFraction: p['mesh.minComponent'],
     depth: p['mesh.depth'],
+    carveVotes: p['mesh.carveVotes'],
+    carveDepthTruncations: p['mesh.carveDepth'],
+    support: { minFraction: p['mesh.minSupport'], radiusScales: p['mesh.supportRadius'], minOpacity: p['mesh.supportOpacity'] },
   };
 }

@@ -10,6 +10,7 @@ import { ArgonautError, badInput } from '../../../shared/rpc/errors.js';
 import { loadDataset } from '../dataset/dataset.js';
 import { readPly } from '../formats/ply.js';
 import type { MeshInput } from './extract.js';
+import { loadImageAlpha } from './view-alpha.js';
 
 export interface MeshSourceFiles {
   splatsFile: string;
@@ -48,10 +49,14 @@ export async function resolveMeshSource(input: string, data?: string): Promise<M
   return { splatsFile, datasetDir };
 }
 
-/** Reads the splats and the dataset's training cameras (no images are decoded). */
-export async function loadMeshInput(source: MeshSourceFiles): Promise<MeshInput & { datasetName: string }> {
+/**
+ * Reads the splats and the dataset's training cameras; with `imageAlpha` also the training
+ * images' alpha for free-space carving (view-alpha.ts; else no image is decoded).
+ */
+export async function loadMeshInput(source: MeshSourceFiles, options: { imageAlpha?: boolean; warn?: (message: string) => void } = {}): Promise<MeshInput & { datasetName: string }> {
   const [splats, dataset] = await Promise.all([readPly(source.splatsFile), loadDataset(source.datasetDir)]);
   const train = dataset.views.filter((v) => v.split === 'train');
   const views = train.length ? train : dataset.views;
-  return { splats, cameras: views.map((v) => v.camera), datasetName: path.basename(path.resolve(source.datasetDir)) };
+  const imageAlpha = options.imageAlpha ? await loadImageAlpha(dataset, views, 1, options.warn) : undefined;
+  return { splats, cameras: views.map((v) => v.camera), imageAlpha, datasetName: path.basename(path.resolve(source.datasetDir)) };
 }

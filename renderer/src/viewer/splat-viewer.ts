@@ -31,6 +31,7 @@ import { Scene } from '@babylonjs/core/scene.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { babylonCameraPose, babylonUpFromCameras, cameraCenter, ENGINE_TO_BABYLON_SCALING, frustumWorldPoints, type Vec3 } from './opencv-frame.js';
 import { robustBounds, viewSplatBuffer, type Bounds } from './splat-layout.js';
+import { viewPinhole } from './edit/view-camera.js';
 
 export type CameraMode = 'orbit' | 'fly';
 
@@ -391,6 +392,25 @@ export class SplatViewer {
   }
 
   /**
+   * Puts the view at `camera`'s pose and vertical field of view (fly mode; a camera path's
+   * preview). Its intrinsics other than the field of view are not modelled: the canvas keeps its
+   * aspect ratio.
+   */
+  setViewCamera(camera: PinholeCamera): void {
+    const pose = babylonCameraPose(camera);
+    if (this.mode !== 'fly') {
+      this.scene.activeCamera?.detachControl();
+      this.mode = 'fly';
+      this.activate(this.fly);
+    }
+    this.fly.position = new Vector3(...pose.position);
+    this.fly.upVector = new Vector3(...pose.up);
+    this.fly.setTarget(this.fly.position.add(new Vector3(...pose.forward)));
+    this.fly.fov = pose.fovYRadians;
+    this.selectCamera(undefined);
+  }
+
+  /**
    * The training camera whose frustum (its apex or the middle of its image rectangle) is drawn
    * nearest to canvas point (x, y), in CSS pixels from the canvas's top-left, within `radiusPx`;
    * undefined when none is (or frustums are hidden). Clicking a frustum looks through it.
@@ -433,6 +453,24 @@ export class SplatViewer {
 
   setBackground(rgb: readonly [number, number, number]): void {
     this.scene.clearColor = new Color4(rgb[0], rgb[1], rgb[2], 1);
+  }
+
+  /** The current view as the engine's pinhole camera, in CSS pixels of the canvas (edit selections use it). */
+  viewCamera(): PinholeCamera {
+    const camera = this.scene.activeCamera!;
+    return viewPinhole({ viewMatrix: camera.getViewMatrix(true).m, fovYRadians: camera.fov, width: this.canvas.clientWidth, height: this.canvas.clientHeight });
+  }
+
+  /** Centre of the content's robust bounds, Babylon frame (where edit helpers start). */
+  sceneCentre(): Vec3 {
+    const b = this.sceneBounds();
+    if (!b) return [0, 0, 0];
+    return [0, 1, 2].map((a) => ((b.min[a] + b.max[a]) / 2) * ENGINE_TO_BABYLON_SCALING[a]) as Vec3;
+  }
+
+  /** Diagonal of the content's robust bounds. */
+  sceneSize(): number {
+    return 2 * this.sceneRadius();
   }
 
   stats(): ViewerStats {

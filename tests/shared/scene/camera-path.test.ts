@@ -14,4 +14,10 @@ describe('camera path files', () => {
     expect(issues({ ...orbit, loop: false, duration: 2 })).toBe('');
     expect(issues({ ...orbit, keyframes: [key(0)] })).toMatch(/keyframes: /);
   });
+
+  it('refuses an empty keyframe list as an issue (the refinement does not throw on it)', () => {
+    const empty = { id: 'p', name: 'P', interpolation: 'linear', loop: false, duration: 1, keyframes: [] };
+    expect(() => CameraPathSchema.safeParse(empty)).not.toThrow();
+    expect(issues(empty)).toMatch(/keyframes: /);
+  });
 });

@@ -131,7 +131,7 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
     const start = Float64Array.from({ length: 3 * graph.images.length }, () => random.next() * 2 - 1);
     const rounds = positionNodes(graph.images.length, graph.images.length, constraints, start, root, positioningOptions(o, 50));
     // LM finishes what the linearly converging rounds leave (cheap here: no points).
-    const refined = refinePositions(graph.images.length, constraints, rounds.positions, root, { iterations: o.refinementIterations, loss: o.positioningLoss });
+    const refined = refinePositions(graph.images.length, constraints, rounds.positions, root, { iterations: o.refinementIterations, loss: o.positioningLoss, tolerance: o.refinementTolerance });
     return { positions: refined.positions, iterations: rounds.iterations };
   });
   let centres = cameraStage.positions;
@@ -155,9 +155,9 @@ export function globalMapping(input: GlobalMappingInput, options: Partial<Mappin
         start.push(...closestPointToRays(rays));
         for (let m = 0; m < track.length; m++) constraints.push({ from: cameraIndex.get(track[m].image)!, to: n + k, direction: rays[m].direction, weight: 1 });
       });
-      const joint = positionNodes(n, start.length / 3, constraints, Float64Array.from(start), root, positioningOptions(o, 0));
+      const joint = positionNodes(n, start.length / 3, constraints, Float64Array.from(start), root, { ...positioningOptions(o, 0), convergence: o.positioningPointsConvergence });
       pointIterations = joint.iterations;
-      const refined = refinePositions(n, constraints, joint.positions, root, { iterations: o.refinementIterations, loss: o.positioningLoss });
+      const refined = refinePositions(n, constraints, joint.positions, root, { iterations: o.refinementIterations, loss: o.positioningLoss, tolerance: o.refinementTolerance });
       refinementIterations = refined.iterations;
       return refined.positions.subarray(0, 3 * n);
     });

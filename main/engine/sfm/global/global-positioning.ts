@@ -43,7 +43,7 @@ export interface PositioningOptions {
   loss: number;
   /** LUD rounds first, at most (they stop once no coordinate moves 1e-4). */
   ludIterations: number;
-  /** Stop when no coordinate moved more than this in a round (the mean camera distance is 1). */
+  /** Stop when no camera coordinate moved more than this in a round (the mean camera distance is 1). */
   convergence: number;
 }
 
@@ -85,10 +85,13 @@ export function positionNodes(
     // never look converged.
     const spread = meanCameraDistance(next, cameraCount, fixed);
     if (!(spread > 0)) throw new Error('global-positioning.ts: every camera ended at the same position (no baseline between them)');
+    // Converged when the cameras stop moving: the mapper keeps only them (points are
+    // triangulated again from the cameras), and a point whose rays barely cross moves more
+    // than any camera in every round
     let moved = 0;
     for (let i = 0; i < next.length; i++) {
       next[i] /= spread;
-      moved = Math.max(moved, Math.abs(next[i] - positions[i]));
+      if (i < 3 * cameraCount) moved = Math.max(moved, Math.abs(next[i] - positions[i]));
     }
     positions = next;
     return moved;

@@ -45,6 +45,19 @@ export interface MappingOptions {
    * 0.1 keeps directions within ~6 degrees at full weight (ours; GLOMAP's Huber uses 0.1 too).
    */
   positioningLoss: number;
+  /**
+   * The points stage's rounds stop once no camera moves more than this in a round (units of the
+   * mean camera distance), and position-refinement.ts's Levenberg-Marquardt finishes: its result
+   * does not depend on where they stopped (apple clip: cameras within 1e-7 of the scene of a run to
+   * 100 rounds, at half the rounds; the rounds converge linearly, ~3.5% a round there).
+   */
+  positioningPointsConvergence: number;
+  /**
+   * The refinement stops when a step lowers its cost by less than this, relative: it converges
+   * linearly too (Cauchy weights held fixed in each step: the gain fell ~3x a step on the apple
+   * clip), and bundle adjustment follows; 1e-7 left cameras within 1e-7 of the scene of 1e-10's.
+   */
+  refinementTolerance: number;
   /** Refine centres jointly with points from camera-to-point directions (GLOMAP's positioning) after the pairwise stage. */
   positionWithPoints: boolean;
   /** Levenberg-Marquardt steps on the bounded residual after the points stage's rounds (position-refinement.ts), at most. */
@@ -82,6 +95,8 @@ export const MAPPING_DEFAULTS: Readonly<MappingOptions> = {
   positioningLoss: 0.1,
   positionWithPoints: true,
   refinementIterations: 30,
+  positioningPointsConvergence: 5e-4,
+  refinementTolerance: 1e-7,
   positioningMaxTracks: 1000,
   positioningMinTracksPerImage: 50,
   maxReprojectionErrorPx: 4,

@@ -18,6 +18,8 @@ import type { DirectionConstraint } from './global-positioning.js';
 export interface RefinementOptions {
   iterations: number;
   loss: number;
+  /** Stop when a step lowers the cost by less than this, relative (default 1e-10). */
+  tolerance?: number;
 }
 
 export interface RefinementResult {
@@ -53,7 +55,7 @@ export function refinePositions(cameraCount: number, constraints: readonly Direc
       positions = trial;
       current = trialCost;
       lambda = Math.max(lambda / 3, 1e-12);
-      if (gain < 1e-10) break;
+      if (gain < (options.tolerance ?? 1e-10)) break;
     } else {
       lambda *= 10;
       if (lambda > 1e8) break;

@@ -33,7 +33,7 @@ export interface HomographyPose {
 export interface ScoredHomographyPose extends HomographyPose {
   /** Inliers with both plane depths positive. */
   planeInFront: number;
-  /** Inliers triangulated in front of both cameras with an epipolar error under the threshold. */
+  /** Inliers triangulated in front of both cameras with an epipolar error under the threshold (not counted, 0, for a candidate that fails the plane test when another passes it). */
   consistent: number;
 }
 
@@ -105,7 +105,8 @@ export function decomposeHomography(g: Mat3, rotationTolerance = 1e-9): Homograp
  * lies in front of both cameras for at least half the inliers; ties keep decomposition order.
  */
 export function scoreHomographyPoses(candidates: readonly HomographyPose[], normalised1: Float64Array, normalised2: Float64Array, indices: ArrayLike<number>, maxError: number): ScoredHomographyPose[] {
-  const scored = candidates.map((candidate) => {
+  const half = indices.length / 2;
+  const inFront = candidates.map((candidate) => {
     const { rotation, normal, baselineOverDistance } = candidate;
     const t: Vec3 = candidate.translation.map((x) => x * baselineOverDistance) as Vec3;
     const normal2 = applyMat3(rotation, normal);
@@ -117,11 +118,18 @@ export function scoreHomographyPoses(candidates: readonly HomographyPose[], norm
       const depth2 = distance2 / dot(normal2, [normalised2[2 * i], normalised2[2 * i + 1], 1]);
       if (depth1 > 0 && depth2 > 0) planeInFront++;
     }
-    const epipolar = epipolarIndices(multiply3(crossMatrix(candidate.translation), rotation), normalised1, normalised2, indices, maxError);
-    const consistent = countInFront(rotation, candidate.translation, normalised1, normalised2, epipolar);
+    return planeInFront;
+  });
+  // The epipolar and cheirality count (a triangulation per inlier: most of the cost) only where it
+  // can decide: for the candidates that pass the plane test, or for all when none does
+  const anyPasses = inFront.some((count) => count >= half);
+  const scored = candidates.map((candidate, k) => {
+    const planeInFront = inFront[k];
+    if (anyPasses && planeInFront < half) return { ...candidate, planeInFront, consistent: 0 };
+    const epipolar = epipolarIndices(multiply3(crossMatrix(candidate.translation), candidate.rotation), normalised1, normalised2, indices, maxError);
+    const consistent = countInFront(candidate.rotation, candidate.translation, normalised1, normalised2, epipolar);
     return { ...candidate, planeInFront, consistent };
   });
-  const half = indices.length / 2;
   const passing = (c: ScoredHomographyPose) => c.planeInFront >= half;
   const bestConsistent = Math.max(0, ...scored.filter(passing).map((c) => c.consistent));
   // within 2% of the best: the plane's twofold ambiguity (noise decides the counts), broken by the more frontal plane

@@ -42,6 +42,8 @@ describe('bunny: render, train, extract, score', () => {
       precision_01: at01.precision,
       recall_01: at01.recall,
       fscore_05: at05.fscore,
+      precision_05: at05.precision,
+      recall_05: at05.recall,
       chamfer: at01.chamfer,
     };
     console.log(`bunny mesh from trained splats: ${JSON.stringify(report)}`);

@@ -17,7 +17,7 @@ describe('bunny: render, extract, score', () => {
     const { loadMesh } = (await import(/* @vite-ignore */ path.join(tools, 'lib/mesh-io.mjs'))) as { loadMesh: (f: string, o: object) => { positions: Float32Array; triangles: Uint32Array } };
     const gt = loadMesh(s.gt, { loadTextures: false });
     const { stats, meshS, at01, at05 } = await extractAndScore(splatsOnMesh(gt.positions, gt.triangles, 8000, 1), s, 'ideal', 'surface'); // flat splats: the ray-entry depth ('auto' would take the expected depth, made for fat splats)
-    const report = { render_views_s: s.renderS, mesh_s: meshS, triangles: stats.triangles, fscore_01: at01.fscore, fscore_05: at05.fscore, chamfer: at01.chamfer };
+    const report = { render_views_s: s.renderS, mesh_s: meshS, triangles: stats.triangles, fscore_01: at01.fscore, precision_01: at01.precision, recall_01: at01.recall, fscore_05: at05.fscore, precision_05: at05.precision, recall_05: at05.recall, chamfer: at01.chamfer };
     console.log(`bunny mesh from ideal splats: ${JSON.stringify(report)}`);
     expect(stats.componentsKept).toBe(1);
     expect(at01.fscore, JSON.stringify(report)).toBeGreaterThanOrEqual(0.4);

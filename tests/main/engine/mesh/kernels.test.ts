@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testGpu } from '../../../helpers/gpu.js';
+import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed } from '../../../helpers/random.js';
 import { MESH_CASES, marchingCubesParity, tsdfParity } from '../../../parity/mesh.parity.js';
 
@@ -28,4 +28,14 @@ describe('tsdf kernel matches the float64 reference on random views', async () =
     const result = await tsdfParity(ctx, seed, MESH_CASES[1], { depthMode: 'direct', carve: false, depthStride: 4 });
     expect(result.ok, `seed ${seed}: ${result.name}: error ${result.error} ${result.detail ?? ''}`).toBe(true);
   });
+  // the tsdf kernels use no subgroup builtins, but each variant is its own compile of the file
+  for (const variant of variantsOf(ctx)) {
+    for (const c of MESH_CASES.slice(1)) {
+      it(`free-space votes with image alpha, then the carve pass (${variant}, ${c.dims.join('x')}, ${c.perDispatch} points a dispatch)`, async () => {
+        const seed = freshSeed();
+        const result = await tsdfParity(ctx, seed, c, { views: 5, imageAlpha: true, carveVotes: 2, variant });
+        expect(result.ok, `seed ${seed}: ${result.name}: error ${result.error} ${result.detail ?? ''}`).toBe(true);
+      });
+    }
+  }
 });
