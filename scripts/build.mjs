@@ -3,7 +3,7 @@
 //   node scripts/build.mjs --node     only the Node/Electron bundles (fast; tests use it)
 //   node scripts/build.mjs --gpu      also the GPU-machine runner (out/gpu/), see docs/gpu-machine.md
 import { build } from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { wgslEsbuild } from './wgsl-plugin.mjs';
@@ -47,6 +47,27 @@ const node = [
   // them at new URL('./<name>.mjs', import.meta.url): sfm/verify/verify-pool.ts).
   ...['cli', 'host'].map((entry) => ({ entryPoints: [path.join(root, 'main/engine/sfm/verify/verify-worker.ts')], outfile: path.join(root, `out/${entry}/verify-worker.mjs`), format: 'esm', banner: esmBanner })),
 ];
+// The exported web viewer (renderer/web-viewer/): a page of its own that web exports copy
+// (main/engine/project/web-export.ts), so the engine's tests need it and --node builds it too. One
+// classic script: a page opened from file:// may load no ES modules and no lazy chunks.
+const webViewerDir = path.join(root, 'out/web-viewer');
+const webViewer = {
+  entryPoints: [path.join(root, 'renderer/web-viewer/viewer.ts')],
+  outfile: path.join(webViewerDir, 'viewer.js'),
+  bundle: true,
+  platform: 'browser',
+  format: 'iife',
+  target: 'es2020',
+  minify: true,
+  sourcemap: false,
+  legalComments: 'none',
+  logLevel: 'warning',
+};
+async function buildWebViewer() {
+  await rm(webViewerDir, { recursive: true, force: true });
+  await mkdir(webViewerDir, { recursive: true });
+  await Promise.all([build(webViewer), copyFile(path.join(root, 'renderer/web-viewer/index.html'), path.join(webViewerDir, 'index.html'))]);
+}
 const gpu = [
   { entryPoints: [path.join(root, 'tests/gpu/runner.ts')], outfile: path.join(root, 'out/gpu/runner.mjs'), format: 'esm', banner: esmBanner },
 ];
@@ -55,6 +76,7 @@ const started = performance.now();
 // The GPU machine's transfer limit (64 MiB with data) wants small bundles: minify there.
 const gpuBuild = args.has('--gpu') ? { minify: true, keepNames: true, sourcemap: false } : {};
 const jobs = [...node, ...(args.has('--gpu') ? gpu : [])].map((options) => build({ ...common, ...gpuBuild, ...options }));
+if (!args.has('--gpu')) jobs.push(buildWebViewer());
 if (!args.has('--node') && !args.has('--gpu')) {
   await rm(path.join(root, 'out/renderer'), { recursive: true, force: true });
   const { build: viteBuild } = await import('vite');

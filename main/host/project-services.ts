@@ -20,6 +20,7 @@ import { resolveCacheDir } from '../engine/formats/image-cache.js';
 import { encodePngRgb } from '../engine/formats/images.js';
 import { checkedDatasetPath, checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
 import { exportProject } from '../engine/project/export.js';
+import { exportProjectWeb } from '../engine/project/web-export.js';
 import { projectSplats } from '../engine/project/splats.js';
 import { createSampleProject, createSplatProject, importDataset } from '../engine/project/import.js';
 import { Project } from '../engine/project/project.js';
@@ -179,6 +180,11 @@ export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Im
         if (job !== undefined) return { ...(await jobs.exportJob(job, format, target)), format };
         const result = await exportProject(await openProject(project!), format, target, (m) => engine.log('warn', m, 'export'));
         return { path: result.path, bytes: result.bytes, splats: result.splats, format };
+      },
+      async web({ project, path: target, singleFile, force }) {
+        if (!path.isAbsolute(target)) throw badInput(target, 'expected an absolute path for the web viewer');
+        const result = await exportProjectWeb(await openProject(project), target, { singleFile, force }, (m) => engine.log('warn', m, 'export'));
+        return { path: result.path, bytes: result.bytes, splats: result.splats, cameraPaths: result.cameraPaths, singleFile: result.singleFile, files: result.files };
       },
     },
   };

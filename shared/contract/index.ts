@@ -4,7 +4,7 @@ import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogE
 import { EditsApplyArgs, EditsProjectArgs, EditStateResult } from './edits.js';
 import { EditsCleanPreviewArgs, EditsCleanPreviewResult, EditsSelectArgs, EditsSelectResult } from './edit-select.js';
 import { GpuInfoSchema } from './gpu.js';
-import { ExportSplatsArgs, ExportSplatsResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsArgs, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
+import { ExportSplatsArgs, ExportSplatsResult, ExportWebArgs, ExportWebResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsArgs, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
 import { PathsDeleteArgs, PathsListArgs, PathsRenderArgs, PathsResult, PathsSaveArgs } from './paths.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
 import { AppCommandEvent, DialogOpenArgs, DialogResult, DialogSaveArgs } from './shell.js';
@@ -39,6 +39,7 @@ export const contract = defineContract({
     },
     export: {
       splats: method(ExportSplatsArgs, ExportSplatsResult, "writes a project's or a job's newest splats as PLY, .splat or SPZ"),
+      web: method(ExportWebArgs, ExportWebResult, "writes a project's newest splats and its camera paths as a web viewer: a folder with index.html, or one HTML file"),
     },
     capture: {
       import: method(CaptureImportArgs, z.object({ task: z.string() }), 'video clips and photo folders -> frames -> COLMAP -> a new project on the captured dataset, as a cancellable task (task events)'),

@@ -136,6 +136,18 @@ export const ExportSplatsArgs = z.object({
 
 export const ExportSplatsResult = z.object({ path: z.string(), bytes: z.number().int(), splats: z.number().int(), format: z.enum(EXPORT_FORMATS) });
 
+/** The web viewer export (main/engine/project/web-export.ts): a folder, or one HTML file. */
+export const ExportWebArgs = z.object({
+  project: path,
+  /** The folder to write (new or empty), or with singleFile the HTML file. */
+  path,
+  singleFile: z.boolean().optional(),
+  /** Replace a folder that is not empty. */
+  force: z.boolean().optional(),
+}).strict();
+
+export const ExportWebResult = z.object({ path: z.string(), bytes: z.number().int(), splats: z.number().int(), cameraPaths: z.number().int(), singleFile: z.boolean(), files: z.array(z.string()) });
+
 /** A project's newest splats for the viewer: the 32-byte layout (shared/scene/splat-layout.ts), binary. */
 export const ProjectSplatsResult = z.object({
   count: z.number().int(),

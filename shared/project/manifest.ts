@@ -140,9 +140,15 @@ export type ProjectRun = z.infer<typeof RunSchema>;
 export const EXPORT_FORMATS = ['ply', 'splat', 'spz', 'sog', 'glb'] as const;
 export const ExportFormatSchema = z.enum(EXPORT_FORMATS);
 export type ExportFormat = z.infer<typeof ExportFormatSchema>;
+/**
+ * What an export record names: a splat format, or 'web' (the web viewer folder or single HTML
+ * file, main/engine/project/web-export.ts). Kept apart from ExportFormat, which the splat readers
+ * and writers, the contract and the Export view take as "a splat file format".
+ */
+export const EXPORT_RECORD_FORMATS = [...EXPORT_FORMATS, 'web'] as const;
 
 export const ExportRecordSchema = z.object({
-  format: ExportFormatSchema,
+  format: z.enum(EXPORT_RECORD_FORMATS),
   path: relativeOrAbsolutePath,
   run: z.string().optional(),
   step: count.optional(),

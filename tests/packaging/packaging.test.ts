@@ -5,12 +5,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { rm } from 'node:fs/promises';
-import { copyFileSync, cpSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { bundledNodePath, unpackedOutDir } from '../../main/app/runtime-paths.js';
 import { builtFile, repoRoot } from '../helpers/build.js';
 import { makeColmapDataset, tempDir } from '../helpers/datasets.js';
+import { randomSplats } from '../helpers/splat-sets.js';
+import { writePly } from '../../main/engine/formats/ply.js';
 // @ts-expect-error plain ESM script without types
 import { runtimeLayout, runtimePackage } from '../../scripts/fetch-node-runtime.mjs';
 
@@ -32,8 +34,8 @@ describe('packaging', () => {
     expect(config).toMatch(/^fileAssociations:\n {2}- ext: argo\n {4}name: Argonaut Project\n(?: {4}.*\n)*? {4}mimeType: application\/x-argonaut-project/m);
   });
 
-  it('keeps what plain Node runs out of the asar: host and CLI bundles, the native Dawn addon, sharp with its addon and libvips, sql.js and its wasm', () => {
-    expect(list('asarUnpack')).toEqual(['out/host/**', 'out/cli/**', 'node_modules/webgpu/**', ...SHARP_PACKAGES.map((p) => `node_modules/${p}/**`), 'node_modules/sql.js/**']);
+  it('keeps what plain Node runs or reads out of the asar: host and CLI bundles, the web viewer they copy into exports, the native Dawn addon, sharp with its addon and libvips, sql.js and its wasm', () => {
+    expect(list('asarUnpack')).toEqual(['out/host/**', 'out/cli/**', 'out/web-viewer/**', 'node_modules/webgpu/**', ...SHARP_PACKAGES.map((p) => `node_modules/${p}/**`), 'node_modules/sql.js/**']);
     expect(list('files')).toEqual(expect.arrayContaining(['out/**/*', 'node_modules/webgpu/**/*', ...SHARP_PACKAGES.map((p) => `node_modules/${p}/**/*`)]));
     // sql.js (COLMAP's database, capture --features gpu) ships only the wasm build the engine loads
     expect(list('files')).toEqual(expect.arrayContaining(['node_modules/sql.js/dist/sql-wasm.js', 'node_modules/sql.js/dist/sql-wasm.wasm', 'node_modules/sql.js/package.json']));
@@ -89,6 +91,11 @@ describe('packaging', () => {
     const project = run('import', '--sample', '--project', 'scene ü.argo', '--json');
     expect(project.status, project.stderr).toBe(0);
     expect(JSON.parse(project.stdout.trim().split('\n').at(-1)!)).toMatchObject({ type: 'result', format: 'sample', views: 40 });
+    // The bundled CLI finds the web viewer beside its bundle (out/web-viewer, unpacked with it).
+    await writePly(path.join(resources, 'cloud.ply'), randomSplats(20, 0, 4));
+    const web = run('export', 'cloud.ply', '--format', 'web', '--out', 'site', '--json');
+    expect(web.status, web.stderr).toBe(0);
+    expect(readdirSync(path.join(resources, 'site')).sort()).toEqual(['index.html', 'scene.js', 'viewer.js']);
     expect(run('frobnicate').status).toBe(2);
     expect(run('train', 'missing.argo').status).toBe(3);
   });

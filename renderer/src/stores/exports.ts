@@ -23,7 +23,8 @@ export function besideProject(projectPath: string, suffix: string): string {
 }
 
 /**
- * Export: the current project's splats as PLY, .splat, SPZ or glTF (`export.splats`), and a mesh
+ * Export: the current project's splats as PLY, .splat, SPZ or glTF (`export.splats`), as a web
+ * viewer (`export.web`: a folder with index.html, or one HTML file), and a mesh
  * extracted from them (`mesh.extract`, a task followed through `task` events) with its preview
  * (`mesh.preview`: typed arrays, kept out of reactivity). Output paths default to files beside
  * the project; the view asks a native save dialog first in the desktop app.
@@ -37,6 +38,11 @@ export const useExportStore = defineStore('exports', () => {
   /** The newest splat export, and which format is being written. */
   const splatResult = ref<{ format: SplatFormat; path: string; bytes: number; splats: number }>();
   const splatBusy = ref<SplatFormat>();
+  /** The web viewer export (`export.web`): one HTML file instead of a folder, replacing a non-empty folder; its newest result. */
+  const webSingleFile = ref(false);
+  const webForce = ref(false);
+  const webResult = ref<{ path: string; bytes: number; splats: number; cameraPaths: number; singleFile: boolean }>();
+  const webBusy = ref(false);
   const meshTask = ref<TaskStatus>();
   const meshPreview = shallowRef<PreviewMesh>();
   let client: StudioClient | undefined;
@@ -50,7 +56,7 @@ export const useExportStore = defineStore('exports', () => {
 
   function defaultPath(key: string): string {
     if (!project.value) return '';
-    const suffix = key === 'mesh-glb' ? '-mesh.glb' : key === 'mesh-ply' ? '-mesh.ply' : key === 'mesh-obj' ? '-mesh.obj' : `.${key}`;
+    const suffix = key === 'mesh-glb' ? '-mesh.glb' : key === 'mesh-ply' ? '-mesh.ply' : key === 'mesh-obj' ? '-mesh.obj' : key === 'web' ? (webSingleFile.value ? '-web.html' : '-web') : `.${key}`;
     return besideProject(project.value.path, suffix);
   }
   /** The path an export of `key` (a splat format, or mesh-<format>) writes. */
@@ -106,6 +112,18 @@ export const useExportStore = defineStore('exports', () => {
     }
   }
 
+  async function exportWeb(target = pathFor('web')) {
+    if (!client || !project.value) return;
+    webBusy.value = true;
+    try {
+      webResult.value = await client.api.export.web({ project: project.value.path, path: target, singleFile: webSingleFile.value, force: webForce.value });
+    } catch (error) {
+      useNoticeStore().report(error, 'export');
+    } finally {
+      webBusy.value = false;
+    }
+  }
+
   async function extractMesh(target = pathFor(`mesh-${meshFormat.value}`)) {
     if (!client || !project.value) return;
     if (Object.keys(meshErrors.value).length) {
@@ -132,5 +150,5 @@ export const useExportStore = defineStore('exports', () => {
     }
   }
 
-  return { meshValues, meshErrors, meshFormat, paths, splatResult, splatBusy, meshTask, meshPreview, project, meshRunning, meshStages, hasRuns, attach, pathFor, defaultPath, exportSplats, extractMesh, cancelMesh };
+  return { meshValues, meshErrors, meshFormat, paths, splatResult, splatBusy, webSingleFile, webForce, webResult, webBusy, meshTask, meshPreview, project, meshRunning, meshStages, hasRuns, attach, pathFor, defaultPath, exportSplats, exportWeb, extractMesh, cancelMesh };
 });
