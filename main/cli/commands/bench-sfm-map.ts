@@ -89,6 +89,7 @@ export function mapStage(verified: readonly VerifiedPair[], keypoints: readonly 
     wall_ms: wallMs,
     cpu_ms: cpuMs,
     stage_ms: s.stageMs,
+    positioning_iterations: s.positioningIterations,
     registered,
     images: keypoints.length,
     points: result.points.length,
