@@ -30,6 +30,7 @@ import { fuzz, mutate } from '../helpers/fuzz.js';
 import { encodeJpeg } from '../helpers/images.js';
 import { validManifest } from '../helpers/projects.js';
 import { freshSeed, rng } from '../helpers/random.js';
+import { PROJECT_VERSION } from '../../shared/project/manifest.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -133,7 +134,7 @@ describe('fuzzing every parser (bounded, clean errors only)', () => {
     const r = await fuzz(seed, valid, async (b) => {
       writeFileSync(file, b);
       const project = await Project.open(file);
-      expect(project.manifest.version).toBe(1);
+      expect(project.manifest.version).toBe(PROJECT_VERSION);
     }, { iterations: 300 });
     expect(r.rejected).toBeGreaterThan(0);
     // Structurally valid JSON with wrong values: replace random leaves.
