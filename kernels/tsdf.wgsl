@@ -67,7 +67,7 @@ struct TsdfView {
 @group(0) @binding(9) var<storage, read> view_alpha: array<f32>;
 
 /** The surface depth a pixel shows (meaningful where its alpha >= alpha_min). */
-fn surface_depth(pixel: u32, alpha: f32) -> f32 {
+fn view_surface_depth(pixel: u32, alpha: f32) -> f32 {
   let d = depth[pixel * DEPTH_STRIDE];
   if (DEPTH_MODE == 0u) {
     return d / alpha;
@@ -102,7 +102,7 @@ fn tsdf_integrate(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
   let seen_surface = rgba.w >= view.alpha_min;
   var d = 0.0;
   if (seen_surface) {
-    d = surface_depth(pixel, rgba.w);
+    d = view_surface_depth(pixel, rgba.w);
   }
   let background = rgba.w < view.carve_alpha || (view.has_alpha == 1u && view_alpha[pixel] < view.carve_alpha);
   if (background || (seen_surface && d - pc.z > view.carve_depth)) {

@@ -31,6 +31,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   'train.stop': { job: 'job-1' },
   'train.status': {},
   'export.splats': { project: '/projects/statue.argo', format: 'spz', path: '/tmp/statue.spz' },
+  'export.web': { project: '/projects/statue.argo', path: '/tmp/statue-web' },
   'projects.splats': { project: '/projects/statue.argo', raw: false },
   'settings.get': {},
   'settings.apply': { params: { 'system.backend': 'auto' } },
