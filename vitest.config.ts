@@ -12,15 +12,17 @@ import { wgslVite } from './scripts/wgsl-plugin.mjs';
  * everything else. A prefix of the path is enough; the order here is the order they start in.
  */
 const LONGEST_FIRST = [
-  'tests/main/engine/mesh/bunny-trained.test.ts',
-  'tests/main/engine/train/train-quality.test.ts',
-  'tests/e2e/',
   'tests/main/engine/capture/capture.test.ts',
-  'tests/main/engine/train/geometry.test.ts',
+  'tests/main/engine/train/train-quality.test.ts',
+  'tests/main/engine/train/camera-refine-training.test.ts',
+  'tests/main/engine/mesh/bunny-trained.test.ts',
+  'tests/e2e/',
   'tests/main/cli/crash.test.ts',
-  'tests/main/engine/mesh/bunny.test.ts',
-  'tests/main/engine/mesh/thin-parts.test.ts',
   'tests/main/cli/bench-mesh.test.ts',
+  'tests/main/engine/train/appearance-training.test.ts',
+  'tests/main/engine/train/geometry.test.ts',
+  'tests/main/engine/mesh/thin-parts.test.ts',
+  'tests/main/engine/mesh/bunny.test.ts',
   'tests/main/engine/sfm/global/statue.test.ts',
 ];
 
