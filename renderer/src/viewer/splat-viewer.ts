@@ -376,16 +376,7 @@ export class SplatViewer {
   lookThrough(index: number): void {
     const camera = this.cameras[index];
     if (!camera) throw new RangeError(`lookThrough: no camera ${index} (there are ${this.cameras.length})`);
-    const pose = babylonCameraPose(camera);
-    if (this.mode !== 'fly') {
-      this.scene.activeCamera?.detachControl();
-      this.mode = 'fly';
-      this.activate(this.fly);
-    }
-    this.fly.position = new Vector3(...pose.position);
-    this.fly.upVector = new Vector3(...pose.up);
-    this.fly.setTarget(this.fly.position.add(new Vector3(...pose.forward)));
-    this.fly.fov = pose.fovYRadians;
+    this.flyTo(camera);
     this.fly.speed = Math.max(0.01, this.sceneRadius() / 40);
     this.selectedCamera = index;
     this.rebuildFrustums();
@@ -397,6 +388,12 @@ export class SplatViewer {
    * aspect ratio.
    */
   setViewCamera(camera: PinholeCamera): void {
+    this.flyTo(camera);
+    this.selectCamera(undefined);
+  }
+
+  /** The fly camera (made active) at `camera`'s pose and vertical field of view. */
+  private flyTo(camera: PinholeCamera): void {
     const pose = babylonCameraPose(camera);
     if (this.mode !== 'fly') {
       this.scene.activeCamera?.detachControl();
@@ -407,7 +404,6 @@ export class SplatViewer {
     this.fly.upVector = new Vector3(...pose.up);
     this.fly.setTarget(this.fly.position.add(new Vector3(...pose.forward)));
     this.fly.fov = pose.fovYRadians;
-    this.selectCamera(undefined);
   }
 
   /**
