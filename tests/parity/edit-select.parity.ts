@@ -5,7 +5,7 @@ import type { GpuContext } from '../../main/engine/gpu/context.js';
 import type { KernelVariant } from '../../main/engine/gpu/kernels.js';
 import { GpuSelection } from '../../main/engine/edit/select.js';
 import { selectReference } from '../../main/engine/edit/select-reference.js';
-import { maskCount, maskWords } from '../../main/engine/edit/selection-mask.js';
+import { maskCount, maskWords } from '../../shared/edits/selection-mask.js';
 import { rng } from '../helpers/random.js';
 import type { ParityResult } from './types.js';
 

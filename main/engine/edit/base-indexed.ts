@@ -5,7 +5,7 @@
  * splats the list removed or hid become the exclude mask (never selected, nobody's neighbour).
  */
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
-import { emptyMask } from './selection-mask.js';
+import { emptyMask } from '../../../shared/edits/selection-mask.js';
 
 export interface BaseIndexedSplats {
   /** `baseCount` splats: each kept splat at its base index, the others zero. */

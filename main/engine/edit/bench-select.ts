@@ -15,7 +15,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { createStageTimer } from '../gpu/stage-timer.js';
 import { computeCleanSelection, resolveCleanParams } from './clean.js';
 import { GpuSelection } from './select.js';
-import { emptyMask } from './selection-mask.js';
+import { emptyMask } from '../../../shared/edits/selection-mask.js';
 
 export interface SelectBenchRow {
   shape: string;

@@ -19,7 +19,7 @@
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { paramsSchema, paramsWithPrefix, resolveParams, type ParamKey, type ParamValue, type ParamValues } from '../../../shared/params/index.js';
-import { checkMask, maskHas } from './selection-mask.js';
+import { checkMask, maskHas } from '../../../shared/edits/selection-mask.js';
 
 type CleanParamKey = Extract<ParamKey, `edit.clean${string}`>;
 /** The cleanup's parameters as the registry types them (`edit.clean*`). */

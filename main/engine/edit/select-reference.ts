@@ -6,7 +6,7 @@
  */
 import type { SelectionShape } from '../../../shared/contract/edit-select.js';
 import { SH_C0, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
-import { checkMask, emptyMask, maskCount } from './selection-mask.js';
+import { checkMask, emptyMask, maskCount } from '../../../shared/edits/selection-mask.js';
 import { checkSelectRequest, DEFAULT_SELECT_NEAR, modeUsesShape, screenBounds, solidFrame, type SelectRequest } from './select-shape.js';
 
 export interface SelectResult {

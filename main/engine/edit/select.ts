@@ -11,7 +11,7 @@ import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline, KernelVariant } from '../gpu/kernels.js';
 import { UniformStruct } from '../gpu/uniforms.js';
-import { checkMask, maskWords } from './selection-mask.js';
+import { checkMask, maskWords } from '../../../shared/edits/selection-mask.js';
 import { checkSelectRequest, DEFAULT_SELECT_NEAR, isScreenShape, modeUsesShape, screenBounds, solidFrame, type SelectRequest } from './select-shape.js';
 import type { SelectResult } from './select-reference.js';
 

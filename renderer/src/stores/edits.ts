@@ -13,7 +13,7 @@ import { computed, markRaw, ref, shallowRef, watch } from 'vue';
 import type { EditOperation, OrientedBox, Similarity } from '../../../shared/edits/edit-list.js';
 import type { StudioClient } from '../api/client.js';
 import type { ScreenShape, SelectionMode } from '../viewer/edit/screen-shapes.js';
-import { countSelected, indicesFromMask, maskFromIndices, wordsFor } from '../viewer/edit/selection-mask.js';
+import { indicesFromMask, maskCount, maskFromIndices, maskWords } from '../../../shared/edits/selection-mask.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { EDIT_COMMANDS, isTextField, textFieldCommand, type EditAction } from '../viewer/edit/edit-keys.js';
 import { clientEditsBackend, type CleanPreview, type EditRequest, type EditsBackend, type EditState, type SelectionShape } from './edit-backend.js';
@@ -84,10 +84,10 @@ export const useEditStore = defineStore('edits', () => {
 
   function setMask(next: Uint32Array) {
     mask.value = markRaw(next);
-    selectedCount.value = countSelected(next);
+    selectedCount.value = maskCount(next);
   }
   function clearSelection() {
-    setMask(new Uint32Array(wordsFor(baseCount.value)));
+    setMask(new Uint32Array(maskWords(baseCount.value)));
   }
 
   /** Base indices of the shown splats (the identity while nothing was removed). */
@@ -183,7 +183,7 @@ export const useEditStore = defineStore('edits', () => {
       useNoticeStore().report({ code: 'unavailable', message: 'Selecting needs the engine’s edits.select service, which this engine does not have yet.' }, 'viewer');
       return;
     }
-    const current = mask.value.length === wordsFor(baseCount.value) ? mask.value : new Uint32Array(wordsFor(baseCount.value));
+    const current = mask.value.length === maskWords(baseCount.value) ? mask.value : new Uint32Array(maskWords(baseCount.value));
     const started = performance.now();
     await guarded(async () => {
       const reply = await backend.select(path, shape, gestureMode, current);
@@ -222,7 +222,7 @@ export const useEditStore = defineStore('edits', () => {
     return done ?? false;
   }
 
-  const selectedIndices = () => indicesFromMask(mask.value, baseCount.value);
+  const selectedIndices = () => indicesFromMask(mask.value);
   const withSelection = (make: (n: number) => EditRequest) => {
     if (selectedCount.value === 0) return Promise.resolve(false);
     const indices = selectedIndices();

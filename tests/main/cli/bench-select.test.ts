@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { runCli } from '../../../main/cli/index.js';
 import { selectBenchCamera, selectBenchScene, selectBenchShapes } from '../../../main/engine/edit/bench-select.js';
 import { selectReference } from '../../../main/engine/edit/select-reference.js';
-import { emptyMask } from '../../../main/engine/edit/selection-mask.js';
+import { emptyMask } from '../../../shared/edits/selection-mask.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { captureStreams } from '../../helpers/streams.js';
 

@@ -10,7 +10,7 @@ import { createClient, serve } from '../../../shared/rpc/runtime.js';
 import { createMemoryTransportPair } from '../../../shared/rpc/transport.js';
 import { computeCleanSelection, resolveCleanParams } from '../../../main/engine/edit/clean.js';
 import { selectReference } from '../../../main/engine/edit/select-reference.js';
-import { maskFromIndices, maskHas } from '../../../main/engine/edit/selection-mask.js';
+import { maskFromIndices, maskHas } from '../../../shared/edits/selection-mask.js';
 import { Engine } from '../../../main/engine/engine.js';
 import { writePly } from '../../../main/engine/formats/ply.js';
 import { JobManager } from '../../../main/engine/jobs/manager.js';

@@ -8,7 +8,7 @@ import type { EditList, EditOperation } from '../../../shared/edits/edit-list.js
 import { projectToPixel } from '../../../renderer/src/viewer/opencv-frame.js';
 import type { EditRequest, EditsBackend, EditState, SelectionShape } from '../../../renderer/src/stores/edit-backend.js';
 import type { SelectionMode } from '../../../renderer/src/viewer/edit/screen-shapes.js';
-import { isSelected, maskFromIndices, wordsFor, countSelected } from '../../../renderer/src/viewer/edit/selection-mask.js';
+import { maskCount, maskFromIndices, maskHas, maskWords } from '../../../shared/edits/selection-mask.js';
 
 export class FakeEdits implements EditsBackend {
   readonly available = { edits: true, select: true, clean: true };
@@ -95,13 +95,13 @@ export class FakeEdits implements EditsBackend {
       if (p && p[0] >= x0 && p[0] <= x1 && p[1] >= y0 && p[1] <= y1) inside.push(i);
     }
     const hit = maskFromIndices(inside, this.count);
-    const out = new Uint32Array(wordsFor(this.count));
+    const out = new Uint32Array(maskWords(this.count));
     for (let w = 0; w < out.length; w++) {
       const a = mask[w] ?? 0;
       const b = hit[w];
       out[w] = mode === 'replace' ? b : mode === 'add' ? a | b : mode === 'subtract' ? a & ~b : a & b;
     }
-    return { mask: out, count: countSelected(out) };
+    return { mask: out, count: maskCount(out) };
   }
 
   async cleanPreview(_project: string, params: Record<string, number | string | boolean>) {
@@ -115,6 +115,6 @@ export class FakeEdits implements EditsBackend {
   }
 
   isKept(i: number, mask?: Uint32Array): boolean {
-    return this.states()[i] === 'kept' && (!mask || isSelected(mask, i));
+    return this.states()[i] === 'kept' && (!mask || maskHas(mask, i));
   }
 }

@@ -7,7 +7,7 @@ import { operationLabel, useEditStore } from '../../../renderer/src/stores/edits
 import { useSceneStore } from '../../../renderer/src/stores/scene.js';
 import { useNoticeStore } from '../../../renderer/src/stores/notices.js';
 import { projectToPixel } from '../../../renderer/src/viewer/opencv-frame.js';
-import { isSelected } from '../../../renderer/src/viewer/edit/selection-mask.js';
+import { maskHas } from '../../../shared/edits/selection-mask.js';
 import { fakeEngine, settle } from '../helpers/engine.js';
 import { FakeEdits } from '../helpers/fake-edits.js';
 import { freshSeed, rng } from '../../helpers/random.js';
@@ -108,7 +108,7 @@ describe('edit store', () => {
     store.selectAll();
     expect(store.selectedCount).toBe(count - left);
     const someShown = scene.splats!.baseIndex![0];
-    expect(isSelected(store.mask, someShown)).toBe(true);
+    expect(maskHas(store.mask, someShown)).toBe(true);
     store.invert();
     expect(store.selectedCount).toBe(0);
     store.invert();

@@ -2,60 +2,13 @@
  * Selections as the engine's `edits.select` returns them: u32 words, one bit per BASE splat
  * (bit i of word i >> 5 is splat i of the edit list's base). The viewer shows the edited splats
  * (`projects.splats`), so each shown splat's base index comes from the engine's map (or is its
- * own index while nothing was deleted).
+ * own index while nothing was deleted). The mask helpers are shared/edits/selection-mask.ts's.
  *
  * Highlighting tints the selected splats' colour in a copy of the buffer handed to `setSplats`
  * (not a second overlay mesh): one mesh, one depth sort, the tint exactly where the splat is and
  * blended as it is, and a selection of millions costs one pass over the colours instead of a second
  * mesh of the same size to sort every frame.
  */
-
-export function wordsFor(count: number): number {
-  return Math.ceil(count / 32);
-}
-
-export function isSelected(mask: Uint32Array, index: number): boolean {
-  return ((mask[index >>> 5] >>> (index & 31)) & 1) === 1;
-}
-
-/** Set bits (Hamming weight per word). */
-export function countSelected(mask: Uint32Array): number {
-  let total = 0;
-  for (let i = 0; i < mask.length; i++) {
-    let v = mask[i];
-    v -= (v >>> 1) & 0x55555555;
-    v = (v & 0x33333333) + ((v >>> 2) & 0x33333333);
-    total += (Math.imul((v + (v >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24);
-  }
-  return total;
-}
-
-/** A mask of `count` splats with the given (base) indices set; refuses an index out of range. */
-export function maskFromIndices(indices: ArrayLike<number>, count: number): Uint32Array {
-  const mask = new Uint32Array(wordsFor(count));
-  for (let k = 0; k < indices.length; k++) {
-    const i = indices[k];
-    if (!(Number.isInteger(i) && i >= 0 && i < count)) throw new RangeError(`selection: index ${i} is not a splat of ${count}`);
-    mask[i >>> 5] |= 1 << (i & 31);
-  }
-  return mask;
-}
-
-/** The set bits as sorted indices (what `edits.apply` takes as its selection). */
-export function indicesFromMask(mask: Uint32Array, count: number): Uint32Array {
-  const out = new Uint32Array(Math.min(count, countSelected(mask)));
-  let k = 0;
-  for (let w = 0; w < mask.length; w++) {
-    let v = mask[w];
-    while (v !== 0) {
-      const bit = 31 - Math.clz32(v & -v);
-      const i = w * 32 + bit;
-      if (i < count) out[k++] = i;
-      v &= v - 1;
-    }
-  }
-  return out.subarray(0, k);
-}
 
 /** RGBA bytes 0..255. */
 export type Rgba = readonly [number, number, number, number];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { baseIndexedSplats } from '../../../../main/engine/edit/base-indexed.js';
-import { maskCount, maskHas } from '../../../../main/engine/edit/selection-mask.js';
+import { maskCount, maskHas } from '../../../../shared/edits/selection-mask.js';
 import { randomSelectScene } from '../../../parity/edit-select.parity.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 

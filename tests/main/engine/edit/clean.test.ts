@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { lookAt, type PinholeCamera } from '../../../../shared/scene/camera.js';
 import { emptySplats, type SplatSet } from '../../../../shared/scene/splats.js';
 import { cleanSelectionAt, computeCleanScores, computeCleanSelection, neighbourCounts, resolveCleanParams, robustSceneScale } from '../../../../main/engine/edit/clean.js';
-import { maskFromIndices } from '../../../../main/engine/edit/selection-mask.js';
+import { maskFromIndices } from '../../../../shared/edits/selection-mask.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 
 const logit = (p: number) => Math.log(p / (1 - p));

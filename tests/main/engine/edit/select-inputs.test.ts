@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EditsSelectArgs } from '../../../../shared/contract/edit-select.js';
 import { lookAt } from '../../../../shared/scene/camera.js';
 import { selectReference } from '../../../../main/engine/edit/select-reference.js';
-import { emptyMask } from '../../../../main/engine/edit/selection-mask.js';
+import { emptyMask } from '../../../../shared/edits/selection-mask.js';
 import { randomSelectScene } from '../../../parity/edit-select.parity.js';
 import { rng } from '../../../helpers/random.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countSelected, indicesFromMask, isSelected, maskFromIndices, selectedCentres, tintSelected, wordsFor } from '../../../../renderer/src/viewer/edit/selection-mask.js';
+import { maskFromIndices } from '../../../../shared/edits/selection-mask.js';
+import { selectedCentres, tintSelected } from '../../../../renderer/src/viewer/edit/selection-mask.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 
 function randomBuffer(count: number, random: () => number): ArrayBuffer {
@@ -12,27 +13,6 @@ function randomBuffer(count: number, random: () => number): ArrayBuffer {
   }
   return buffer;
 }
-
-describe('selection bitmasks', () => {
-  it('round-trips random index sets and counts them (fresh seed)', () => {
-    const seed = freshSeed();
-    const random = rng(seed);
-    for (const count of [1, 31, 32, 33, 1000, 4099]) {
-      const chosen = [...new Set(Array.from({ length: Math.floor(count / 3) + 1 }, () => Math.floor(random() * count)))].sort((a, b) => a - b);
-      const mask = maskFromIndices(chosen, count);
-      expect(mask.length).toBe(wordsFor(count));
-      expect(countSelected(mask), `seed ${seed}`).toBe(chosen.length);
-      expect([...indicesFromMask(mask, count)], `seed ${seed}`).toEqual(chosen);
-      for (const i of chosen) expect(isSelected(mask, i)).toBe(true);
-    }
-    expect(countSelected(new Uint32Array([0xffffffff, 0x80000001]))).toBe(34);
-  });
-
-  it('refuses an index outside the splats by name', () => {
-    expect(() => maskFromIndices([3, 10], 10)).toThrow(/index 10 is not a splat of 10/);
-    expect(() => maskFromIndices([-1], 10)).toThrow(/index -1/);
-  });
-});
 
 describe('highlighting the selection in the splat data', () => {
   it('tints exactly the selected shown splats (through the base-index map) and leaves the rest byte-identical', () => {

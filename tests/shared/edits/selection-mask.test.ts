@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkMask, emptyMask, indicesFromMask, maskCount, maskFromIndices, maskHas, maskWords } from '../../../../main/engine/edit/selection-mask.js';
-import { freshSeed, rng } from '../../../helpers/random.js';
+import { checkMask, emptyMask, indicesFromMask, maskCount, maskFromIndices, maskHas, maskWords } from '../../../shared/edits/selection-mask.js';
+import { freshSeed, rng } from '../../helpers/random.js';
 
 describe('selection bitmasks and index lists', () => {
   it('round-trip random selections (sorted, distinct) and count their bits', () => {

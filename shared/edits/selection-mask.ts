@@ -1,5 +1,5 @@
 /**
- * Selections two ways: a bitmask (u32 words, bit i & 31 of word i >> 5 for base splat i: what the
+ * Selections two ways (the engine and the renderer alike): a bitmask (u32 words, bit i & 31 of word i >> 5 for base splat i: what the
  * GPU selection reads and writes, 1.25 MB for 10M splats) and a sorted list of distinct base
  * indices (what an edit operation stores, shared/edits/edit-list.ts).
  */
