@@ -17,15 +17,10 @@
  * list stays recorded with its own base in `history` so nothing is lost.
  */
 import { z } from 'zod';
+import { finite, isoTime, unitQuaternion } from '../schema-values.js';
 
-const finite = z.number().finite();
 const vec3 = z.tuple([finite, finite, finite]);
-/** A unit quaternion (x, y, z, w); normalised on use, refused when its length is not near 1. */
-const quaternion = z
-  .tuple([finite, finite, finite, finite])
-  .refine((q) => Math.abs(Math.hypot(...q) - 1) < 1e-3, 'expected a unit quaternion (x, y, z, w)');
 const positive = z.number().finite().positive();
-const isoTime = z.string().refine((s) => Number.isFinite(Date.parse(s)), 'expected an ISO 8601 time');
 const relativePath = z.string().min(1).refine((s) => !s.includes('\0') && !s.includes('..'), 'expected a path inside the data folder');
 
 /** The splats an edit list applies to: one run's output (or an imported splat file) at one step. */
@@ -49,7 +44,7 @@ export type SelectionRef = z.infer<typeof SelectionRefSchema>;
 export const OrientedBoxSchema = z.object({
   centre: vec3,
   halfSize: z.tuple([positive, positive, positive]),
-  rotation: quaternion,
+  rotation: unitQuaternion,
 }).strict();
 export type OrientedBox = z.infer<typeof OrientedBoxSchema>;
 
@@ -59,7 +54,7 @@ export type OrientedBox = z.infer<typeof OrientedBoxSchema>;
  */
 export const SimilaritySchema = z.object({
   translation: vec3,
-  rotation: quaternion,
+  rotation: unitQuaternion,
   scale: positive,
 }).strict();
 export type Similarity = z.infer<typeof SimilaritySchema>;

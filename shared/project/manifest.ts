@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { allParams, getParamByFlag, paramsSchema, paramValueSchema, type ParamDef, type ParamValue } from '../params/index.js';
 import { EvaluationViewSchema, TrainMetricsSchema, type EvaluationView } from '../contract/train-metrics.js';
 import { badInput } from '../rpc/errors.js';
+import { isoTime } from '../schema-values.js';
 import { ProjectEditsSchema } from '../edits/edit-list.js';
 import { CameraPathSchema } from '../scene/camera-path.js';
 
@@ -28,7 +29,6 @@ export function projectParamDefs(): ParamDef[] {
   return allParams().filter((p) => p.key.startsWith('train.'));
 }
 
-const isoTime = z.string().refine((s) => Number.isFinite(Date.parse(s)), 'expected an ISO 8601 time');
 const relativeOrAbsolutePath = z.string().min(1).refine((s) => !s.includes('\0'), 'a path cannot contain NUL');
 const count = z.number().int().min(0);
 

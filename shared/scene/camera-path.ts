@@ -11,17 +11,15 @@
  * (`render p.argo --path path.json`): the same schema.
  */
 import { z } from 'zod';
+import { finite, unitQuaternion } from '../schema-values.js';
 
-const finite = z.number().finite();
 
 export const CameraKeyframeSchema = z.object({
   /** Seconds from the path's start. */
   time: finite.min(0),
   position: z.tuple([finite, finite, finite]),
   /** Camera-to-world rotation as a unit quaternion (x, y, z, w). */
-  rotation: z
-    .tuple([finite, finite, finite, finite])
-    .refine((q) => Math.abs(Math.hypot(...q) - 1) < 1e-3, 'expected a unit quaternion (x, y, z, w)'),
+  rotation: unitQuaternion,
   /** Vertical field of view, degrees. */
   fovYDeg: finite.gt(1).lt(170),
 }).strict();
