@@ -14,9 +14,10 @@ import { badInput } from '../rpc/errors.js';
 import { isoTime } from '../schema-values.js';
 import { ProjectEditsSchema } from '../edits/edit-list.js';
 import { CameraPathSchema } from '../scene/camera-path.js';
+import { PartitionedRunSchema, PartitionSchema } from './partition.js';
 
 export const PROJECT_FORMAT = 'argonaut-project';
-export const PROJECT_VERSION = 2;
+export const PROJECT_VERSION = 3;
 export const PROJECT_EXTENSION = '.argo';
 
 /** Whether a path names a project file (by its extension, any case). */
@@ -135,7 +136,9 @@ export const RunSchema = z.object({
    */
   startedFrom: z.object({ run: z.string(), step: count, operations: count, splats: count }).strict().optional(),
 }).strict();
-export type ProjectRun = z.infer<typeof RunSchema>;
+/** Version 3's run: a run trained as blocks of a partition also records them (shared/project/partition.ts). */
+const RunV3Schema = RunSchema.extend({ partition: PartitionedRunSchema.optional() }).strict();
+export type ProjectRun = z.infer<typeof RunV3Schema>;
 
 export const EXPORT_FORMATS = ['ply', 'splat', 'spz', 'sog', 'glb'] as const;
 export const ExportFormatSchema = z.enum(EXPORT_FORMATS);
@@ -182,16 +185,22 @@ const ProjectManifestV1Schema = z.object({
   /** Set when the file was migrated from an older version, with what the migration changed. */
   migration: z.object({ from: z.number().int(), at: isoTime, notes: z.array(z.string()) }).strict().optional(),
 }).strict();
-/**
- * The current version (2): version 1 plus the non-destructive edits (shared/edits/edit-list.ts)
- * and the camera paths (shared/scene/camera-path.ts).
- */
-export const ProjectManifestSchema = ProjectManifestV1Schema.extend({
-  version: z.literal(PROJECT_VERSION),
-  /** The splats' edit list and the lists older bases had. */
+/** Version 2: version 1 plus the non-destructive edits and the camera paths; read and migrated. */
+const ProjectManifestV2Schema = ProjectManifestV1Schema.extend({
+  version: z.literal(2),
+  /** The splats' edit list and the lists older bases had (shared/edits/edit-list.ts). */
   edits: ProjectEditsSchema,
-  /** Saved camera paths (video renders, the web viewer's tours). */
+  /** Saved camera paths (video renders, the web viewer's tours; shared/scene/camera-path.ts). */
   cameraPaths: z.array(CameraPathSchema),
+}).strict();
+/**
+ * The current version (3): version 2 plus the scene's partitions into blocks and, on runs trained
+ * as blocks, their block runs (shared/project/partition.ts).
+ */
+export const ProjectManifestSchema = ProjectManifestV2Schema.extend({
+  version: z.literal(PROJECT_VERSION),
+  runs: z.array(RunV3Schema),
+  partitions: z.array(PartitionSchema),
 }).strict();
 export type ProjectManifest = z.infer<typeof ProjectManifestSchema>;
 
@@ -307,15 +316,23 @@ function migrateV0(raw: unknown, file: string, dataDir: string, now: string): Pr
     exports: [],
     edits: { history: [] },
     cameraPaths: [],
+    partitions: [],
     migration: { from: 0, at: now, notes },
   };
 }
 
-/** Version 1 -> 2: no edits and no camera paths yet; nothing else changes. */
+/** Version 1 -> 3: no edits, camera paths or partitions yet; nothing else changes. */
 function migrateV1(raw: unknown, file: string, now: string): ProjectManifest {
   const parsed = ProjectManifestV1Schema.safeParse(raw);
   if (!parsed.success) throw badInput(file, `invalid project file (version 1): ${describe(parsed.error.issues)}`, { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
-  return { ...parsed.data, version: PROJECT_VERSION, edits: { history: [] }, cameraPaths: [], migration: { from: 1, at: now, notes: ['version 2 adds edits and camera paths: none yet'] } };
+  return { ...parsed.data, version: PROJECT_VERSION, edits: { history: [] }, cameraPaths: [], partitions: [], migration: { from: 1, at: now, notes: ['version 2 adds edits and camera paths, version 3 partitions: none yet'] } };
+}
+
+/** Version 2 -> 3: no partitions yet; nothing else changes. */
+function migrateV2(raw: unknown, file: string, now: string): ProjectManifest {
+  const parsed = ProjectManifestV2Schema.safeParse(raw);
+  if (!parsed.success) throw badInput(file, `invalid project file (version 2): ${describe(parsed.error.issues)}`, { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
+  return { ...parsed.data, version: PROJECT_VERSION, partitions: [], migration: { from: 2, at: now, notes: ['version 3 adds partitions: none yet'] } };
 }
 
 function describe(issues: readonly z.core.$ZodIssue[]): string {
@@ -344,6 +361,7 @@ export function parseManifest(raw: unknown, file: string, options: { dataDir: st
     throw badInput(file, `project version ${o.version} is newer than this build of Argonaut Studio reads (version ${PROJECT_VERSION}); update Argonaut Studio to open it`, { version: o.version });
   }
   if (o.version === 1) return { manifest: migrateV1(raw, file, now), migratedFrom: 1 };
+  if (o.version === 2) return { manifest: migrateV2(raw, file, now), migratedFrom: 2 };
   const parsed = ProjectManifestSchema.safeParse(raw);
   if (!parsed.success) throw badInput(file, `invalid project file: ${describe(parsed.error.issues)}`, { issues: parsed.error.issues.map((i) => ({ path: i.path.map(String), message: i.message })) });
   return { manifest: parsed.data };

@@ -326,7 +326,7 @@ export const CASES: BadInputCase[] = [
   // ---- projects ----
   projectCase('a project file that is not JSON', () => 'name = "statue"\n', (f) => ['train', f], /not valid JSON/),
   projectCase('a zero-byte project file', () => '', (f) => ['export', f, '--format', 'ply', '--out', '/tmp/never.ply'], /the project file is empty/),
-  projectCase('a project from a newer version', () => JSON.stringify({ ...validManifest(), version: 3 }), (f) => ['train', f], /project version 3 is newer than this build of Argonaut Studio reads \(version 2\); update Argonaut Studio/),
+  projectCase('a project from a newer version', () => JSON.stringify({ ...validManifest(), version: 4 }), (f) => ['train', f], /project version 4 is newer than this build of Argonaut Studio reads \(version 3\); update Argonaut Studio/),
   projectCase('a project with an out-of-range parameter', () => JSON.stringify({ ...validManifest(), params: { 'train.iterations': -5 } }), (f) => ['train', f], /params\.train\.iterations/),
   projectCase('a project pointing at a missing dataset', (_t, dir) => JSON.stringify({ ...validManifest(), dataset: { ...validManifest().dataset, path: 'gone dataset ü', absolutePath: path.join(dir, 'also gone') } }), (f) => ['train', f], /the project's dataset .*gone dataset ü is missing/),
   projectCase('a project whose trained splats are missing', (t, dir) => {

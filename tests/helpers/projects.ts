@@ -40,7 +40,7 @@ export function hashFile(file: string): string {
 export function validManifest(overrides: Partial<ProjectManifest> = {}): ProjectManifest {
   return {
     format: 'argonaut-project',
-    version: 2,
+    version: 3,
     id: 'p1',
     name: 'statue',
     createdAt: '2026-01-01T00:00:00.000Z',
@@ -54,6 +54,7 @@ export function validManifest(overrides: Partial<ProjectManifest> = {}): Project
     exports: [],
     edits: { history: [] },
     cameraPaths: [],
+    partitions: [],
     ...overrides,
   };
 }

@@ -116,6 +116,7 @@ export class Project {
       exports: [],
       edits: { history: [] },
       cameraPaths: [],
+      partitions: [],
     };
     const project = new Project(absolute, manifest);
     await makeFolder(path.dirname(absolute));

@@ -6,7 +6,7 @@ const file = '/projects/statue.argo';
 const options = { dataDir: 'statue.argo.data', now: '2026-02-01T00:00:00.000Z' };
 
 describe('the .argo manifest', () => {
-  it('accepts a current (version-2) manifest as written', () => {
+  it('accepts a current (version-3) manifest as written', () => {
     const m = validManifest();
     expect(parseManifest(JSON.parse(JSON.stringify(m)), file, options)).toEqual({ manifest: m });
   });
@@ -26,7 +26,7 @@ describe('the .argo manifest', () => {
     const newer = { ...validManifest(), version: PROJECT_VERSION + 1, somethingNew: true };
     expect(() => parseManifest(newer, file, options)).toThrow(expect.objectContaining({
       code: 'bad_input',
-      message: `${file}: project version 3 is newer than this build of Argonaut Studio reads (version 2); update Argonaut Studio to open it`,
+      message: `${file}: project version 4 is newer than this build of Argonaut Studio reads (version 3); update Argonaut Studio to open it`,
     }));
   });
 
@@ -54,9 +54,10 @@ describe('the .argo manifest', () => {
     expect(migratedFrom).toBe(0);
     expect(ProjectManifestSchema.parse(manifest)).toEqual(manifest); // a valid current manifest
     expect(manifest).toMatchObject({
-      version: 2,
+      version: 3,
       edits: { history: [] },
       cameraPaths: [],
+      partitions: [],
       name: 'garden',
       createdAt: '2025-11-02T09:30:00Z',
       dataDir: 'statue.argo.data',
@@ -76,14 +77,23 @@ describe('the .argo manifest', () => {
     expect(notes).toMatch(/dropped setting "max-splats": "lots" is not valid/);
   });
 
-  it('migrates version 1 (before edits and camera paths): the same project with an empty edit history and no paths', () => {
-    const { edits: _edits, cameraPaths: _paths, ...current } = validManifest({ runs: [] });
+  it('migrates version 1 (before edits and camera paths): the same project with an empty edit history, no paths and no partitions', () => {
+    const { edits: _edits, cameraPaths: _paths, partitions: _partitions, ...current } = validManifest({ runs: [] });
     const v1 = { ...current, version: 1 };
     const { manifest, migratedFrom } = parseManifest(JSON.parse(JSON.stringify(v1)), file, options);
     expect(migratedFrom).toBe(1);
-    expect(manifest).toEqual({ ...validManifest(), migration: { from: 1, at: options.now, notes: ['version 2 adds edits and camera paths: none yet'] } });
+    expect(manifest).toEqual({ ...validManifest(), migration: { from: 1, at: options.now, notes: ['version 2 adds edits and camera paths, version 3 partitions: none yet'] } });
     // a version-1 file that already carries version-2 fields is not version 1
     expect(() => parseManifest({ ...v1, cameraPaths: [] }, file, options)).toThrow(/statue\.argo: invalid project file \(version 1\): .*cameraPaths/);
+  });
+
+  it('migrates version 2 (before partitions): the same project with no partitions', () => {
+    const { partitions: _partitions, ...current } = validManifest({ runs: [] });
+    const v2 = { ...current, version: 2 };
+    const { manifest, migratedFrom } = parseManifest(JSON.parse(JSON.stringify(v2)), file, options);
+    expect(migratedFrom).toBe(2);
+    expect(manifest).toEqual({ ...validManifest(), migration: { from: 2, at: options.now, notes: ['version 3 adds partitions: none yet'] } });
+    expect(() => parseManifest({ ...v2, partitions: [] }, file, options)).toThrow(/statue\.argo: invalid project file \(version 2\): .*partitions/);
   });
 
   it('refuses a damaged version-0 file with the field named', () => {

@@ -68,7 +68,7 @@ describe('project files', () => {
     expect(readFileSync(`${file}.v0.bak`, 'utf8')).toBe(v0);
     const reopened = await Project.open(file);
     expect(reopened.migratedFrom).toBeUndefined();
-    expect(reopened.manifest).toMatchObject({ version: 2, name: 'old', params: { 'train.iterations': 900 }, migration: { from: 0 } });
+    expect(reopened.manifest).toMatchObject({ version: 3, name: 'old', params: { 'train.iterations': 900 }, migration: { from: 0 } });
   });
 
   it('queues saves: the file always holds a whole manifest and ends with the newest state', async () => {
