@@ -31,10 +31,21 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
   const out = new Float64Array(3 * nodeCount);
   const normal = new Float64Array(size * size);
   const rhs = new Float64Array(3 * size);
-  // Eliminated node p: diagonal d_p, right-hand side r_p, and its links (dense node, weight).
+  // Eliminated node p: diagonal d_p, right-hand side r_p, and its links (dense node, weight) in
+  // term order, as compressed rows (typed arrays: this runs every positioning round on tens of
+  // thousands of terms, where a list of objects per point spent most of the time collecting garbage).
   const diagonal = new Float64Array(eliminatedCount);
   const eliminatedRhs = new Float64Array(3 * eliminatedCount);
-  const links: { node: number; weight: number }[][] = Array.from({ length: eliminatedCount }, () => []);
+  const linkStart = new Int32Array(eliminatedCount + 1);
+  for (const { a, b } of terms) {
+    if (a >= denseCount && b >= denseCount) throw new Error(`laplacian-solve.ts: a term joins two eliminated nodes (${a}, ${b})`);
+    if (a >= denseCount) linkStart[a - denseCount + 1]++;
+    else if (b >= denseCount) linkStart[b - denseCount + 1]++;
+  }
+  for (let p = 0; p < eliminatedCount; p++) linkStart[p + 1] += linkStart[p];
+  const linkNode = new Int32Array(linkStart[eliminatedCount]);
+  const linkWeight = new Float64Array(linkStart[eliminatedCount]);
+  const linkFill = linkStart.slice(0, eliminatedCount);
   const addDiagonal = (v: number, w: number, wt: number, sign: number, target: readonly number[]) => {
     if (v >= denseCount) {
       const p = v - denseCount;
@@ -47,16 +58,18 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
     }
   };
   for (const { a, b, scale, target, weight } of terms) {
-    if (a >= denseCount && b >= denseCount) throw new Error(`laplacian-solve.ts: a term joins two eliminated nodes (${a}, ${b})`);
     const w = weight * scale * scale;
     const wt = weight * scale;
     addDiagonal(a, w, wt, -1, target);
     addDiagonal(b, w, wt, 1, target);
     if (a >= denseCount || b >= denseCount) {
-      const [p, v] = a >= denseCount ? [a - denseCount, b] : [b - denseCount, a];
-      links[p].push({ node: v, weight: w });
+      const p = a >= denseCount ? a - denseCount : b - denseCount;
+      const slot = linkFill[p]++;
+      linkNode[slot] = a >= denseCount ? b : a;
+      linkWeight[slot] = w;
     } else if (a !== fixed && b !== fixed) {
-      const [ia, ib] = [index(a), index(b)];
+      const ia = index(a);
+      const ib = index(b);
       normal[ia * size + ib] -= w;
       normal[ib * size + ia] -= w;
     }
@@ -67,18 +80,19 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
   // a track links a camera once, tracks.ts).
   for (let p = 0; p < eliminatedCount; p++) {
     if (!(diagonal[p] > 0)) throw new Error(`laplacian-solve.ts: eliminated node ${denseCount + p} has no weighted term`);
-    const list = links[p];
-    for (let i = 0; i < list.length; i++) {
-      const { node: u, weight: wu } = list[i];
+    const end = linkStart[p + 1];
+    for (let i = linkStart[p]; i < end; i++) {
+      const u = linkNode[i];
+      const wu = linkWeight[i];
       if (u === fixed) continue;
       const iu = index(u);
       for (let c = 0; c < 3; c++) rhs[3 * iu + c] += (wu * eliminatedRhs[3 * p + c]) / diagonal[p];
       normal[iu * size + iu] -= (wu * wu) / diagonal[p];
-      for (let j = i + 1; j < list.length; j++) {
-        const { node: v, weight: wv } = list[j];
+      for (let j = i + 1; j < end; j++) {
+        const v = linkNode[j];
         if (v === fixed) continue;
         const iv = index(v);
-        const product = (wu * wv) / diagonal[p];
+        const product = (wu * linkWeight[j]) / diagonal[p];
         normal[iu * size + iv] -= product;
         normal[iv * size + iu] -= product;
       }
@@ -98,7 +112,7 @@ export function solveDifferences(nodeCount: number, terms: readonly DifferenceTe
   for (let p = 0; p < eliminatedCount; p++) {
     for (let c = 0; c < 3; c++) {
       let sum = eliminatedRhs[3 * p + c];
-      for (const { node, weight } of links[p]) sum += weight * out[3 * node + c];
+      for (let i = linkStart[p]; i < linkStart[p + 1]; i++) sum += linkWeight[i] * out[3 * linkNode[i] + c];
       out[3 * (denseCount + p) + c] = sum / diagonal[p];
     }
   }
