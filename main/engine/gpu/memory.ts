@@ -92,8 +92,9 @@ export class GpuMemory {
   private budgetValue: MemoryBudget;
   /** Buffers made inside each open `guard` (innermost last), to destroy when it fails. */
   private readonly openGuards: Set<GPUBuffer>[] = [];
-  /** Test hook: allocations left before the next one is refused as the driver would. */
+  /** Test hook: allocations (whose label matches) left before the next one is refused as the driver would. */
   private driverRefusalIn: number | undefined;
+  private driverRefusalOf: RegExp | undefined;
 
   constructor(
     budget: MemoryBudget,
@@ -137,10 +138,12 @@ export class GpuMemory {
 
   /**
    * Test hook: the allocation after the next `after` ones is refused as if the driver had run out
-   * (a GpuOutOfMemoryError with refusedBy 'driver'); `undefined` turns it off.
+   * (a GpuOutOfMemoryError with refusedBy 'driver'); only allocations whose label matches
+   * `labels` count when it is given; `undefined` turns it off.
    */
-  refuseAsDriver(after: number | undefined): void {
+  refuseAsDriver(after: number | undefined, labels?: RegExp): void {
     this.driverRefusalIn = after;
+    this.driverRefusalOf = labels;
   }
 
   /**
@@ -151,7 +154,7 @@ export class GpuMemory {
   record(descriptor: GPUBufferDescriptor, create: (descriptor: GPUBufferDescriptor) => GPUBuffer): GPUBuffer {
     const size = descriptor.size;
     const what = `a buffer "${descriptor.label ?? ''}"`;
-    if (this.driverRefusalIn !== undefined && this.driverRefusalIn-- <= 0) {
+    if (this.driverRefusalIn !== undefined && (!this.driverRefusalOf || this.driverRefusalOf.test(descriptor.label ?? '')) && this.driverRefusalIn-- <= 0) {
       this.driverRefusalIn = undefined;
       throw new GpuOutOfMemoryError({ what, requestedBytes: size, liveBytes: this.liveBytes, budgetBytes: this.budgetValue.totalBytes, refusedBy: 'driver' });
     }

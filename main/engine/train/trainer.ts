@@ -509,6 +509,7 @@ export class Trainer {
     this.cameraSum?.destroy();
     this.densify.destroy();
     this.model.destroy();
+    this.adam.destroy();
     this.targets.destroy();
     this.readbacks.destroy();
   }
