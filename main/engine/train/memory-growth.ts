@@ -10,6 +10,7 @@
  * and afterwards a checkpoint or download reads the largest model region back through a staging
  * buffer of its size (the SH: `readbackPerSplat`): that must fit too.
  */
+import { ARENA_KINDS, ELEMENT_BYTES } from '../gpu/arena-kinds.js';
 import { formatBytes, type GpuMemory } from '../gpu/memory.js';
 
 /** Bytes of the trainer's state, per splat of capacity and per intersection. */
@@ -55,6 +56,14 @@ export function fittingCapacity(f: TrainingFootprint, memory: GpuMemory, capacit
     else high = mid;
   }
   return low;
+}
+
+/**
+ * The most intersections a frame can bind: its widest per-intersection array is a member of the
+ * isect_grads arena (one vec4f each), bound on its own (16 B: 134M under a 2 GiB limit).
+ */
+export function intersectionBindingLimit(maxBindingBytes: number): number {
+  return Math.floor(maxBindingBytes / ELEMENT_BYTES[ARENA_KINDS.isect_grads.element]);
 }
 
 /** The largest intersection capacity in [isect, wanted] that fits (the old buffers are freed first). */

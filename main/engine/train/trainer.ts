@@ -34,8 +34,8 @@ import type { TrainerConfig } from './trainer-config.js';
 import { checkpointFloats, checkpointSplats, type Checkpoint, type CheckpointHeader } from './checkpoint.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, type StepParts, type StepReports } from './train-step.js';
-import { isGpuOutOfMemory } from '../gpu/memory.js';
-import { describeCap, fittingCapacity, resizePeakBytes, fittingIntersections, splatsWithRoom, type MemoryCap, type TrainingFootprint } from './memory-growth.js';
+import { formatBytes, isGpuOutOfMemory } from '../gpu/memory.js';
+import { describeCap, fittingCapacity, intersectionBindingLimit, resizePeakBytes, fittingIntersections, splatsWithRoom, type MemoryCap, type TrainingFootprint } from './memory-growth.js';
 import { refusedAtStart } from './memory-refusal.js';
 
 export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from './trainer-config.js';
@@ -200,7 +200,7 @@ export class Trainer {
     return [Math.max(...this.data.views.map((v) => v.camera.width)), Math.max(...this.data.views.map((v) => v.camera.height))];
   }
 
-  private async buildFrames(isectCapacity = Math.max(this.isectCapacity, 1 << 16, this.capacity * 4)) {
+  private async buildFrames(isectCapacity = Math.min(Math.max(this.isectCapacity, 1 << 16, this.capacity * 4), intersectionBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize))) {
     const [width, height] = this.frameSize();
     this.frame?.destroy();
     this.lossFrame?.destroy();
@@ -306,7 +306,7 @@ export class Trainer {
     await this.readbacks.drain(0);
     if (this.growIsect <= this.isectCapacity) return;
     const isect = this.isectCapacity;
-    const fitting = fittingIntersections(this.frame.bytes.perIntersection, this.ctx.memory, isect, this.growIsect);
+    const fitting = fittingIntersections(this.frame.bytes.perIntersection, this.ctx.memory, isect, Math.min(this.growIsect, intersectionBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize)));
     if (fitting < this.growIsect) this.warnIntersectionsCapped(fitting);
     this.growIsect = fitting;
     if (fitting <= isect) return;
@@ -329,7 +329,8 @@ export class Trainer {
   private warnIntersectionsCapped(held: number) {
     if (this.isectCapped) return;
     this.isectCapped = true;
-    this.onWarning?.(`GPU memory: intersection buffers capped at ${held.toLocaleString('en-US')} (wanted ${this.growIsect.toLocaleString('en-US')}) within the budget of ${this.ctx.memory.budget.totalBytes} bytes; steps needing more miss some gradients (intersection_overflows counts them)`);
+    const limits = `the GPU memory budget of ${formatBytes(this.ctx.memory.budget.totalBytes)} and the ${formatBytes(this.ctx.device.limits.maxStorageBufferBindingSize)} binding limit`;
+    this.onWarning?.(`GPU memory: intersection buffers capped at ${held.toLocaleString('en-US')} (wanted ${this.growIsect.toLocaleString('en-US')}) within ${limits}; steps needing more miss some gradients (intersection_overflows counts them)`);
   }
 
   /** Before a step whose refine may outgrow the capacity: room for it, the count known exactly by then. */
