@@ -89,7 +89,7 @@ export function splatsWithRoom(capacity: number, hasRoom: (count: number, capaci
 /** Training's growth stopped by GPU memory: the log line's and the Train view's banner's numbers. */
 export interface MemoryCap {
   step: number;
-  /** The splat count training now stays at or under. */
+  /** The splat count training now stays at or under (the capacity, or --max-splats below it). */
   splats: number;
   /** What it wanted to grow to (capacity) and had room for. */
   wantedCapacity: number;
@@ -103,5 +103,5 @@ export interface MemoryCap {
 export function describeCap(cap: Omit<MemoryCap, 'message'>, refusedBy: 'budget' | 'driver'): string {
   const budget = cap.budgetBytes !== undefined ? `the GPU memory budget of ${formatBytes(cap.budgetBytes)}` : 'what the GPU could allocate';
   const why = refusedBy === 'driver' ? 'the driver refused the allocation' : `growing to ${cap.wantedCapacity.toLocaleString('en-US')} splats of capacity needs ${formatBytes(cap.neededBytes)}, over ${budget}`;
-  return `GPU memory: splat growth capped at ${cap.splats.toLocaleString('en-US')} splats (capacity ${cap.capacity.toLocaleString('en-US')}) at step ${cap.step}: ${why}. Training goes on without growing; raise --gpu-memory-budget or lower --max-splats to silence this.`;
+  return `GPU memory: splat growth stopped at step ${cap.step}, the splat count held at or under ${cap.splats.toLocaleString('en-US')} (capacity ${cap.capacity.toLocaleString('en-US')}): ${why}. Training goes on without growing; raise --gpu-memory-budget or lower --max-splats to silence this.`;
 }

@@ -5,7 +5,10 @@
  * read back asynchronously a few steps late (readbacks.ts); the trainer keeps them. The trainer
  * builds the parts a step records with and rebuilds them when they outgrow their buffers, keeps
  * the run's state (checkpoints, exact resume) and evaluates. The model's GPU state is model.ts;
- * the configuration trainer-config.ts.
+ * the configuration trainer-config.ts. Growth asks the GPU memory ledger first (memory-growth.ts
+ * holds the arithmetic; the growth sites stay here, beside the state they rebuild, which is why
+ * this file is over 400 lines: splitting the growth out is the next step once the issue 18
+ * branches have merged into it).
  */
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { readBuffer } from '../gpu/buffers.js';
@@ -362,11 +365,12 @@ export class Trainer {
       }
     }
     if (capacity >= wanted) return;
-    const splats = Math.min(this.config.maxSplats, splatsWithRoom(this.capacity, (n, c) => this.densify.hasRoom(n, c)), this.capacity);
-    this.splatCap = Math.min(this.splatCap, Math.max(splats, Math.min(this.splatCount, this.splatCap)));
+    // the densifier grows only below the count a refine's growth has room from (ADC: half the
+    // capacity, a refine may double them); the count itself stays within the capacity
+    this.splatCap = Math.min(this.splatCap, splatsWithRoom(this.capacity, (n, c) => this.densify.hasRoom(n, c)));
     if (this.memoryCap) return;
     const budget = memory.budget.totalBytes;
-    const cap = { step, splats: this.splatCap, wantedCapacity: wanted, capacity: this.capacity, neededBytes: Math.ceil(resizePeakBytes(this.footprint, memory.live, this.capacity, wanted, this.isectCapacity, isectFor(wanted))), ...(Number.isFinite(budget) ? { budgetBytes: budget } : {}) };
+    const cap = { step, splats: Math.min(this.config.maxSplats, this.capacity), wantedCapacity: wanted, capacity: this.capacity, neededBytes: Math.ceil(resizePeakBytes(this.footprint, memory.live, this.capacity, wanted, this.isectCapacity, isectFor(wanted))), ...(Number.isFinite(budget) ? { budgetBytes: budget } : {}) };
     this.memoryCap = { ...cap, message: describeCap(cap, refusedBy) };
     this.onMemoryCap?.(this.memoryCap);
   }

@@ -99,7 +99,7 @@ describe('training store', () => {
     engine.server.emit('progress', { job: 'j1', stage: 'train', step: 10, total: 100 });
     await settle();
     expect(training.memoryCap).toBeUndefined();
-    const cap = { step: 40, splats: 640, wantedCapacity: 2304, capacity: 1034, neededBytes: 10_565_380, budgetBytes: 7_485_936, message: 'GPU memory: splat growth capped at 640 splats' };
+    const cap = { step: 40, splats: 1034, wantedCapacity: 2304, capacity: 1034, neededBytes: 10_565_380, budgetBytes: 7_485_936, message: 'GPU memory: splat growth stopped at step 40, the splat count held at or under 1,034' };
     engine.server.emit('progress', { job: 'j1', stage: 'train', step: 50, total: 100, memoryCap: cap });
     engine.server.emit('progress', { job: 'j1', stage: 'train', step: 60, total: 100, memoryCap: cap });
     await settle();

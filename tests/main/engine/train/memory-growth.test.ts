@@ -45,8 +45,8 @@ describe('growth within the GPU memory budget', () => {
   });
 
   it('the cap says what was wanted, what it needed and the budget, or that the driver refused', () => {
-    const cap = { step: 40, splats: 640, wantedCapacity: 2304, capacity: 1034, neededBytes: 10_565_380, budgetBytes: 7_485_936 };
-    expect(describeCap(cap, 'budget')).toBe('GPU memory: splat growth capped at 640 splats (capacity 1,034) at step 40: growing to 2,304 splats of capacity needs 10.1 MiB, over the GPU memory budget of 7.14 MiB. Training goes on without growing; raise --gpu-memory-budget or lower --max-splats to silence this.');
-    expect(describeCap({ ...cap, budgetBytes: undefined }, 'driver')).toContain('at step 40: the driver refused the allocation.');
+    const cap = { step: 40, splats: 1034, wantedCapacity: 2304, capacity: 1034, neededBytes: 10_565_380, budgetBytes: 7_485_936 };
+    expect(describeCap(cap, 'budget')).toBe('GPU memory: splat growth stopped at step 40, the splat count held at or under 1,034 (capacity 1,034): growing to 2,304 splats of capacity needs 10.1 MiB, over the GPU memory budget of 7.14 MiB. Training goes on without growing; raise --gpu-memory-budget or lower --max-splats to silence this.');
+    expect(describeCap({ ...cap, budgetBytes: undefined }, 'driver')).toContain('(capacity 1,034): the driver refused the allocation.');
   });
 });
