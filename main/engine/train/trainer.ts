@@ -121,7 +121,6 @@ export class Trainer {
     this.cameraRefiner = refine === 'off' ? undefined : new CameraRefiner({ ...config.cameraRefine, mode: refine }, data.views.map((v) => v.camera), data.sceneScale, config.iterations);
   }
 
-  /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
   /**
    * Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats.
    * Within the GPU memory budget: when the configuration's capacity does not fit, the trainer
