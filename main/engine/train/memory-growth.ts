@@ -10,6 +10,7 @@
  * and afterwards a checkpoint or download reads the largest model region back through a staging
  * buffer of its size (the SH: `readbackPerSplat`): that must fit too.
  */
+import { shCoefficientCount } from '../../../shared/scene/splats.js';
 import { ARENA_KINDS, ELEMENT_BYTES } from '../gpu/arena-kinds.js';
 import { formatBytes, type GpuMemory } from '../gpu/memory.js';
 
@@ -66,6 +67,15 @@ export function intersectionBindingLimit(maxBindingBytes: number): number {
   return Math.floor(maxBindingBytes / ELEMENT_BYTES[ARENA_KINDS.isect_grads.element]);
 }
 
+/**
+ * The most splats of capacity whose widest per-splat array binds on its own: the SH (planar, 3
+ * floats a coefficient: GpuSplats, its gradients and each of its moments). SH degree 3 under a
+ * 2 GiB limit: 11,184,810.
+ */
+export function capacityBindingLimit(maxBindingBytes: number, shDegree: number): number {
+  return Math.floor(maxBindingBytes / (shCoefficientCount(shDegree) * 12));
+}
+
 /** The largest intersection capacity in [isect, wanted] that fits (the old buffers are freed first). */
 export function fittingIntersections(perIntersection: number, memory: GpuMemory, isect: number, wanted: number): number {
   if (perIntersection <= 0) return wanted;
@@ -100,8 +110,11 @@ export interface MemoryCap {
   message: string;
 }
 
-export function describeCap(cap: Omit<MemoryCap, 'message'>, refusedBy: 'budget' | 'driver'): string {
+/** What stopped a growth: the budget, the driver, or the device's binding limit (capacityBindingLimit). */
+export type GrowthLimit = 'budget' | 'driver' | 'binding';
+
+export function describeCap(cap: Omit<MemoryCap, 'message'>, refusedBy: GrowthLimit): string {
   const budget = cap.budgetBytes !== undefined ? `the GPU memory budget of ${formatBytes(cap.budgetBytes)}` : 'what the GPU could allocate';
-  const why = refusedBy === 'driver' ? 'the driver refused the allocation' : `growing to ${cap.wantedCapacity.toLocaleString('en-US')} splats of capacity needs ${formatBytes(cap.neededBytes)}, over ${budget}`;
+  const why = refusedBy === 'driver' ? 'the driver refused the allocation' : refusedBy === 'binding' ? `${cap.wantedCapacity.toLocaleString('en-US')} splats of capacity would put their SH over the device's storage binding limit (maxStorageBufferBindingSize)` : `growing to ${cap.wantedCapacity.toLocaleString('en-US')} splats of capacity needs ${formatBytes(cap.neededBytes)}, over ${budget}`;
   return `GPU memory: splat growth stopped at step ${cap.step}, the splat count held at or under ${cap.splats.toLocaleString('en-US')} (capacity ${cap.capacity.toLocaleString('en-US')}): ${why}. Training goes on without growing; raise --gpu-memory-budget or lower --max-splats to silence this.`;
 }

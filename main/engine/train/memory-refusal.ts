@@ -31,3 +31,9 @@ export function refusedAtStart(error: GpuOutOfMemoryError, dataName: string, nee
 export function isStartRefusal(error: unknown): boolean {
   return error instanceof ArgonautError && error.code === 'bad_input' && (error.details as Partial<StartRefusalDetails> | undefined)?.refusedAtStart === true;
 }
+
+/** More initial splats than one binding holds the SH of (memory-growth.ts capacityBindingLimit): refused, as a start that cannot fit. */
+export function refusedByBinding(dataName: string, count: number, limit: number, bindingBytes: number): ArgonautError {
+  const details: StartRefusalDetails = { refusedAtStart: true, neededBytes: 0, liveBytes: 0, budgetBytes: null, refusedBy: 'budget', what: `the SH of ${count} initial splats` };
+  return new ArgonautError('bad_input', `${dataName}: training cannot start: its ${count} initial splats need more SH than one GPU binding holds (${bindingBytes} bytes: at most ${limit} splats at this SH degree). Lower --init-points or the SH degree.`, details);
+}

@@ -38,8 +38,8 @@ import { checkpointFloats, checkpointSplats, type Checkpoint, type CheckpointHea
 import { badInput } from '../../../shared/rpc/errors.js';
 import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, type StepParts, type StepReports } from './train-step.js';
 import { formatBytes, isGpuOutOfMemory } from '../gpu/memory.js';
-import { describeCap, fittingCapacity, intersectionBindingLimit, resizePeakBytes, fittingIntersections, splatsWithRoom, type MemoryCap, type TrainingFootprint } from './memory-growth.js';
-import { refusedAtStart } from './memory-refusal.js';
+import { capacityBindingLimit, describeCap, fittingCapacity, fittingIntersections, intersectionBindingLimit, resizePeakBytes, splatsWithRoom, type GrowthLimit, type MemoryCap, type TrainingFootprint } from './memory-growth.js';
+import { refusedAtStart, refusedByBinding } from './memory-refusal.js';
 
 export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from './trainer-config.js';
 export type { Evaluation } from './evaluate-views.js';
@@ -131,7 +131,10 @@ export class Trainer {
     const liveBefore = ctx.memory.live;
     const tried: BuildAttempt = {};
     try {
-      return await ctx.memory.guard(ctx.device, 'the training set-up', () => Trainer.build(ctx, data, config, options, tried));
+      const trainer = await ctx.memory.guard(ctx.device, 'the training set-up', () => Trainer.build(ctx, data, config, options, tried));
+      const wanted = trainer.densify.capacityFor(trainer.splatCount, config.maxSplats);
+      if (trainer.capacity < wanted) await trainer.growWithinMemory(0, wanted); // held to the binding limit: capped, said once
+      return trainer;
     } catch (error) {
       if (!isGpuOutOfMemory(error)) throw error;
       const attempt: BuildAttempt = { capacityOf: 'initial' };
@@ -152,8 +155,10 @@ export class Trainer {
     const densify = createDensifyStrategy(ctx, config);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
     if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
-    attempt.initialCapacity = densify.capacityFor(initial.count, initial.count);
-    const capacity = (attempt.capacity = attempt.capacityOf === 'initial' ? attempt.initialCapacity : densify.capacityFor(initial.count, config.maxSplats));
+    const bindingLimit = capacityBindingLimit(ctx.device.limits.maxStorageBufferBindingSize, config.shDegree);
+    if (initial.count > bindingLimit) throw refusedByBinding(data.name, initial.count, bindingLimit, ctx.device.limits.maxStorageBufferBindingSize);
+    attempt.initialCapacity = Math.min(bindingLimit, densify.capacityFor(initial.count, initial.count));
+    const capacity = (attempt.capacity = attempt.capacityOf === 'initial' ? attempt.initialCapacity : Math.min(bindingLimit, densify.capacityFor(initial.count, config.maxSplats)));
     const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
     const views = data.views.map((_, i) => i);
     const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
@@ -350,10 +355,11 @@ export class Trainer {
    * refine's growth, said once (onMemoryCap). A refusal during the resize (the budget's or the
    * driver's) puts the old capacity back.
    */
-  private async growWithinMemory(step: number, wanted: number, refusedBy: 'budget' | 'driver' = 'budget') {
+  private async growWithinMemory(step: number, wanted: number, refusedBy: GrowthLimit = 'budget') {
     const memory = this.ctx.memory;
     const isectFor = (next: number) => Math.max(this.growIsect, next * 4);
-    let capacity = fittingCapacity(this.footprint, memory, this.capacity, wanted, this.isectCapacity, isectFor);
+    const reachable = Math.min(wanted, capacityBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize, this.config.shDegree));
+    let capacity = fittingCapacity(this.footprint, memory, this.capacity, reachable, this.isectCapacity, isectFor);
     if (capacity > this.capacity) {
       try {
         await this.resize(capacity);
@@ -364,6 +370,7 @@ export class Trainer {
       }
     }
     if (capacity >= wanted) return;
+    if (capacity >= reachable && refusedBy === 'budget') refusedBy = 'binding';
     // the densifier grows only below the count a refine's growth has room from (ADC: half the
     // capacity, a refine may double them); the count itself stays within the capacity
     this.splatCap = Math.min(this.splatCap, splatsWithRoom(this.capacity, (n, c) => this.densify.hasRoom(n, c)));

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { GpuMemory } from '../../../../main/engine/gpu/memory.js';
-import { describeCap, fittingCapacity, fittingIntersections, intersectionBindingLimit, resizePeakBytes, splatsWithRoom, type TrainingFootprint } from '../../../../main/engine/train/memory-growth.js';
+import { capacityBindingLimit, describeCap, fittingCapacity, fittingIntersections, intersectionBindingLimit, resizePeakBytes, splatsWithRoom, type TrainingFootprint } from '../../../../main/engine/train/memory-growth.js';
 
 /** Today's per-splat bytes at SH degree 3 (llvmpipe, MCMC; the same on every device: sums of buffer sizes). */
 const FOOTPRINT: TrainingFootprint = { modelPerSplat: 960, rebuiltPerSplat: 229, perIntersection: 77, readbackPerSplat: 192 };
@@ -36,6 +36,12 @@ describe('growth within the GPU memory budget', () => {
     expect(fittingIntersections(77, ledger(10_000_000, 9_000_000), 1000, 1_000_000)).toBe(1000 + Math.floor((9_800_000 - 9_000_000) / 77));
     expect(fittingIntersections(77, ledger(10_000_000, 9_900_000), 1000, 1_000_000)).toBe(1000);
     expect(intersectionBindingLimit(2147483644)).toBe(134_217_727);
+  });
+
+  it("a capacity is held to what one binding holds of its SH (the H200's 2 GiB: 11.18M splats at SH degree 3)", () => {
+    expect(capacityBindingLimit(2147483644, 3)).toBe(11_184_810);
+    expect(capacityBindingLimit(2147483644, 0)).toBe(178_956_970);
+    expect(describeCap({ step: 0, splats: 11_184_810, wantedCapacity: 20_000_016, capacity: 11_184_810, neededBytes: 0 }, 'binding')).toContain("(capacity 11,184,810): 20,000,016 splats of capacity would put their SH over the device's storage binding limit");
   });
 
   it("the splats a capacity holds are the most the strategy still has room for (ADC: a refine may double them)", () => {
