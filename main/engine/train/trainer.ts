@@ -56,7 +56,8 @@ export const TRAINING_BACKWARD = { backwardReduce: 'partials', backwardPixels: 1
 
 /** A set-up's capacity: asked for ('initial': the initial splats' own, after a refusal) and as built. */
 interface BuildAttempt {
-  capacityOf?: 'initial';
+  /** 'initial': the initial splats' own capacity; a number: that capacity (a capped run resumed). */
+  capacityOf?: 'initial' | number;
   capacity?: number;
   initialCapacity?: number;
 }
@@ -127,11 +128,16 @@ export class Trainer {
    * starts at the initial splats' own capacity and grows to what fits (capped, reported once);
    * when even that does not fit, the configuration is refused with the numbers (bad_input).
    */
-  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
+  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void; memoryCap?: MemoryCap } = {}): Promise<Trainer> {
     const liveBefore = ctx.memory.live;
-    const tried: BuildAttempt = {};
+    const tried: BuildAttempt = options.memoryCap ? { capacityOf: options.memoryCap.capacity } : {};
     try {
       const trainer = await ctx.memory.guard(ctx.device, 'the training set-up', () => Trainer.build(ctx, data, config, options, tried));
+      if (options.memoryCap) {
+        trainer.memoryCap = options.memoryCap;
+        trainer.splatCap = Math.min(config.maxSplats, splatsWithRoom(trainer.capacity, (n, c) => trainer.densify.hasRoom(n, c)));
+        return trainer;
+      }
       const wanted = trainer.densify.capacityFor(trainer.splatCount, config.maxSplats);
       if (trainer.capacity < wanted) await trainer.growWithinMemory(0, wanted); // held to the binding limit: capped, said once
       return trainer;
@@ -158,7 +164,8 @@ export class Trainer {
     const bindingLimit = capacityBindingLimit(ctx.device.limits.maxStorageBufferBindingSize, config.shDegree);
     if (initial.count > bindingLimit) throw refusedByBinding(data.name, initial.count, bindingLimit, ctx.device.limits.maxStorageBufferBindingSize);
     attempt.initialCapacity = Math.min(bindingLimit, densify.capacityFor(initial.count, initial.count));
-    const capacity = (attempt.capacity = attempt.capacityOf === 'initial' ? attempt.initialCapacity : Math.min(bindingLimit, densify.capacityFor(initial.count, config.maxSplats)));
+    const asked = attempt.capacityOf === 'initial' ? attempt.initialCapacity : typeof attempt.capacityOf === 'number' ? Math.max(attempt.capacityOf, initial.count) : densify.capacityFor(initial.count, config.maxSplats);
+    const capacity = (attempt.capacity = Math.min(bindingLimit, asked));
     const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
     const views = data.views.map((_, i) => i);
     const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
@@ -437,6 +444,7 @@ export class Trainer {
         orderPosition: this.orderPosition,
         nonFiniteSkipped: this.nonFiniteSkipped,
         ...(this.cameraRefiner ? { cameraRefine: this.cameraRefiner.state() } : {}),
+        ...(this.memoryCap ? { memoryCap: this.memoryCap } : {}),
         data: { name: this.data.name, views: this.data.views.length, train: this.trainViews.length },
         config: this.config,
       },
@@ -454,7 +462,9 @@ export class Trainer {
     if (h.shDegree !== config.shDegree) throw badInput(file, `the checkpoint has SH degree ${h.shDegree}, the run asks for ${config.shDegree}`);
     const blob = checkpointFloats(checkpoint, file);
     const n = h.splatCount;
-    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file) });
+    // a run GPU memory capped resumes at the capacity it stopped at, capped the same: exact resume
+    const memoryCap = h.memoryCap as MemoryCap | undefined;
+    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file), ...(memoryCap ? { memoryCap } : {}) });
     const q = ctx.device.queue;
     trainer.model.restoreMoments(q, n, blob);
     trainer.densify.restore(checkpoint.blobs, n, blob);

@@ -7,7 +7,9 @@ import { Project } from '../../../../main/engine/project/project.js';
 import { trainProject } from '../../../../main/engine/project/train-run.js';
 import { runTrainingJob } from '../../../../main/engine/train/job.js';
 import { trainerConfigFromParams, trainParamValues } from '../../../../main/engine/train/trainer-config.js';
-import { Trainer } from '../../../../main/engine/train/trainer.js';
+import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
+import { MCMC_DEFAULTS } from '../../../../main/engine/train/densify-mcmc.js';
+import { readCheckpoint, writeCheckpoint } from '../../../../main/engine/train/checkpoint.js';
 import { trainingDataFromPath } from '../../../../main/engine/train/dataset-data.js';
 import { tempDir } from '../../../helpers/datasets.js';
 import { testGpu } from '../../../helpers/gpu.js';
@@ -65,6 +67,38 @@ describe('training within a GPU memory budget (forced small on the CPU adapter)'
     const trainProgress = events.filter((e) => e.type === 'progress' && e.stage === 'train');
     expect(trainProgress.length).toBeGreaterThan(0);
     for (const p of trainProgress) expect(p).toMatchObject({ memoryCap: cap });
+  }, 300_000);
+
+  it('a capped run resumes at the capacity it stopped at, capped the same: bit-identical to the uninterrupted capped run', async () => {
+    const ctx = await testGpu();
+    const ds = await tinyDataset();
+    const data = await trainingDataFromPath(ds.root, {});
+    const config = defaultTrainerConfig({ strategy: 'mcmc', maxSplats: 200_000, iterations: 40, mcmc: { ...MCMC_DEFAULTS, capMax: 200_000, refineStart: 4, refineEvery: 5, refineStop: 40 } });
+    const probe = await Trainer.create(ctx, data, { ...config, maxSplats: 4000, mcmc: { ...config.mcmc, capMax: 4000 } });
+    const small = ctx.memory.live;
+    probe.destroy();
+    ctx.memory.setBudget({ totalBytes: 2 * small - ctx.memory.live, source: 'configured' });
+    const straight = await Trainer.create(ctx, data, config);
+    for (let i = 0; i < 40; i++) await straight.trainStep();
+    const want = await straight.download();
+    const cappedAt = straight.memoryCap!;
+    expect(cappedAt.capacity).toBeLessThan(200_016);
+    straight.destroy();
+
+    const first = await Trainer.create(ctx, data, config);
+    for (let i = 0; i < 17; i++) await first.trainStep();
+    const state = await first.checkpointState();
+    first.destroy();
+    const file = path.join(await tempDir('memory-resume'), 'step-17.ckpt');
+    await writeCheckpoint(file, state.header, state.blobs);
+    const resumed = await Trainer.resume(ctx, data, config, await readCheckpoint(file), file);
+    expect(resumed.capacity).toBe(cappedAt.capacity);
+    expect(resumed.memoryCap).toEqual(cappedAt);
+    for (let i = 17; i < 40; i++) await resumed.trainStep();
+    const got = await resumed.download();
+    resumed.destroy();
+    expect(got.count).toBe(want.count);
+    for (const key of ['means', 'logScales', 'quats', 'opacityLogits', 'sh'] as const) expect(Buffer.from(got[key].buffer).equals(Buffer.from(want[key].buffer)), key).toBe(true);
   }, 300_000);
 
   it('a refusal inside a growth (the driver\'s, injected) puts the old capacity back and caps growth; training goes on', async () => {
