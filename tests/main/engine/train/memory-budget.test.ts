@@ -14,6 +14,7 @@ import { trainingDataFromPath } from '../../../../main/engine/train/dataset-data
 import { tempDir } from '../../../helpers/datasets.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { hashFile, tinyDataset } from '../../../helpers/projects.js';
+import { randomSplats } from '../../../helpers/splat-sets.js';
 
 const MiB = 2 ** 20;
 
@@ -74,19 +75,23 @@ describe('training within a GPU memory budget (forced small on the CPU adapter)'
     const ds = await tinyDataset();
     const data = await trainingDataFromPath(ds.root, {});
     const config = defaultTrainerConfig({ strategy: 'mcmc', maxSplats: 200_000, iterations: 40, mcmc: { ...MCMC_DEFAULTS, capMax: 200_000, refineStart: 4, refineEvery: 5, refineStop: 40 } });
-    const probe = await Trainer.create(ctx, data, { ...config, maxSplats: 4000, mcmc: { ...config.mcmc, capMax: 4000 } });
+    // 1,500 initial splats: past the 1,024 a capacity starts at, so a resume from a grown count would start elsewhere
+    const initial = randomSplats(1500, config.shDegree, 5);
+    const probe = await Trainer.create(ctx, data, { ...config, maxSplats: 4000, mcmc: { ...config.mcmc, capMax: 4000 } }, { initial });
     const small = ctx.memory.live;
     probe.destroy();
     ctx.memory.setBudget({ totalBytes: 2 * small - ctx.memory.live, source: 'configured' });
-    const straight = await Trainer.create(ctx, data, config);
+    const straight = await Trainer.create(ctx, data, config, { initial });
     for (let i = 0; i < 40; i++) await straight.trainStep();
     const want = await straight.download();
     const cappedAt = straight.memoryCap!;
     expect(cappedAt.capacity).toBeLessThan(200_016);
     straight.destroy();
 
-    const first = await Trainer.create(ctx, data, config);
+    const first = await Trainer.create(ctx, data, config, { initial });
     for (let i = 0; i < 17; i++) await first.trainStep();
+    await first.settle();
+    expect(first.splatCount).toBeGreaterThan(1500); // grown before the checkpoint
     const state = await first.checkpointState();
     first.destroy();
     const file = path.join(await tempDir('memory-resume'), 'step-17.ckpt');
