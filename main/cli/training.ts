@@ -123,6 +123,8 @@ export function metricsOf(result: TrainJobResult) {
     peak_gpu_bytes: result.peakGpuBytes,
     non_finite_skipped: result.nonFiniteSkipped,
     intersection_overflows: result.intersectionOverflows,
+    /** Only when GPU memory capped the growth: the splat count it stayed under. */
+    ...(result.memoryCap ? { memory_capped_at: result.memoryCap.splats } : {}),
   };
 }
 

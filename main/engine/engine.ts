@@ -8,6 +8,8 @@ export interface EngineOptions {
   adapter: string;
   kernelVariant: 'auto' | KernelVariant;
   profile: boolean;
+  /** --gpu-memory-budget in bytes; undefined: the adapter's estimate (gpu/memory.ts). */
+  memoryBudgetBytes?: number;
 }
 
 export interface EngineLog {

@@ -16,12 +16,30 @@ export const TrainStageSchema = z.enum(TRAIN_STAGES);
 export type TrainStage = z.infer<typeof TrainStageSchema>;
 
 /** Where the job is: loading data, uploading it, training (with the step's metrics), evaluating, done. */
+/**
+ * Training's growth stopped by GPU memory (main/engine/train/memory-growth.ts): the splat cap it
+ * stays under, the capacity it wanted and has, the bytes the growth needed and the budget (absent
+ * when there is none of ours: the driver refused), and the sentence the log and the banner show.
+ */
+export const MemoryCapSchema = z.object({
+  step,
+  splats: z.number().int().min(0),
+  wantedCapacity: z.number().int().min(0),
+  capacity: z.number().int().min(0),
+  neededBytes: z.number().min(0),
+  budgetBytes: z.number().min(0).optional(),
+  message: z.string(),
+});
+export type MemoryCapInfo = z.infer<typeof MemoryCapSchema>;
+
 export const TrainProgressSchema = z.object({
   type: z.literal('progress'),
   stage: TrainStageSchema,
   step,
   total: step,
   etaS: z.number().optional(),
+  /** Set on every training progress once GPU memory capped growth (the Train view's banner). */
+  memoryCap: MemoryCapSchema.optional(),
 }).extend(TrainMetricsSchema.shape);
 
 /**

@@ -28,6 +28,11 @@ export const PARAMS = [
     group: 'GPU', label: 'Profile kernels', commands: ['*'], env: 'ARGONAUT_PROFILE', advanced: true,
     help: 'Time every kernel with GPU timestamps (one compute pass per kernel) and print a per-kernel table. Costs nothing when off.',
   },
+  {
+    key: 'system.gpuMemoryBudget', flag: 'gpu-memory-budget', type: 'string', default: '',
+    group: 'GPU', label: 'GPU memory budget', commands: ['*'], env: 'ARGONAUT_GPU_MEMORY_BUDGET', advanced: true,
+    help: "Most GPU memory the engine holds at once, e.g. 24GB, 24GiB, 512MiB or bytes: training stops growing at it (and refuses a start that cannot fit). Empty: half the system memory on a software adapter, no limit of ours on a GPU (Dawn cannot tell how much it has; the driver's refusal is caught).",
+  },
   // ---- training ----
   {
     key: 'train.iterations', flag: 'iterations', type: 'int', min: 1, max: 10_000_000, default: 30_000, unit: 'steps',

@@ -1,5 +1,6 @@
 import type { GpuInfo, KernelPlan } from '../../../shared/contract/gpu.js';
 import { openGpu } from '../../engine/gpu/context.js';
+import { formatBytes } from '../../engine/gpu/memory.js';
 import { describeKernels } from '../../engine/render/kernel-plan.js';
 import { TRAINING_BACKWARD } from '../../engine/train/trainer.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
@@ -50,7 +51,11 @@ export const infoCommand: CommandSpec = {
     const gpu = await openGpu(engineOptions);
     try {
       const info: GpuInfo = { ...gpu.info, kernels: describeKernels(gpu, TRAINING_BACKWARD) };
-      out.result(info, formatGpuInfo(info));
+      // the GPU memory ledger's budget (gpu/memory.ts): null where there is no total of ours
+      const budget = gpu.memory.budget;
+      const memory = { gpu_memory_budget_bytes: Number.isFinite(budget.totalBytes) ? budget.totalBytes : null, gpu_memory_budget_source: budget.source };
+      const line = `memory    budget ${Number.isFinite(budget.totalBytes) ? `${formatBytes(budget.totalBytes)} (${budget.source === 'configured' ? '--gpu-memory-budget' : 'half the system memory'})` : 'none of ours (Dawn cannot tell; the driver refuses at growth): --gpu-memory-budget sets one'}`;
+      out.result({ ...info, ...memory }, `${formatGpuInfo(info)}\n${line}`);
     } finally {
       gpu.destroy();
     }

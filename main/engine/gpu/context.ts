@@ -3,6 +3,7 @@ import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { chooseAdapter } from './adapter.js';
 import { GpuCommands } from './commands.js';
 import { KernelRegistry, type KernelVariant } from './kernels.js';
+import { estimatedBudget, GpuMemory } from './memory.js';
 import { Profiler, type ProfilerMode } from './profiler.js';
 
 export interface OpenGpuOptions {
@@ -21,6 +22,8 @@ export interface OpenGpuOptions {
    * gives less than the default of a limit, whatever is asked.
    */
   limits?: Readonly<Record<string, number>>;
+  /** Bytes of GPU buffers the engine may hold (--gpu-memory-budget); undefined: memory.ts's estimate. */
+  memoryBudgetBytes?: number;
 }
 
 export interface DeviceLostInfo {
@@ -38,8 +41,8 @@ const WANTED_FEATURES = ['subgroups', 'timestamp-query', 'shader-f16'] as const;
 export class GpuContext {
   readonly kernels: KernelRegistry;
   readonly profiler: Profiler;
-  /** Bytes of GPU buffers alive now and at most so far (every createBuffer is counted). */
-  readonly memory = { live: 0, peak: 0 };
+  /** The memory ledger (memory.ts): bytes alive and at most so far, the budget, guarded growth. */
+  readonly memory: GpuMemory;
   private readonly lostHandlers = new Set<(info: DeviceLostInfo) => void>();
   /** WebGPU validation and out-of-memory errors nobody captured (they would fail silently). */
   private readonly uncaptured: string[] = [];
@@ -52,7 +55,9 @@ export class GpuContext {
     profilerMode: ProfilerMode,
     /** Keeps the Dawn instance alive for the device's lifetime. */
     private readonly instance: GPU,
+    memoryBudgetBytes?: number,
   ) {
+    this.memory = new GpuMemory(memoryBudgetBytes !== undefined ? { totalBytes: memoryBudgetBytes, source: 'configured' } : estimatedBudget(info.adapter?.software ?? false), info.limits?.maxBufferSize ?? Infinity);
     this.kernels = new KernelRegistry(device, info.variant);
     this.profiler = new Profiler(device, profilerMode);
     this.trackMemory();
@@ -68,24 +73,12 @@ export class GpuContext {
     });
   }
 
+  /** Routes every createBuffer through the ledger: counted, refused past the budget (memory.ts). */
   private trackMemory() {
     const device = this.device as GPUDevice & { createBuffer?: GPUDevice['createBuffer'] };
     if (typeof device.createBuffer !== 'function') return;
-    const memory = this.memory;
     const create = device.createBuffer.bind(device);
-    const counted = new WeakSet<GPUBuffer>();
-    device.createBuffer = (descriptor: GPUBufferDescriptor) => {
-      const buffer = create(descriptor);
-      memory.live += descriptor.size;
-      memory.peak = Math.max(memory.peak, memory.live);
-      counted.add(buffer);
-      const destroy = buffer.destroy.bind(buffer);
-      buffer.destroy = () => {
-        if (counted.delete(buffer)) memory.live -= descriptor.size;
-        destroy();
-      };
-      return buffer;
-    };
+    device.createBuffer = (descriptor: GPUBufferDescriptor) => this.memory.record(descriptor, create);
   }
 
   /** Throws (and clears) the WebGPU errors raised since the last check, naming `where`. */
@@ -182,7 +175,7 @@ export async function openGpu(options: OpenGpuOptions = {}): Promise<GpuContext>
     variantForced: forced,
   };
   const mode: ProfilerMode = !profile ? 'off' : device.features.has('timestamp-query') ? 'timestamps' : 'host';
-  return new GpuContext(device, info, mode, choice.instance);
+  return new GpuContext(device, info, mode, choice.instance, options.memoryBudgetBytes);
 }
 
 /**

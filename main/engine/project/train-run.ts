@@ -19,7 +19,9 @@ import { trainMetricsOf } from '../../../shared/contract/train-metrics.js';
 import { appendMetrics, projectParamDefs, recordEvaluation, type ProjectRun, type RunStatus } from '../../../shared/project/manifest.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
-import { makeFolder, removeStaleTemps } from '../formats/atomic-file.js';
+import { readFile } from 'node:fs/promises';
+import { makeFolder, removeStaleTemps, writeFileAtomic } from '../formats/atomic-file.js';
+import { isStartRefusal } from '../train/memory-refusal.js';
 import { writePly } from '../formats/ply.js';
 import { writeRefinedCameras } from './refined-cameras.js';
 import type { GpuContext } from '../gpu/context.js';
@@ -108,6 +110,8 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
   const emit = async (event: TrainEvent) => options.onEvent?.(event);
   const warn = (message: string) => void emit({ type: 'log', level: 'warn', message });
   const release = await acquireTrainingLock(project);
+  // A start refused for GPU memory leaves the manifest as it was, byte for byte (memory-refusal.ts).
+  const manifestBefore = { bytes: await readFile(project.file).catch(() => undefined), manifest: structuredClone(project.manifest) };
   try {
     const source = await project.trainingSource();
     const overrides = Object.fromEntries(Object.entries(options.overrides ?? {}).filter(([k]) => k.startsWith('train.')));
@@ -183,6 +187,11 @@ export async function trainProject(ctx: GpuContext, project: Project, options: P
         },
       });
     } catch (error) {
+      if (isStartRefusal(error) && manifestBefore.bytes) {
+        project.manifest = manifestBefore.manifest;
+        await writeFileAtomic(project.file, manifestBefore.bytes);
+        throw error;
+      }
       const envelope = toErrorEnvelope(error);
       // A lost device is the host's to restart from the newest checkpoint: not the run's failure.
       run.status = envelope.code === 'device_lost' ? 'interrupted' : 'failed';

@@ -89,4 +89,9 @@ export class Adam {
     const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
     commands.dispatch(this.pipeline, [group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);
   }
+
+  /** Frees the flags (the groups' buffers are their model's). */
+  destroy(): void {
+    this.flags.destroy();
+  }
 }

@@ -24,6 +24,8 @@ export interface CheckpointHeader {
   nonFiniteSkipped: number;
   /** Camera refinement's corrections, Adam state and pending gradients (train/camera-refine.ts), when it was on. */
   cameraRefine?: unknown;
+  /** Where GPU memory capped the run's growth (train/memory-growth.ts MemoryCap): a resume keeps that capacity and cap. */
+  memoryCap?: unknown;
   /** What the run trained on, to refuse resuming on other data. */
   data: { name: string; views: number; train: number };
   config: unknown;

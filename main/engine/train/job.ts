@@ -82,6 +82,8 @@ export interface TrainJobResult {
   splats: SplatSet;
   splatCount: number;
   peakGpuBytes: number;
+  /** Set when GPU memory capped the run's growth (memory-growth.ts). */
+  memoryCap?: Trainer['memoryCap'];
   /** Trainer.stateBytesPerSplat at the end of the run. */
   stateBytesPerSplat: number;
   nonFiniteSkipped: number;
@@ -109,6 +111,7 @@ export async function loadTrainingData(source: TrainingSource, ctx: GpuContext, 
 
 export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions): Promise<TrainJobResult> {
   const started = performance.now();
+  ctx.memory.resetPeak(); // peakGpuBytes is this job's
   const values = trainParamValues(options.params);
   const config = trainerConfigFromParams(values);
   const emit = async (event: TrainEvent) => options.onEvent?.(event);
@@ -129,6 +132,10 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       const initial = options.initial ? withShDegree(options.initial, config.shDegree) : undefined;
       trainer = await Trainer.create(ctx, data, config, { initial, onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
     }
+    // GPU memory capped growth: said once in the log, and on every progress after (the GUI's banner)
+    const reportCap = (cap: NonNullable<Trainer['memoryCap']>) => log('warn', cap.message);
+    if (trainer.memoryCap) reportCap(trainer.memoryCap);
+    trainer.onMemoryCap = reportCap;
     let warnings = 0;
     trainer.onWarning = (message) => {
       if (++warnings <= 20) log('warn', message);
@@ -173,7 +180,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       const last = trainer!.losses.at(-1);
       const etaS = (config.iterations - step) / itPerS;
       progress({
-        stage: 'train', step, total: config.iterations, splats: trainer!.splatCount, itPerS,
+        stage: 'train', step, total: config.iterations, splats: trainer!.splatCount, itPerS, ...(trainer!.memoryCap ? { memoryCap: trainer!.memoryCap } : {}),
         ...(last ? { loss: last.loss, psnr: last.psnr } : {}), ...(Number.isFinite(etaS) ? { etaS } : {}),
       });
     };
@@ -249,6 +256,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       splats,
       splatCount: splats.count,
       peakGpuBytes: ctx.memory.peak,
+      memoryCap: trainer.memoryCap,
       stateBytesPerSplat: trainer.stateBytesPerSplat,
       nonFiniteSkipped: trainer.nonFiniteSkipped,
       intersectionOverflows: trainer.isectOverflows,

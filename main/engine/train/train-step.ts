@@ -56,6 +56,8 @@ export interface StepParts {
   lossFrame: LossFrame;
   /** Intersections `frame` holds. */
   isectCapacity: number;
+  /** The splat count the densifier may grow to: --max-splats, or less where GPU memory capped it. */
+  splatCap: number;
   geometry: GeometryLoss | undefined;
   appearance: Appearance | undefined;
   cameraRefiner: CameraRefiner | undefined;
@@ -123,7 +125,7 @@ export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports:
   const k = t + 1;
   const meansLr = meansLearningRate(r, data.sceneScale, t, cfg.iterations);
   const densifyStep = {
-    step: t, seed: cfg.seed, sceneScale: data.sceneScale, splatCount: plan.splatCount, maxSplats: cfg.maxSplats,
+    step: t, seed: cfg.seed, sceneScale: data.sceneScale, splatCount: plan.splatCount, maxSplats: parts.splatCap,
     countBuffer: model.splats.countBuffer, groups: g, visible: frame.internal.visible, mean2dGrad: model.grads.mean2d,
     width: camera.width, height: camera.height, meansLearningRate: meansLr,
   };

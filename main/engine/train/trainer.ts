@@ -5,7 +5,10 @@
  * read back asynchronously a few steps late (readbacks.ts); the trainer keeps them. The trainer
  * builds the parts a step records with and rebuilds them when they outgrow their buffers, keeps
  * the run's state (checkpoints, exact resume) and evaluates. The model's GPU state is model.ts;
- * the configuration trainer-config.ts.
+ * the configuration trainer-config.ts. Growth asks the GPU memory ledger first (memory-growth.ts
+ * holds the arithmetic; the growth sites stay here, beside the state they rebuild, which is why
+ * this file is over 400 lines: splitting the growth out is the next step once the issue 18
+ * branches have merged into it).
  */
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { readBuffer } from '../gpu/buffers.js';
@@ -34,6 +37,9 @@ import type { TrainerConfig } from './trainer-config.js';
 import { checkpointFloats, checkpointSplats, type Checkpoint, type CheckpointHeader } from './checkpoint.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, type StepParts, type StepReports } from './train-step.js';
+import { formatBytes, isGpuOutOfMemory } from '../gpu/memory.js';
+import { capacityBindingLimit, describeCap, fittingCapacity, fittingIntersections, intersectionBindingLimit, resizePeakBytes, splatsWithRoom, type GrowthLimit, type MemoryCap, type TrainingFootprint } from './memory-growth.js';
+import { refusedAtStart, refusedByBinding } from './memory-refusal.js';
 
 export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from './trainer-config.js';
 export type { Evaluation } from './evaluate-views.js';
@@ -47,6 +53,14 @@ export type { StepLoss } from './train-step.js';
  * batches of 24), which is 4% faster on the fixed load itself (backward 2.94 vs 3.06 ms).
  */
 export const TRAINING_BACKWARD = { backwardReduce: 'partials', backwardPixels: 1 } as const;
+
+/** A set-up's capacity: asked for ('initial': the initial splats' own, after a refusal) and as built. */
+interface BuildAttempt {
+  /** 'initial': the initial splats' own capacity; a number: that capacity (a capped run resumed). */
+  capacityOf?: 'initial' | number;
+  capacity?: number;
+  initialCapacity?: number;
+}
 
 /** Steps between the intersection-buffer checks (growIntersections). */
 const INTERSECTION_CHECK_EVERY = 100;
@@ -64,6 +78,12 @@ export class Trainer {
   onWarning?: (message: string) => void;
   /** Steps that needed more intersections than the buffers held (their gradient missed some). */
   isectOverflows = 0;
+  /** The splat count training may grow to: --max-splats, or less once GPU memory capped it. */
+  splatCap: number;
+  /** Why growth was capped by GPU memory (set once; memory-growth.ts), and who hears of it. */
+  memoryCap: MemoryCap | undefined;
+  onMemoryCap?: (cap: MemoryCap) => void;
+  private isectCapped = false;
   private model: Model;
   private frame!: RasterFrame;
   private lossFrame!: LossFrame;
@@ -94,6 +114,7 @@ export class Trainer {
     this.model = new Model(splats, adam, ctx);
     this.readbacks = new StepReadbacks(ctx.device);
     this.splatCount = splats.count;
+    this.splatCap = config.maxSplats;
     this.trainViews = data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
     this.testViews = data.views.flatMap((v, i) => (v.split === 'test' ? [i] : []));
     if (!this.trainViews.length) throw new Error(`${data.name}: no training views`);
@@ -101,15 +122,50 @@ export class Trainer {
     this.cameraRefiner = refine === 'off' ? undefined : new CameraRefiner({ ...config.cameraRefine, mode: refine }, data.views.map((v) => v.camera), data.sceneScale, config.iterations);
   }
 
-  /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
-  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
+  /**
+   * Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats.
+   * Within the GPU memory budget: when the configuration's capacity does not fit, the trainer
+   * starts at the initial splats' own capacity and grows to what fits (capped, reported once);
+   * when even that does not fit, the configuration is refused with the numbers (bad_input).
+   */
+  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void; memoryCap?: MemoryCap } = {}): Promise<Trainer> {
+    const liveBefore = ctx.memory.live;
+    const tried: BuildAttempt = options.memoryCap ? { capacityOf: options.memoryCap.capacity } : {};
+    try {
+      const trainer = await ctx.memory.guard(ctx.device, 'the training set-up', () => Trainer.build(ctx, data, config, options, tried));
+      if (options.memoryCap) {
+        trainer.memoryCap = options.memoryCap;
+        trainer.splatCap = Math.min(config.maxSplats, splatsWithRoom(trainer.capacity, (n, c) => trainer.densify.hasRoom(n, c)));
+        return trainer;
+      }
+      const wanted = trainer.densify.capacityFor(trainer.splatCount, config.maxSplats);
+      if (trainer.capacity < wanted) await trainer.growWithinMemory(0, wanted); // held to the binding limit: capped, said once
+      return trainer;
+    } catch (error) {
+      if (!isGpuOutOfMemory(error)) throw error;
+      const attempt: BuildAttempt = { capacityOf: 'initial' };
+      const refuse = (refusal: unknown) => (isGpuOutOfMemory(refusal) ? refusedAtStart(refusal, data.name, refusal.refusal.liveBytes + refusal.refusal.requestedBytes - liveBefore) : refusal);
+      if (tried.capacity !== undefined && tried.capacity <= (tried.initialCapacity ?? 0)) throw refuse(error); // the smallest start was what failed
+      const trainer = await ctx.memory.guard(ctx.device, 'the training set-up', () => Trainer.build(ctx, data, config, options, attempt)).catch((again: unknown) => {
+        throw refuse(again);
+      });
+      await trainer.growWithinMemory(0, trainer.densify.capacityFor(trainer.splatCount, config.maxSplats), error.refusal.refusedBy);
+      return trainer;
+    }
+  }
+
+  private static async build(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void }, attempt: BuildAttempt): Promise<Trainer> {
     const cameraGrads = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated) !== 'off';
     const [rasterizer, loss, adam] = await Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
     const random = new Random(config.seed ^ 0x5eed);
     const densify = createDensifyStrategy(ctx, config);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
     if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
-    const capacity = densify.capacityFor(initial.count, config.maxSplats);
+    const bindingLimit = capacityBindingLimit(ctx.device.limits.maxStorageBufferBindingSize, config.shDegree);
+    if (initial.count > bindingLimit) throw refusedByBinding(data.name, initial.count, bindingLimit, ctx.device.limits.maxStorageBufferBindingSize);
+    attempt.initialCapacity = Math.min(bindingLimit, densify.capacityFor(initial.count, initial.count));
+    const asked = attempt.capacityOf === 'initial' ? attempt.initialCapacity : typeof attempt.capacityOf === 'number' ? Math.max(attempt.capacityOf, initial.count) : densify.capacityFor(initial.count, config.maxSplats);
+    const capacity = (attempt.capacity = Math.min(bindingLimit, asked));
     const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
     const views = data.views.map((_, i) => i);
     const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
@@ -143,6 +199,12 @@ export class Trainer {
     return this.model.splats.capacity;
   }
 
+  /** What the state costs per splat of capacity and per intersection, as built now (memory-growth.ts). */
+  private get footprint(): TrainingFootprint {
+    const n = this.capacity;
+    return { modelPerSplat: this.model.bytes / n, rebuiltPerSplat: this.densify.bytes / n + this.frame.bytes.perSplat, perIntersection: this.frame.bytes.perIntersection, readbackPerSplat: this.model.splats.sh.size / n };
+  }
+
   /** Intersections the frame holds; grown when a step comes within 15% of it. */
   private isectCapacity = 0;
   private growIsect = 0;
@@ -152,7 +214,7 @@ export class Trainer {
     return [Math.max(...this.data.views.map((v) => v.camera.width)), Math.max(...this.data.views.map((v) => v.camera.height))];
   }
 
-  private async buildFrames(isectCapacity = Math.max(this.isectCapacity, 1 << 16, this.capacity * 4)) {
+  private async buildFrames(isectCapacity = Math.min(Math.max(this.isectCapacity, 1 << 16, this.capacity * 4), intersectionBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize))) {
     const [width, height] = this.frameSize();
     this.frame?.destroy();
     this.lossFrame?.destroy();
@@ -220,7 +282,7 @@ export class Trainer {
   private stepParts(): StepParts {
     return {
       ctx: this.ctx, data: this.data, config: this.config, rasterizer: this.rasterizer, loss: this.loss, adam: this.adam, densify: this.densify,
-      targets: this.targets, readbacks: this.readbacks, model: this.model, frame: this.frame, lossFrame: this.lossFrame, isectCapacity: this.isectCapacity,
+      targets: this.targets, readbacks: this.readbacks, model: this.model, frame: this.frame, lossFrame: this.lossFrame, isectCapacity: this.isectCapacity, splatCap: this.splatCap,
       geometry: this.geometry, appearance: this.appearance, cameraRefiner: this.cameraRefiner, cameraSum: this.cameraSum,
     };
   }
@@ -257,11 +319,32 @@ export class Trainer {
   private async growIntersections() {
     await this.readbacks.drain(0);
     if (this.growIsect <= this.isectCapacity) return;
-    const commands = this.ctx.commands('isect.grow');
-    const restoreStatistics = this.densify.holdStatistics(commands);
-    await commands.submit();
-    await this.buildFrames(this.growIsect);
-    await restoreStatistics?.();
+    const isect = this.isectCapacity;
+    const fitting = fittingIntersections(this.frame.bytes.perIntersection, this.ctx.memory, isect, Math.min(this.growIsect, intersectionBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize)));
+    if (fitting < this.growIsect) this.warnIntersectionsCapped(fitting);
+    this.growIsect = fitting;
+    if (fitting <= isect) return;
+    try {
+      await this.ctx.memory.guard(this.ctx.device, `growing the intersection buffers to ${fitting}`, async () => {
+        const commands = this.ctx.commands('isect.grow');
+        const restoreStatistics = this.densify.holdStatistics(commands);
+        await commands.submit();
+        await this.buildFrames(fitting);
+        await restoreStatistics?.();
+      });
+    } catch (error) {
+      if (!isGpuOutOfMemory(error)) throw error;
+      this.warnIntersectionsCapped(isect);
+      this.growIsect = isect;
+      await this.buildFrames(isect); // the densifier's statistics start over
+    }
+  }
+
+  private warnIntersectionsCapped(held: number) {
+    if (this.isectCapped) return;
+    this.isectCapped = true;
+    const limits = `the GPU memory budget of ${formatBytes(this.ctx.memory.budget.totalBytes)} and the ${formatBytes(this.ctx.device.limits.maxStorageBufferBindingSize)} binding limit`;
+    this.onWarning?.(`GPU memory: intersection buffers capped at ${held.toLocaleString('en-US')} (wanted ${this.growIsect.toLocaleString('en-US')}) within ${limits}; steps needing more miss some gradients (intersection_overflows counts them)`);
   }
 
   /** Before a step whose refine may outgrow the capacity: room for it, the count known exactly by then. */
@@ -269,20 +352,65 @@ export class Trainer {
     if (!this.densify.checksCapacityAt(t)) return;
     await this.readbacks.drain(0); // the last refine's count (100 steps ago) has long arrived
     if (this.densify.hasRoom(this.splatCount, this.capacity)) return;
-    await this.resize(this.densify.capacityFor(this.splatCount, Math.max(this.config.maxSplats, this.splatCount)));
+    if (this.memoryCap && this.splatCount >= this.splatCap) return; // capped: refines prune, never grow
+    await this.growWithinMemory(t, this.densify.capacityFor(this.splatCount, Math.max(this.config.maxSplats, this.splatCount)));
+  }
+
+  /**
+   * Grows the capacity to `wanted`, or as far as GPU memory allows (memory-growth.ts); short of
+   * `wanted`, growth stops there: the splat cap drops to what the capacity holds with room for a
+   * refine's growth, said once (onMemoryCap). A refusal during the resize (the budget's or the
+   * driver's) puts the old capacity back.
+   */
+  private async growWithinMemory(step: number, wanted: number, refusedBy: GrowthLimit = 'budget') {
+    const memory = this.ctx.memory;
+    const isectFor = (next: number) => Math.max(this.growIsect, next * 4);
+    const reachable = Math.min(wanted, capacityBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize, this.config.shDegree));
+    let capacity = fittingCapacity(this.footprint, memory, this.capacity, reachable, this.isectCapacity, isectFor);
+    if (capacity > this.capacity) {
+      try {
+        await this.resize(capacity);
+      } catch (error) {
+        if (!isGpuOutOfMemory(error)) throw error;
+        refusedBy = error.refusal.refusedBy;
+        capacity = this.capacity;
+      }
+    }
+    if (capacity >= wanted) return;
+    if (capacity >= reachable && refusedBy === 'budget') refusedBy = 'binding';
+    // the densifier grows only below the count a refine's growth has room from (ADC: half the
+    // capacity, a refine may double them); the count itself stays within the capacity
+    this.splatCap = Math.min(this.splatCap, splatsWithRoom(this.capacity, (n, c) => this.densify.hasRoom(n, c)));
+    if (this.memoryCap) return;
+    const budget = memory.budget.totalBytes;
+    const cap = { step, splats: Math.min(this.config.maxSplats, this.capacity), wantedCapacity: wanted, capacity: this.capacity, neededBytes: Math.ceil(resizePeakBytes(this.footprint, memory.live, this.capacity, wanted, this.isectCapacity, isectFor(wanted))), ...(Number.isFinite(budget) ? { budgetBytes: budget } : {}) };
+    this.memoryCap = { ...cap, message: describeCap(cap, refusedBy) };
+    this.onMemoryCap?.(this.memoryCap);
   }
 
   /** Moves the model into buffers of a new capacity (parameters, Adam moments and the densifier's statistics). */
   private async resize(capacity: number) {
-    this.growIsect = Math.max(this.growIsect, this.isectCapacity, capacity * 4);
     const old = this.model;
-    const commands = this.ctx.commands('resize');
-    const next = old.resized(commands, this.ctx, this.adam, capacity, this.splatCount);
-    const restoreStatistics = this.densify.holdStatistics(commands);
-    await commands.submit();
-    this.model = next;
-    await this.buildFrames(); // frames and the densifier are capacity-sized
-    await restoreStatistics?.();
+    const [isect, growIsect] = [this.isectCapacity, this.growIsect];
+    try {
+      await this.ctx.memory.guard(this.ctx.device, `growing to ${capacity} splats of capacity`, async () => {
+        this.growIsect = Math.max(this.growIsect, this.isectCapacity, capacity * 4);
+        const commands = this.ctx.commands('resize');
+        const next = old.resized(commands, this.ctx, this.adam, capacity, this.splatCount);
+        const restoreStatistics = this.densify.holdStatistics(commands);
+        await commands.submit();
+        this.model = next;
+        await this.buildFrames(); // frames and the densifier are capacity-sized
+        await restoreStatistics?.();
+      });
+    } catch (error) {
+      if (!isGpuOutOfMemory(error)) throw error;
+      // the guard destroyed what the resize made: back to the old model and frames of its size
+      this.model = old;
+      this.growIsect = growIsect;
+      await this.buildFrames(isect); // the densifier's statistics start over
+      throw error;
+    }
     old.destroy();
   }
 
@@ -316,6 +444,7 @@ export class Trainer {
         orderPosition: this.orderPosition,
         nonFiniteSkipped: this.nonFiniteSkipped,
         ...(this.cameraRefiner ? { cameraRefine: this.cameraRefiner.state() } : {}),
+        ...(this.memoryCap ? { memoryCap: this.memoryCap } : {}),
         data: { name: this.data.name, views: this.data.views.length, train: this.trainViews.length },
         config: this.config,
       },
@@ -333,7 +462,9 @@ export class Trainer {
     if (h.shDegree !== config.shDegree) throw badInput(file, `the checkpoint has SH degree ${h.shDegree}, the run asks for ${config.shDegree}`);
     const blob = checkpointFloats(checkpoint, file);
     const n = h.splatCount;
-    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file) });
+    // a run GPU memory capped resumes at the capacity it stopped at, capped the same: exact resume
+    const memoryCap = h.memoryCap as MemoryCap | undefined;
+    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file), ...(memoryCap ? { memoryCap } : {}) });
     const q = ctx.device.queue;
     trainer.model.restoreMoments(q, n, blob);
     trainer.densify.restore(checkpoint.blobs, n, blob);
@@ -399,6 +530,7 @@ export class Trainer {
     this.cameraSum?.destroy();
     this.densify.destroy();
     this.model.destroy();
+    this.adam.destroy();
     this.targets.destroy();
     this.readbacks.destroy();
   }

@@ -76,6 +76,8 @@ export const useTrainingStore = defineStore('training', () => {
   /** Metric columns (loss, PSNR, splat count, ...), outside reactivity; watch `metricsVersion`. */
   const metrics = markRaw(new MetricSeriesSet());
   const metricsVersion = ref(0);
+  /** Why the job's growth stopped at a splat cap (GPU memory), from its progress events: the Train view's banner. */
+  const memoryCap = shallowRef<Progress['memoryCap']>();
   /** Per-kernel GPU profile of the job, when the engine reports one. */
   const profile = shallowRef<ProfileReport>();
   /** The newest evaluation of the job, every test view by name (the Train view's table); undefined before the first. */
@@ -134,6 +136,7 @@ export const useTrainingStore = defineStore('training', () => {
     activity.value = undefined;
     profile.value = undefined;
     testViews.value = undefined;
+    memoryCap.value = undefined;
     rate.reset();
     rateVersion.value++;
   }
@@ -174,6 +177,7 @@ export const useTrainingStore = defineStore('training', () => {
       }
       activity.value = undefined;
       progress.value = e;
+      if (e.memoryCap && !memoryCap.value) memoryCap.value = markRaw(e.memoryCap);
       if (e.stage === 'train' && e.step !== undefined) {
         rate.add(e.step, performance.now());
         rateVersion.value++;
@@ -279,7 +283,7 @@ export const useTrainingStore = defineStore('training', () => {
   const stop = () => control('stop');
 
   return {
-    params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, testScores, testViews, profile, serviceReady, busy,
+    params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, testScores, testViews, profile, memoryCap, serviceReady, busy,
     invalid, active, canStart, canPause, canResume, canStop, attach, refresh, useSource, start, pause, resume, stop,
   };
 });

@@ -41,6 +41,11 @@ describe('argonaut --no-gui', () => {
     const forward = kernels.find((k) => k.family === 'rasterize forward');
     expect(forward).toMatchObject({ variant: result.variant, fits: true });
     expect(forward!.needs.workgroupStorageBytes).toBeGreaterThan(0);
+    // the memory ledger's budget: llvmpipe's is half the system memory unless one is given
+    expect(result).toMatchObject({ gpu_memory_budget_source: (result.adapter as { software: boolean }).software ? 'system-memory' : 'none' });
+    const given = captureStreams();
+    expect(await runCli(['--no-gui', 'info', '--json', '--gpu-memory-budget', '24GB'], { streams: given })).toBe(0);
+    expect(given.jsonLines().at(-1)).toMatchObject({ gpu_memory_budget_bytes: 24e9, gpu_memory_budget_source: 'configured' });
   });
 
   it('exits 4 with an install hint when no adapter matches', async () => {

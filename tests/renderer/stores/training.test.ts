@@ -92,6 +92,25 @@ describe('training store', () => {
     expect(training.job?.state).toBe('finished');
   });
 
+  it('keeps the GPU memory cap a job reports on its progress (the Train view\'s banner) until a new job is followed', async () => {
+    const engine = fakeEngine();
+    const training = useTrainingStore();
+    training.attach(engine.client);
+    engine.server.emit('progress', { job: 'j1', stage: 'train', step: 10, total: 100 });
+    await settle();
+    expect(training.memoryCap).toBeUndefined();
+    const cap = { step: 40, splats: 1034, wantedCapacity: 2304, capacity: 1034, neededBytes: 10_565_380, budgetBytes: 7_485_936, message: 'GPU memory: splat growth stopped at step 40, the splat count held at or under 1,034' };
+    engine.server.emit('progress', { job: 'j1', stage: 'train', step: 50, total: 100, memoryCap: cap });
+    engine.server.emit('progress', { job: 'j1', stage: 'train', step: 60, total: 100, memoryCap: cap });
+    await settle();
+    expect(training.memoryCap).toEqual(cap);
+    engine.server.emit('job', { job: 'j1', state: 'finished', step: 100, total: 100 });
+    engine.server.emit('progress', { job: 'j2', stage: 'train', step: 1, total: 100 });
+    await settle();
+    expect(training.job?.id).toBe('j2');
+    expect(training.memoryCap).toBeUndefined();
+  });
+
   it("shows the newest evaluation's test scores, colour-corrected PSNR included, once there is one", async () => {
     const engine = fakeEngine();
     const training = useTrainingStore();
