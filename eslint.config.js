@@ -36,6 +36,8 @@ export const ENGINE_LAYERS = {
   edit: ['gpu', 'render', 'dataset', 'formats'],
   project: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats'],
   jobs: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats', 'project'],
+  // partitioned training: splitting, block runs (in-process or on the queue), merging
+  partition: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats', 'project'],
 };
 
 function engineLayer(layer) {
