@@ -64,8 +64,10 @@ export function queueConnectionError(url: string, error: unknown): ArgonautError
  */
 export async function checkQueueReachable(url: string, timeoutMs = QUEUE_CONNECT_TIMEOUT_MS): Promise<void> {
   const client = new Redis({ ...redisOptionsFromUrl(url), lazyConnect: true, connectTimeout: timeoutMs, maxRetriesPerRequest: 0, retryStrategy: () => null, enableOfflineQueue: false });
-  // ioredis also reports connection errors as events; the awaited calls below carry them.
-  client.on('error', () => undefined);
+  // The socket's own error (ECONNREFUSED, ENOTFOUND) comes as an event; the awaited call then
+  // only says the connection closed.
+  let socketError: unknown;
+  client.on('error', (error) => (socketError ??= error));
   let timer: NodeJS.Timeout | undefined;
   try {
     const answer = await Promise.race([
@@ -76,7 +78,7 @@ export async function checkQueueReachable(url: string, timeoutMs = QUEUE_CONNECT
     ]);
     if (answer !== 'PONG') throw new Error(`unexpected answer to PING: ${answer}`);
   } catch (error) {
-    throw queueConnectionError(url, error);
+    throw queueConnectionError(url, socketError ?? error);
   } finally {
     clearTimeout(timer);
     client.disconnect();
