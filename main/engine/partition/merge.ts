@@ -59,6 +59,7 @@ export async function mergeBlocks(ctx: GpuContext, project: Project, run: Projec
     await project.save();
   };
   await save('running');
+  await options.onEvent?.({ type: 'merge', status: 'running' });
   try {
     const cropped: SplatSet[] = [];
     const blocks: MergeResult['blocks'] = [];
@@ -101,10 +102,12 @@ export async function mergeBlocks(ctx: GpuContext, project: Project, run: Projec
     if (seams) emit(`seams: PSNR ${seams.nearPsnr.toFixed(2)} dB within ${seams.borderPx} px of block borders, ${seams.awayPsnr.toFixed(2)} dB away (${seams.views} views)`);
     run.updatedAt = new Date().toISOString();
     await project.save();
+    await options.onEvent?.({ type: 'merge', status: 'finished', splats: splatsFile, splatCount: splats.count });
     return { splats, seams, splatsFile, blocks, fineTune };
   } catch (error) {
     record.merge = { ...record.merge, status: 'failed' };
     await project.save().catch(() => undefined);
+    await options.onEvent?.({ type: 'merge', status: 'failed' });
     throw error;
   }
 }
