@@ -19,7 +19,7 @@ import type { TrainJobOptions } from '../train/job.js';
 import { trainerConfigFromParams, trainParamValues } from '../train/trainer-config.js';
 import { sceneScaleOf } from '../train/data.js';
 import { partitionScene, type PartitionScene } from './scene.js';
-import { blockSample, cameraSeesSample, pointsInRect } from './visibility.js';
+import { camerasSeeingBlocks, pointsInRect } from './visibility.js';
 
 export interface BlockTrainingInput {
   block: PartitionBlock;
@@ -54,9 +54,10 @@ export async function blockTrainingInput(project: Project, partition: Partition,
   if (missing.length) throw badInput(project.file, `${partition.id} ${block.id} names cameras the dataset's training views do not have (${missing.slice(0, 3).join(', ')}${missing.length > 3 ? ', ...' : ''}): the dataset changed since it was split; split it again`);
   const inside = pointsInRect(partition.ground, block.bounds, scene.points);
   if (!inside.indices.length) throw badInput(project.file, `${partition.id} ${block.id} holds no SfM points in its bounds (the dataset changed since it was split?); split it again`);
-  const sample = blockSample(partition.ground, block.bounds, inside.height, inside.points);
   const trainViews = [...block.cameras];
-  const testViews = scene.test.filter((c) => cameraSeesSample(c.camera, sample)).map((c) => c.name);
+  // the held-out views that see the block, by the test that chose its cameras (split.ts)
+  const [seeing] = camerasSeeingBlocks(partition.ground, [block], scene.points, scene.test.map((c) => c.camera));
+  const testViews = seeing!.map((c) => scene.test[c]!.name);
   const keepTrain = new Set(trainViews);
   const keepTest = new Set(testViews);
   const viewFilter = (view: { name: string; split: string }) => (view.split === 'train' ? keepTrain.has(view.name) : keepTest.has(view.name));

@@ -10,7 +10,7 @@ import type { GroundFrame, GroundRect, Partition, PartitionBlock } from '../../.
 import { badInput } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { groundFrame, toGround } from './ground.js';
-import { blockSample, cameraSeesSample, DEFAULT_VISIBILITY, pointsInRect, type VisibilityThresholds } from './visibility.js';
+import { camerasSeeingBlocks, DEFAULT_VISIBILITY, pointsInRect, type VisibilityThresholds } from './visibility.js';
 
 export interface SplitCamera {
   name: string;
@@ -175,16 +175,19 @@ export function splitScene(input: SplitInput, options: SplitOptions): Partition 
   const coreCounts = new Array<number>(cores.length).fill(0);
   for (const [u, v] of uv) coreCounts[coreIndexOf(cores, outer, u, v)]!++;
   const visibility = options.visibility ?? DEFAULT_VISIBILITY;
-  const blocks: PartitionBlock[] = cores.map((core, index) => {
-    const id = blockId(index);
-    const fewer = `ask for fewer blocks (${cores.length > 2 ? `--blocks ${cores.length - 1}` : 'one block'})${options.method === 'grid' ? ' or --method kd' : ''}`;
-    if (coreCounts[index] === 0) throw badInput(source, `${id} (core u ${core.min[0].toFixed(2)}..${core.max[0].toFixed(2)}, v ${core.min[1].toFixed(2)}..${core.max[1].toFixed(2)}) holds no SfM points: ${fewer}`, { block: id });
+  const fewer = `ask for fewer blocks (${cores.length > 2 ? `--blocks ${cores.length - 1}` : 'one block'})${options.method === 'grid' ? ' or --method kd' : ''}`;
+  const regions = cores.map((core, index) => {
+    if (coreCounts[index] === 0) throw badInput(source, `${blockId(index)} (core u ${core.min[0].toFixed(2)}..${core.max[0].toFixed(2)}, v ${core.min[1].toFixed(2)}..${core.max[1].toFixed(2)}) holds no SfM points: ${fewer}`, { block: blockId(index) });
     const bounds = grownRect(core, options.overlap);
     const inside = pointsInRect(ground, bounds, input.points);
-    const sample = blockSample(ground, bounds, inside.height, inside.points);
-    const cameras = input.cameras.filter((c) => cameraSeesSample(c.camera, sample, visibility)).map((c) => c.name);
-    if (!cameras.length) throw badInput(source, `${id} is seen by no camera (none has ${Math.round(visibility.minVisibleFraction * 100)}% of its region in view): ${fewer}`, { block: id });
-    return { id, core, bounds, height: inside.height, cameras, points: inside.indices.length };
+    return { core, bounds, height: inside.height, points: inside.indices.length };
+  });
+  const seeing = camerasSeeingBlocks(ground, regions, input.points, input.cameras.map((c) => c.camera), visibility);
+  const blocks: PartitionBlock[] = regions.map((region, index) => {
+    const id = blockId(index);
+    const cameras = seeing[index]!.map((c) => input.cameras[c]!.name);
+    if (!cameras.length) throw badInput(source, `${id} is seen by no camera (none has ${Math.round(visibility.minShare * 100)}% of its view in the block, or ${Math.round(visibility.minVisibleFraction * 100)}% of the block in view): ${fewer}`, { block: id });
+    return { id, ...region, cameras };
   });
   return {
     id: options.id ?? 'partition-001',
