@@ -20,7 +20,7 @@ function checkPartition(city: City, partition: Partition, seed: number): number[
   expect(PartitionSchema.safeParse(partition).success, `seed ${seed}`).toBe(true);
   const counts = new Array<number>(partition.blocks.length).fill(0);
   for (let i = 0; i < city.points.length / 3; i++) {
-    const [u, v] = toGround(partition.ground, city.points.subarray(3 * i, 3 * i + 3));
+    const [u, v] = toGround(partition.ground, [...city.points.subarray(3 * i, 3 * i + 3)]);
     expect(coresHolding(partition, u, v), `point ${i}, seed ${seed}`).toBe(1);
     counts[coreIndexOf(partition.blocks.map((b) => b.core), outerRect(partition.blocks.map((b) => b.core)), u, v)]!++;
   }
