@@ -13,7 +13,8 @@
  *                 measured peak per pixel (frame and intersection buffers)
  *   block time  T(b) = I x t(b) + (S_b x B_splat) x (I / K) / W_storage + 4 x P_b x C_b / W_storage
  *                 I iterations, checkpoints every K steps written to storage at W_storage, images read once
- *   run time    blocks longest first onto M workers (LPT), then the merge: every block's PLY read
+ *   run time    blocks longest first onto M workers (LPT), or the storage's time for all their
+ *                 checkpoints and images when that is longer (the workers share it), then the merge: every block's PLY read
  *                 and the merged one written (248 bytes a splat at SH degree 3) at W_storage, plus
  *                 the fine-tune's steps at the whole scene's step time (it needs the whole scene on one GPU)
  *   queue       Redis carries a job per block and at most 4 progress messages a second per worker
@@ -42,7 +43,7 @@ export const H200_STEP_COSTS: StepCosts = {
   splats: 132188,
   pixels: 1000 * 662,
   trainViews: 20,
-  pixelShare: 0.64917,
+  pixelShare: 0.64921,
   bytesPerSplat: 1889,
   peakBytes: 993207264,
 };
@@ -102,8 +103,12 @@ export interface PlannedBlock extends PlanBlock {
 export interface Plan {
   costs: StepCosts;
   blocks: PlannedBlock[];
-  /** Time the blocks take on the workers (the longest worker). */
+  /** Time the blocks take: the longest worker's, or the storage's when that is longer. */
   blocksS: number;
+  /** The longest worker's training time alone. */
+  computeS: number;
+  /** The storage's time for the blocks' checkpoints and images alone. */
+  storageBoundS: number;
   /** All blocks on one worker, for comparison. */
   serialS: number;
   mergeS: number;
@@ -147,7 +152,10 @@ export function planPartition(blocks: readonly PlanBlock[], options: PlanOptions
     b.worker = w;
     free[w]! += b.timeS;
   }
-  const blocksS = Math.max(...free);
+  const blockStorageBytes = planned.reduce((s, b) => s + b.splats * costs.bytesPerSplat * checkpoints + 4 * b.pixels * b.cameras, 0);
+  const storageBoundS = blockStorageBytes / options.storageBytesPerS;
+  const computeS = Math.max(...free);
+  const blocksS = Math.max(computeS, storageBoundS);
   const serialS = planned.reduce((s, b) => s + b.timeS, 0);
   const blockPlyBytes = planned.reduce((s, b) => s + b.splats * PLY_BYTES_PER_SPLAT, 0);
   const mergedBytes = options.mergedSplats * PLY_BYTES_PER_SPLAT;
@@ -155,22 +163,23 @@ export function planPartition(blocks: readonly PlanBlock[], options: PlanOptions
   const fineTuneS = options.fineTuneSteps * stepSeconds(costs, options.mergedSplats, options.pixels);
   const mergeS = (blockPlyBytes + mergedBytes) / options.storageBytesPerS + fineTuneS;
   const totalS = blocksS + mergeS;
-  const storageBytes = planned.reduce((s, b) => s + b.splats * costs.bytesPerSplat * checkpoints + 4 * b.pixels * b.cameras, 0) + blockPlyBytes + mergedBytes;
+  const storageBytes = blockStorageBytes + blockPlyBytes + mergedBytes;
   const storageLoad = storageBytes / options.storageBytesPerS / totalS;
   const queueMessagesPerS = 4 * Math.min(options.workers, planned.length);
   const notes: string[] = [];
   const tooBig = planned.filter((b) => !b.fits);
   if (tooBig.length) notes.push(`${tooBig.length} block(s) need more than the GPU's ${(options.gpuBytes / 2 ** 30).toFixed(0)} GiB (largest ${(Math.max(...tooBig.map((b) => b.memoryBytes)) / 2 ** 30).toFixed(1)} GiB): split finer`);
   if (options.fineTuneSteps > 0 && fineTuneBytes > options.gpuBytes) notes.push(`the joint fine-tune needs ${(fineTuneBytes / 2 ** 30).toFixed(1)} GiB on one GPU: more than it has; merge without it (--fine-tune 0)`);
+  if (storageBoundS > computeS) notes.push(`the storage moves the blocks' checkpoints and images in ${(storageBoundS / 3600).toFixed(2)} h, longer than their training (${(computeS / 3600).toFixed(2)} h): checkpoint less often (--checkpoint-every) or use faster storage`);
   if (planned.length < options.workers) notes.push(`${options.workers - planned.length} of ${options.workers} workers idle: ask for at least as many blocks as workers`);
   const bottleneck: Plan['bottleneck'] = tooBig.length || (options.fineTuneSteps > 0 && fineTuneBytes > options.gpuBytes)
     ? 'memory'
     : queueMessagesPerS > REDIS_OPS_PER_S / 10
       ? 'redis'
-      : storageLoad > 0.5
+      : storageBoundS > computeS
         ? 'storage'
         : mergeS > blocksS
           ? 'merge'
           : 'compute';
-  return { costs, blocks: planned, blocksS, serialS, mergeS, fineTuneS, fineTuneBytes, totalS, storageBytes, storageLoad, queueMessagesPerS, bottleneck, notes };
+  return { costs, blocks: planned, blocksS, computeS, storageBoundS, serialS, mergeS, fineTuneS, fineTuneBytes, totalS, storageBytes, storageLoad, queueMessagesPerS, bottleneck, notes };
 }
