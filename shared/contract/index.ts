@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
-import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
+import { BlockEvent, DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MergeEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
 import { EditsApplyArgs, EditsProjectArgs, EditStateResult } from './edits.js';
 import { EditsCleanPreviewArgs, EditsCleanPreviewResult, EditsSelectArgs, EditsSelectResult } from './edit-select.js';
 import { GpuInfoSchema } from './gpu.js';
@@ -82,6 +82,8 @@ export const contract = defineContract({
     metrics: MetricsEvent,
     evaluation: EvaluationEvent,
     snapshot: SnapshotEvent,
+    block: BlockEvent,
+    merge: MergeEvent,
     job: JobEvent,
     task: TaskEvent,
     profile: ProfileEvent,
