@@ -6,13 +6,11 @@
  */
 import { openGpu } from '../../engine/gpu/context.js';
 import type { Project } from '../../engine/project/project.js';
-import { coordinateBlocks } from '../../engine/partition/queue-coordinator.js';
 import { checkQueueReachable } from '../../engine/partition/queue-connection.js';
 import { trainPartitioned } from '../../engine/partition/run-blocks.js';
 import { UsageError } from '../args.js';
 import type { CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { blockInput, mergeBlocks } from '../partition-steps.js';
 import { presetOf, trainEventPrinter } from '../training.js';
 
 export async function trainPartitionedCommand(context: CommandContext, project: Project): Promise<number> {
@@ -33,9 +31,6 @@ export async function trainPartitionedCommand(context: CommandContext, project: 
       overrides: context.params,
       preset: presetOf(context),
       signal: context.signal,
-      blockInput,
-      mergeBlocks,
-      coordinate: coordinateBlocks,
       onEvent: trainEventPrinter(out, { file: project.file, name: project.manifest.name }),
     });
     const blocks = run.partition.blocks.map((b) => ({ block: b.block, status: b.status, step: b.step, attempts: b.attempts, worker: b.worker, splats: b.splatCount }));

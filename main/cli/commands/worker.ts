@@ -11,7 +11,6 @@ import { redactQueueUrl } from '../../../shared/project/partition.js';
 import { UsageError } from '../args.js';
 import { JSON_OPTION, type CommandSpec } from '../command.js';
 import { EXIT } from '../exit-codes.js';
-import { blockInput } from '../partition-steps.js';
 import { trainEventPrinter } from '../training.js';
 
 export const workerCommand: CommandSpec = {
@@ -47,7 +46,6 @@ export const workerCommand: CommandSpec = {
         if (!engineOptions.profile) gpu.profiler.setMode('off');
         return gpu;
       },
-      blockInput,
       onEvent: (event) => void print(event),
     });
     out.event('worker', { worker: worker.id, queue: redactQueueUrl(queue), concurrency });

@@ -20,19 +20,32 @@ import type { Project } from '../project/project.js';
 import { definedParams } from '../project/train-run.js';
 import { runTrainingJob, type TrainJobOptions, type TrainJobResult } from '../train/job.js';
 import { trainParamValues } from '../train/trainer-config.js';
+import { blockTrainingInput } from './block-input.js';
+import { partitionScene, type PartitionScene } from './scene.js';
 import { blockDir, blockRecordOf, readBlockStatus, writeBlockStatus, type PartitionedProjectRun } from './block-status.js';
 
 /** What a block trains on besides the project's data: its views and its starting splats. */
-export interface BlockTrainingInput {
+export interface BlockTrainingStart {
   viewFilter: NonNullable<TrainJobOptions['viewFilter']>;
   initial?: SplatSet;
 }
 
-/** The partition helper's blockTrainingInput (block-input.ts), or a stand-in with its signature. */
-export type BlockInputOf = (project: Project, partition: Partition, blockId: string) => Promise<BlockTrainingInput> | BlockTrainingInput;
+/** A block's input for a run (block-input.ts's blockTrainingInput with the run's parameters by default; tests watch it). */
+export type BlockInputOf = (project: Project, partition: Partition, blockId: string, run: PartitionedProjectRun) => Promise<BlockTrainingStart> | BlockTrainingStart;
+
+/** blockTrainingInput with the run's own parameters (its initialisation follows them), the scene read once per project. */
+export function defaultBlockInput(): BlockInputOf {
+  const scenes = new Map<string, Promise<PartitionScene>>();
+  return (project, partition, blockId, run) => {
+    let scene = scenes.get(project.file);
+    if (!scene) scenes.set(project.file, (scene = partitionScene(project)));
+    return scene.then((loaded) => blockTrainingInput(project, partition, blockId, { params: definedParams(run.params), scene: loaded }));
+  };
+}
 
 export interface BlockTrainOptions extends TrainEventOptions {
-  blockInput: BlockInputOf;
+  /** Default: defaultBlockInput(). */
+  blockInput?: BlockInputOf;
   /** Who trains it: `host:pid`, or 'in-process'. */
   worker: string;
   /** Checkpoints kept per block (oldest removed first). Default 3. */
@@ -77,7 +90,7 @@ export async function trainBlock(ctx: GpuContext, project: Project, run: Partiti
   const checkpointsDir = project.resolve(record.checkpointsDir);
   for (const name of await removeStaleTemps(checkpointsDir)) await emit({ type: 'log', level: 'info', message: `removed ${path.join(checkpointsDir, name)} (a write interrupted by a crash)` });
   const from = await newestCompleteCheckpoint(checkpointsDir, warn);
-  const input = await options.blockInput(project, partition, blockId);
+  const input = await (options.blockInput ?? defaultBlockInput())(project, partition, blockId, run);
   const values = trainParamValues(run.params);
   const save = async (status: BlockRun['status']) => {
     record.status = status;

@@ -2,7 +2,7 @@
  * A run trained as blocks of a partition (`train p.argo --partition ID [--queue URL]`): the run
  * record (one ProjectRun with `partition`: its blocks' records, the merge), then either the blocks
  * one after another in this process (no queue: the embedded default) or as jobs on the queue
- * (queue-coordinator.ts), then the merge (the partition's mergeBlocks).
+ * (queue-coordinator.ts), then the merge (merge.ts's mergeBlocks).
  *
  * The newest run continues when it trains the same partition and has not finished: a restarted
  * coordinator re-attaches to its jobs, a restarted in-process run resumes each block from its
@@ -21,11 +21,13 @@ import type { Project } from '../project/project.js';
 import { definedParams } from '../project/train-run.js';
 import { trainParamValues } from '../train/trainer-config.js';
 import { blockDir, mergeBlockStatuses, type PartitionedProjectRun } from './block-status.js';
-import { trainBlock, type BlockInputOf } from './block-train.js';
+import { defaultBlockInput, trainBlock, type BlockInputOf } from './block-train.js';
+import { mergeBlocks } from './merge.js';
+import { coordinateBlocks } from './queue-coordinator.js';
 
 export const IN_PROCESS = 'in-process';
 
-/** The partition helper's mergeBlocks (merge.ts): crop, join, fine-tune, write the project's splats. */
+/** What merges the blocks (merge.ts's mergeBlocks: crop, join, fine-tune, write the run's splats); tests watch it. */
 export type MergeBlocksOf = (ctx: GpuContext, project: Project, run: PartitionedProjectRun, options: { fineTuneSteps: number } & TrainEventOptions) => Promise<unknown>;
 
 export interface PartitionedTrainOptions extends TrainEventOptions {
@@ -37,10 +39,10 @@ export interface PartitionedTrainOptions extends TrainEventOptions {
   overrides?: Readonly<Record<string, ParamValue>>;
   preset?: PresetName;
   env?: NodeJS.ProcessEnv;
-  blockInput: BlockInputOf;
-  mergeBlocks: MergeBlocksOf;
-  /** Queue mode: enqueues and waits (queue-coordinator.ts's coordinateBlocks, passed in to keep this module free of Redis). */
-  coordinate?: (project: Project, run: PartitionedProjectRun, queue: string, emit: (event: TrainEvent) => Promise<void>, signal?: AbortSignal) => Promise<void>;
+  /** Default: blockTrainingInput with the run's parameters (block-train.ts's defaultBlockInput). */
+  blockInput?: BlockInputOf;
+  /** Default: the partition's mergeBlocks (merge.ts). */
+  mergeBlocks?: MergeBlocksOf;
 }
 
 export interface PartitionedTrainResult {
@@ -103,8 +105,7 @@ export async function trainPartitioned(ctx: GpuContext, project: Project, option
     await emit({ type: 'state', state: 'running', step: run.step, total: run.total, run: run.id, ...(continued ? { reason: `continues ${run.id} (${alreadyFinished.length} of ${run.partition.blocks.length} blocks finished)` } : {}) });
     try {
       if (options.queue) {
-        if (!options.coordinate) throw new ArgonautError('internal', 'a queue URL was given but no coordinator');
-        await options.coordinate(project, run, options.queue, emit, options.signal);
+        await coordinateBlocks(project, run, options.queue, emit, options.signal);
       } else {
         await trainBlocksInProcess(ctx, project, run, options, emit);
       }
@@ -118,17 +119,19 @@ export async function trainPartitioned(ctx: GpuContext, project: Project, option
       if (unfinished.length) {
         throw new ArgonautError('internal', `${project.file}: ${run.id}: blocks not finished: ${unfinished.map((b) => `${b.block} (${b.status}${b.error ? `: ${b.error.message}` : ''})`).join(', ')}`);
       }
-      run.partition.merge.status = 'running';
-      await project.save();
-      const merged = await options.mergeBlocks(ctx, project, run, { fineTuneSteps: run.partition.merge.fineTuneSteps, signal: options.signal, onEvent: emit });
-      run.partition.merge.status = 'finished';
+      // The merge records its own state (run.partition.merge) and the run's splats.
+      const merged = await (options.mergeBlocks ?? mergeBlocks)(ctx, project, run, { fineTuneSteps: run.partition.merge.fineTuneSteps, signal: options.signal, onEvent: emit });
+      if (options.signal?.aborted) {
+        run.status = 'interrupted';
+        await project.save();
+        return { run, alreadyFinished, merged: undefined };
+      }
       run.status = 'finished';
       run.updatedAt = new Date().toISOString();
       await project.save();
       return { run, alreadyFinished, merged };
     } catch (error) {
       const envelope = toErrorEnvelope(error);
-      if (run.partition.merge.status === 'running') run.partition.merge.status = 'failed';
       run.status = envelope.code === 'cancelled' ? 'interrupted' : 'failed';
       if (run.status === 'failed') run.error = { code: envelope.code, message: envelope.message };
       await project.save().catch(() => undefined);
@@ -142,10 +145,11 @@ export async function trainPartitioned(ctx: GpuContext, project: Project, option
 /** The embedded default: every unfinished block in turn, in this process, the manifest saved after each checkpoint. */
 async function trainBlocksInProcess(ctx: GpuContext, project: Project, run: PartitionedProjectRun, options: PartitionedTrainOptions, emit: (event: TrainEvent) => Promise<void>): Promise<void> {
   const warn = (message: string) => void emit({ type: 'log', level: 'warn', message });
+  const blockInput = options.blockInput ?? defaultBlockInput();
   for (const { block } of run.partition.blocks.filter((b) => b.status !== 'finished')) {
     if (options.signal?.aborted) return;
     await trainBlock(ctx, project, run, block, {
-      blockInput: options.blockInput,
+      blockInput,
       worker: IN_PROCESS,
       signal: options.signal,
       onEvent: async (event) => {

@@ -19,7 +19,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { Project } from '../project/project.js';
 import { readBlockStatus } from './block-status.js';
 import { BLOCK_QUEUE_NAME, BlockJobSchema, QUEUE_TIMINGS, type BlockJob, type BlockJobProgress } from './block-jobs.js';
-import { trainBlock, type BlockInputOf } from './block-train.js';
+import { defaultBlockInput, trainBlock, type BlockInputOf } from './block-train.js';
 import { checkQueueReachable, redisOptionsFromUrl } from './queue-connection.js';
 import { isPartitioned } from './run-blocks.js';
 
@@ -30,7 +30,8 @@ export interface BlockWorkerOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   openGpu: () => Promise<GpuContext>;
-  blockInput: BlockInputOf;
+  /** Default: blockTrainingInput with the run's parameters. */
+  blockInput?: BlockInputOf;
   /** Every event of every job, with the job's id (the CLI prints them). */
   onEvent?: (event: TrainEvent, job: string) => void;
 }
@@ -58,6 +59,7 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
   const id = `${os.hostname()}:${process.pid}`;
   const lockDuration = options.lockDurationMs ?? QUEUE_TIMINGS.lockDurationMs;
   const cancels = new Set<AbortController>();
+  const blockInput = options.blockInput ?? defaultBlockInput();
 
   const processJob = async (job: Job, token?: string): Promise<{ splats: string; splatCount: number }> => {
     const payload = checkBlockJob(job);
@@ -83,7 +85,7 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
     let lastExtend = performance.now();
     try {
       const { record, result } = await trainBlock(ctx, project, run, payload.block, {
-        blockInput: options.blockInput,
+        blockInput,
         worker: id,
         signal: cancel.signal,
         onEvent: async (event) => {

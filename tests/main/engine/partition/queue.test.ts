@@ -10,10 +10,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { blockDir, type PartitionedProjectRun } from '../../../../main/engine/partition/block-status.js';
 import { BLOCK_QUEUE_NAME, blockJobId } from '../../../../main/engine/partition/block-jobs.js';
-import { blockViewsInput } from '../../../../main/engine/partition/block-views.js';
 import { checkQueueReachable, redisOptionsFromUrl } from '../../../../main/engine/partition/queue-connection.js';
-import { coordinateBlocks } from '../../../../main/engine/partition/queue-coordinator.js';
-import { trainPartitioned, type MergeBlocksOf } from '../../../../main/engine/partition/run-blocks.js';
+import { trainPartitioned } from '../../../../main/engine/partition/run-blocks.js';
 import { Project } from '../../../../main/engine/project/project.js';
 import type { TrainEvent } from '../../../../shared/contract/train-events.js';
 import { cliJson } from '../../../helpers/cli-json.js';
@@ -45,18 +43,9 @@ async function startWorker(url: string): Promise<CliProcess & { id: string }> {
   return Object.assign(w, { id: ready.worker as string });
 }
 
-const mergeCalls: string[][] = [];
-const merge: MergeBlocksOf = async (_ctx, project, run) => {
-  // The runtime's part: every block finished, its splats on disk (the merge itself is the partition helper's).
-  for (const b of run.partition.blocks) expect(existsSync(project.resolve(b.splats!)), b.block).toBe(true);
-  mergeCalls.push(run.partition.blocks.map((b) => `${b.block}:${b.status}`));
-  return undefined;
-};
-
 function coordinate(project: Project, url: string, options: { signal?: AbortSignal; events?: TrainEvent[] } = {}) {
   return testGpu().then((ctx) => trainPartitioned(ctx, project, {
-    partition: 'partition-001', queue: url, blockInput: blockViewsInput, mergeBlocks: merge, coordinate: coordinateBlocks,
-    signal: options.signal, onEvent: (e) => void options.events?.push(e),
+    partition: 'partition-001', queue: url, signal: options.signal, onEvent: (e) => void options.events?.push(e),
   }));
 }
 
@@ -93,7 +82,10 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
     expect(Object.values(blocks).every((r) => r.status === 'finished' && r.worker === survivor.id)).toBe(true);
     // The survivor continued the victim's block from the newest checkpoint there was.
     expect(survivor.lines.some((l) => l.type === 'log' && String(l.message).includes(`${victimBlock} continues from step ${newest}`))).toBe(true);
-    expect(mergeCalls.at(-1)).toEqual(['block-00:finished', 'block-01:finished']);
+    // Merged (merge.ts) from both blocks' splats into the run's.
+    expect(result.run.partition.merge.status).toBe('finished');
+    expect(existsSync(project.resolve(result.run.outputs.splats!))).toBe(true);
+    expect(result.run.outputs.splatCount).toBe(result.run.partition.merge.splatCount);
     // The coordinator showed each block's progress and who trained it.
     expect(events.some((e) => e.type === 'block' && e.status === 'running' && e.worker === victim.lines.find((l) => l.type === 'worker')!.worker)).toBe(true);
     // Both workers' records are in the one manifest (no update lost to the other).
@@ -118,7 +110,7 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
       await redis.restart();
       const logs: string[] = [];
       const again = await testGpu().then((ctx) => trainPartitioned(ctx, project, {
-        partition: 'partition-001', queue: redis.url, blockInput: blockViewsInput, mergeBlocks: merge, coordinate: coordinateBlocks,
+        partition: 'partition-001', queue: redis.url,
         onEvent: (e) => void (e.type === 'log' && logs.push(e.message)),
       }));
       expect(again.run.id).toBe(run.id);

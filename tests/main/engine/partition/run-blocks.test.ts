@@ -6,8 +6,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { blockDir, blockStatusFile, mergeBlockStatuses, readBlockStatus, writeBlockStatus, type PartitionedProjectRun } from '../../../../main/engine/partition/block-status.js';
-import { blockViewsInput } from '../../../../main/engine/partition/block-views.js';
-import { partitionedRun, trainPartitioned, type MergeBlocksOf } from '../../../../main/engine/partition/run-blocks.js';
+import { defaultBlockInput, type BlockInputOf } from '../../../../main/engine/partition/block-train.js';
+import { partitionedRun, trainPartitioned } from '../../../../main/engine/partition/run-blocks.js';
+import { mergeBlocks } from '../../../../main/engine/partition/merge.js';
 import { Project } from '../../../../main/engine/project/project.js';
 import { readPly } from '../../../../main/engine/formats/ply.js';
 import type { TrainEvent } from '../../../../shared/contract/train-events.js';
@@ -16,16 +17,6 @@ import { testGpu } from '../../../helpers/gpu.js';
 import { partitionedProject } from '../../../helpers/partitions.js';
 
 const temp = cleanedTempDirs(afterAll);
-
-/** The test's merge: records what it was given (the partition helper's mergeBlocks is tested on its branch). */
-function recordingMerge() {
-  const calls: { blocks: { block: string; status: string; splats?: string }[]; fineTuneSteps: number }[] = [];
-  const merge: MergeBlocksOf = async (_ctx, _project, run, options) => {
-    calls.push({ blocks: run.partition.blocks.map((b) => ({ block: b.block, status: b.status, splats: b.splats })), fineTuneSteps: options.fineTuneSteps });
-    return { merged: true };
-  };
-  return { calls, merge };
-}
 
 describe('block status files: one writer per block, merged by the manifest\'s one writer', () => {
   it('many interleaved updates of two blocks while the coordinator merges: the manifest ends with every block\'s last update', async () => {
@@ -79,13 +70,19 @@ describe('trainPartitioned without a queue: the blocks in turn, in this process'
   it('trains each block on its own views with checkpoints in its own folder, then merges; interrupted, it continues from the block\'s checkpoint', async () => {
     const ctx = await testGpu();
     const project = await partitionedProject(await temp('in-process'), { 'train.iterations': 60, 'train.checkpointEvery': 20 });
-    const { calls, merge } = recordingMerge();
+    // The real block input, watched: which views each block's training loads.
+    const real = defaultBlockInput();
     const seenViews: string[][] = [];
-    const blockInput = (p: Project, partition: Parameters<typeof blockViewsInput>[1], id: string) => {
-      const input = blockViewsInput(p, partition, id);
+    const blockInput: BlockInputOf = async (p, partition, id, r) => {
+      const input = await real(p, partition, id, r);
       const views: string[] = [];
       seenViews.push(views);
-      return { viewFilter: (v: { name: string; split: string }, i: number) => (input.viewFilter(v, i) ? (views.push(v.name), true) : false) };
+      return { ...input, viewFilter: (v, i) => (input.viewFilter(v, i) ? (views.push(v.name), true) : false) };
+    };
+    const merges: number[] = [];
+    const merge: NonNullable<Parameters<typeof trainPartitioned>[2]['mergeBlocks']> = async (c, p, r, o) => {
+      merges.push(o.fineTuneSteps);
+      return mergeBlocks(c, p, r, o);
     };
     // First: stopped during block-01 after its first checkpoint.
     const stop = new AbortController();
@@ -98,16 +95,17 @@ describe('trainPartitioned without a queue: the blocks in turn, in this process'
       },
     });
     expect(first.run.status).toBe('interrupted');
-    expect(calls).toEqual([]);
+    expect(merges).toEqual([]);
     const [b0, b1] = first.run.partition.blocks;
     expect(b0).toMatchObject({ status: 'finished', step: 60, worker: 'in-process', attempts: 1 });
     expect(b1!.status).toBe('queued');
     expect(b1!.latestCheckpoint!.step).toBeGreaterThanOrEqual(20);
     expect(b1!.latestCheckpoint!.file).toContain(path.join('blocks', 'block-01', 'checkpoints'));
     expect(existsSync(path.join(blockDir(project, first.run.id, 'block-00'), 'splats.ply'))).toBe(true);
-    // Each block saw its own cameras and the test view, nothing else.
-    expect(seenViews[0]!.sort()).toEqual(['img_0.png', 'img_1.png', 'img_2.png', 'img_3.png', 'img_4.png']);
-    expect(seenViews[1]!.sort()).toEqual(['img_0.png', 'img_4.png', 'img_5.png']);
+    // Each block trained on its own cameras (and evaluated on the one test view, img_0, when it sees the block).
+    const cameras = project.manifest.partitions[0]!.blocks.map((b) => b.cameras);
+    expect(seenViews[0]!.filter((n) => n !== 'img_0.png').sort()).toEqual([...cameras[0]!].sort());
+    expect(seenViews[1]!.filter((n) => n !== 'img_0.png').sort()).toEqual([...cameras[1]!].sort());
     expect(events.filter((e) => e.type === 'block' && e.status === 'finished').map((e) => (e as { block: string }).block)).toEqual(['block-00']);
 
     // Again (a fresh process would reopen the file): block-00 is kept, block-01 continues.
@@ -120,9 +118,10 @@ describe('trainPartitioned without a queue: the blocks in turn, in this process'
     expect(logs.some((m) => m.includes(`block-01 continues from step ${resumedAt}`))).toBe(true);
     expect(second.run.status).toBe('finished');
     expect(second.run.partition.blocks.map((b) => [b.status, b.step, b.attempts])).toEqual([['finished', 60, 1], ['finished', 60, 2]]);
-    expect(calls).toEqual([{ fineTuneSteps: 5, blocks: second.run.partition.blocks.map((b) => ({ block: b.block, status: 'finished', splats: b.splats })) }]);
+    expect(merges).toEqual([5]);
     const saved = JSON.parse(readFileSync(project.file, 'utf8'));
-    expect(saved.runs.at(-1).partition.merge.status).toBe('finished');
+    expect(saved.runs.at(-1).partition.merge).toMatchObject({ status: 'finished', fineTuneSteps: 5 });
+    expect(existsSync(reopened.resolve(saved.runs.at(-1).outputs.splats))).toBe(true);
     const splats = await readPly(reopened.resolve(second.run.partition.blocks[1]!.splats!));
     expect(splats.count).toBe(second.run.partition.blocks[1]!.splatCount);
   }, 120_000);
