@@ -47,6 +47,10 @@ export const workerCommand: CommandSpec = {
         return gpu;
       },
       onEvent: (event) => void print(event),
+      onBlockDone: (summary) => {
+        out.event('job', { ...summary });
+        if (!out.json) out.warn(`${summary.run} ${summary.block}: ${summary.steps} steps (from ${summary.resumedFrom}) in ${summary.trainS.toFixed(1)} s, peak ${(summary.peakGpuBytes / 2 ** 20).toFixed(0)} MiB of GPU memory, ${summary.splatCount.toLocaleString()} splats`);
+      },
     });
     out.event('worker', { worker: worker.id, queue: redactQueueUrl(queue), concurrency });
     if (!out.json) out.warn(`worker ${worker.id} takes block jobs from ${redactQueueUrl(queue)} (Ctrl+C stops)`);

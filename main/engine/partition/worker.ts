@@ -34,6 +34,21 @@ export interface BlockWorkerOptions {
   blockInput?: BlockInputOf;
   /** Every event of every job, with the job's id (the CLI prints them). */
   onEvent?: (event: TrainEvent, job: string) => void;
+  /** A block trained to its end by this worker: what benchmarks and the CLI's `job` line report. */
+  onBlockDone?: (summary: BlockJobSummary) => void;
+}
+
+export interface BlockJobSummary {
+  job: string;
+  project: string;
+  run: string;
+  block: string;
+  worker: string;
+  resumedFrom: number;
+  steps: number;
+  trainS: number;
+  peakGpuBytes: number;
+  splatCount: number;
 }
 
 export interface BlockWorker {
@@ -84,7 +99,7 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
     let lastReport = 0;
     let lastExtend = performance.now();
     try {
-      const { record, result } = await trainBlock(ctx, project, run, payload.block, {
+      const { record, result, resumedFrom } = await trainBlock(ctx, project, run, payload.block, {
         blockInput,
         worker: id,
         signal: cancel.signal,
@@ -106,6 +121,7 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
         },
       });
       if (result.cancelled) throw new Error(`job ${jobId}: worker ${id} stopped at step ${result.steps}; the block continues from its newest checkpoint`);
+      options.onBlockDone?.({ job: jobId, project: project.file, run: run.id, block: payload.block, worker: id, resumedFrom, steps: result.steps, trainS: result.trainS, peakGpuBytes: result.peakGpuBytes, splatCount: result.splatCount });
       return { splats: record.splats!, splatCount: record.splatCount ?? 0 };
     } catch (error) {
       if (error instanceof ArgonautError && (error.code === 'bad_input' || error.code === 'not_found')) throw new UnrecoverableError(`job ${jobId}: ${error.message}`);

@@ -82,6 +82,7 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
     expect(Object.values(blocks).every((r) => r.status === 'finished' && r.worker === survivor.id)).toBe(true);
     // The survivor continued the victim's block from the newest checkpoint there was.
     expect(survivor.lines.some((l) => l.type === 'log' && String(l.message).includes(`${victimBlock} continues from step ${newest}`))).toBe(true);
+    expect(survivor.lines.find((l) => l.type === 'job' && l.block === victimBlock)).toMatchObject({ resumedFrom: newest, steps: 100, worker: survivor.id });
     // Merged (merge.ts) from both blocks' splats into the run's.
     expect(result.run.partition.merge.status).toBe('finished');
     expect(existsSync(project.resolve(result.run.outputs.splats!))).toBe(true);
