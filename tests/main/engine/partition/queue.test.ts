@@ -60,7 +60,7 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
 
   it('two workers train two blocks; one killed -9 mid-block, the other finishes it from its newest checkpoint (lost steps <= the checkpoint interval)', async () => {
     const every = 20;
-    const project = await partitionedProject(await temp('kill'), { 'train.iterations': 100, 'train.checkpointEvery': every });
+    const project = await partitionedProject(await temp('kill'), { 'train.iterations': 80, 'train.checkpointEvery': every });
     const [a, b] = await Promise.all([startWorker(redis.url), startWorker(redis.url)]);
     const events: TrainEvent[] = [];
     const coordinator = coordinate(project, redis.url, { events });
@@ -78,11 +78,11 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
     const result = await coordinator;
     expect(result.run.status).toBe('finished');
     const blocks = Object.fromEntries(result.run.partition.blocks.map((r) => [r.block, r]));
-    expect(blocks[victimBlock]).toMatchObject({ status: 'finished', step: 100, worker: survivor.id, attempts: 2 });
+    expect(blocks[victimBlock]).toMatchObject({ status: 'finished', step: 80, worker: survivor.id, attempts: 2 });
     expect(Object.values(blocks).every((r) => r.status === 'finished' && r.worker === survivor.id)).toBe(true);
     // The survivor continued the victim's block from the newest checkpoint there was.
     expect(survivor.lines.some((l) => l.type === 'log' && String(l.message).includes(`${victimBlock} continues from step ${newest}`))).toBe(true);
-    expect(survivor.lines.find((l) => l.type === 'job' && l.block === victimBlock)).toMatchObject({ resumedFrom: newest, steps: 100, worker: survivor.id });
+    expect(survivor.lines.find((l) => l.type === 'job' && l.block === victimBlock)).toMatchObject({ resumedFrom: newest, steps: 80, worker: survivor.id });
     // Merged (merge.ts) from both blocks' splats into the run's.
     expect(result.run.partition.merge.status).toBe('finished');
     expect(existsSync(project.resolve(result.run.outputs.splats!))).toBe(true);
@@ -96,7 +96,7 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
   }, 120_000);
 
   it('Redis restarted mid-run (SIGTERM, started again on its folder) and the coordinator restarted: no job lost, the jobs found again, none queued twice', async () => {
-    const project = await partitionedProject(await temp('restart'), { 'train.iterations': 60, 'train.checkpointEvery': 20 });
+    const project = await partitionedProject(await temp('restart'), { 'train.iterations': 40, 'train.checkpointEvery': 10 });
     const stop = new AbortController();
     const first = coordinate(project, redis.url, { signal: stop.signal });
     const run = await waitFor(() => (project.latestRun()?.partition ? (project.latestRun() as PartitionedProjectRun) : undefined), { what: 'the partitioned run' });
@@ -107,7 +107,7 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
       stop.abort();
       expect((await first).run.status).toBe('interrupted');
       const worker = await startWorker(redis.url);
-      await worker.waitForLine((l) => l.type === 'progress' && l.stage === 'train' && (l.step as number) > 20, 60_000);
+      await worker.waitForLine((l) => l.type === 'progress' && l.stage === 'train' && (l.step as number) > 10, 60_000);
       await redis.restart();
       const logs: string[] = [];
       const again = await testGpu().then((ctx) => trainPartitioned(ctx, project, {
@@ -116,7 +116,7 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
       }));
       expect(again.run.id).toBe(run.id);
       expect(again.run.status).toBe('finished');
-      expect(again.run.partition.blocks.map((r) => [r.status, r.step])).toEqual([['finished', 60], ['finished', 60]]);
+      expect(again.run.partition.blocks.map((r) => [r.status, r.step])).toEqual([['finished', 40], ['finished', 40]]);
       expect(logs.filter((m) => m.includes('re-attached to job')).length + again.alreadyFinished.length).toBe(2);
       const states = await Promise.all(ids.map(async (id) => (await queue.getJob(id))!.getState()));
       expect(states).toEqual(['completed', 'completed']);
