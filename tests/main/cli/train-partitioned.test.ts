@@ -8,7 +8,7 @@ import { partitionedProject } from '../../helpers/partitions.js';
 const temp = cleanedTempDirs(afterAll);
 
 describe('train p.argo --partition', () => {
-  it('trains every block here, prints their states and merges them into the run's splats', async () => {
+  it('trains every block here, prints their states and merges them into the splats of the run', async () => {
     const project = await partitionedProject(await temp('cli-partition'), { 'train.iterations': 20, 'train.checkpointEvery': 10 });
     const cli = await cliJson(['train', project.file, '--partition', 'partition-001']);
     expect(cli.code, cli.err).toBe(0);
