@@ -35,7 +35,10 @@ export const ENGINE_LAYERS = {
   // edits of trained splats (selection, operations, cleanup): computing, below the project
   edit: ['gpu', 'render', 'dataset', 'formats'],
   project: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats'],
-  jobs: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats', 'project'],
+  // partitioned training: splits a project's scene into blocks, their inputs, block runs (in-process
+  // or on the queue), the merge
+  partition: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats', 'project'],
+  jobs: ['gpu', 'render', 'dataset', 'capture', 'train', 'mesh', 'edit', 'formats', 'project', 'partition'],
 };
 
 function engineLayer(layer) {

@@ -18,6 +18,7 @@ const LONGEST_FIRST = [
   'tests/main/engine/mesh/bunny-trained.test.ts',
   'tests/e2e/',
   'tests/main/cli/crash.test.ts',
+  'tests/main/engine/partition/queue.test.ts',
   'tests/main/cli/bench-mesh.test.ts',
   'tests/main/engine/train/appearance-training.test.ts',
   'tests/main/engine/train/geometry.test.ts',

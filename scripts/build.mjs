@@ -33,7 +33,10 @@ const common = {
   // Native addons and Electron are resolved at run time, never bundled: webgpu (dawn.node), sharp
   // (its JS finds @img/sharp-<platform>/sharp.node and libvips beside it), sql.js (its .wasm is read
   // from node_modules/sql.js/dist), in every bundle.
-  external: ['webgpu', 'sharp', 'electron', 'sql.js'],
+  // bullmq and ioredis are bundled; what they require only when present stays out: bullmq's
+  // PostgreSQL backend (pg, not installed) and msgpackr's optional native encoder (msgpackr-extract,
+  // without which msgpackr runs its own JS).
+  external: ['webgpu', 'sharp', 'electron', 'sql.js', 'pg', 'msgpackr-extract'],
 };
 // ESM bundles that inline CommonJS dependencies need a real `require` for Node built-ins.
 const esmBanner = { js: "import { createRequire as __argonautCreateRequire } from 'node:module'; const require = __argonautCreateRequire(import.meta.url);" };

@@ -16,14 +16,16 @@ import { exportCommand } from './commands/export.js';
 import { importCommand } from './commands/import.js';
 import { infoCommand } from './commands/info.js';
 import { meshCommand } from './commands/mesh.js';
+import { partitionCommand } from './commands/partition.js';
 import { renderCommand } from './commands/render.js';
 import { trainCommand } from './commands/train.js';
+import { workerCommand } from './commands/worker.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 import { commandHelp, globalHelp } from './help.js';
 import { Output, type Streams } from './output.js';
 import { runBrowserMode, runStudio } from './studio.js';
 
-export const COMMANDS: readonly CommandSpec[] = [infoCommand, captureCommand, importCommand, trainCommand, renderCommand, meshCommand, editCommand, cleanCommand, exportCommand, benchCommand];
+export const COMMANDS: readonly CommandSpec[] = [infoCommand, captureCommand, importCommand, partitionCommand, trainCommand, renderCommand, meshCommand, editCommand, cleanCommand, exportCommand, benchCommand, workerCommand];
 
 export interface RunOptions {
   streams?: Streams;

@@ -78,6 +78,14 @@ export function trainEventPrinter(out: Output, project?: PrintedProject): TrainE
         out.event('run', { project: project.file, run: event.run, resumed_from: event.step, total: event.total });
         if (!out.json) out.warn(event.step > 0 ? `${project.name}: ${event.run} continues from step ${event.step} of ${event.total}` : `${project.name}: ${event.run} starts (${event.total} steps)`);
         break;
+      case 'block':
+        out.event('block', { block: event.block, status: event.status, step: event.step, total: event.total, ...(event.worker ? { worker: event.worker } : {}) });
+        if (!out.json && event.status !== 'running') out.warn(`${event.block} ${event.status}${event.worker ? ` (${event.worker})` : ''}${event.status === 'finished' ? ` at step ${event.step}` : ''}`);
+        break;
+      case 'merge':
+        out.event('merge', { status: event.status, ...(event.splatCount !== undefined ? { splats: event.splatCount } : {}) });
+        if (!out.json) out.warn(`merge ${event.status}${event.splatCount !== undefined ? `: ${event.splatCount.toLocaleString()} splats` : ''}`);
+        break;
       case 'snapshot':
       case 'profile':
         break;

@@ -65,7 +65,8 @@ function defaultProjectsDir(): string {
   return process.env.ARGONAUT_PROJECTS_DIR ?? path.join(os.homedir(), 'Argonaut Projects');
 }
 
-export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Impl, 'projects' | 'train' | 'export'> {
+/** The `projects` service but its partition methods (partition-services.ts), `train`, `export`. */
+export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Impl, 'train' | 'export'> & { projects: Omit<Impl['projects'], 'partition' | 'partitions'> } {
   const state = () => stateDir();
   /** The job's own Project object when a job trains it (one writer per manifest), else a fresh one. */
   const openProject = async (file: string) => jobs.openProjectOf(await checkedProjectFile(file)) ?? Project.open(await checkedProjectFile(file));

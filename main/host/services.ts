@@ -11,11 +11,18 @@ import type { JobManager } from '../engine/jobs/manager.js';
 import { TaskManager } from '../engine/jobs/tasks.js';
 import { createEditServices } from './edit-services.js';
 import { createProjectServices } from './project-services.js';
+import { createPartitionServices } from './partition-services.js';
 import { createPathServices } from './path-services.js';
 import { createTaskServices } from './task-services.js';
 import { describeSettings, writeSavedSettings } from './settings.js';
 
 const startedAt = Date.now();
+
+/** The project services with the partition ones beside them (one `projects` service on the contract). */
+function createPartitionProjectServices(engine: Engine, jobs: JobManager): Pick<ServiceImpl<Services>, 'projects' | 'train' | 'export'> {
+  const services = createProjectServices(engine, jobs);
+  return { ...services, projects: { ...services.projects, ...createPartitionServices(engine, jobs) } };
+}
 
 export interface HostContext {
   /** Folder of the saved settings (and the journal, the recent list). */
@@ -33,7 +40,7 @@ export interface HostContext {
  */
 export function createServices(engine: Engine, jobs: JobManager, host: HostContext, tasks: TaskManager = new TaskManager({ emit: () => undefined })): ServiceImpl<Services> {
   return {
-    ...createProjectServices(engine, jobs),
+    ...createPartitionProjectServices(engine, jobs),
     ...createEditServices(engine, jobs),
     ...createTaskServices(engine, tasks),
     ...createPathServices(engine, jobs, tasks),

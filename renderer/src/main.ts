@@ -7,6 +7,7 @@ import { useNavigationStore } from './stores/navigation.js';
 import { useEditStore } from './stores/edits.js';
 import { useExportStore } from './stores/exports.js';
 import { usePathStore } from './stores/paths.js';
+import { usePartitionStore } from './stores/partitions.js';
 import { useNoticeStore } from './stores/notices.js';
 import { useProjectStore } from './stores/projects.js';
 import { useSceneStore } from './stores/scene.js';
@@ -34,6 +35,7 @@ connect()
     useProjectStore().attach(connection.client);
     useExportStore().attach(connection.client);
     usePathStore().attach(connection.client);
+    usePartitionStore().attach(connection.client);
     useEditStore().attach(connection.client);
     connection.onClose((reason) => logs.studio('error', `connection to the engine closed: ${reason}`));
     return system.attach(connection);

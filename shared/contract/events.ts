@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { TrainEvaluationSchema, TrainProfileSchema, TrainProgressSchema, TrainSnapshotSchema, TrainStateSchema } from './train-events.js';
+import { TrainBlockSchema, TrainEvaluationSchema, TrainMergeSchema, TrainProfileSchema, TrainProgressSchema, TrainSnapshotSchema, TrainStateSchema } from './train-events.js';
 import { MetricValuesSchema } from './train-metrics.js';
 
 /** Events that flow from the engine to every client. */
@@ -37,6 +37,12 @@ export const EvaluationEvent = TrainEvaluationSchema.omit({ type: true }).extend
 
 /** Binary splat snapshot for the live viewer (Babylon's layout); never JSON-encoded. */
 export const SnapshotEvent = TrainSnapshotSchema.omit({ type: true }).extend({ job: z.string() });
+
+/** A block of a partitioned job's run changed (train-events.ts TrainBlockSchema). */
+export const BlockEvent = TrainBlockSchema.omit({ type: true }).extend({ job: z.string() });
+
+/** A partitioned job's merge changed state (train-events.ts TrainMergeSchema). */
+export const MergeEvent = TrainMergeSchema.omit({ type: true }).extend({ job: z.string() });
 
 export const ErrorEvent = z.object({
   job: z.string().optional(),

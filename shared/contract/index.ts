@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import { defineContract, method } from '../rpc/define.js';
-import { DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
+import { BlockEvent, DeviceLostEvent, ErrorEvent, EvaluationEvent, HostEvent, JobEvent, LogEvent, MergeEvent, MetricsEvent, OpenProjectEvent, ProfileEvent, ProgressEvent, SnapshotEvent } from './events.js';
 import { EditsApplyArgs, EditsProjectArgs, EditStateResult } from './edits.js';
 import { EditsCleanPreviewArgs, EditsCleanPreviewResult, EditsSelectArgs, EditsSelectResult } from './edit-select.js';
 import { GpuInfoSchema } from './gpu.js';
 import { ExportSplatsArgs, ExportSplatsResult, ExportWebArgs, ExportWebResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsArgs, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
+import { PartitionMakeArgs, PartitionsArgs, PartitionsResult } from './partitions.js';
+import { PartitionSchema } from '../project/partition.js';
 import { PathsDeleteArgs, PathsListArgs, PathsRenderArgs, PathsResult, PathsSaveArgs } from './paths.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
 import { AppCommandEvent, DialogOpenArgs, DialogResult, DialogSaveArgs } from './shell.js';
@@ -29,6 +31,8 @@ export const contract = defineContract({
       scene: method(z.object({ project: z.string().min(1).max(4096) }).strict(), ProjectSceneResult, "a project's cameras and SfM points (typed arrays, sent as raw bytes)"),
       image: method(ProjectImageArgs, ProjectImageResult, "a training view's photo as training sees it (undistorted, downscaled), as PNG"),
       splats: method(ProjectSplatsArgs, ProjectSplatsResult, "a project's newest splats, edits applied unless raw, in the viewer's 32-byte layout (binary, never JSON)"),
+      partition: method(PartitionMakeArgs, PartitionSchema, "splits a project's scene into overlapping blocks on its ground plane (cameras by visibility) and keeps the partition in the project"),
+      partitions: method(PartitionsArgs, PartitionsResult, "a project's partitions and its runs trained as blocks (each block's state, step and worker; the merge)"),
     },
     train: {
       start: method(TrainStartArgs, z.object({ job: z.string() }), 'starts (or continues) training on the sample scene, a dataset or a project'),
@@ -82,6 +86,8 @@ export const contract = defineContract({
     metrics: MetricsEvent,
     evaluation: EvaluationEvent,
     snapshot: SnapshotEvent,
+    block: BlockEvent,
+    merge: MergeEvent,
     job: JobEvent,
     task: TaskEvent,
     profile: ProfileEvent,

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { BLOCK_ID_PATTERN, BLOCK_STATUSES } from '../project/partition.js';
 import { ProfileReportSchema } from './profile.js';
 import { JobStateSchema } from './projects.js';
 import { EvaluationViewSchema, TrainMetricsSchema, trainMetricsOf, type MetricValues } from './train-metrics.js';
@@ -93,6 +94,30 @@ export const TrainProfileSchema = z.object({
   report: ProfileReportSchema,
 });
 
+/**
+ * A block of a partitioned run changed (shared/project/partition.ts): queued, taken by a worker,
+ * a step reached, finished (with its trained splats, `splats` absolute) or failed. The coordinator
+ * emits them for every block, in-process or through the queue; the GUI's Partition panel shows them.
+ */
+export const TrainBlockSchema = z.object({
+  type: z.literal('block'),
+  block: z.string().regex(BLOCK_ID_PATTERN),
+  status: z.enum(BLOCK_STATUSES),
+  step,
+  total: step,
+  /** Host and process id of the worker, or 'in-process'. */
+  worker: z.string().optional(),
+  splats: z.string().optional(),
+});
+
+/** A partitioned run's merge changed state; when finished, `splats` (absolute) holds the run's merged splats. */
+export const TrainMergeSchema = z.object({
+  type: z.literal('merge'),
+  status: z.enum(['running', 'finished', 'failed']),
+  splats: z.string().optional(),
+  splatCount: z.number().int().min(0).optional(),
+});
+
 export const TrainEventSchema = z.discriminatedUnion('type', [
   TrainProgressSchema,
   TrainEvaluationSchema,
@@ -101,6 +126,8 @@ export const TrainEventSchema = z.discriminatedUnion('type', [
   TrainCheckpointSchema,
   TrainStateSchema,
   TrainProfileSchema,
+  TrainBlockSchema,
+  TrainMergeSchema,
 ]);
 export type TrainEvent = z.infer<typeof TrainEventSchema>;
 export type TrainEventOf<T extends TrainEvent['type']> = Extract<TrainEvent, { type: T }>;

@@ -33,6 +33,8 @@ const VALID: Record<string, Record<string, unknown>> = {
   'export.splats': { project: '/projects/statue.argo', format: 'spz', path: '/tmp/statue.spz' },
   'export.web': { project: '/projects/statue.argo', path: '/tmp/statue-web' },
   'projects.splats': { project: '/projects/statue.argo', raw: false },
+  'projects.partition': { project: '/projects/statue.argo', blocks: 4, method: 'kd', overlap: 0.2 },
+  'projects.partitions': { project: '/projects/statue.argo' },
   'settings.get': {},
   'settings.apply': { params: { 'system.backend': 'auto' } },
   'dialog.open': { purpose: 'video', defaultPath: '/data' },

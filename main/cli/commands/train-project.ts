@@ -11,6 +11,7 @@ import { benchStamp } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 import { EXIT } from '../exit-codes.js';
 import { metricsOf, trainProjectFromCli, writeTrainOutputs } from '../training.js';
+import { trainPartitionedCommand } from './train-partitioned.js';
 
 export async function trainProjectCommand(context: CommandContext): Promise<number | void> {
   const { out, options } = context;
@@ -19,6 +20,8 @@ export async function trainProjectCommand(context: CommandContext): Promise<numb
   if (options.sample) throw new UsageError('--sample takes no project (a project knows what it trains on)');
   if (options.init) throw new UsageError('--init starts a dataset run from a PLY; a project continues its own runs (train <dataset> --init, or import the PLY as a project)');
   const project = await Project.open(path.resolve(context.cwd, input));
+  if (options.partition) return trainPartitionedCommand(context, project);
+  if (options.queue || options['merge-fine-tune'] !== undefined) throw new UsageError('--queue and --merge-fine-tune train the blocks of a partition: give --partition ID');
   const outDir = options.out ? path.resolve(context.cwd, options.out as string) : undefined;
   if (outDir) {
     await makeFolder(outDir);

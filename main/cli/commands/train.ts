@@ -62,11 +62,15 @@ export const trainCommand: CommandSpec = {
     { flag: 'resume', type: 'bool', help: `continue the newest run of DIR/${SCRATCH_PROJECT} from its newest checkpoint (Ctrl+C saves one)` },
     { flag: 'init', type: 'string', help: 'start from the splats of this PLY (e.g. an earlier run) instead of initializing', valueName: 'splats.ply' },
     PRESET_OPTION,
+    { flag: 'partition', type: 'string', help: 'projects: train as the blocks of this partition (partition-NNN), then merge them', valueName: 'id' },
+    { flag: 'queue', type: 'string', help: 'with --partition: enqueue the blocks for `worker` processes on this Redis (redis://[:password@]host:port, rediss:// for TLS) and wait', valueName: 'url' },
+    { flag: 'merge-fine-tune', type: 'int', help: 'with --partition: steps of a joint fine-tune over all cameras after merging (default 0)', valueName: 'n' },
   ],
   params: () => paramsForCommand('train').filter((p) => !p.commands.includes('*')),
   async run(context) {
     if (isProjectFile(context.positionals[0])) return trainProjectCommand(context);
     if (context.options['new-run']) throw new UsageError('--new-run applies to projects (train <file.argo>)');
+    if (context.options.partition || context.options.queue) throw new UsageError('--partition and --queue apply to projects (train <file.argo>)');
     const outDir = context.options.out as string | undefined;
     if (!outDir) throw new UsageError('train needs --out DIR');
     const source = trainingSourceOf(context);

@@ -248,6 +248,12 @@ export class JobManager {
       case 'profile':
         emit('profile', { ...withoutType(event), job: id });
         break;
+      case 'block':
+        emit('block', { ...withoutType(event), job: id });
+        break;
+      case 'merge':
+        emit('merge', { ...withoutType(event), job: id });
+        break;
       case 'evaluation': // every view for the Train view's table; its means go out as metrics below
         emit('evaluation', { ...withoutType(event), job: id });
         break;

@@ -218,10 +218,12 @@ export class McmcDensifier {
  * `refineEvery` steps in [refineStart, refineStop) and position noise every step. Its capacity is
  * its cap from the start, so it never needs to grow.
  */
+/** More opaque, smaller splats than ADC's (gsplat: init_opa 0.5, init_scale 0.1). */
+export const MCMC_INITIAL_SPLATS = { opacity: 0.5, scale: 0.1 } as const;
+
 export class McmcStrategy implements DensifyStrategy {
   readonly name = 'mcmc';
-  /** More opaque, smaller splats than ADC's (gsplat: init_opa 0.5, init_scale 0.1). */
-  readonly initialSplats = { opacity: 0.5, scale: 0.1 };
+  readonly initialSplats = MCMC_INITIAL_SPLATS;
   private readonly densifier = new DensifierSlot<McmcDensifier>('MCMC');
 
   constructor(

@@ -49,7 +49,7 @@ export async function evaluateViews(parts: EvaluationParts, views: readonly numb
   // the colour fit scores what the plain PSNR scores: the kept pixels, the target composited as the loss composites it
   const colourCorrection = await GpuColourCorrection.create(ctx, frame.width * frame.height, { randomBackground: config.randomBackground });
   const results: Evaluation['views'] = [];
-  const degree = activeShDegree(Math.max(0, parts.step - 1), config.shDegree);
+  const degree = activeShDegree(Math.max(0, parts.step - 1), config.shDegree, config.shDegreeEvery);
   let grids: Float32Array | undefined; // the colour models, read once
   try {
     for (const view of views) {

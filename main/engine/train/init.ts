@@ -10,7 +10,7 @@ import type { Random } from '../../../shared/random.js';
  * (normalized where used); opacity 0.1 (MCMC: 0.5, scales x 0.1); colour: the point colour (random for random points) as
  * the SH DC term, higher bands 0.
  */
-export function initialSplats(data: TrainingData, shDegree: number, randomCount: number, random: Random, start: { opacity: number; scale: number } = { opacity: 0.1, scale: 1 }): SplatSet {
+export function initialSplats(data: Pick<TrainingData, 'points' | 'initBox' | 'sceneScale'>, shDegree: number, randomCount: number, random: Random, start: { opacity: number; scale: number } = { opacity: 0.1, scale: 1 }): SplatSet {
   let positions: Float32Array;
   let colors: Float32Array;
   if (data.points && data.points.positions.length >= 3) {

@@ -19,7 +19,7 @@ import type { ViewCorrection } from '../../../shared/scene/camera-correction.js'
 import { evaluateWithPoseAlignment } from './pose-alignment.js';
 import { sampleScene } from './sample-scene.js';
 import { Trainer, type Evaluation, type TrainerConfig } from './trainer.js';
-import { trainerConfigFromParams, trainParamValues, type TrainParamValues } from './trainer-config.js';
+import { trainerConfigFromParams, trainParamValues, warmStartConfig, type TrainParamValues } from './trainer-config.js';
 
 export type TrainingSource = { kind: 'dataset'; path: string } | { kind: 'sample' };
 
@@ -52,6 +52,8 @@ export interface TrainJobOptions extends TrainEventOptions {
   checkpoints?: CheckpointOptions;
   /** Start from these splats (a PLY the user trained before, to continue) instead of initializing. */
   initial?: SplatSet;
+  /** The initial splats are trained already: continue them (trainer-config.ts warmStartConfig), do not start over. */
+  warmStart?: boolean;
   source: TrainingSource;
   /** Registry values (`train.*`), already validated. */
   params: Readonly<Record<string, ParamValue>>;
@@ -113,7 +115,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
   const started = performance.now();
   ctx.memory.resetPeak(); // peakGpuBytes is this job's
   const values = trainParamValues(options.params);
-  const config = trainerConfigFromParams(values);
+  const config = options.warmStart ? warmStartConfig(trainerConfigFromParams(values)) : trainerConfigFromParams(values);
   const emit = async (event: TrainEvent) => options.onEvent?.(event);
   const log = (level: TrainEventOf<'log'>['level'], message: string) => void emit({ type: 'log', level, message });
   const progress = (p: Omit<TrainProgress, 'type'>) => void emit({ type: 'progress', ...p });

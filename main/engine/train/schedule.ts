@@ -48,7 +48,8 @@ export function meansLearningRate(rates: LearningRates, sceneScale: number, step
   return rates.means * sceneScale * exponentialDecay(step, total, rates.meansFinalRatio);
 }
 
-/** Active SH degree: +1 every 1000 steps up to the model's degree. */
+/** Active SH degree: +1 every `every` steps up to the model's degree (0: the model's degree from the start). */
 export function activeShDegree(step: number, maxDegree: number, every = 1000): number {
+  if (every <= 0) return maxDegree;
   return Math.min(maxDegree, Math.floor(step / every));
 }

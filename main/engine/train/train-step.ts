@@ -91,7 +91,7 @@ export interface StepReports {
 
 /** The render settings of a step: the data's background, the config's antialiasing, the SH degree active at `step`. */
 export function renderSettings(data: TrainingData, config: TrainerConfig, step: number) {
-  return { background: data.background, antialiased: config.antialiased, shDegree: activeShDegree(step, config.shDegree) };
+  return { background: data.background, antialiased: config.antialiased, shDegree: activeShDegree(step, config.shDegree, config.shDegreeEvery) };
 }
 
 /** Records and submits step `plan.step`; returns once it is submitted (never waits for the GPU). */

@@ -44,6 +44,24 @@ export interface TrainerConfig {
   geometry?: GeometryConfig;
   /** Camera refinement (camera-refine.ts); mode 'auto' resolves per dataset (TrainingData.posesEstimated). */
   cameraRefine: Omit<CameraRefineConfig, 'mode'> & { mode: RefineCamerasMode | 'auto' };
+  /** Steps per SH band of the warm-up (schedule.ts activeShDegree); 0: every band from the first step. Default 1000. */
+  shDegreeEvery?: number;
+}
+
+/**
+ * A run that continues trained splats (the partition's joint fine-tune after merging blocks):
+ * every SH band from the first step, no densification, and the position rate where a full run
+ * ends (its decay's final value), so the splats are refined, not shaken up again.
+ */
+export function warmStartConfig(config: TrainerConfig): TrainerConfig {
+  const { rates } = config;
+  return {
+    ...config,
+    shDegreeEvery: 0,
+    adc: { ...config.adc, refineStop: 0 },
+    mcmc: { ...config.mcmc, refineStop: 0 },
+    rates: { ...rates, means: rates.means * rates.meansFinalRatio, meansFinalRatio: 1 },
+  };
 }
 
 export interface GeometryConfig {

@@ -494,7 +494,7 @@ export class Trainer {
   async cameraGradient(view: number, camera: PinholeCamera): Promise<CameraGradient> {
     if (!this.cameraSum) throw new Error('cameraGradient: this trainer refines no cameras (no camera-gradient pipelines)');
     await this.settle();
-    await recordCameraGradient(this.stepParts(), view, camera, activeShDegree(Math.max(0, this.step - 1), this.config.shDegree));
+    await recordCameraGradient(this.stepParts(), view, camera, activeShDegree(Math.max(0, this.step - 1), this.config.shDegree, this.config.shDegreeEvery));
     return this.cameraSum.read();
   }
 

@@ -41,6 +41,8 @@ async function setup(count = 1000) {
       scene: async () => ({ cameras: [CAMERA], views: [{ name: 'a.png', split: 'train' as const }], points: { positions: new Float32Array(0), colors: new Uint8Array(0), count: 0 } }),
       image: async () => { throw new ArgonautError('internal', 'not used'); },
       splats: async () => edits.splats(),
+      partition: async () => { throw new ArgonautError('internal', 'not used'); },
+      partitions: async () => ({ partitions: [], runs: [] }),
     },
   });
   const scene = useSceneStore();

@@ -30,6 +30,8 @@ function projectEngine(options: { untrained?: boolean } = {}) {
         if (options.untrained) throw new ArgonautError('not_found', `${project}: no trained splats yet`);
         return { count: 2, run: 'run-1', step: 700, data: new ArrayBuffer(64) };
       },
+      partition: async () => { throw new ArgonautError('internal', 'not used'); },
+      partitions: async () => ({ partitions: [], runs: [] }),
     },
   });
   return { ...engine, asked };

@@ -25,6 +25,8 @@ function trainingEngine(options: { failStart?: boolean; status?: { job: string; 
       scene: async () => ({ cameras: [], views: [], points: { positions: new Float32Array(0), colors: new Uint8Array(0), count: 0 } }),
       image: async () => ({ mime: 'image/png' as const, width: 1, height: 1, data: new ArrayBuffer(8) }),
       splats: async () => ({ count: 0, run: 'run-1', step: 0, data: new ArrayBuffer(0) }),
+      partition: async () => { throw new Error('not used'); },
+      partitions: async () => ({ partitions: [], runs: [] }),
     },
     train: {
       start: async (args) => {

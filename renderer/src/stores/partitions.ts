@@ -1,0 +1,108 @@
+import { defineStore } from 'pinia';
+import { computed, ref, shallowRef } from 'vue';
+import type { PartitionsResultValue } from '../../../shared/contract/partitions.js';
+import type { Partition } from '../../../shared/project/partition.js';
+import type { StudioClient } from '../api/client.js';
+import type { BlockState } from '../viewer/partition-boxes.js';
+import { useLogStore } from './logs.js';
+import { useNoticeStore } from './notices.js';
+import { useSceneStore } from './scene.js';
+
+/** One block as the Partition panel shows it: its size, and its training's state, progress and worker. */
+export interface BlockRow {
+  id: string;
+  cameras: number;
+  points: number;
+  state: BlockState;
+  step: number;
+  total: number;
+  worker?: string;
+}
+
+type BlockLive = { status: Exclude<BlockState, 'none'>; step: number; total: number; worker?: string };
+
+/**
+ * The Viewer's Partition panel (docs/scale.md): the shown project's partitions
+ * (`projects.partitions`), a new one made from the panel's settings (`projects.partition`), the
+ * blocks of the selected one with their state, progress and worker (the newest run trained on it,
+ * then the `block` events of a job training it), and the merge: when it finishes, the viewer
+ * loads the run's merged splats.
+ */
+export const usePartitionStore = defineStore('partitions', () => {
+  const partitions = shallowRef<Partition[]>([]);
+  const runs = shallowRef<PartitionsResultValue['runs']>([]);
+  const selectedId = ref<string>();
+  const showBoxes = ref(true);
+  const live = ref<Record<string, BlockLive>>({});
+  const merge = ref<'running' | 'finished' | 'failed'>();
+  const settings = ref({ by: 'blocks' as 'blocks' | 'blockSize', blocks: 4, blockSize: 10, method: 'grid' as 'grid' | 'kd', overlap: 0.2 });
+  const busy = ref(false);
+  let client: StudioClient | undefined;
+
+  const project = computed(() => useSceneStore().project);
+  const selected = computed(() => partitions.value.find((p) => p.id === selectedId.value) ?? partitions.value.at(-1));
+  /** The newest run trained on the selected partition. */
+  const run = computed(() => [...runs.value].reverse().find((r) => r.partition.partition === selected.value?.id));
+
+  const rows = computed<BlockRow[]>(() =>
+    (selected.value?.blocks ?? []).map((b) => {
+      const recorded = run.value?.partition.blocks.find((r) => r.block === b.id);
+      const now = live.value[b.id];
+      const state = now?.status ?? recorded?.status ?? 'none';
+      return { id: b.id, cameras: b.cameras.length, points: b.points, state, step: now?.step ?? recorded?.step ?? 0, total: now?.total ?? recorded?.total ?? 0, ...((now?.worker ?? recorded?.worker) ? { worker: now?.worker ?? recorded?.worker } : {}) };
+    }),
+  );
+  const states = computed(() => Object.fromEntries(rows.value.map((r) => [r.id, r.state])) as Record<string, BlockState>);
+
+  function attach(c: StudioClient) {
+    client = c;
+    c.on('block', (e) => {
+      live.value = { ...live.value, [e.block]: { status: e.status, step: e.step, total: e.total, ...(e.worker ? { worker: e.worker } : {}) } };
+      if (e.status === 'finished' || e.status === 'failed') useLogStore().studio(e.status === 'failed' ? 'warn' : 'info', `${e.block} ${e.status}${e.worker ? ` (${e.worker})` : ''}`);
+    });
+    c.on('merge', (e) => {
+      merge.value = e.status;
+      if (e.status === 'finished') {
+        useLogStore().studio('info', `merged ${e.splatCount?.toLocaleString('en-US') ?? ''} splats`);
+        void useSceneStore().reloadSplats().catch((error: unknown) => useNoticeStore().report(error, 'viewer'));
+        void load();
+      }
+    });
+  }
+
+  async function load(): Promise<void> {
+    if (!client || !project.value) {
+      partitions.value = [];
+      runs.value = [];
+      return;
+    }
+    try {
+      const result = await client.api.projects.partitions({ project: project.value });
+      partitions.value = result.partitions;
+      runs.value = result.runs;
+    } catch (error) {
+      useNoticeStore().report(error, 'viewer');
+    }
+  }
+
+  /** Splits the shown project's scene with the panel's settings; the new partition is selected. */
+  async function make(): Promise<Partition | undefined> {
+    if (!client || !project.value) return undefined;
+    const s = settings.value;
+    busy.value = true;
+    try {
+      const partition = await client.api.projects.partition({ project: project.value, method: s.method, overlap: s.overlap, ...(s.by === 'blocks' ? { blocks: s.blocks } : { blockSize: s.blockSize }) });
+      partitions.value = [...partitions.value, partition];
+      selectedId.value = partition.id;
+      live.value = {};
+      return partition;
+    } catch (error) {
+      useNoticeStore().report(error, 'viewer');
+      return undefined;
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  return { partitions, runs, selectedId, selected, run, rows, states, showBoxes, live, merge, settings, busy, project, attach, load, make };
+});
