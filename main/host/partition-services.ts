@@ -7,12 +7,14 @@ import type { Services } from '../../shared/contract/index.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
 import type { Engine } from '../engine/engine.js';
 import { checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
+import { encodeSplatSet } from '../../shared/scene/splat-layout.js';
+import { finishedBlockSplats } from '../engine/partition/finished-blocks.js';
 import { addPartition } from '../engine/partition/partitions.js';
 import { Project } from '../engine/project/project.js';
 
 type Impl = ServiceImpl<Services>;
 
-export function createPartitionServices(engine: Engine, jobs: JobManager): Pick<Impl['projects'], 'partition' | 'partitions'> {
+export function createPartitionServices(engine: Engine, jobs: JobManager): Pick<Impl['projects'], 'partition' | 'partitions' | 'blockSplats'> {
   const openProject = async (file: string) => {
     const checked = await checkedProjectFile(file);
     return jobs.openProjectOf(checked) ?? Project.open(checked);
@@ -31,6 +33,10 @@ export function createPartitionServices(engine: Engine, jobs: JobManager): Pick<
         partitions: manifest.partitions,
         runs: manifest.runs.flatMap((r) => (r.partition ? [{ run: r.id, status: r.status, partition: r.partition }] : [])),
       };
+    },
+    async blockSplats({ project: file }) {
+      const found = await finishedBlockSplats(await openProject(file));
+      return { count: found.splats.count, run: found.run.id, step: found.step, data: encodeSplatSet(found.splats) };
     },
   };
 }

@@ -66,7 +66,7 @@ function defaultProjectsDir(): string {
 }
 
 /** The `projects` service but its partition methods (partition-services.ts), `train`, `export`. */
-export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Impl, 'train' | 'export'> & { projects: Omit<Impl['projects'], 'partition' | 'partitions'> } {
+export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Impl, 'train' | 'export'> & { projects: Omit<Impl['projects'], 'partition' | 'partitions' | 'blockSplats'> } {
   const state = () => stateDir();
   /** The job's own Project object when a job trains it (one writer per manifest), else a fresh one. */
   const openProject = async (file: string) => jobs.openProjectOf(await checkedProjectFile(file)) ?? Project.open(await checkedProjectFile(file));

@@ -33,6 +33,7 @@ export const contract = defineContract({
       splats: method(ProjectSplatsArgs, ProjectSplatsResult, "a project's newest splats, edits applied unless raw, in the viewer's 32-byte layout (binary, never JSON)"),
       partition: method(PartitionMakeArgs, PartitionSchema, "splits a project's scene into overlapping blocks on its ground plane (cameras by visibility) and keeps the partition in the project"),
       partitions: method(PartitionsArgs, PartitionsResult, "a project's partitions and its runs trained as blocks (each block's state, step and worker; the merge)"),
+      blockSplats: method(PartitionsArgs, ProjectSplatsResult, "the newest block-trained run's finished blocks, each cropped to its core and joined, in the viewer's 32-byte layout (the scene so far, while other blocks train)"),
     },
     train: {
       start: method(TrainStartArgs, z.object({ job: z.string() }), 'starts (or continues) training on the sample scene, a dataset or a project'),

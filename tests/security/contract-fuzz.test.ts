@@ -35,6 +35,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   'projects.splats': { project: '/projects/statue.argo', raw: false },
   'projects.partition': { project: '/projects/statue.argo', blocks: 4, method: 'kd', overlap: 0.2 },
   'projects.partitions': { project: '/projects/statue.argo' },
+  'projects.blockSplats': { project: '/projects/statue.argo' },
   'settings.get': {},
   'settings.apply': { params: { 'system.backend': 'auto' } },
   'dialog.open': { purpose: 'video', defaultPath: '/data' },

@@ -113,6 +113,11 @@ export function robustPlane(points: readonly Vec3[]): { normal: Vec3; centroid: 
 const FLAT_ENOUGH = 0.2;
 /** The cameras agree on an up when their mean up vector is at least this long (1: all parallel). */
 const CAMERAS_AGREE = 0.5;
+/**
+ * Where the cameras agree on an up, a flat plane is the ground only within 25 degrees of it (the
+ * trimmed fit of an object's faces can settle on a slanted plane through them).
+ */
+const PLANE_AGREES = Math.cos((25 * Math.PI) / 180);
 /** At most this many points go into the fits (a stride sample of larger clouds). */
 const FIT_SAMPLE = 20_000;
 
@@ -124,8 +129,8 @@ function strideSample<T>(items: readonly T[], count: number): T[] {
 
 /**
  * The ground frame of a scene from its cameras and points (xyz triples). Up: the robust plane's
- * normal when the points are flat enough (FLAT_ENOUGH) and the cameras' up does not contradict
- * it by more than 60 degrees; else the cameras' mean up when they agree on one; else the plane's
+ * normal when the points are flat enough (FLAT_ENOUGH) and, where the cameras agree on an up, it
+ * is within 25 degrees of theirs (PLANE_AGREES); else the cameras' mean up when they agree on one; else the plane's
  * normal. Turned to the side the cameras are on. Origin: the plane's centroid (the cameras' mean
  * centre without points). axisU: the footprint's major axis.
  */
@@ -143,7 +148,7 @@ export function groundFrame(cameras: readonly PinholeCamera[], points: ArrayLike
   const plane = robustPlane(fitTo);
   let up: Vec3;
   const cameraUpUnit = upAgreement > 1e-9 ? normalise(meanUp) : undefined;
-  const planeTrusted = fitTo === sample && plane.flatness < FLAT_ENOUGH && (!cameraUpUnit || upAgreement < CAMERAS_AGREE || Math.abs(dot3(plane.normal, cameraUpUnit)) > 0.5);
+  const planeTrusted = fitTo === sample && plane.flatness < FLAT_ENOUGH && (!cameraUpUnit || upAgreement < CAMERAS_AGREE || Math.abs(dot3(plane.normal, cameraUpUnit)) > PLANE_AGREES);
   if (planeTrusted || !cameraUpUnit || upAgreement < CAMERAS_AGREE) up = plane.normal;
   else up = cameraUpUnit;
   // up points to where the cameras are (above the ground), else along the cameras' up

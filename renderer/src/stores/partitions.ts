@@ -1,5 +1,5 @@
 import { defineStore } from 'pinia';
-import { computed, ref, shallowRef } from 'vue';
+import { computed, markRaw, ref, shallowRef } from 'vue';
 import type { PartitionsResultValue } from '../../../shared/contract/partitions.js';
 import type { Partition } from '../../../shared/project/partition.js';
 import type { StudioClient } from '../api/client.js';
@@ -25,8 +25,8 @@ type BlockLive = { status: Exclude<BlockState, 'none'>; step: number; total: num
  * The Viewer's Partition panel (docs/scale.md): the shown project's partitions
  * (`projects.partitions`), a new one made from the panel's settings (`projects.partition`), the
  * blocks of the selected one with their state, progress and worker (the newest run trained on it,
- * then the `block` events of a job training it), and the merge: when it finishes, the viewer
- * loads the run's merged splats.
+ * then the `block` events of a job training it), and the live scene: the finished blocks' splats
+ * as each block finishes (`projects.blockSplats`), the run's merged splats once the merge finishes.
  */
 export const usePartitionStore = defineStore('partitions', () => {
   const partitions = shallowRef<Partition[]>([]);
@@ -59,6 +59,7 @@ export const usePartitionStore = defineStore('partitions', () => {
     c.on('block', (e) => {
       live.value = { ...live.value, [e.block]: { status: e.status, step: e.step, total: e.total, ...(e.worker ? { worker: e.worker } : {}) } };
       if (e.status === 'finished' || e.status === 'failed') useLogStore().studio(e.status === 'failed' ? 'warn' : 'info', `${e.block} ${e.status}${e.worker ? ` (${e.worker})` : ''}`);
+      if (e.status === 'finished' && merge.value !== 'finished') void showFinishedBlocks();
     });
     c.on('merge', (e) => {
       merge.value = e.status;
@@ -68,6 +69,21 @@ export const usePartitionStore = defineStore('partitions', () => {
         void load();
       }
     });
+  }
+
+  /** The finished blocks so far (cropped to their cores, joined) in the viewer, until the merge replaces them. */
+  async function showFinishedBlocks(): Promise<void> {
+    const scene = useSceneStore();
+    const path = scene.project;
+    if (!client || !path) return;
+    try {
+      const found = await client.api.projects.blockSplats({ project: path });
+      if (scene.project !== path || merge.value === 'finished') return;
+      scene.splats = markRaw({ buffer: found.data, count: found.count });
+      scene.source = { kind: 'project', project: path, step: found.step };
+    } catch (error) {
+      useNoticeStore().report(error, 'viewer');
+    }
   }
 
   async function load(): Promise<void> {

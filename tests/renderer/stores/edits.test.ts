@@ -43,6 +43,7 @@ async function setup(count = 1000) {
       splats: async () => edits.splats(),
       partition: async () => { throw new ArgonautError('internal', 'not used'); },
       partitions: async () => ({ partitions: [], runs: [] }),
+      blockSplats: async () => ({ count: 0, run: 'run-1', step: 0, data: new ArrayBuffer(0) }),
     },
   });
   const scene = useSceneStore();

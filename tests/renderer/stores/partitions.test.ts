@@ -37,6 +37,7 @@ describe('partition store', () => {
         partition: async (args: Record<string, unknown>) => (calls.push(args), PARTITION),
         partitions: async () => ({ partitions: [PARTITION], runs: [run] }),
         splats: async () => (splatLoads++, { data: new ArrayBuffer(32), count: 1, step: 100, run: 'run-001' }),
+        blockSplats: async () => ({ data: new ArrayBuffer(64), count: 2, step: 100, run: 'run-001' }),
       },
     };
     const server = serve(contract, impl as unknown as ServiceImpl<Services>, serverSide, { caller: 'test' });
@@ -56,9 +57,14 @@ describe('partition store', () => {
     await settle();
     expect(store.rows[1]).toMatchObject({ state: 'running', step: 40, total: 100, worker: 'gpu-b:12' });
     expect(store.states).toEqual({ 'block-01': 'finished', 'block-02': 'running' });
+    server.emit('block', { job: 'job-1', block: 'block-02', status: 'finished', step: 100, total: 100, worker: 'gpu-b:12', splats: '/p/b2.ply' });
+    await settle();
+    expect(scene.splats?.count).toBe(2); // the finished blocks, cropped and joined
+    expect(scene.source).toEqual({ kind: 'project', project: '/p/city.argo', step: 100 });
     server.emit('merge', { job: 'job-1', status: 'finished', splats: '/p/splats.ply', splatCount: 1 });
     await settle();
     expect(store.merge).toBe('finished');
     expect(splatLoads).toBe(1);
+    expect(scene.splats?.count).toBe(1); // the merged splats
   });
 });

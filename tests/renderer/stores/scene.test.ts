@@ -32,6 +32,7 @@ function projectEngine(options: { untrained?: boolean } = {}) {
       },
       partition: async () => { throw new ArgonautError('internal', 'not used'); },
       partitions: async () => ({ partitions: [], runs: [] }),
+      blockSplats: async () => ({ count: 0, run: 'run-1', step: 0, data: new ArrayBuffer(0) }),
     },
   });
   return { ...engine, asked };

@@ -27,6 +27,7 @@ function trainingEngine(options: { failStart?: boolean; status?: { job: string; 
       splats: async () => ({ count: 0, run: 'run-1', step: 0, data: new ArrayBuffer(0) }),
       partition: async () => { throw new Error('not used'); },
       partitions: async () => ({ partitions: [], runs: [] }),
+      blockSplats: async () => ({ count: 0, run: 'run-1', step: 0, data: new ArrayBuffer(0) }),
     },
     train: {
       start: async (args) => {

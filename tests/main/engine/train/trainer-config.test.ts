@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ADC_DEFAULTS, adcRefineStop } from '../../../../main/engine/train/densify-adc.js';
-import { defaultTrainerConfig, trainerConfigFromParams, trainParamValues } from '../../../../main/engine/train/trainer-config.js';
+import { defaultTrainerConfig, trainerConfigFromParams, trainParamValues, warmStartConfig } from '../../../../main/engine/train/trainer-config.js';
+import { activeShDegree, meansLearningRate } from '../../../../main/engine/train/schedule.js';
 import { allParams, getParam, resolveParams, type ParamKey } from '../../../../shared/params/index.js';
 
 describe('trainer configuration', () => {
@@ -42,5 +43,18 @@ describe('trainer configuration', () => {
     const { ['train.appearance']: _dropped, ...older } = fresh;
     expect(trainerConfigFromParams(trainParamValues(older)).appearance).toBe('off');
     expect(trainerConfigFromParams(trainParamValues({ ...fresh, 'train.appearance': 'affine', 'train.appearanceLr': 0.01 }))).toMatchObject({ appearance: 'affine', appearanceLr: 0.01 });
+  });
+
+  it('continues trained splats in a warm start: every SH band from step 0, no densification, the final position rate throughout', () => {
+    const config = defaultTrainerConfig({ iterations: 200 });
+    const warm = warmStartConfig(config);
+    expect(activeShDegree(0, warm.shDegree, warm.shDegreeEvery)).toBe(config.shDegree);
+    expect(activeShDegree(0, config.shDegree, config.shDegreeEvery)).toBe(0);
+    expect(warm.adc.refineStop).toBe(0);
+    expect(warm.mcmc.refineStop).toBe(0);
+    const end = meansLearningRate(config.rates, 2, config.iterations, config.iterations);
+    expect(meansLearningRate(warm.rates, 2, 0, warm.iterations)).toBeCloseTo(end, 15);
+    expect(meansLearningRate(warm.rates, 2, 199, warm.iterations)).toBeCloseTo(end, 15);
+    expect({ ...warm, shDegreeEvery: undefined, adc: config.adc, mcmc: config.mcmc, rates: config.rates }).toEqual({ ...config, shDegreeEvery: undefined });
   });
 });
