@@ -45,6 +45,7 @@ describe('adaptive density control on the GPU', () => {
       writeRange(ctx.device, g.v, new Float32Array(floats).fill(9));
     }
     const densifier = await AdcDensifier.create(ctx, 32, ADC_DEFAULTS);
+    const bytesBefore = densifier.bytes;
     // gradient statistics: 2 hits each, average 0.001 (> 0.0002) except splats 0 and 5
     const acc = [0, 0.002, 0.002, 0.002, 0.002, 0.0001];
     ctx.device.queue.writeBuffer(densifier.gradAcc, 0, new Float32Array(acc));
@@ -67,10 +68,20 @@ describe('adaptive density control on the GPU', () => {
       expect(out.sh[12 * c + 5]).toBe(205);
     }
     expect(xs[3]).not.toBe(xs[4]);
-    // moments: kept for originals, zero for the duplicate copy and the split children
-    const planar = new Float32Array(await readBuffer(ctx.device, groups.sh.m, splats.capacity * 48));
-    const m = shPlanarToAos(planar, count, 12, splats.capacity);
-    expect([m[0], m[12], m[24], m[36], m[48], m[60]]).toEqual([7, 7, 0, 0, 0, 7]);
+    // every SH value moved with its splat: the planes go through the scratch four at a time
+    const source = [0, 1, 1, 2, 2, 5];
+    expect(Array.from(out.sh.subarray(0, 12 * count))).toEqual(source.flatMap((from) => Array.from({ length: 12 }, (_, k) => from * 100 + k)));
+    // moments: kept for originals, zero for the duplicate copy and the split children, in every plane
+    const fresh = [7, 7, 0, 0, 0, 7];
+    for (const [part, kept] of [['m', 7], ['v', 9]] as const) {
+      const planar = new Float32Array(await readBuffer(ctx.device, groups.sh[part], splats.capacity * 48));
+      const values = shPlanarToAos(planar, count, 12, splats.capacity);
+      expect(Array.from(values), `sh.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(12).fill(f && kept)));
+      const means = new Float32Array(await readBuffer(ctx.device, groups.means[part], count * 12));
+      expect(Array.from(means), `means.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(3).fill(f && kept)));
+    }
+    // the refine's scratch is gone once its work is submitted: the densifier holds what it held before
+    expect(densifier.bytes).toBe(bytesBefore);
     // statistics restart after a refine
     expect([...new Float32Array(await readBuffer(ctx.device, densifier.gradAcc, 24))]).toEqual([0, 0, 0, 0, 0, 0]);
   });
