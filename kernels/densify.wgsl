@@ -48,6 +48,10 @@ struct DensifyParams {
   opacity_logit_max: f32, // reset_opacity
   plane: u32, // scatter_group: 0 interleaved (value i of splat s at s * stride + i); else planar at i * plane + s
   lane_first: u32, // scatter_group: the chunk's first value (0 for interleaved groups, whose stride <= SCRATCH_LANES)
+  moment_shift: u32, // scatter_group: 0 f32 moments; 1 bf16 pairs, lanes 2w, 2w + 1 in word w * plane + s (adam.wgsl)
+  _pad0: u32,
+  _pad1: u32,
+  _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> dp: DensifyParams;
@@ -176,8 +180,15 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
         value -= 0.47000362924573558; // log(1.6)
       }
       param_out[dst] = value;
-      m_out[dst] = select(m_in[src], 0.0, fresh);
-      v_out[dst] = select(v_in[src], 0.0, fresh);
+      // moments move as bits (bf16 pairs are no f32 values): a pair's word is written by both its lanes, alike
+      var m_src = src;
+      var m_dst = dst;
+      if (dp.plane != 0u) {
+        m_src = (i >> dp.moment_shift) * dp.plane + s;
+        m_dst = ((i - dp.lane_first) >> dp.moment_shift) * dp.plane + d;
+      }
+      m_out[m_dst] = bitcast<f32>(select(bitcast<u32>(m_in[m_src]), 0u, fresh));
+      v_out[m_dst] = bitcast<f32>(select(bitcast<u32>(v_in[m_src]), 0u, fresh));
     }
   }
 }

@@ -96,6 +96,11 @@ export const PARAMS = [
     help: "Adam's learning rate of the per-image colour models (with --appearance): warmed up over 1000 steps, decaying to 1% at the end.",
   },
   {
+    key: 'train.momentsPrecision', flag: 'moments-precision', type: 'enum', choices: ['f32', 'bf16'], default: 'f32',
+    group: 'Training', label: 'Adam moment precision', commands: ['train', 'bench'], advanced: true,
+    help: "Precision of the SH coefficients' Adam moments: bf16 halves them (192 B a splat less at SH degree 3; the other parameters' moments stay f32); checkpoints keep f32 moments either way.",
+  },
+  {
     key: 'train.refineCameras', flag: 'refine-cameras', type: 'enum', choices: ['auto', 'off', 'poses', 'poses+intrinsics'], default: 'auto',
     group: 'Training', label: 'Refine cameras', commands: ['train', 'bench'],
     help: "Learn per-image pose corrections (and with 'poses+intrinsics' per-camera focal length and principal point) from the photometric loss, after a warm-up. 'auto': off for NeRF-synthetic and the sample scene (exact poses); for captures (COLMAP, transforms.json) off too until measured on real captures (see train/camera-refine.ts).",

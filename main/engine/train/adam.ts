@@ -13,6 +13,12 @@ export interface AdamHyper {
 
 export const ADAM_DEFAULTS: AdamHyper = { beta1: 0.9, beta2: 0.999, epsilon: 1e-15 };
 
+/** How a planar group keeps its moments: f32, or bf16 (two values a u32 word, kernels/adam.wgsl). */
+export type MomentsPrecision = 'f32' | 'bf16';
+
+/** u32 words of moments a planar group of `stride` lanes keeps per splat of its plane. */
+export const momentWordsPerSplat = (stride: number, shift: 0 | 1): number => (shift ? Math.ceil(stride / 2) : stride);
+
 /** One parameter group: a flat f32 range, its gradient and moments (one `moments` arena). */
 export interface AdamGroup {
   name: string;
@@ -28,6 +34,11 @@ export interface AdamGroup {
   index: number;
   /** Planar layout (SH): the plane length (the capacity); 0 for interleaved groups. */
   plane: number;
+  /**
+   * 0: one f32 moment a value; 1 (planar groups only): bf16, lanes 2w and 2w + 1 of a splat in
+   * word w * plane + s of m and v. Every kernel that moves moments indexes them by this.
+   */
+  momentShift: 0 | 1;
   uniform: GPUBuffer;
   group: GPUBindGroup;
 }
@@ -54,16 +65,18 @@ export class Adam {
     return new Adam(ctx, pipeline, hyper, WG);
   }
 
-  /** Moments are created zeroed (WebGPU zero-initializes buffers). */
-  createGroup(name: string, param: GpuRange, grad: GpuRange, counts: GPUBuffer, stride = 1, head = 1, moments?: GpuArena<'moments'>, plane = 0): AdamGroup {
+  /** Moments are created zeroed (WebGPU zero-initializes buffers); bf16 only for planar groups. */
+  createGroup(name: string, param: GpuRange, grad: GpuRange, counts: GPUBuffer, stride = 1, head = 1, moments?: GpuArena<'moments'>, plane = 0, precision: MomentsPrecision = 'f32'): AdamGroup {
     const { device } = this.ctx;
-    const bytes = rangeOf(param).size;
+    if (precision === 'bf16' && (!plane || moments)) throw new Error(`adam.${name}: bf16 moments need a planar group with its own moments`);
+    const momentShift = precision === 'bf16' ? 1 : 0;
+    const bytes = momentShift ? plane * momentWordsPerSplat(stride, momentShift) * 4 : rangeOf(param).size;
     const arena = moments ?? new GpuArena(device, 'moments', `adam.${name}`, { m: bytes, v: bytes });
     const { m, v } = arena.regions;
     const uniform = createUniform(device, `adam.${name}`, UniformStruct.of('adam', 'AdamParams').size);
     const group = bindGroup(device, this.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags });
     const index = this.groups++;
-    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, uniform, group };
+    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, momentShift, uniform, group };
   }
 
   /** Records one step (t is 1-based) of a group over `capacity` splats (the GPU count limits it). */
@@ -82,9 +95,12 @@ export class Adam {
       count_index: countIndex,
       group_index: group.index % 7,
       plane: group.plane,
+      moment_shift: group.momentShift,
+      step: t,
     });
     this.ctx.device.queue.writeBuffer(group.uniform, 0, data);
-    const elements = (group.plane || capacity) * group.stride;
+    // one thread a value, or a bf16 word (two values)
+    const elements = (group.plane || capacity) * momentWordsPerSplat(group.stride, group.momentShift);
     const groups = Math.ceil(elements / this.workgroupSize);
     const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
     commands.dispatch(this.pipeline, [group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);

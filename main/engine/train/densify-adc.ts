@@ -6,7 +6,7 @@ import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import { paramDefault } from '../../../shared/params/index.js';
-import type { AdamGroup } from './adam.js';
+import { momentWordsPerSplat, type AdamGroup } from './adam.js';
 import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
 
 /** gsplat DefaultStrategy's settings. */
@@ -101,7 +101,7 @@ export class AdcDensifier {
     return u;
   }
 
-  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst', number>>): GPUBuffer {
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift', number>>): GPUBuffer {
     const data = UniformStruct.of('densify', 'DensifyParams').pack({
       count_index: values.countIndex ?? 0,
       width: values.width ?? 0,
@@ -119,6 +119,7 @@ export class AdcDensifier {
       opacity_logit_max: values.opacityLogitMax ?? 0,
       plane: values.plane ?? 0,
       lane_first: values.laneFirst ?? 0,
+      moment_shift: values.momentShift ?? 0,
     });
     const buffer = this.uniform(name);
     this.ctx.device.queue.writeBuffer(buffer, 0, data);
@@ -171,14 +172,19 @@ export class AdcDensifier {
       const chunks = g.plane ? Math.ceil(g.stride / SCRATCH_LANES) : 1;
       for (let chunk = 0; chunk < chunks; chunk++) {
         const laneFirst = chunk * SCRATCH_LANES;
-        const u = this.writeUniform(`scatter.${name}.${chunk}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane, laneFirst });
+        const u = this.writeUniform(`scatter.${name}.${chunk}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane, laneFirst, momentShift: g.momentShift });
         // The layout is shared by every mode: the split inputs are bound even where unused.
         const entries: Record<number, BufferBinding> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
         this.dispatch(commands, this.pipelines.scatter, bindGroup(this.ctx.device, this.pipelines.scatter, entries), `densify.scatter.${name}`);
-        // back into the group's own buffers before the next chunk reuses the scratch
-        const bytes = g.plane ? Math.min(SCRATCH_LANES, g.stride - laneFirst) * g.plane * 4 : rangeOf(g.param).size;
-        const at = laneFirst * g.plane * 4;
-        for (const part of ['param', 'm', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], at, bytes);
+        // back into the group's own buffers before the next chunk reuses the scratch (bf16
+        // moments: half the planes, SCRATCH_LANES even so a chunk holds whole pairs)
+        if (!g.plane) for (const part of ['param', 'm', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], 0, rangeOf(g.param).size);
+        else {
+          const lanes = Math.min(SCRATCH_LANES, g.stride - laneFirst);
+          commands.copyBuffer(scratch.param, 0, g.param, laneFirst * g.plane * 4, lanes * g.plane * 4);
+          const words = momentWordsPerSplat(lanes, g.momentShift);
+          for (const part of ['m', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], (laneFirst >> g.momentShift) * g.plane * 4, words * g.plane * 4);
+        }
       }
     }
     commands.copyBuffer(this.counts, 4, options.splatCount, 0, 4);

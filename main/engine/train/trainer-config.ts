@@ -7,6 +7,7 @@ import { paramDefault, paramsWithPrefix, resolveParams, type ParamsWithPrefix, t
 import { CAMERA_REFINE_DEFAULTS, type CameraRefineConfig, type RefineCamerasMode } from './camera-refine.js';
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
+import type { MomentsPrecision } from './adam.js';
 import type { DensifyStrategyName } from './densify-strategy.js';
 import type { AppearanceChoice } from './appearance.js';
 import type { SsimPadding } from './loss.js';
@@ -32,6 +33,8 @@ export interface TrainerConfig {
   /** Adam's base learning rate of the colour models (appearance.ts appearanceLearningRate). */
   appearanceLr: number;
   rates: LearningRates;
+  /** The SH group's Adam moments: f32, or bf16 (kernels/adam.wgsl). */
+  momentsPrecision: MomentsPrecision;
   adc: AdcConfig;
   /** Read the loss back every N steps (asynchronously). */
   lossEvery: number;
@@ -71,6 +74,7 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     appearance: paramDefault('train.appearance'),
     appearanceLr: paramDefault('train.appearanceLr'),
     rates: DEFAULT_LEARNING_RATES,
+    momentsPrecision: paramDefault('train.momentsPrecision'),
     lossEvery: LOSS_EVERY,
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: paramDefault('train.refineCameras') },
     ...overrides,
@@ -107,6 +111,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     initPoints: p['train.initPoints'],
     appearance: p['train.appearance'],
     appearanceLr: p['train.appearanceLr'],
+    momentsPrecision: p['train.momentsPrecision'],
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: p['train.refineCameras'] },
     adc: {
       ...defaultTrainerConfig().adc,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readBuffer, writeRange } from '../../../../main/engine/gpu/buffers.js';
 import { GpuSplats, shPlanarToAos } from '../../../../main/engine/render/gpu-splats.js';
 import { Adam } from '../../../../main/engine/train/adam.js';
+import { packBf16Planar, unpackBf16Planar } from '../../../../main/engine/train/bf16-moments.js';
 import { AdcDensifier, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
 import { emptySplats } from '../../../../shared/scene/splats.js';
 import { testGpu } from '../../../helpers/gpu.js';
@@ -12,7 +13,7 @@ import { testGpu } from '../../../helpers/gpu.js';
  * DefaultStrategy rules.
  */
 describe('adaptive density control on the GPU', () => {
-  it('duplicates small high-gradient splats, splits large ones, prunes transparent and huge ones', async () => {
+  it.each(['f32', 'bf16'] as const)('duplicates small high-gradient splats, splits large ones, prunes transparent and huge ones (SH moments %s)', async (precision) => {
     const ctx = await testGpu();
     const sceneScale = 2;
     const n = 6;
@@ -36,13 +37,18 @@ describe('adaptive density control on the GPU', () => {
       logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, splats.countBuffer, 3, 3),
       quats: adam.createGroup('quats', splats.quats, splats.quats, splats.countBuffer, 4, 4),
       opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, splats.countBuffer, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3, undefined, splats.capacity),
+      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3, undefined, splats.capacity, precision),
     };
-    // moments: recognisable values
+    // moments: recognisable values (7 and 9 are exact in bf16)
+    const shMoments = async (part: 'm' | 'v') => {
+      const raw = await readBuffer(ctx.device, groups.sh[part], groups.sh[part].size);
+      return precision === 'bf16' ? unpackBf16Planar(new Uint32Array(raw), 12, splats.capacity) : new Float32Array(raw);
+    };
     for (const g of Object.values(groups)) {
-      const floats = g.m.size / 4;
-      writeRange(ctx.device, g.m, new Float32Array(floats).fill(7));
-      writeRange(ctx.device, g.v, new Float32Array(floats).fill(9));
+      for (const [part, value] of [['m', 7], ['v', 9]] as const) {
+        const values = new Float32Array(g.param.size / 4).fill(value);
+        writeRange(ctx.device, g[part], g.momentShift ? packBf16Planar(values, g.stride, g.plane) : values);
+      }
     }
     const densifier = await AdcDensifier.create(ctx, 32, ADC_DEFAULTS);
     const bytesBefore = densifier.bytes;
@@ -74,8 +80,7 @@ describe('adaptive density control on the GPU', () => {
     // moments: kept for originals, zero for the duplicate copy and the split children, in every plane
     const fresh = [7, 7, 0, 0, 0, 7];
     for (const [part, kept] of [['m', 7], ['v', 9]] as const) {
-      const planar = new Float32Array(await readBuffer(ctx.device, groups.sh[part], splats.capacity * 48));
-      const values = shPlanarToAos(planar, count, 12, splats.capacity);
+      const values = shPlanarToAos(await shMoments(part), count, 12, splats.capacity);
       expect(Array.from(values), `sh.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(12).fill(f && kept)));
       const means = new Float32Array(await readBuffer(ctx.device, groups.means[part], count * 12));
       expect(Array.from(means), `means.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(3).fill(f && kept)));
