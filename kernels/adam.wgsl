@@ -5,6 +5,9 @@
 //   coefficients learn at lr_head, the rest at lr_tail). Element i is (s, lane) = (i / stride,
 //   i % stride), or for planar groups (SH) (i % plane, i / plane). Only splats s < count (read on the GPU) are touched. A non-finite
 //   gradient element is skipped (parameter and moments unchanged) and counted in flags[0].
+//   Sparse (sparse != 0): splats whose visible[s] is 0 in this step's view are skipped whole
+//   (parameters and moments as they were: Adam only on the visible splats). Only lanes below
+//   lane_end are updated (the SH bands above the DC updated less often: lane_end 3 between).
 //   Moments are f32 (moment_shift 0: one a value), or for planar groups bf16 (moment_shift 1:
 //   word w * plane + s holds lanes 2w (low half) and 2w + 1 (high half) of splat s; one thread a
 //   word). bf16 keeps f32's exponent, so v never underflows where f16 would; m is rounded to the
@@ -32,8 +35,8 @@ struct AdamParams {
   plane: u32, // 0: element i is value i % stride of splat i / stride; else planar (SH): value i / plane of splat i % plane
   moment_shift: u32, // 0: f32 moments; 1: bf16 pairs (planar groups only)
   step: u32, // t: the stochastic rounding's counter
-  _pad0: u32,
-  _pad1: u32,
+  lane_end: u32, // lanes >= lane_end are left as they are this step
+  sparse: u32, // 1: skip the splats not visible in this step's view
 }
 
 @group(0) @binding(0) var<uniform> ap: AdamParams;
@@ -46,6 +49,12 @@ struct AdamParams {
 // [0]: gradients found non-finite (NaN/Inf) and skipped, counted for the host's report;
 // [1 + group_index]: the same per parameter group
 @group(0) @binding(6) var<storage, read_write> flags: array<atomic<u32>>;
+// per splat, nonzero where the splat was visible in this step's view (read only when sparse)
+@group(0) @binding(7) var<storage, read> visible: array<u32>;
+
+fn skipped(s: u32) -> bool {
+  return s >= counts[ap.count_index] || (ap.sparse != 0u && visible[s] == 0u);
+}
 
 fn is_finite(x: f32) -> bool {
   return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
@@ -85,14 +94,14 @@ fn count_non_finite() {
 fn step_bf16_pair(i: u32) {
   let s = i % ap.plane;
   let word = i / ap.plane;
-  if (s >= counts[ap.count_index] || 2u * word >= ap.stride) {
+  if (2u * word >= ap.lane_end || skipped(s)) {
     return;
   }
   var m_bits = m[i];
   var v_bits = v[i];
   for (var half = 0u; half < 2u; half++) {
     let lane = 2u * word + half;
-    if (lane >= ap.stride) {
+    if (lane >= ap.lane_end) {
       break;
     }
     let at = lane * ap.plane + s;
@@ -124,7 +133,7 @@ fn adam_step(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
     splat = i % ap.plane;
     lane = i / ap.plane;
   }
-  if (splat >= counts[ap.count_index] || lane >= ap.stride) {
+  if (lane >= ap.lane_end || skipped(splat)) {
     return;
   }
   let g = grad[i];

@@ -41,6 +41,16 @@ export interface AdamGroup {
   momentShift: 0 | 1;
   uniform: GPUBuffer;
   group: GPUBindGroup;
+  /** The bind group of a sparse step over a frame's visibility (one a frame, made once). */
+  sparseGroup: (visible: GPUBuffer) => GPUBindGroup;
+}
+
+/** A step's options beyond the dense update of every value. */
+export interface AdamStepOptions {
+  /** Per splat, nonzero where visible in the step's view: only those splats are updated (sparse Adam). */
+  visible?: GPUBuffer;
+  /** Update only the first `lanes` values of each splat (planar groups: the SH DC between full steps). */
+  lanes?: number;
 }
 
 /** Fused Adam (kernels/adam.wgsl): one dispatch per parameter group, moments updated in place. */
@@ -74,13 +84,23 @@ export class Adam {
     const arena = moments ?? new GpuArena(device, 'moments', `adam.${name}`, { m: bytes, v: bytes });
     const { m, v } = arena.regions;
     const uniform = createUniform(device, `adam.${name}`, UniformStruct.of('adam', 'AdamParams').size);
-    const group = bindGroup(device, this.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags });
+    // dense steps never read `visible`: the counts stand in for it
+    const entries = { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags, 7: counts };
+    const group = bindGroup(device, this.pipeline, entries);
     const index = this.groups++;
-    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, momentShift, uniform, group };
+    const sparseGroups = new WeakMap<GPUBuffer, GPUBindGroup>(); // frames are rebuilt: their buffers go
+    const sparseGroup = (visible: GPUBuffer) => {
+      let g = sparseGroups.get(visible);
+      if (!g) sparseGroups.set(visible, (g = bindGroup(device, this.pipeline, { ...entries, 7: visible })));
+      return g;
+    };
+    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, momentShift, uniform, group, sparseGroup };
   }
 
   /** Records one step (t is 1-based) of a group over `capacity` splats (the GPU count limits it). */
-  encode(commands: GpuCommands, group: AdamGroup, capacity: number, t: number, lrHead: number, lrTail = lrHead, countIndex = 0): void {
+  encode(commands: GpuCommands, group: AdamGroup, capacity: number, t: number, lrHead: number, lrTail = lrHead, countIndex = 0, options: AdamStepOptions = {}): void {
+    const lanes = Math.min(options.lanes ?? group.stride, group.stride);
+    if (lanes < group.stride && !group.plane) throw new Error(`adam.${group.name}: a lane limit needs a planar group`);
     const { beta1, beta2, epsilon } = this.hyper;
     const data = UniformStruct.of('adam', 'AdamParams').pack({
       lr_head: lrHead,
@@ -97,12 +117,14 @@ export class Adam {
       plane: group.plane,
       moment_shift: group.momentShift,
       step: t,
+      lane_end: lanes,
+      sparse: options.visible ? 1 : 0,
     });
     this.ctx.device.queue.writeBuffer(group.uniform, 0, data);
-    // one thread a value, or a bf16 word (two values)
-    const elements = (group.plane || capacity) * momentWordsPerSplat(group.stride, group.momentShift);
+    // one thread a value, or a bf16 word (two values); planar groups only over the lanes updated
+    const elements = group.plane ? group.plane * momentWordsPerSplat(lanes, group.momentShift) : capacity * group.stride;
     const groups = Math.ceil(elements / this.workgroupSize);
     const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
-    commands.dispatch(this.pipeline, [group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);
+    commands.dispatch(this.pipeline, [options.visible ? group.sparseGroup(options.visible) : group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);
   }
 }

@@ -35,6 +35,10 @@ export interface TrainerConfig {
   rates: LearningRates;
   /** The SH group's Adam moments: f32, or bf16 (kernels/adam.wgsl). */
   momentsPrecision: MomentsPrecision;
+  /** Adam only on the splats visible in the step's view. */
+  sparseAdam: boolean;
+  /** The SH bands above the DC are updated every this many steps (1: every step). */
+  shRestEvery: number;
   adc: AdcConfig;
   /** Read the loss back every N steps (asynchronously). */
   lossEvery: number;
@@ -75,6 +79,8 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     appearanceLr: paramDefault('train.appearanceLr'),
     rates: DEFAULT_LEARNING_RATES,
     momentsPrecision: paramDefault('train.momentsPrecision'),
+    sparseAdam: paramDefault('train.sparseAdam'),
+    shRestEvery: paramDefault('train.shRestEvery'),
     lossEvery: LOSS_EVERY,
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: paramDefault('train.refineCameras') },
     ...overrides,
@@ -112,6 +118,8 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     appearance: p['train.appearance'],
     appearanceLr: p['train.appearanceLr'],
     momentsPrecision: p['train.momentsPrecision'],
+    sparseAdam: p['train.sparseAdam'],
+    shRestEvery: p['train.shRestEvery'],
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: p['train.refineCameras'] },
     adc: {
       ...defaultTrainerConfig().adc,

@@ -30,7 +30,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
     kernel: 'adam',
     struct: 'AdamParams',
     size: 64,
-    offsets: Object.fromEntries(['lr_head', 'lr_tail', 'beta1', 'beta2', 'epsilon', 'bias1', 'bias2', 'stride', 'head', 'count_index', 'group_index', 'plane', 'moment_shift', 'step', '_pad0', '_pad1'].map((name, i) => [name, 4 * i])),
+    offsets: Object.fromEntries(['lr_head', 'lr_tail', 'beta1', 'beta2', 'epsilon', 'bias1', 'bias2', 'stride', 'head', 'count_index', 'group_index', 'plane', 'moment_shift', 'step', 'lane_end', 'sparse'].map((name, i) => [name, 4 * i])),
   },
   {
     kernel: 'appearance',

@@ -150,3 +150,44 @@ describe('fused Adam with bf16 moments (planar groups)', () => {
     expect(() => adam.createGroup('means', b, b, b, 3, 3, undefined, 0, 'bf16')).toThrow(/adam\.means: bf16 moments need a planar group/);
   });
 });
+
+describe('fused Adam on part of a group', () => {
+  it.each(['f32', 'bf16'] as const)('updates only the visible splats (sparse) and, between full steps, only the first lanes (moments %s)', async (precision) => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const random = rng(seed);
+    const stride = 12;
+    const head = 3; // lane 3 shares its bf16 word with lane 2: a word half updated
+    const plane = 200;
+    const count = 181;
+    const p0 = Array.from({ length: plane * stride }, () => random() - 0.5);
+    const grads = Array.from({ length: 4 }, () => Array.from({ length: plane * stride }, () => (random() - 0.5) * 3));
+    const visible = Array.from({ length: 4 }, () => Array.from({ length: plane }, () => (random() < 0.5 ? 1 : 0)));
+    const lanes = [stride, head, head, stride]; // SH bands every 3 steps
+    const adam = await Adam.create(ctx);
+    const param = uploadStorage(ctx.device, 'p', new Float32Array(p0));
+    const grad = createStorage(ctx.device, 'g', plane * stride * 4);
+    const flags = createStorage(ctx.device, 'visible', plane * 4);
+    const counts = uploadStorage(ctx.device, 'n', new Uint32Array([count, 0, 0, 0]));
+    const group = adam.createGroup('sh', param, grad, counts, stride, head, undefined, plane, precision);
+    for (let t = 0; t < grads.length; t++) {
+      ctx.device.queue.writeBuffer(grad, 0, new Float32Array(grads[t]));
+      ctx.device.queue.writeBuffer(flags, 0, new Uint32Array(visible[t]));
+      const commands = ctx.commands('adam');
+      adam.encode(commands, group, plane, t + 1, 0.01, 0.0005, 0, { visible: flags, lanes: lanes[t] });
+      await commands.submit();
+    }
+    const got = new Float32Array(await readBuffer(ctx.device, param, plane * stride * 4));
+    const updates = (step: number, lane: number, s: number) => visible[step][s] !== 0 && lane < lanes[step];
+    const want = adamBf16Reference(p0, grads, 0.01, 0.0005, stride, head, count, plane, updates, precision === 'bf16');
+    const delta = (values: ArrayLike<number>) => Array.from(values, (x, i) => x - p0[i]);
+    expect(relativeL2(delta(got), delta(want.param)), `seed ${seed}`).toBeLessThan(precision === 'bf16' ? 1e-3 : 1e-4);
+    // a value no step updated is exactly as it was
+    for (let lane = 0; lane < stride; lane++) {
+      for (let s = 0; s < plane; s++) {
+        if (s < count && [0, 1, 2, 3].some((step) => updates(step, lane, s))) continue;
+        expect(got[lane * plane + s], `lane ${lane} splat ${s}`).toBe(Math.fround(p0[lane * plane + s]));
+      }
+    }
+  });
+});
