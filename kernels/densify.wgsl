@@ -7,7 +7,11 @@
 //       prune_opacity, or (after the first opacity reset) max scale > prune_scale3d * scene scale
 //       (split children tested with their reduced scale). out_count[s] in {0, 1, 2}; growth is
 //       disabled when grow == 0 (at the splat cap).
-//   (scan of out_count: offset[s] and the new count)
+//   (scan of out_count: offset[s] and the new count; scan of grow_flag: grow_offset[s], the growers)
+//   fit_growth (per s, at a refine step, only when the new count exceeds the capacity): the
+//       growers past the room (grow_offset[s] >= capacity - the splats kept) keep their splat
+//       ungrown, so the splats that grow are the first ones by index, the same on every run;
+//       clipped[0] counts them over the run (then out_count is scanned again)
 //   scatter_group (per s, once per parameter group and chunk of SCRATCH_LANES values): moves
 //       param, m, v of the lanes [lane_first, lane_first + SCRATCH_LANES) to offset[s] in the
 //       refine's scratch (SCRATCH_LANES values a splat, planar groups plane by plane from lane 0),
@@ -79,6 +83,10 @@ struct DensifyParams {
 @group(0) @binding(19) var<storage, read_write> v_out: array<f32>; // arena moments.v moments_out
 @group(0) @binding(20) var<storage, read> split_scales: array<f32>; // arena splat_params.logScales
 @group(0) @binding(21) var<storage, read> split_quats: array<f32>; // arena splat_params.quats
+// classify (out), fit_growth (in): 1 where the splat grows (out_count 2), and its exclusive scan
+@group(0) @binding(25) var<storage, read_write> grow_flag: array<u32>;
+@group(0) @binding(26) var<storage, read> grow_offset: array<u32>;
+@group(0) @binding(27) var<storage, read_write> clipped: array<u32>;
 // reset_opacity
 @group(0) @binding(22) var<storage, read_write> opacity_rw: array<f32>;
 @group(0) @binding(23) var<storage, read_write> opacity_m: array<f32>;
@@ -129,7 +137,28 @@ fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) 
     pruned = true;
   }
   action[s] = a;
-  out_count[s] = select(select(1u, 2u, a != ACTION_KEEP), 0u, pruned);
+  let out = select(select(1u, 2u, a != ACTION_KEEP), 0u, pruned);
+  out_count[s] = out;
+  grow_flag[s] = select(0u, 1u, out == 2u);
+}
+
+// counts: [0] n, [1] the new count as classified, [2] the growers.
+@compute @workgroup_size(WG)
+fn fit_growth(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = thread_id(gid, nwg);
+  let total = counts[1];
+  if (s >= counts[dp.count_index] || total <= dp.capacity) {
+    return;
+  }
+  let growers = counts[2];
+  let room = dp.capacity - (total - growers); // slots beyond the splats kept (<= n <= capacity)
+  if (s == 0u) {
+    clipped[0] += growers - room;
+  }
+  if (grow_flag[s] != 0u && grow_offset[s] >= room) {
+    action[s] = ACTION_KEEP;
+    out_count[s] = 1u;
+  }
 }
 
 fn normal3(s: u32, child: u32) -> vec3f {

@@ -41,6 +41,14 @@ export function adcRefineStop(refineStop: number, iterations: number): number {
 }
 
 
+/**
+ * The capacity policy: grown to CAPACITY_GROWTH x the count whenever a refine could not grow by
+ * REFINE_ROOM x unclipped (it kept 2x, the most one refine can grow, until the refine learnt to
+ * fit its growth into the capacity).
+ */
+const CAPACITY_GROWTH = 1.5;
+const REFINE_ROOM = 1.25;
+
 /** Values a splat the refine scratch holds per part (kernels/densify.wgsl's SCRATCH_LANES). */
 const SCRATCH_LANES = 4;
 
@@ -49,13 +57,15 @@ interface Pipelines {
   classify: CompiledPipeline;
   scatter: CompiledPipeline;
   reset: CompiledPipeline;
+  fit: CompiledPipeline;
 }
 
 /**
  * Adaptive density control on the GPU (kernels/densify.wgsl): running gradient statistics every
  * step; at refine steps classify, scan, and scatter every parameter group with its Adam moments
  * into a scratch of four values a splat, copied back chunk by chunk (made for the refine only).
- * The new count is written on the GPU; the host only learns it asynchronously (it keeps capacity >= 2x the count so a refine never overflows).
+ * The new count is written on the GPU, never past the capacity (growth that would overflow it is
+ * clipped, deterministically: fit_growth); the host only learns it asynchronously.
  */
 export class AdcDensifier {
   readonly gradAcc: GPUBuffer;
@@ -63,8 +73,10 @@ export class AdcDensifier {
   private readonly action: GPUBuffer;
   private readonly outCount: GPUBuffer;
   private readonly offsets: GPUBuffer;
-  /** [0] n before the refine, [1] n after. */
+  /** [0] n before the refine, [1] n after, [2] the growers. */
   readonly counts: GPUBuffer;
+  /** [0]: growers left ungrown for want of capacity, over the run (fit_growth). */
+  private readonly clipped: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private readonly uniforms = new Map<string, GPUBuffer>();
   private readonly groupCache = new Map<string, GPUBindGroup>();
@@ -83,16 +95,17 @@ export class AdcDensifier {
     this.outCount = createStorage(device, 'adc.outCount', capacity * 4);
     this.offsets = createStorage(device, 'adc.offsets', (capacity + 1) * 4);
     this.counts = createStorage(device, 'adc.counts', 16);
+    this.clipped = createStorage(device, 'adc.clipped', 16);
     this.scanPlan = scan.createPlan(capacity, this.outCount, this.offsets, { buffer: this.counts, index: 0 }, 1);
   }
 
   static async create(ctx: GpuContext, capacity: number, config: AdcConfig): Promise<AdcDensifier> {
     const constants = { WG: 256, ABSGRAD: config.absgrad ? 1 : 0 };
-    const [accumulate, classify, scatter, reset] = await ctx.kernels.preload(
-      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants })),
+    const [accumulate, classify, scatter, reset, fit] = await ctx.kernels.preload(
+      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity', 'fit_growth'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants })),
     );
     const scan = await ExclusiveScan.create(ctx);
-    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset }, scan, capacity, config);
+    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset, fit }, scan, capacity, config);
   }
 
   private uniform(name: string): GPUBuffer {
@@ -160,12 +173,17 @@ export class AdcDensifier {
       pruneScale3d: options.pruneLarge ? this.config.pruneScale3d * sceneScale : 0,
       grow: options.grow ? 1 : 0,
     });
-    const classifyGroup = this.cachedGroup('classify', this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount });
+    const scratch = this.refineScratch(commands);
+    const classifyGroup = bindGroup(this.ctx.device, this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 25: scratch.growFlags });
     this.dispatch(commands, this.pipelines.classify, classifyGroup, 'densify.classify');
+    this.scan.encode(commands, this.scanPlan);
+    // growth past the capacity: the first growers by index grow, the rest wait for a later refine
+    this.scan.encode(commands, scratch.growScan);
+    const fitGroup = bindGroup(this.ctx.device, this.pipelines.fit, { 0: cu, 1: this.counts, 10: this.action, 11: this.outCount, 25: scratch.growFlags, 26: scratch.growOffsets, 27: this.clipped });
+    this.dispatch(commands, this.pipelines.fit, fitGroup, 'densify.fit_growth');
     this.scan.encode(commands, this.scanPlan);
     // Means first: its split offsets read the old log scales and quaternions, still in place then.
     const order: [keyof typeof groups, number][] = [['means', 1], ['logScales', 2], ['quats', 0], ['opacityLogits', 0], ['sh', 0]];
-    const scratch = this.refineScratch(commands);
     for (const [name, mode] of order) {
       const g = groups[name];
       // planar groups (SH) move SCRATCH_LANES planes at a time; interleaved ones (stride <= 4) at once
@@ -207,31 +225,41 @@ export class AdcDensifier {
    * with the steps that do not refine. The moments' part is a moments arena: scatter binds it as one.
    */
   private refineScratch(commands: GpuCommands) {
+    const { device } = this.ctx;
     const bytes = this.capacity * SCRATCH_LANES * 4;
-    const moments = new GpuArena(this.ctx.device, 'moments', 'adc.scratch', { m: bytes, v: bytes });
-    const param = createStorage(this.ctx.device, 'adc.scratch.param', bytes);
+    const moments = new GpuArena(device, 'moments', 'adc.scratch', { m: bytes, v: bytes });
+    const param = createStorage(device, 'adc.scratch.param', bytes);
+    const growFlags = createStorage(device, 'adc.scratch.growFlags', this.capacity * 4);
+    const growOffsets = createStorage(device, 'adc.scratch.growOffsets', (this.capacity + 1) * 4);
+    const growScan = this.scan.createPlan(this.capacity, growFlags, growOffsets, { buffer: this.counts, index: 0 }, 2);
     commands.afterSubmit(() => {
-      param.destroy();
-      moments.destroy();
+      for (const b of [param, moments, growFlags, growOffsets]) b.destroy();
+      growScan.destroy();
     });
-    return { param, ...moments.regions };
+    return { param, ...moments.regions, growFlags, growOffsets, growScan };
+  }
+
+  /** Growers the refines so far left ungrown for want of capacity (a GPU sync point). */
+  async clippedGrowth(): Promise<number> {
+    return new Uint32Array(await readBuffer(this.ctx.device, this.clipped, 4))[0];
   }
 
   /** GPU bytes this densifier holds between steps (statistics and scan; uniforms aside). */
   get bytes(): number {
-    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts].reduce((sum, b) => sum + b.size, 0);
+    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped].reduce((sum, b) => sum + b.size, 0);
   }
 
   destroy(): void {
     this.scanPlan.destroy();
-    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, ...this.uniforms.values()]) b.destroy();
+    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, ...this.uniforms.values()]) b.destroy();
   }
 }
 
 /**
  * ADC as a DensifyStrategy: statistics after Adam every step until the refine stop, a refine
  * every `refineEvery` steps from `refineStart`, an opacity reset every `resetEvery`. A refine at
- * most doubles the count, so before one the capacity must hold twice the count.
+ * most doubles the count; the capacity holds REFINE_ROOM x the count before one, and the growth
+ * beyond the capacity is clipped (counted: clippedGrowth).
  */
 export class AdcStrategy implements DensifyStrategy {
   readonly name = 'adc';
@@ -242,8 +270,9 @@ export class AdcStrategy implements DensifyStrategy {
     readonly config: AdcConfig,
   ) {}
 
+  /** Grown to 1.5x the count (a refine's growth past the capacity waits: fit_growth). */
   capacityFor(count: number, maxSplats: number): number {
-    return Math.max(1024, Math.min(2 * Math.max(count, 1), 2 * maxSplats) + 1024);
+    return Math.max(1024, Math.min(Math.ceil(CAPACITY_GROWTH * Math.max(count, 1)), 2 * maxSplats) + 1024);
   }
 
   private refinesAt(step: number): boolean {
@@ -255,11 +284,16 @@ export class AdcStrategy implements DensifyStrategy {
     return this.refinesAt(step);
   }
 
+  /** Room for a refine to grow the count by REFINE_ROOM unclipped (most refines grow by a few %). */
   hasRoom(count: number, capacity: number): boolean {
-    return 2 * count + 16 <= capacity;
+    return Math.ceil(REFINE_ROOM * count) + 16 <= capacity;
   }
 
+  /** Growth clipped by the densifiers replaced so far (a resize follows a clipped refine). */
+  private clippedBefore = 0;
+
   async rebuild(capacity: number): Promise<void> {
+    if (this.densifier.bytes) this.clippedBefore += await this.densifier.current.clippedGrowth();
     await this.densifier.replace(() => AdcDensifier.create(this.ctx, capacity, this.config));
   }
 
@@ -327,6 +361,11 @@ export class AdcStrategy implements DensifyStrategy {
 
   get bytes(): number {
     return this.densifier.bytes;
+  }
+
+  /** Growers the run's refines left ungrown for want of capacity (a GPU sync point). */
+  async clippedGrowth(): Promise<number> {
+    return this.clippedBefore + (await this.densifier.current.clippedGrowth());
   }
 
   destroy(): void {

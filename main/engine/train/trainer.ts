@@ -148,6 +148,11 @@ export class Trainer {
     return this.model.splats.capacity;
   }
 
+  /** Splats a refine left ungrown because the capacity was short (0 with room to spare; a GPU sync point). */
+  async clippedGrowth(): Promise<number> {
+    return (await this.densify.clippedGrowth?.()) ?? 0;
+  }
+
   /** Intersections the frame holds; grown when a step comes within 15% of it. */
   private isectCapacity = 0;
   private growIsect = 0;

@@ -91,3 +91,40 @@ describe('adaptive density control on the GPU', () => {
     expect([...new Float32Array(await readBuffer(ctx.device, densifier.gradAcc, 24))]).toEqual([0, 0, 0, 0, 0, 0]);
   });
 });
+
+describe('a refine that would outgrow the capacity', () => {
+  it('grows the first splats by index into the room there is, keeps the rest ungrown, and counts them', async () => {
+    const ctx = await testGpu();
+    const n = 6;
+    const s = emptySplats(n, 0);
+    for (let i = 0; i < n; i++) {
+      s.means.set([i, 0, 0], 3 * i);
+      s.logScales.set([Math.log(0.01), Math.log(0.01), Math.log(0.01)], 3 * i);
+      s.quats.set([1, 0, 0, 0], 4 * i);
+      s.opacityLogits[i] = 0; // 0.5
+    }
+    const capacity = 8;
+    const splats = GpuSplats.fromHost(ctx, s, capacity);
+    const adam = await Adam.create(ctx);
+    const c = splats.countBuffer;
+    const groups = {
+      means: adam.createGroup('means', splats.means, splats.means, c, 3, 3),
+      logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, c, 3, 3),
+      quats: adam.createGroup('quats', splats.quats, splats.quats, c, 4, 4),
+      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, c, 1, 1),
+      sh: adam.createGroup('sh', splats.sh, splats.sh, c, 3, 3, undefined, capacity),
+    };
+    const densifier = await AdcDensifier.create(ctx, capacity, ADC_DEFAULTS);
+    // every splat small with a high gradient: all six would duplicate (12 > 8)
+    ctx.device.queue.writeBuffer(densifier.gradAcc, 0, new Float32Array(n).fill(0.002));
+    ctx.device.queue.writeBuffer(densifier.hits, 0, new Uint32Array(n).fill(2));
+    const commands = ctx.commands('refine');
+    densifier.encodeRefine(commands, { step: 1000, seed: 1, sceneScale: 2, grow: true, pruneLarge: false, splatCount: c, groups });
+    await commands.submit();
+    const count = new Uint32Array(await readBuffer(ctx.device, c, 4))[0];
+    expect(count).toBe(capacity);
+    const out = await splats.download(count);
+    expect(Array.from({ length: count }, (_, i) => out.means[3 * i])).toEqual([0, 0, 1, 1, 2, 3, 4, 5]);
+    expect(await densifier.clippedGrowth()).toBe(4);
+  });
+});
