@@ -8,10 +8,12 @@
 //       (split children tested with their reduced scale). out_count[s] in {0, 1, 2}; growth is
 //       disabled when grow == 0 (at the splat cap).
 //   (scan of out_count: offset[s] and the new count; scan of grow_flag: grow_offset[s], the growers)
-//   fit_growth (per s, at a refine step, only when the new count exceeds the capacity): the
-//       growers past the room (grow_offset[s] >= capacity - the splats kept) keep their splat
-//       ungrown, so the splats that grow are the first ones by index, the same on every run;
-//       clipped[0] counts them over the run (then out_count is scanned again)
+//   fit_growth (per s, at a refine step, only when more splats would grow than the room: at most
+//       growth_fraction x n, and never past the capacity): the growers past the room
+//       (grow_offset[s] >= room) keep their splat ungrown, so the splats that grow are the first
+//       ones by index; the room depends on n alone where the host keeps the capacity above
+//       (1 + growth_fraction) n, so a run's result does not depend on its capacity's history
+//       (a resumed run's); clipped[0] counts them over the run (then out_count is scanned again)
 //   scatter_group (per s, once per parameter group and chunk of SCRATCH_LANES values): moves
 //       param, m, v of the lanes [lane_first, lane_first + SCRATCH_LANES) to offset[s] in the
 //       refine's scratch (SCRATCH_LANES values a splat, planar groups plane by plane from lane 0),
@@ -53,7 +55,7 @@ struct DensifyParams {
   plane: u32, // scatter_group: 0 interleaved (value i of splat s at s * stride + i); else planar at i * plane + s
   lane_first: u32, // scatter_group: the chunk's first value (0 for interleaved groups, whose stride <= SCRATCH_LANES)
   moment_shift: u32, // scatter_group: 0 f32 moments; 1 bf16 pairs, lanes 2w, 2w + 1 in word w * plane + s (adam.wgsl)
-  _pad0: u32,
+  growth_fraction: f32, // fit_growth: at most this fraction of n grows in one refine
   _pad1: u32,
   _pad2: u32,
 }
@@ -146,12 +148,13 @@ fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) 
 @compute @workgroup_size(WG)
 fn fit_growth(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let s = thread_id(gid, nwg);
-  let total = counts[1];
-  if (s >= counts[dp.count_index] || total <= dp.capacity) {
+  let n = counts[dp.count_index];
+  let growers = counts[2];
+  let kept = counts[1] - growers; // <= n <= capacity
+  let room = min(dp.capacity - kept, u32(floor(f32(n) * dp.growth_fraction)));
+  if (s >= n || growers <= room) {
     return;
   }
-  let growers = counts[2];
-  let room = dp.capacity - (total - growers); // slots beyond the splats kept (<= n <= capacity)
   if (s == 0u) {
     clipped[0] += growers - room;
   }

@@ -20,6 +20,8 @@ export interface AdcConfig {
   refineEvery: number;
   resetEvery: number;
   absgrad: boolean;
+  /** At most this fraction of the count grows in one refine (1: unlimited, a refine at most doubles). */
+  refineGrowth: number;
 }
 
 /** The registry's `train.*` values where it has them; gsplat DefaultStrategy's for the engine's own. */
@@ -33,6 +35,7 @@ export const ADC_DEFAULTS: AdcConfig = {
   refineEvery: paramDefault('train.refineEvery'),
   resetEvery: 3000,
   absgrad: paramDefault('train.absgrad'),
+  refineGrowth: paramDefault('train.refineGrowth'),
 };
 
 /** ADC refines until the smaller of its refine stop and half the run (the splats settle after). */
@@ -40,14 +43,6 @@ export function adcRefineStop(refineStop: number, iterations: number): number {
   return Math.min(refineStop, Math.floor(iterations / 2));
 }
 
-
-/**
- * The capacity policy: grown to CAPACITY_GROWTH x the count whenever a refine could not grow by
- * REFINE_ROOM x unclipped (it kept 2x, the most one refine can grow, until the refine learnt to
- * fit its growth into the capacity).
- */
-const CAPACITY_GROWTH = 1.5;
-const REFINE_ROOM = 1.25;
 
 /** Values a splat the refine scratch holds per part (kernels/densify.wgsl's SCRATCH_LANES). */
 const SCRATCH_LANES = 4;
@@ -64,8 +59,8 @@ interface Pipelines {
  * Adaptive density control on the GPU (kernels/densify.wgsl): running gradient statistics every
  * step; at refine steps classify, scan, and scatter every parameter group with its Adam moments
  * into a scratch of four values a splat, copied back chunk by chunk (made for the refine only).
- * The new count is written on the GPU, never past the capacity (growth that would overflow it is
- * clipped, deterministically: fit_growth); the host only learns it asynchronously.
+ * The new count is written on the GPU, grown by at most `refineGrowth` x and never past the
+ * capacity (the growth past it clipped by index: fit_growth); the host only learns it asynchronously.
  */
 export class AdcDensifier {
   readonly gradAcc: GPUBuffer;
@@ -114,7 +109,7 @@ export class AdcDensifier {
     return u;
   }
 
-  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift', number>>): GPUBuffer {
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift' | 'growthFraction', number>>): GPUBuffer {
     const data = UniformStruct.of('densify', 'DensifyParams').pack({
       count_index: values.countIndex ?? 0,
       width: values.width ?? 0,
@@ -133,6 +128,7 @@ export class AdcDensifier {
       plane: values.plane ?? 0,
       lane_first: values.laneFirst ?? 0,
       moment_shift: values.momentShift ?? 0,
+      growth_fraction: values.growthFraction ?? 0,
     });
     const buffer = this.uniform(name);
     this.ctx.device.queue.writeBuffer(buffer, 0, data);
@@ -172,6 +168,7 @@ export class AdcDensifier {
       pruneOpacity: this.config.pruneOpacity,
       pruneScale3d: options.pruneLarge ? this.config.pruneScale3d * sceneScale : 0,
       grow: options.grow ? 1 : 0,
+      growthFraction: this.config.refineGrowth,
     });
     const scratch = this.refineScratch(commands);
     const classifyGroup = bindGroup(this.ctx.device, this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 25: scratch.growFlags });
@@ -258,8 +255,8 @@ export class AdcDensifier {
 /**
  * ADC as a DensifyStrategy: statistics after Adam every step until the refine stop, a refine
  * every `refineEvery` steps from `refineStart`, an opacity reset every `resetEvery`. A refine at
- * most doubles the count; the capacity holds REFINE_ROOM x the count before one, and the growth
- * beyond the capacity is clipped (counted: clippedGrowth).
+ * most doubles the count, or grows it by `refineGrowth` x (the first growers by index; the
+ * others counted: clippedGrowth); the capacity holds that before one.
  */
 export class AdcStrategy implements DensifyStrategy {
   readonly name = 'adc';
@@ -270,9 +267,12 @@ export class AdcStrategy implements DensifyStrategy {
     readonly config: AdcConfig,
   ) {}
 
-  /** Grown to 1.5x the count (a refine's growth past the capacity waits: fit_growth). */
+  /**
+   * Room for one refine's growth (at most `refineGrowth` x the count, fit_growth) and 1024 more:
+   * 1.25x the count by default; refineGrowth 1 keeps the 2x a refine that may double needs.
+   */
   capacityFor(count: number, maxSplats: number): number {
-    return Math.max(1024, Math.min(Math.ceil(CAPACITY_GROWTH * Math.max(count, 1)), 2 * maxSplats) + 1024);
+    return Math.max(1024, Math.min(Math.ceil((1 + this.config.refineGrowth) * Math.max(count, 1)), 2 * maxSplats) + 1024);
   }
 
   private refinesAt(step: number): boolean {
@@ -284,9 +284,9 @@ export class AdcStrategy implements DensifyStrategy {
     return this.refinesAt(step);
   }
 
-  /** Room for a refine to grow the count by REFINE_ROOM unclipped (most refines grow by a few %). */
+  /** Room for the most a refine may grow: then the capacity never clips it, whatever its history. */
   hasRoom(count: number, capacity: number): boolean {
-    return Math.ceil(REFINE_ROOM * count) + 16 <= capacity;
+    return Math.ceil((1 + this.config.refineGrowth) * count) + 16 <= capacity;
   }
 
   /** Growth clipped by the densifiers replaced so far (a resize follows a clipped refine). */

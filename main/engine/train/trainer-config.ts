@@ -94,11 +94,12 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
  * A run's recorded `train.*` values (a manifest's record, a job's, a benchmark's), typed. A run
  * recorded before `train.ssimPadding` existed trained with zero padding, one recorded before
  * `train.appearance` without a colour model, one before `train.refineCameras` without camera
- * refinement: they resume so; any other missing key takes the registry's default.
+ * refinement, one before `train.refineGrowth` with refines that could double the count: they
+ * resume so; any other missing key takes the registry's default.
  */
 export function trainParamValues(record: Readonly<Record<string, ParamValue | undefined>>): TrainParamValues {
   const given = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, ParamValue] => entry[1] !== undefined));
-  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', ...given });
+  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', 'train.refineGrowth': 1, ...given });
 }
 
 /** The trainer's configuration from a run's `train.*` values. */
@@ -128,6 +129,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
       refineStop: adcRefineStop(p['train.refineStop'], iterations),
       growGrad2d: p['train.growGrad2d'],
       absgrad: p['train.absgrad'],
+      refineGrowth: p['train.refineGrowth'],
     },
     geometry: p['train.geometry']
       ? {

@@ -50,7 +50,7 @@ describe('adaptive density control on the GPU', () => {
         writeRange(ctx.device, g[part], g.momentShift ? packBf16Planar(values, g.stride, g.plane) : values);
       }
     }
-    const densifier = await AdcDensifier.create(ctx, 32, ADC_DEFAULTS);
+    const densifier = await AdcDensifier.create(ctx, 32, { ...ADC_DEFAULTS, refineGrowth: 1 }); // growth unlimited here
     const bytesBefore = densifier.bytes;
     // gradient statistics: 2 hits each, average 0.001 (> 0.0002) except splats 0 and 5
     const acc = [0, 0.002, 0.002, 0.002, 0.002, 0.0001];
@@ -92,8 +92,11 @@ describe('adaptive density control on the GPU', () => {
   });
 });
 
-describe('a refine that would outgrow the capacity', () => {
-  it('grows the first splats by index into the room there is, keeps the rest ungrown, and counts them', async () => {
+describe('a refine that would grow more than its room', () => {
+  it.each([
+    { room: 'the capacity', capacity: 8, refineGrowth: 1, grown: [0, 1] },
+    { room: 'refineGrowth x n', capacity: 32, refineGrowth: 0.5, grown: [0, 1, 2] },
+  ])('grows the first splats by index into $room, keeps the rest ungrown, and counts them', async ({ capacity, refineGrowth, grown }) => {
     const ctx = await testGpu();
     const n = 6;
     const s = emptySplats(n, 0);
@@ -103,7 +106,6 @@ describe('a refine that would outgrow the capacity', () => {
       s.quats.set([1, 0, 0, 0], 4 * i);
       s.opacityLogits[i] = 0; // 0.5
     }
-    const capacity = 8;
     const splats = GpuSplats.fromHost(ctx, s, capacity);
     const adam = await Adam.create(ctx);
     const c = splats.countBuffer;
@@ -114,17 +116,17 @@ describe('a refine that would outgrow the capacity', () => {
       opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, c, 1, 1),
       sh: adam.createGroup('sh', splats.sh, splats.sh, c, 3, 3, undefined, capacity),
     };
-    const densifier = await AdcDensifier.create(ctx, capacity, ADC_DEFAULTS);
-    // every splat small with a high gradient: all six would duplicate (12 > 8)
+    const densifier = await AdcDensifier.create(ctx, capacity, { ...ADC_DEFAULTS, refineGrowth });
+    // every splat small with a high gradient: all six would duplicate (12 > 8; 6 > 0.5 x 6)
     ctx.device.queue.writeBuffer(densifier.gradAcc, 0, new Float32Array(n).fill(0.002));
     ctx.device.queue.writeBuffer(densifier.hits, 0, new Uint32Array(n).fill(2));
     const commands = ctx.commands('refine');
     densifier.encodeRefine(commands, { step: 1000, seed: 1, sceneScale: 2, grow: true, pruneLarge: false, splatCount: c, groups });
     await commands.submit();
     const count = new Uint32Array(await readBuffer(ctx.device, c, 4))[0];
-    expect(count).toBe(capacity);
+    expect(count).toBe(n + grown.length);
     const out = await splats.download(count);
-    expect(Array.from({ length: count }, (_, i) => out.means[3 * i])).toEqual([0, 0, 1, 1, 2, 3, 4, 5]);
-    expect(await densifier.clippedGrowth()).toBe(4);
+    expect(Array.from({ length: count }, (_, i) => out.means[3 * i])).toEqual([0, 1, 2, 3, 4, 5].flatMap((i) => (grown.includes(i) ? [i, i] : [i])));
+    expect(await densifier.clippedGrowth()).toBe(n - grown.length);
   });
 });
