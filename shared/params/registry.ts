@@ -134,9 +134,9 @@ export const PARAMS = [
     group: 'Densification', label: 'Grow gradient', commands: ['train', 'bench'], advanced: true, help: 'Screen-space gradient above which a splat is cloned or split (ADC).',
   },
   {
-    key: 'train.refineGrowth', flag: 'refine-growth', type: 'float', min: 0.01, max: 1, default: 0.25,
+    key: 'train.refineGrowth', flag: 'refine-growth', type: 'float', min: 0.01, max: 1, default: 1,
     group: 'Densification', label: 'Refine growth', commands: ['train', 'bench'], advanced: true,
-    help: 'Most a refine grows the splat count, as a fraction of it (ADC): the first splats by index grow, the others wait for a later refine. The capacity keeps room for it: 1 (a refine may double) needs 2x the count.',
+    help: 'Most a refine grows the splat count, as a fraction of it (ADC): the first splats by index grow, the others wait for a later refine. The capacity keeps room for it: 1 (a refine may double) needs 2x the count, 0.25 1.25x.',
   },
   {
     key: 'train.refineStart', flag: 'refine-start', type: 'int', min: 0, max: 10_000_000, default: 500, unit: 'steps',

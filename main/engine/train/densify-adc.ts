@@ -269,7 +269,7 @@ export class AdcStrategy implements DensifyStrategy {
 
   /**
    * Room for one refine's growth (at most `refineGrowth` x the count, fit_growth) and 1024 more:
-   * 1.25x the count by default; refineGrowth 1 keeps the 2x a refine that may double needs.
+   * 2x the count by default (a refine may double), 1.25x with refineGrowth 0.25.
    */
   capacityFor(count: number, maxSplats: number): number {
     return Math.max(1024, Math.min(Math.ceil((1 + this.config.refineGrowth) * Math.max(count, 1)), 2 * maxSplats) + 1024);
