@@ -7,9 +7,18 @@
 //       prune_opacity, or (after the first opacity reset) max scale > prune_scale3d * scene scale
 //       (split children tested with their reduced scale). out_count[s] in {0, 1, 2}; growth is
 //       disabled when grow == 0 (at the splat cap).
-//   (scan of out_count: offset[s] and the new count)
-//   scatter_group (per s, once per parameter group): moves param, m, v to offset[s]; a duplicate
-//       copy and split children start with zero moments; split children: means = mean + R (S z),
+//   (scan of out_count: offset[s] and the new count; scan of grow_flag: grow_offset[s], the growers)
+//   fit_growth (per s, at a refine step, only when more splats would grow than the room: at most
+//       growth_fraction x n, and never past the capacity): the growers past the room
+//       (grow_offset[s] >= room) keep their splat ungrown, so the splats that grow are the first
+//       ones by index; the room depends on n alone where the host keeps the capacity above
+//       (1 + growth_fraction) n, so a run's result does not depend on its capacity's history
+//       (a resumed run's); clipped[0] counts them over the run (then out_count is scanned again)
+//   scatter_group (per s, once per parameter group and chunk of SCRATCH_LANES values): moves
+//       param, m, v of the lanes [lane_first, lane_first + SCRATCH_LANES) to offset[s] in the
+//       refine's scratch (SCRATCH_LANES values a splat, planar groups plane by plane from lane 0),
+//       which the host copies back before the next chunk; a duplicate copy and split children
+//       start with zero moments; split children: means = mean + R (S z),
 //       z ~ N(0, I) from a counter-based hash of (seed, step, s, child), log scales - log(1.6)
 //   reset_opacity: opacity logits clamped to logit(2 * prune_opacity), their moments zeroed
 // Workgroup: WG threads, one splat each; 2D dispatch over the capacity; threads past n exit.
@@ -19,6 +28,10 @@
 
 override WG: u32 = 256u;
 override ABSGRAD: bool = false;
+
+// Values a splat the refine scratch holds per part: the widest interleaved group (quats) in one
+// chunk; the SH planes four at a time (densify-adc.ts sizes the scratch by the same number).
+const SCRATCH_LANES: u32 = 4u;
 
 const ACTION_KEEP: u32 = 0u;
 const ACTION_DUPLICATE: u32 = 1u;
@@ -40,7 +53,11 @@ struct DensifyParams {
   capacity: u32,
   opacity_logit_max: f32, // reset_opacity
   plane: u32, // scatter_group: 0 interleaved (value i of splat s at s * stride + i); else planar at i * plane + s
+  lane_first: u32, // scatter_group: the chunk's first value (0 for interleaved groups, whose stride <= SCRATCH_LANES)
+  moment_shift: u32, // scatter_group: 0 f32 moments; 1 bf16 pairs, lanes 2w, 2w + 1 in word w * plane + s (adam.wgsl)
+  growth_fraction: f32, // fit_growth: at most this fraction of n grows in one refine
   _pad1: u32,
+  _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> dp: DensifyParams;
@@ -68,6 +85,10 @@ struct DensifyParams {
 @group(0) @binding(19) var<storage, read_write> v_out: array<f32>; // arena moments.v moments_out
 @group(0) @binding(20) var<storage, read> split_scales: array<f32>; // arena splat_params.logScales
 @group(0) @binding(21) var<storage, read> split_quats: array<f32>; // arena splat_params.quats
+// classify (out), fit_growth (in): 1 where the splat grows (out_count 2), and its exclusive scan
+@group(0) @binding(25) var<storage, read_write> grow_flag: array<u32>;
+@group(0) @binding(26) var<storage, read> grow_offset: array<u32>;
+@group(0) @binding(27) var<storage, read_write> clipped: array<u32>;
 // reset_opacity
 @group(0) @binding(22) var<storage, read_write> opacity_rw: array<f32>;
 @group(0) @binding(23) var<storage, read_write> opacity_m: array<f32>;
@@ -118,7 +139,29 @@ fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) 
     pruned = true;
   }
   action[s] = a;
-  out_count[s] = select(select(1u, 2u, a != ACTION_KEEP), 0u, pruned);
+  let out = select(select(1u, 2u, a != ACTION_KEEP), 0u, pruned);
+  out_count[s] = out;
+  grow_flag[s] = select(0u, 1u, out == 2u);
+}
+
+// counts: [0] n, [1] the new count as classified, [2] the growers.
+@compute @workgroup_size(WG)
+fn fit_growth(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = thread_id(gid, nwg);
+  let n = counts[dp.count_index];
+  let growers = counts[2];
+  let kept = counts[1] - growers; // <= n <= capacity
+  let room = min(dp.capacity - kept, u32(floor(f32(n) * dp.growth_fraction)));
+  if (s >= n || growers <= room) {
+    return;
+  }
+  if (s == 0u) {
+    clipped[0] += growers - room;
+  }
+  if (grow_flag[s] != 0u && grow_offset[s] >= room) {
+    action[s] = ACTION_KEEP;
+    out_count[s] = 1u;
+  }
 }
 
 fn normal3(s: u32, child: u32) -> vec3f {
@@ -154,12 +197,12 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
       let q = vec4f(split_quats[4u * s], split_quats[4u * s + 1u], split_quats[4u * s + 2u], split_quats[4u * s + 3u]);
       offset3 = rotate_by_quat(q, sc * normal3(s, c));
     }
-    for (var i = 0u; i < k; i++) {
+    for (var i = dp.lane_first; i < min(k, dp.lane_first + SCRATCH_LANES); i++) {
       var src = s * k + i;
       var dst = d * k + i;
       if (dp.plane != 0u) {
         src = i * dp.plane + s;
-        dst = i * dp.plane + d;
+        dst = (i - dp.lane_first) * dp.plane + d;
       }
       var value = param_in[src];
       if (dp.mode == 1u && i < 3u) {
@@ -169,8 +212,15 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
         value -= 0.47000362924573558; // log(1.6)
       }
       param_out[dst] = value;
-      m_out[dst] = select(m_in[src], 0.0, fresh);
-      v_out[dst] = select(v_in[src], 0.0, fresh);
+      // moments move as bits (bf16 pairs are no f32 values): a pair's word is written by both its lanes, alike
+      var m_src = src;
+      var m_dst = dst;
+      if (dp.plane != 0u) {
+        m_src = (i >> dp.moment_shift) * dp.plane + s;
+        m_dst = ((i - dp.lane_first) >> dp.moment_shift) * dp.plane + d;
+      }
+      m_out[m_dst] = bitcast<f32>(select(bitcast<u32>(m_in[m_src]), 0u, fresh));
+      v_out[m_dst] = bitcast<f32>(select(bitcast<u32>(v_in[m_src]), 0u, fresh));
     }
   }
 }

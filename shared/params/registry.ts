@@ -101,6 +101,21 @@ export const PARAMS = [
     help: "Adam's learning rate of the per-image colour models (with --appearance): warmed up over 1000 steps, decaying to 1% at the end.",
   },
   {
+    key: 'train.momentsPrecision', flag: 'moments-precision', type: 'enum', choices: ['f32', 'bf16'], default: 'f32',
+    group: 'Training', label: 'Adam moment precision', commands: ['train', 'bench'], advanced: true,
+    help: "Precision of the SH coefficients' Adam moments: bf16 halves them (192 B a splat less at SH degree 3; the other parameters' moments stay f32); checkpoints keep f32 moments either way.",
+  },
+  {
+    key: 'train.sparseAdam', flag: 'sparse-adam', type: 'bool', default: false,
+    group: 'Training', label: 'Sparse Adam', commands: ['train', 'bench'], advanced: true,
+    help: "Adam only on the splats visible in the step's view: the others keep their parameters and moments (no decay while unseen).",
+  },
+  {
+    key: 'train.shRestEvery', flag: 'sh-rest-every', type: 'int', min: 1, max: 1000, default: 1, unit: 'steps',
+    group: 'Training', label: 'SH bands every', commands: ['train', 'bench'], advanced: true,
+    help: 'Update the SH bands above the DC colour every N steps (the DC every step); the steps between drop those bands\' gradients.',
+  },
+  {
     key: 'train.refineCameras', flag: 'refine-cameras', type: 'enum', choices: ['auto', 'off', 'poses', 'poses+intrinsics'], default: 'auto',
     group: 'Training', label: 'Refine cameras', commands: ['train', 'bench'],
     help: "Learn per-image pose corrections (and with 'poses+intrinsics' per-camera focal length and principal point) from the photometric loss, after a warm-up. 'auto': off for NeRF-synthetic and the sample scene (exact poses); for captures (COLMAP, transforms.json) off too until measured on real captures (see train/camera-refine.ts).",
@@ -122,6 +137,11 @@ export const PARAMS = [
   {
     key: 'train.growGrad2d', flag: 'grow-grad2d', type: 'float', min: 0, max: 1, default: 0.0002,
     group: 'Densification', label: 'Grow gradient', commands: ['train', 'bench'], advanced: true, help: 'Screen-space gradient above which a splat is cloned or split (ADC).',
+  },
+  {
+    key: 'train.refineGrowth', flag: 'refine-growth', type: 'float', min: 0.01, max: 1, default: 1,
+    group: 'Densification', label: 'Refine growth', commands: ['train', 'bench'], advanced: true,
+    help: 'Most a refine grows the splat count, as a fraction of it (ADC): the first splats by index grow, the others wait for a later refine. The capacity keeps room for it: 1 (a refine may double) needs 2x the count, 0.25 1.25x.',
   },
   {
     key: 'train.refineStart', flag: 'refine-start', type: 'int', min: 0, max: 10_000_000, default: 500, unit: 'steps',

@@ -38,6 +38,9 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     ...metricsOf(result),
     startup_s: result.processFirstStepS,
     bytes_per_splat_state: Math.round(result.stateBytesPerSplat),
+    bytes_per_live_splat: Math.round(result.stateBytesPerLiveSplat),
+    // splats whose growth a refine clipped for want of capacity: 0 means the capacity policy changed nothing
+    refine_growth_clipped: result.clippedGrowth,
     test_views: result.evaluation.views.length,
     train_views: result.data.train,
     ...setup,

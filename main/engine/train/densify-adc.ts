@@ -1,12 +1,12 @@
 import { GpuArena } from '../gpu/arena.js';
-import { bindGroup, createStorage, createUniform, rangeOf, readBuffer, type BufferBinding, type GpuRegion } from '../gpu/buffers.js';
+import { bindGroup, createStorage, createUniform, rangeOf, readBuffer, type BufferBinding } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import { paramDefault } from '../../../shared/params/index.js';
-import type { AdamGroup } from './adam.js';
+import { momentWordsPerSplat, type AdamGroup } from './adam.js';
 import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
 
 /** gsplat DefaultStrategy's settings. */
@@ -20,6 +20,8 @@ export interface AdcConfig {
   refineEvery: number;
   resetEvery: number;
   absgrad: boolean;
+  /** At most this fraction of the count grows in one refine (1: unlimited, a refine at most doubles). */
+  refineGrowth: number;
 }
 
 /** The registry's `train.*` values where it has them; gsplat DefaultStrategy's for the engine's own. */
@@ -33,6 +35,7 @@ export const ADC_DEFAULTS: AdcConfig = {
   refineEvery: paramDefault('train.refineEvery'),
   resetEvery: 3000,
   absgrad: paramDefault('train.absgrad'),
+  refineGrowth: paramDefault('train.refineGrowth'),
 };
 
 /** ADC refines until the smaller of its refine stop and half the run (the splats settle after). */
@@ -41,18 +44,23 @@ export function adcRefineStop(refineStop: number, iterations: number): number {
 }
 
 
+/** Values a splat the refine scratch holds per part (kernels/densify.wgsl's SCRATCH_LANES). */
+const SCRATCH_LANES = 4;
+
 interface Pipelines {
   accumulate: CompiledPipeline;
   classify: CompiledPipeline;
   scatter: CompiledPipeline;
   reset: CompiledPipeline;
+  fit: CompiledPipeline;
 }
 
 /**
  * Adaptive density control on the GPU (kernels/densify.wgsl): running gradient statistics every
  * step; at refine steps classify, scan, and scatter every parameter group with its Adam moments
- * into scratch buffers, then copy back. The new count is written on the GPU; the host only
- * learns it asynchronously (it keeps capacity >= 2x the count so a refine never overflows).
+ * into a scratch of four values a splat, copied back chunk by chunk (made for the refine only).
+ * The new count is written on the GPU, grown by at most `refineGrowth` x and never past the
+ * capacity (the growth past it clipped by index: fit_growth); the host only learns it asynchronously.
  */
 export class AdcDensifier {
   readonly gradAcc: GPUBuffer;
@@ -60,11 +68,12 @@ export class AdcDensifier {
   private readonly action: GPUBuffer;
   private readonly outCount: GPUBuffer;
   private readonly offsets: GPUBuffer;
-  /** [0] n before the refine, [1] n after. */
+  /** [0] n before the refine, [1] n after, [2] the growers. */
   readonly counts: GPUBuffer;
+  /** [0]: growers left ungrown for want of capacity, over the run (fit_growth). */
+  private readonly clipped: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private readonly uniforms = new Map<string, GPUBuffer>();
-  private readonly scratch = new Map<string, { param: GPUBuffer; moments: GpuArena<'moments'>; m: GpuRegion; v: GpuRegion }>();
   private readonly groupCache = new Map<string, GPUBindGroup>();
 
   private constructor(
@@ -81,16 +90,17 @@ export class AdcDensifier {
     this.outCount = createStorage(device, 'adc.outCount', capacity * 4);
     this.offsets = createStorage(device, 'adc.offsets', (capacity + 1) * 4);
     this.counts = createStorage(device, 'adc.counts', 16);
+    this.clipped = createStorage(device, 'adc.clipped', 16);
     this.scanPlan = scan.createPlan(capacity, this.outCount, this.offsets, { buffer: this.counts, index: 0 }, 1);
   }
 
   static async create(ctx: GpuContext, capacity: number, config: AdcConfig): Promise<AdcDensifier> {
     const constants = { WG: 256, ABSGRAD: config.absgrad ? 1 : 0 };
-    const [accumulate, classify, scatter, reset] = await ctx.kernels.preload(
-      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants })),
+    const [accumulate, classify, scatter, reset, fit] = await ctx.kernels.preload(
+      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity', 'fit_growth'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants })),
     );
     const scan = await ExclusiveScan.create(ctx);
-    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset }, scan, capacity, config);
+    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset, fit }, scan, capacity, config);
   }
 
   private uniform(name: string): GPUBuffer {
@@ -99,7 +109,7 @@ export class AdcDensifier {
     return u;
   }
 
-  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane', number>>): GPUBuffer {
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift' | 'growthFraction', number>>): GPUBuffer {
     const data = UniformStruct.of('densify', 'DensifyParams').pack({
       count_index: values.countIndex ?? 0,
       width: values.width ?? 0,
@@ -116,6 +126,9 @@ export class AdcDensifier {
       capacity: values.capacity ?? this.capacity,
       opacity_logit_max: values.opacityLogitMax ?? 0,
       plane: values.plane ?? 0,
+      lane_first: values.laneFirst ?? 0,
+      moment_shift: values.momentShift ?? 0,
+      growth_fraction: values.growthFraction ?? 0,
     });
     const buffer = this.uniform(name);
     this.ctx.device.queue.writeBuffer(buffer, 0, data);
@@ -155,25 +168,39 @@ export class AdcDensifier {
       pruneOpacity: this.config.pruneOpacity,
       pruneScale3d: options.pruneLarge ? this.config.pruneScale3d * sceneScale : 0,
       grow: options.grow ? 1 : 0,
+      growthFraction: this.config.refineGrowth,
     });
-    const classifyGroup = this.cachedGroup('classify', this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount });
+    const scratch = this.refineScratch(commands);
+    const classifyGroup = bindGroup(this.ctx.device, this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 25: scratch.growFlags });
     this.dispatch(commands, this.pipelines.classify, classifyGroup, 'densify.classify');
     this.scan.encode(commands, this.scanPlan);
+    // growth past the capacity: the first growers by index grow, the rest wait for a later refine
+    this.scan.encode(commands, scratch.growScan);
+    const fitGroup = bindGroup(this.ctx.device, this.pipelines.fit, { 0: cu, 1: this.counts, 10: this.action, 11: this.outCount, 25: scratch.growFlags, 26: scratch.growOffsets, 27: this.clipped });
+    this.dispatch(commands, this.pipelines.fit, fitGroup, 'densify.fit_growth');
+    this.scan.encode(commands, this.scanPlan);
+    // Means first: its split offsets read the old log scales and quaternions, still in place then.
     const order: [keyof typeof groups, number][] = [['means', 1], ['logScales', 2], ['quats', 0], ['opacityLogits', 0], ['sh', 0]];
     for (const [name, mode] of order) {
       const g = groups[name];
-      const scratch = this.scratchFor(name, g);
-      const u = this.writeUniform(`scatter.${name}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane });
-      // The layout is shared by every mode: the split inputs are bound even where unused.
-      const entries: Record<number, BufferBinding> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
-      this.dispatch(commands, this.pipelines.scatter, this.cachedGroup(`scatter.${name}`, this.pipelines.scatter, entries), `densify.scatter.${name}`);
-    }
-    for (const [name] of order) {
-      const g = groups[name];
-      const scratch = this.scratchFor(name, g);
-      commands.copyBuffer(scratch.param, 0, g.param, 0, rangeOf(g.param).size);
-      commands.copyBuffer(scratch.m, 0, g.m, 0, g.m.size);
-      commands.copyBuffer(scratch.v, 0, g.v, 0, g.v.size);
+      // planar groups (SH) move SCRATCH_LANES planes at a time; interleaved ones (stride <= 4) at once
+      const chunks = g.plane ? Math.ceil(g.stride / SCRATCH_LANES) : 1;
+      for (let chunk = 0; chunk < chunks; chunk++) {
+        const laneFirst = chunk * SCRATCH_LANES;
+        const u = this.writeUniform(`scatter.${name}.${chunk}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane, laneFirst, momentShift: g.momentShift });
+        // The layout is shared by every mode: the split inputs are bound even where unused.
+        const entries: Record<number, BufferBinding> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
+        this.dispatch(commands, this.pipelines.scatter, bindGroup(this.ctx.device, this.pipelines.scatter, entries), `densify.scatter.${name}`);
+        // back into the group's own buffers before the next chunk reuses the scratch (bf16
+        // moments: half the planes, SCRATCH_LANES even so a chunk holds whole pairs)
+        if (!g.plane) for (const part of ['param', 'm', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], 0, rangeOf(g.param).size);
+        else {
+          const lanes = Math.min(SCRATCH_LANES, g.stride - laneFirst);
+          commands.copyBuffer(scratch.param, 0, g.param, laneFirst * g.plane * 4, lanes * g.plane * 4);
+          const words = momentWordsPerSplat(lanes, g.momentShift);
+          for (const part of ['m', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], (laneFirst >> g.momentShift) * g.plane * 4, words * g.plane * 4);
+        }
+      }
     }
     commands.copyBuffer(this.counts, 4, options.splatCount, 0, 4);
     commands.clearBuffer(this.gradAcc);
@@ -188,35 +215,48 @@ export class AdcDensifier {
     this.dispatch(commands, this.pipelines.reset, group, 'densify.reset_opacity');
   }
 
-  private scratchFor(name: string, g: AdamGroup) {
-    let s = this.scratch.get(name);
-    if (!s) {
-      // the moments' scratch is a moments arena too: scatter binds it as one where it must
-      const bytes = rangeOf(g.param).size;
-      const moments = new GpuArena(this.ctx.device, 'moments', `adc.scratch.${name}`, { m: bytes, v: bytes });
-      this.scratch.set(name, (s = { param: createStorage(this.ctx.device, `adc.scratch.${name}.param`, bytes), moments, ...moments.regions }));
-    }
-    return s;
+  /**
+   * The refine's scratch: SCRATCH_LANES values a splat of capacity for the parameter and each
+   * moment (48 B a splat), made for this refine and destroyed once its commands are submitted
+   * (WebGPU keeps a destroyed buffer alive for the work already submitted), so no memory stays
+   * with the steps that do not refine. The moments' part is a moments arena: scatter binds it as one.
+   */
+  private refineScratch(commands: GpuCommands) {
+    const { device } = this.ctx;
+    const bytes = this.capacity * SCRATCH_LANES * 4;
+    const moments = new GpuArena(device, 'moments', 'adc.scratch', { m: bytes, v: bytes });
+    const param = createStorage(device, 'adc.scratch.param', bytes);
+    const growFlags = createStorage(device, 'adc.scratch.growFlags', this.capacity * 4);
+    const growOffsets = createStorage(device, 'adc.scratch.growOffsets', (this.capacity + 1) * 4);
+    const growScan = this.scan.createPlan(this.capacity, growFlags, growOffsets, { buffer: this.counts, index: 0 }, 2);
+    commands.afterSubmit(() => {
+      for (const b of [param, moments, growFlags, growOffsets]) b.destroy();
+      growScan.destroy();
+    });
+    return { param, ...moments.regions, growFlags, growOffsets, growScan };
   }
 
-  /** GPU bytes this densifier holds (statistics, scan and refine scratch; uniforms aside). */
+  /** Growers the refines so far left ungrown for want of capacity (a GPU sync point). */
+  async clippedGrowth(): Promise<number> {
+    return new Uint32Array(await readBuffer(this.ctx.device, this.clipped, 4))[0];
+  }
+
+  /** GPU bytes this densifier holds between steps (statistics and scan; uniforms aside). */
   get bytes(): number {
-    let total = [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts].reduce((sum, b) => sum + b.size, 0);
-    for (const s of this.scratch.values()) total += s.param.size + s.moments.size;
-    return total;
+    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped].reduce((sum, b) => sum + b.size, 0);
   }
 
   destroy(): void {
     this.scanPlan.destroy();
-    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, ...this.uniforms.values()]) b.destroy();
-    for (const s of this.scratch.values()) for (const b of [s.param, s.moments]) b.destroy();
+    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, ...this.uniforms.values()]) b.destroy();
   }
 }
 
 /**
  * ADC as a DensifyStrategy: statistics after Adam every step until the refine stop, a refine
  * every `refineEvery` steps from `refineStart`, an opacity reset every `resetEvery`. A refine at
- * most doubles the count, so before one the capacity must hold twice the count.
+ * most doubles the count, or grows it by `refineGrowth` x (the first growers by index; the
+ * others counted: clippedGrowth); the capacity holds that before one.
  */
 export class AdcStrategy implements DensifyStrategy {
   readonly name = 'adc';
@@ -227,8 +267,12 @@ export class AdcStrategy implements DensifyStrategy {
     readonly config: AdcConfig,
   ) {}
 
+  /**
+   * Room for one refine's growth (at most `refineGrowth` x the count, fit_growth) and 1024 more:
+   * 2x the count by default (a refine may double), 1.25x with refineGrowth 0.25.
+   */
   capacityFor(count: number, maxSplats: number): number {
-    return Math.max(1024, Math.min(2 * Math.max(count, 1), 2 * maxSplats) + 1024);
+    return Math.max(1024, Math.min(Math.ceil((1 + this.config.refineGrowth) * Math.max(count, 1)), 2 * maxSplats) + 1024);
   }
 
   private refinesAt(step: number): boolean {
@@ -240,11 +284,16 @@ export class AdcStrategy implements DensifyStrategy {
     return this.refinesAt(step);
   }
 
+  /** Room for the most a refine may grow: then the capacity never clips it, whatever its history. */
   hasRoom(count: number, capacity: number): boolean {
-    return 2 * count + 16 <= capacity;
+    return Math.ceil((1 + this.config.refineGrowth) * count) + 16 <= capacity;
   }
 
+  /** Growth clipped by the densifiers replaced so far (a resize follows a clipped refine). */
+  private clippedBefore = 0;
+
   async rebuild(capacity: number): Promise<void> {
+    if (this.densifier.bytes) this.clippedBefore += await this.densifier.current.clippedGrowth();
     await this.densifier.replace(() => AdcDensifier.create(this.ctx, capacity, this.config));
   }
 
@@ -312,6 +361,11 @@ export class AdcStrategy implements DensifyStrategy {
 
   get bytes(): number {
     return this.densifier.bytes;
+  }
+
+  /** Growers the run's refines left ungrown for want of capacity (a GPU sync point). */
+  async clippedGrowth(): Promise<number> {
+    return this.clippedBefore + (await this.densifier.current.clippedGrowth());
   }
 
   destroy(): void {

@@ -60,6 +60,8 @@ export interface DensifyStrategy {
   restore(blobs: ReadonlyMap<string, Uint8Array>, count: number, floats: (name: string, count: number) => Float32Array): void;
   /** GPU bytes of the strategy's state (statistics, refine scratch). */
   readonly bytes: number;
+  /** Splats whose growth a refine clipped for want of capacity, over the run (where a refine can clip). */
+  clippedGrowth?(): Promise<number>;
   destroy(): void;
 }
 

@@ -88,6 +88,10 @@ export interface TrainJobResult {
   memoryCap?: Trainer['memoryCap'];
   /** Trainer.stateBytesPerSplat at the end of the run. */
   stateBytesPerSplat: number;
+  /** Trainer.stateBytesPerLiveSplat at the end of the run. */
+  stateBytesPerLiveSplat: number;
+  /** Trainer.clippedGrowth at the end of the run. */
+  clippedGrowth: number;
   nonFiniteSkipped: number;
   /** Steps whose intersections outgrew the buffers (their gradient missed some; the buffers grow at the next check). */
   intersectionOverflows: number;
@@ -244,6 +248,8 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     const splats = await trainer.download();
     if (trainer.nonFiniteSkipped > 0) log('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
     if (trainer.isectOverflows > 0) log('warn', `${trainer.isectOverflows} steps needed more intersections than the buffers held (their gradients missed some; the buffers grew after)`);
+    const clippedGrowth = await trainer.clippedGrowth();
+    if (clippedGrowth > 0) log('info', `${clippedGrowth} splats a refine would have grown waited for a later one (train.refineGrowth: the most one refine grows)`);
     const train = data.views.filter((v) => v.split === 'train');
     return {
       steps: trainer.step,
@@ -260,6 +266,8 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       peakGpuBytes: ctx.memory.peak,
       memoryCap: trainer.memoryCap,
       stateBytesPerSplat: trainer.stateBytesPerSplat,
+      stateBytesPerLiveSplat: trainer.stateBytesPerLiveSplat,
+      clippedGrowth,
       nonFiniteSkipped: trainer.nonFiniteSkipped,
       intersectionOverflows: trainer.isectOverflows,
       cancelled,

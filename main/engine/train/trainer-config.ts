@@ -7,6 +7,7 @@ import { paramDefault, paramsWithPrefix, resolveParams, type ParamsWithPrefix, t
 import { CAMERA_REFINE_DEFAULTS, type CameraRefineConfig, type RefineCamerasMode } from './camera-refine.js';
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
+import type { MomentsPrecision } from './adam.js';
 import type { DensifyStrategyName } from './densify-strategy.js';
 import type { AppearanceChoice } from './appearance.js';
 import type { SsimPadding } from './loss.js';
@@ -32,6 +33,12 @@ export interface TrainerConfig {
   /** Adam's base learning rate of the colour models (appearance.ts appearanceLearningRate). */
   appearanceLr: number;
   rates: LearningRates;
+  /** The SH group's Adam moments: f32, or bf16 (kernels/adam.wgsl). */
+  momentsPrecision: MomentsPrecision;
+  /** Adam only on the splats visible in the step's view. */
+  sparseAdam: boolean;
+  /** The SH bands above the DC are updated every this many steps (1: every step). */
+  shRestEvery: number;
   adc: AdcConfig;
   /** Read the loss back every N steps (asynchronously). */
   lossEvery: number;
@@ -89,6 +96,9 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     appearance: paramDefault('train.appearance'),
     appearanceLr: paramDefault('train.appearanceLr'),
     rates: DEFAULT_LEARNING_RATES,
+    momentsPrecision: paramDefault('train.momentsPrecision'),
+    sparseAdam: paramDefault('train.sparseAdam'),
+    shRestEvery: paramDefault('train.shRestEvery'),
     lossEvery: LOSS_EVERY,
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: paramDefault('train.refineCameras') },
     ...overrides,
@@ -102,11 +112,12 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
  * A run's recorded `train.*` values (a manifest's record, a job's, a benchmark's), typed. A run
  * recorded before `train.ssimPadding` existed trained with zero padding, one recorded before
  * `train.appearance` without a colour model, one before `train.refineCameras` without camera
- * refinement: they resume so; any other missing key takes the registry's default.
+ * refinement, one before `train.refineGrowth` with refines that could double the count: they
+ * resume so; any other missing key takes the registry's default.
  */
 export function trainParamValues(record: Readonly<Record<string, ParamValue | undefined>>): TrainParamValues {
   const given = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, ParamValue] => entry[1] !== undefined));
-  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', ...given });
+  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', 'train.refineGrowth': 1, ...given });
 }
 
 /** The trainer's configuration from a run's `train.*` values. */
@@ -125,6 +136,9 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     initPoints: p['train.initPoints'],
     appearance: p['train.appearance'],
     appearanceLr: p['train.appearanceLr'],
+    momentsPrecision: p['train.momentsPrecision'],
+    sparseAdam: p['train.sparseAdam'],
+    shRestEvery: p['train.shRestEvery'],
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: p['train.refineCameras'] },
     adc: {
       ...defaultTrainerConfig().adc,
@@ -133,6 +147,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
       refineStop: adcRefineStop(p['train.refineStop'], iterations),
       growGrad2d: p['train.growGrad2d'],
       absgrad: p['train.absgrad'],
+      refineGrowth: p['train.refineGrowth'],
     },
     geometry: p['train.geometry']
       ? {

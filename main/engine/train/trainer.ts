@@ -111,7 +111,7 @@ export class Trainer {
     readonly random: Random,
     private readonly densify: DensifyStrategy,
   ) {
-    this.model = new Model(splats, adam, ctx);
+    this.model = new Model(splats, adam, ctx, config.momentsPrecision);
     this.readbacks = new StepReadbacks(ctx.device);
     this.splatCount = splats.count;
     this.splatCap = config.maxSplats;
@@ -195,6 +195,11 @@ export class Trainer {
     return (this.model.bytes + this.densify.bytes) / this.capacity + this.frame.bytes.perSplat;
   }
 
+  /** The same state per splat trained: the capacity's room for growth is paid by the splats there are. */
+  get stateBytesPerLiveSplat(): number {
+    return (this.stateBytesPerSplat * this.capacity) / Math.max(this.splatCount, 1);
+  }
+
   get capacity(): number {
     return this.model.splats.capacity;
   }
@@ -203,6 +208,11 @@ export class Trainer {
   private get footprint(): TrainingFootprint {
     const n = this.capacity;
     return { modelPerSplat: this.model.bytes / n, rebuiltPerSplat: this.densify.bytes / n + this.frame.bytes.perSplat, perIntersection: this.frame.bytes.perIntersection, readbackPerSplat: this.model.splats.sh.size / n };
+  }
+
+  /** Splats a refine left ungrown because the capacity was short (0 with room to spare; a GPU sync point). */
+  async clippedGrowth(): Promise<number> {
+    return (await this.densify.clippedGrowth?.()) ?? 0;
   }
 
   /** Intersections the frame holds; grown when a step comes within 15% of it. */

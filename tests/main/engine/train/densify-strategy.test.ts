@@ -19,15 +19,24 @@ describe('densification strategies', () => {
     }
   });
 
-  it('ADC checks capacity exactly before its refine steps, for twice the count', () => {
-    const adc: DensifyStrategy = new AdcStrategy(noGpu, { ...ADC_DEFAULTS, refineStart: 10, refineEvery: 5, refineStop: 30 });
+  it('ADC checks capacity exactly before its refine steps, for the most a refine grows (1.25x the count with refineGrowth 0.25)', () => {
+    const adc: DensifyStrategy = new AdcStrategy(noGpu, { ...ADC_DEFAULTS, refineStart: 10, refineEvery: 5, refineStop: 30, refineGrowth: 0.25 });
     const checked = Array.from({ length: 40 }, (_, step) => step).filter((step) => adc.checksCapacityAt(step));
     expect(checked).toEqual([15, 20, 25]); // after the start, before the stop
-    expect(adc.hasRoom(100, 216)).toBe(true);
-    expect(adc.hasRoom(101, 216)).toBe(false);
-    expect(adc.capacityFor(10, 1_000_000)).toBe(1044);
+    expect(adc.hasRoom(100, 141)).toBe(true); // 125 + 16
+    expect(adc.hasRoom(101, 141)).toBe(false);
+    expect(adc.capacityFor(100_000, 1_000_000)).toBe(126_024);
+    expect(adc.capacityFor(10, 1_000_000)).toBe(1037);
     expect(adc.capacityFor(0, 1_000_000)).toBe(1026);
     expect(adc.capacityFor(5000, 2000)).toBe(5024); // never beyond twice the cap
+    // the default, refineGrowth 1: a refine may double, the capacity twice the count (the policy before refineGrowth)
+    expect(ADC_DEFAULTS.refineGrowth).toBe(1);
+    const doubling = new AdcStrategy(noGpu, ADC_DEFAULTS);
+    expect(doubling.hasRoom(100, 216)).toBe(true);
+    expect(doubling.hasRoom(101, 216)).toBe(false);
+    expect(doubling.capacityFor(10, 1_000_000)).toBe(1044);
+    // what it grows to has the room it checks for: no resize at the next refine without growth
+    for (const count of [0, 10, 5000, 100_000, 3_000_000]) expect(adc.hasRoom(count, adc.capacityFor(count, 10_000_000)), `${count}`).toBe(true);
     expect(adc.initialSplats).toBeUndefined();
   });
 
