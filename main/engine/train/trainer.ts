@@ -94,31 +94,49 @@ export class Trainer {
     this.model = new Model(splats, adam, ctx);
     this.readbacks = new StepReadbacks(ctx.device);
     this.splatCount = splats.count;
-    this.trainViews = data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
+    this.trainViews = trainViewsOf(data);
     this.testViews = data.views.flatMap((v, i) => (v.split === 'test' ? [i] : []));
     if (!this.trainViews.length) throw new Error(`${data.name}: no training views`);
     const refine = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated);
     this.cameraRefiner = refine === 'off' ? undefined : new CameraRefiner({ ...config.cameraRefine, mode: refine }, data.views.map((v) => v.camera), data.sceneScale, config.iterations);
   }
 
-  /** Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats. */
-  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
+  /**
+   * Builds everything, overlapped (issue 18's cold start): every pipeline the first step needs is
+   * requested at once (Dawn compiles them on its worker threads) while this thread makes the
+   * initial splats, and the images load behind the first steps, the first epoch's views first
+   * (GpuTargets; trainStep waits for its view). `loadFirst`: the views to load first instead (a
+   * resumed run's remaining order).
+   */
+  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; loadFirst?: readonly number[]; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
     const cameraGrads = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated) !== 'off';
-    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
+    const compiled = Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
+    compiled.catch(() => undefined); // awaited below; a throw before then must not leave it unhandled
     const random = new Random(config.seed ^ 0x5eed);
     const densify = createDensifyStrategy(ctx, config);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
     if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
-    const capacity = densify.capacityFor(initial.count, config.maxSplats);
-    const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
-    const views = data.views.map((_, i) => i);
-    const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
-    const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
-    const appearance = appearanceModelFor(config.appearance, data.photographed ?? false);
-    if (appearance !== 'off') trainer.appearance = await Appearance.create(ctx, appearance, trainer.trainViews.length, ...trainer.frameSize());
-    await trainer.buildFrames();
-    await trainer.sizeIntersections();
-    return trainer;
+    // the order nextView will draw first, from a copy of the generator in the state it will have
+    const loadFirst = options.loadFirst ?? drawEpoch(new Random(random.state), trainViewsOf(data));
+    // upload progress is the set-up's: the views still loading once training runs report nothing
+    let settingUp = true;
+    const targets = GpuTargets.start(ctx, data, data.views.map((_, i) => i), { first: loadFirst, onProgress: (d, t) => settingUp && options.onProgress?.('upload', d, t) });
+    try {
+      const capacity = densify.capacityFor(initial.count, config.maxSplats);
+      const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
+      const [rasterizer, loss, adam] = await compiled;
+      const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
+      const appearance = appearanceModelFor(config.appearance, data.photographed ?? false);
+      if (appearance !== 'off') trainer.appearance = await Appearance.create(ctx, appearance, trainer.trainViews.length, ...trainer.frameSize());
+      await trainer.buildFrames();
+      await trainer.sizeIntersections();
+      return trainer;
+    } catch (error) {
+      targets.destroy();
+      throw error;
+    } finally {
+      settingUp = false;
+    }
   }
 
   get splats(): GpuSplats {
@@ -194,7 +212,7 @@ export class Trainer {
 
   private nextView(): number {
     if (this.orderPosition >= this.order.length) {
-      this.order = this.random.permutation(this.trainViews.length).map((i) => this.trainViews[i]);
+      this.order = drawEpoch(this.random, this.trainViews);
       this.orderPosition = 0;
     }
     return this.order[this.orderPosition++];
@@ -210,6 +228,7 @@ export class Trainer {
     await this.ensureCapacity(t);
     if (t % INTERSECTION_CHECK_EVERY === 0) await this.growIntersections();
     const view = this.nextView();
+    await this.targets.whenReady(view);
     await this.cameraRefiner?.before(t);
     const plan = { step: t, view, camera: this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount };
     await recordTrainStep(this.stepParts(), plan, this.reports);
@@ -289,6 +308,7 @@ export class Trainer {
   /** PSNR and SSIM of the clamped renders on the given views (default: the test views). */
   async evaluate(views: readonly number[] = this.evaluationViews, cameras?: ReadonlyMap<number, PinholeCamera>): Promise<Evaluation> {
     await this.settle();
+    await this.targets.allReady();
     const evaluation = await evaluateViews(
       { ctx: this.ctx, data: this.data, config: this.config, rasterizer: this.rasterizer, loss: this.loss, lossFrame: this.lossFrame, frame: this.frame, targets: this.targets, appearance: this.appearance, trainViews: this.trainViews, step: this.step, cameraOf: (view) => this.cameraOf(view) },
       views,
@@ -333,7 +353,7 @@ export class Trainer {
     if (h.shDegree !== config.shDegree) throw badInput(file, `the checkpoint has SH degree ${h.shDegree}, the run asks for ${config.shDegree}`);
     const blob = checkpointFloats(checkpoint, file);
     const n = h.splatCount;
-    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file) });
+    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file), loadFirst: h.order.slice(h.orderPosition) });
     const q = ctx.device.queue;
     trainer.model.restoreMoments(q, n, blob);
     trainer.densify.restore(checkpoint.blobs, n, blob);
@@ -363,6 +383,7 @@ export class Trainer {
   async cameraGradient(view: number, camera: PinholeCamera): Promise<CameraGradient> {
     if (!this.cameraSum) throw new Error('cameraGradient: this trainer refines no cameras (no camera-gradient pipelines)');
     await this.settle();
+    await this.targets.whenReady(view);
     await recordCameraGradient(this.stepParts(), view, camera, activeShDegree(Math.max(0, this.step - 1), this.config.shDegree));
     return this.cameraSum.read();
   }
@@ -402,4 +423,14 @@ export class Trainer {
     this.targets.destroy();
     this.readbacks.destroy();
   }
+}
+
+/** The training views' indices in data order. */
+function trainViewsOf(data: TrainingData): number[] {
+  return data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
+}
+
+/** One epoch's order of the training views: a permutation drawn from the run's generator. */
+function drawEpoch(random: Random, trainViews: readonly number[]): number[] {
+  return random.permutation(trainViews.length).map((i) => trainViews[i]);
 }
