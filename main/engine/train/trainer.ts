@@ -189,14 +189,17 @@ export class Trainer {
     await this.densify.rebuild(this.capacity);
   }
 
-  /** Renders every training view once and sizes the intersection buffers to 1.5x the largest count. */
+  /**
+   * Counts the intersections of the first 64 training views (the forward up to the count, no
+   * sort or raster) and sizes the buffers to 1.5x the largest: the count a full render gives.
+   */
   private async sizeIntersections() {
     // One submit per view (each writes the camera), one readback for all: the queue keeps order.
     const views = this.trainViews.slice(0, 64);
     const staging = this.ctx.device.createBuffer({ label: 'train.sizeCounts', size: views.length * 32, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     for (const [i, view] of views.entries()) {
       const commands = this.ctx.commands('size');
-      this.rasterizer.encodeForward(commands, this.frame, this.data.views[view].camera, this.settings(0));
+      this.rasterizer.encodeIntersectionCount(commands, this.frame, this.data.views[view].camera, this.settings(0));
       commands.copyBuffer(this.frame.counts, 0, staging, i * 32, 32);
       await commands.submit();
     }
