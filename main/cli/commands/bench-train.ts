@@ -37,6 +37,8 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     protocol,
     ...metricsOf(result),
     startup_s: result.processFirstStepS,
+    // seconds since the process start at which each start-up stage ended (job.ts TrainJobResult)
+    startup_stages_s: result.startupStages,
     bytes_per_splat_state: Math.round(result.stateBytesPerSplat),
     test_views: result.evaluation.views.length,
     train_views: result.data.train,

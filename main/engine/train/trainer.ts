@@ -108,7 +108,7 @@ export class Trainer {
    * (GpuTargets; trainStep waits for its view). `loadFirst`: the views to load first instead (a
    * resumed run's remaining order).
    */
-  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; loadFirst?: readonly number[]; onProgress?: (stage: string, done: number, total: number) => void } = {}): Promise<Trainer> {
+  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; loadFirst?: readonly number[]; onProgress?: (stage: string, done: number, total: number) => void; onStage?: (stage: 'splats' | 'pipelines' | 'frames' | 'intersections') => void } = {}): Promise<Trainer> {
     const cameraGrads = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated) !== 'off';
     const compiled = Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
     compiled.catch(() => undefined); // awaited below; a throw before then must not leave it unhandled
@@ -116,6 +116,7 @@ export class Trainer {
     const densify = createDensifyStrategy(ctx, config);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
     if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
+    options.onStage?.('splats');
     // the order nextView will draw first, from a copy of the generator in the state it will have
     const loadFirst = options.loadFirst ?? drawEpoch(new Random(random.state), trainViewsOf(data));
     // upload progress is the set-up's: the views still loading once training runs report nothing
@@ -125,11 +126,14 @@ export class Trainer {
       const capacity = densify.capacityFor(initial.count, config.maxSplats);
       const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
       const [rasterizer, loss, adam] = await compiled;
+      options.onStage?.('pipelines');
       const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
       const appearance = appearanceModelFor(config.appearance, data.photographed ?? false);
       if (appearance !== 'off') trainer.appearance = await Appearance.create(ctx, appearance, trainer.trainViews.length, ...trainer.frameSize());
       await trainer.buildFrames();
+      options.onStage?.('frames');
       await trainer.sizeIntersections();
+      options.onStage?.('intersections');
       return trainer;
     } catch (error) {
       targets.destroy();
