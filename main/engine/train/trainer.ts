@@ -111,7 +111,11 @@ export class Trainer {
   static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; loadFirst?: readonly number[]; onProgress?: (stage: string, done: number, total: number) => void; onStage?: (stage: 'splats' | 'pipelines' | 'frames' | 'intersections') => void } = {}): Promise<Trainer> {
     const cameraGrads = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated) !== 'off';
     const compiled = Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
-    compiled.catch(() => undefined); // awaited below; a throw before then must not leave it unhandled
+    const appearanceModel = appearanceModelFor(config.appearance, data.photographed ?? false);
+    const appearing = appearanceModel === 'off' ? undefined : Appearance.create(ctx, appearanceModel, trainViewsOf(data).length, ...frameSizeOf(data));
+    // awaited below; a throw before then must not leave them unhandled
+    compiled.catch(() => undefined);
+    appearing?.catch(() => undefined);
     const random = new Random(config.seed ^ 0x5eed);
     const densify = createDensifyStrategy(ctx, config);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
@@ -128,8 +132,7 @@ export class Trainer {
       const [rasterizer, loss, adam] = await compiled;
       options.onStage?.('pipelines');
       const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
-      const appearance = appearanceModelFor(config.appearance, data.photographed ?? false);
-      if (appearance !== 'off') trainer.appearance = await Appearance.create(ctx, appearance, trainer.trainViews.length, ...trainer.frameSize());
+      trainer.appearance = await appearing;
       await trainer.buildFrames();
       options.onStage?.('frames');
       await trainer.sizeIntersections();
@@ -137,6 +140,7 @@ export class Trainer {
       return trainer;
     } catch (error) {
       targets.destroy();
+      void appearing?.then((a) => a.destroy(), () => undefined);
       throw error;
     } finally {
       settingUp = false;
@@ -171,7 +175,7 @@ export class Trainer {
 
   /** The largest view's width and height: what every per-image buffer is sized for. */
   private frameSize(): [number, number] {
-    return [Math.max(...this.data.views.map((v) => v.camera.width)), Math.max(...this.data.views.map((v) => v.camera.height))];
+    return frameSizeOf(this.data);
   }
 
   private async buildFrames(isectCapacity = Math.max(this.isectCapacity, 1 << 16, this.capacity * 4)) {
@@ -440,4 +444,9 @@ function trainViewsOf(data: TrainingData): number[] {
 /** One epoch's order of the training views: a permutation drawn from the run's generator. */
 function drawEpoch(random: Random, trainViews: readonly number[]): number[] {
   return random.permutation(trainViews.length).map((i) => trainViews[i]);
+}
+
+/** The largest view's width and height. */
+function frameSizeOf(data: TrainingData): [number, number] {
+  return [Math.max(...data.views.map((v) => v.camera.width)), Math.max(...data.views.map((v) => v.camera.height))];
 }
