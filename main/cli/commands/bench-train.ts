@@ -37,6 +37,8 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     protocol,
     ...metricsOf(result),
     startup_s: result.processFirstStepS,
+    // seconds since the process start at which each start-up stage ended (job.ts TrainJobResult)
+    startup_stages_s: result.startupStages,
     bytes_per_splat_state: Math.round(result.stateBytesPerSplat),
     bytes_per_live_splat: Math.round(result.stateBytesPerLiveSplat),
     // splats whose growth a refine clipped for want of capacity: 0 means the capacity policy changed nothing

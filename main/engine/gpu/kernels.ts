@@ -43,8 +43,8 @@ export interface CompiledPipeline {
 
 /**
  * Loads WGSL from kernels/, preprocesses it per capability variant, compiles pipelines
- * asynchronously (createComputePipelineAsync, so several compile in parallel at start-up) and
- * caches them per configuration. Shader modules are cached per (kernel, variant).
+ * asynchronously (createComputePipelineAsync, requested at once: several compile in parallel on
+ * Dawn's threads at start-up) and caches them per configuration. Shader modules are cached per (kernel, variant).
  */
 export class KernelRegistry {
   private readonly modules = new Map<string, GPUShaderModule>();
@@ -137,25 +137,30 @@ export class KernelRegistry {
     const packing = this.packingFor(request.kernel, request.entryPoint, variant, request.consts ?? {});
     const packedFor = packing.packed ? request.entryPoint : undefined;
     const module = this.module(request.kernel, variant, request.consts ?? {}, packedFor);
-    // Module errors first, from the module itself: error scopes interleave when several
-    // pipelines compile at once and could blame another kernel.
-    const info = await module.getCompilationInfo();
-    const errors = info.messages.filter((m) => m.type === 'error');
-    if (errors.length) throw new Error(`kernel ${key} failed to compile:\n${errors.map((m) => `${request.kernel}.wgsl (preprocessed) ${m.lineNum}:${m.linePos} ${m.message}`).join('\n')}`);
     const constants = { ...(request.constants ?? {}) };
+    // The pipeline is requested now, not after the module's compilation info: that answer comes
+    // back through the event loop, and a start-up that is busy on this thread (initial splats,
+    // images) would hold every compile until it is done; Dawn compiles on its own threads. The
+    // error scope closes right after the call, so scopes of pipelines requested together nest.
+    const info = module.getCompilationInfo();
     this.device.pushErrorScope('validation');
+    const creating = this.device.createComputePipelineAsync({ label: key, layout: 'auto', compute: { module, entryPoint: request.entryPoint, constants } });
+    const scope = this.device.popErrorScope();
+    creating.catch(() => undefined); // a module error below is reported first
+    // Module errors first, from the module itself, naming its lines.
+    const errors = (await info).messages.filter((m) => m.type === 'error');
+    if (errors.length) {
+      await scope;
+      throw new Error(`kernel ${key} failed to compile:\n${errors.map((m) => `${request.kernel}.wgsl (preprocessed) ${m.lineNum}:${m.linePos} ${m.message}`).join('\n')}`);
+    }
     let pipeline: GPUComputePipeline;
     try {
-      pipeline = await this.device.createComputePipelineAsync({
-        label: key,
-        layout: 'auto',
-        compute: { module, entryPoint: request.entryPoint, constants },
-      });
+      pipeline = await creating;
     } catch (error) {
-      await this.device.popErrorScope();
+      await scope;
       throw new Error(`kernel ${key} failed to compile: ${await describeCompileError(module, error)}`);
     }
-    const scopeError = await this.device.popErrorScope();
+    const scopeError = await scope;
     if (scopeError) throw new Error(`kernel ${key} failed to compile: ${scopeError.message}`);
     const consts = { ...(request.consts ?? {}) };
     let bindings: Set<number> | undefined;

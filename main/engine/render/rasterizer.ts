@@ -271,6 +271,29 @@ export class Rasterizer {
 
   /** Writes the camera and records the forward. */
   encodeForward(commands: GpuCommands, frame: RasterFrame, camera: PinholeCamera, settings: RenderSettings): void {
+    this.encodeIntersectionCount(commands, frame, camera, settings);
+    const p = this.pipelines;
+    const g = frame.groups;
+    commands.dispatchIndirect(p.emit, [g.emit], frame.dispatchArgs, 0);
+    this.sort.encode(commands, frame.sorts.tile);
+    commands.clearBuffer(frame.internal.tileRanges);
+    commands.dispatchIndirect(p.resolve, [g.resolve], frame.dispatchArgs, 16);
+    const tiles = tileCounts(camera);
+    frame.activeTiles = tiles;
+    if (p.gatherWeights) commands.clearBuffer(frame.internal.isectWeights);
+    commands.dispatch(p.rasterForward, [g.rasterForward], tiles.x, tiles.y);
+    if (p.gatherWeights && g.gatherWeights) {
+      commands.clearBuffer(frame.splatWeights);
+      commands.dispatchIndirect(p.gatherWeights, [g.gatherWeights], frame.dispatchArgs, 0);
+    }
+  }
+
+  /**
+   * The forward up to the intersection count (projection, depth order, per-splat tile counts and
+   * their scan): frame.counts then holds the intersections the view needs, as after encodeForward.
+   * Sizing the buffers needs no more (Trainer.sizeIntersections skips the tile sort and the raster).
+   */
+  encodeIntersectionCount(commands: GpuCommands, frame: RasterFrame, camera: PinholeCamera, settings: RenderSettings): void {
     // A frame serves every image up to its size (datasets whose images differ by a few pixels).
     if (camera.width > frame.width || camera.height > frame.height) throw new Error(`camera is ${camera.width}x${camera.height}, larger than the frame's ${frame.width}x${frame.height}`);
     if (settings.shDegree > frame.splats.shDegree) throw new Error(`active SH degree ${settings.shDegree} > stored degree ${frame.splats.shDegree}`);
@@ -288,18 +311,6 @@ export class Rasterizer {
     commands.dispatchIndirect(p.gatherSorted, [g.gatherSorted], frame.dispatchArgs, 0);
     this.scan.encode(commands, frame.scans.isect);
     commands.dispatch(p.finishCount, [g.finishCount], 1);
-    commands.dispatchIndirect(p.emit, [g.emit], frame.dispatchArgs, 0);
-    this.sort.encode(commands, frame.sorts.tile);
-    commands.clearBuffer(frame.internal.tileRanges);
-    commands.dispatchIndirect(p.resolve, [g.resolve], frame.dispatchArgs, 16);
-    const tiles = tileCounts(camera);
-    frame.activeTiles = tiles;
-    if (p.gatherWeights) commands.clearBuffer(frame.internal.isectWeights);
-    commands.dispatch(p.rasterForward, [g.rasterForward], tiles.x, tiles.y);
-    if (p.gatherWeights && g.gatherWeights) {
-      commands.clearBuffer(frame.splatWeights);
-      commands.dispatchIndirect(p.gatherWeights, [g.gatherWeights], frame.dispatchArgs, 0);
-    }
   }
 
   /** Records the backward (after encodeForward of the same frame; bindBackward first). */

@@ -78,6 +78,12 @@ export interface TrainJobResult {
   firstStepS: number;
   /** Process start to the first submitted training step (the CLI's start-up time). */
   processFirstStepS: number;
+  /**
+   * When each start-up stage ended, in seconds since the process started: the job's start, the
+   * data's views, the initial splats, the pipelines, the frames, the intersection sizing, the first
+   * step, and every image on the GPU (they load behind the first steps; absent when not by the end).
+   */
+  startupStages: Partial<Record<StartupStage, number>>;
   evaluation: Evaluation;
   /** Every evaluation of the run in step order (the `--eval-every` ones, then the final one). */
   evaluations: Evaluation[];
@@ -110,6 +116,8 @@ export interface TrainJobResult {
   data: { name: string; train: number; test: number; width: number; height: number; background: number[] };
 }
 
+export type StartupStage = 'job' | 'data' | 'splats' | 'pipelines' | 'frames' | 'intersections' | 'first_step' | 'images';
+
 export async function loadTrainingData(source: TrainingSource, ctx: GpuContext, p: Readonly<TrainParamValues>, filter?: TrainJobOptions['viewFilter'], warn?: (m: string) => void): Promise<TrainingData & { dispose?: () => void }> {
   if (source.kind === 'sample') return sampleScene(ctx);
   return trainingDataFromPath(source.path, { downscale: p['train.downscale'], background: p['train.background'], masks: p['train.masks'], alpha: p['train.alpha'], filter, warn });
@@ -118,6 +126,10 @@ export async function loadTrainingData(source: TrainingSource, ctx: GpuContext, 
 export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions): Promise<TrainJobResult> {
   const started = performance.now();
   ctx.memory.resetPeak(); // peakGpuBytes is this job's
+  const startupStages: TrainJobResult['startupStages'] = {};
+  // Node's time origin is the process start
+  const stageEnded = (stage: StartupStage) => (startupStages[stage] ??= performance.now() / 1000);
+  stageEnded('job');
   const values = trainParamValues(options.params);
   const config = options.warmStart ? warmStartConfig(trainerConfigFromParams(values)) : trainerConfigFromParams(values);
   const emit = async (event: TrainEvent) => options.onEvent?.(event);
@@ -125,6 +137,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
   const progress = (p: Omit<TrainProgress, 'type'>) => void emit({ type: 'progress', ...p });
   progress({ stage: 'load', step: 0, total: 1 });
   const data = await loadTrainingData(options.source, ctx, values, options.viewFilter, (m) => log('warn', m));
+  stageEnded('data');
   let trainer: Trainer | undefined;
   try {
     const ck = options.checkpoints;
@@ -136,12 +149,13 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       log('info', `resumed from ${latest} (step ${resumedFrom})`);
     } else {
       const initial = options.initial ? withShDegree(options.initial, config.shDegree) : undefined;
-      trainer = await Trainer.create(ctx, data, config, { initial, onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }) });
+      trainer = await Trainer.create(ctx, data, config, { initial, onProgress: (_stage, done, total) => progress({ stage: 'upload', step: done, total }), onStage: stageEnded });
     }
     // GPU memory capped growth: said once in the log, and on every progress after (the GUI's banner)
     const reportCap = (cap: NonNullable<Trainer['memoryCap']>) => log('warn', cap.message);
     if (trainer.memoryCap) reportCap(trainer.memoryCap);
     trainer.onMemoryCap = reportCap;
+    void trainer.targets.allReady().then(() => stageEnded('images'), () => undefined);
     let warnings = 0;
     trainer.onWarning = (message) => {
       if (++warnings <= 20) log('warn', message);
@@ -223,7 +237,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       await new Promise((resolve) => setImmediate(resolve));
       if (step === startStep) {
         firstStepS = (performance.now() - started) / 1000;
-        processFirstStepS = performance.now() / 1000; // Node's time origin is the process start
+        processFirstStepS = stageEnded('first_step');
       }
       if (evalEvery > 0 && (step + 1) % evalEvery === 0 && step + 1 < config.iterations) {
         const t0 = performance.now();
@@ -259,6 +273,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       loadS,
       firstStepS,
       processFirstStepS,
+      startupStages,
       evaluation,
       evaluations: [...trainer.evaluations],
       splats,

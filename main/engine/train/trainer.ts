@@ -65,6 +65,14 @@ interface BuildAttempt {
 /** Steps between the intersection-buffer checks (growIntersections). */
 const INTERSECTION_CHECK_EVERY = 100;
 
+/** What Trainer.create takes besides the data and the configuration. */
+export interface TrainerCreateOptions {
+  initial?: SplatSet;
+  loadFirst?: readonly number[];
+  onProgress?: (stage: string, done: number, total: number) => void;
+  onStage?: (stage: 'splats' | 'pipelines' | 'frames' | 'intersections') => void;
+}
+
 export class Trainer {
   step = 0;
   /** Splat count as last read back (exact between refines). */
@@ -115,7 +123,7 @@ export class Trainer {
     this.readbacks = new StepReadbacks(ctx.device);
     this.splatCount = splats.count;
     this.splatCap = config.maxSplats;
-    this.trainViews = data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
+    this.trainViews = trainViewsOf(data);
     this.testViews = data.views.flatMap((v, i) => (v.split === 'test' ? [i] : []));
     if (!this.trainViews.length) throw new Error(`${data.name}: no training views`);
     const refine = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated);
@@ -123,12 +131,16 @@ export class Trainer {
   }
 
   /**
-   * Builds everything: compiles pipelines (in parallel), uploads targets, initializes splats.
+   * Builds everything, overlapped (issue 18's cold start): every pipeline the first step needs is
+   * requested at once (Dawn compiles them on its worker threads) while this thread makes the
+   * initial splats, and the images load behind the first steps, the first epoch's views first
+   * (GpuTargets; trainStep waits for its view). `loadFirst`: the views to load first instead (a
+   * resumed run's remaining order).
    * Within the GPU memory budget: when the configuration's capacity does not fit, the trainer
    * starts at the initial splats' own capacity and grows to what fits (capped, reported once);
    * when even that does not fit, the configuration is refused with the numbers (bad_input).
    */
-  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void; memoryCap?: MemoryCap } = {}): Promise<Trainer> {
+  static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: TrainerCreateOptions & { memoryCap?: MemoryCap } = {}): Promise<Trainer> {
     const liveBefore = ctx.memory.live;
     const tried: BuildAttempt = options.memoryCap ? { capacityOf: options.memoryCap.capacity } : {};
     try {
@@ -154,9 +166,14 @@ export class Trainer {
     }
   }
 
-  private static async build(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: { initial?: SplatSet; onProgress?: (stage: string, done: number, total: number) => void }, attempt: BuildAttempt): Promise<Trainer> {
+  private static async build(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: TrainerCreateOptions, attempt: BuildAttempt): Promise<Trainer> {
     const cameraGrads = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated) !== 'off';
-    const [rasterizer, loss, adam] = await Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
+    const compiled = Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
+    const appearanceModel = appearanceModelFor(config.appearance, data.photographed ?? false);
+    const appearing = appearanceModel === 'off' ? undefined : Appearance.create(ctx, appearanceModel, trainViewsOf(data).length, ...frameSizeOf(data));
+    // awaited below; a throw before then must not leave them unhandled
+    compiled.catch(() => undefined);
+    appearing?.catch(() => undefined);
     const random = new Random(config.seed ^ 0x5eed);
     const densify = createDensifyStrategy(ctx, config);
     const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
@@ -166,15 +183,30 @@ export class Trainer {
     attempt.initialCapacity = Math.min(bindingLimit, densify.capacityFor(initial.count, initial.count));
     const asked = attempt.capacityOf === 'initial' ? attempt.initialCapacity : typeof attempt.capacityOf === 'number' ? Math.max(attempt.capacityOf, initial.count) : densify.capacityFor(initial.count, config.maxSplats);
     const capacity = (attempt.capacity = Math.min(bindingLimit, asked));
-    const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
-    const views = data.views.map((_, i) => i);
-    const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
-    const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
-    const appearance = appearanceModelFor(config.appearance, data.photographed ?? false);
-    if (appearance !== 'off') trainer.appearance = await Appearance.create(ctx, appearance, trainer.trainViews.length, ...trainer.frameSize());
-    await trainer.buildFrames();
-    await trainer.sizeIntersections();
-    return trainer;
+    options.onStage?.('splats');
+    // the order nextView will draw first, from a copy of the generator in the state it will have
+    const loadFirst = options.loadFirst ?? drawEpoch(new Random(random.state), trainViewsOf(data));
+    // upload progress is the set-up's: the views still loading once training runs report nothing
+    let settingUp = true;
+    const targets = GpuTargets.start(ctx, data, data.views.map((_, i) => i), { first: loadFirst, onProgress: (d, t) => settingUp && options.onProgress?.('upload', d, t) });
+    try {
+      const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
+      const [rasterizer, loss, adam] = await compiled;
+      options.onStage?.('pipelines');
+      const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
+      trainer.appearance = await appearing;
+      await trainer.buildFrames();
+      options.onStage?.('frames');
+      await trainer.sizeIntersections();
+      options.onStage?.('intersections');
+      return trainer;
+    } catch (error) {
+      targets.destroy();
+      void appearing?.then((a) => a.destroy(), () => undefined);
+      throw error;
+    } finally {
+      settingUp = false;
+    }
   }
 
   get splats(): GpuSplats {
@@ -221,7 +253,7 @@ export class Trainer {
 
   /** The largest view's width and height: what every per-image buffer is sized for. */
   private frameSize(): [number, number] {
-    return [Math.max(...this.data.views.map((v) => v.camera.width)), Math.max(...this.data.views.map((v) => v.camera.height))];
+    return frameSizeOf(this.data);
   }
 
   private async buildFrames(isectCapacity = Math.min(Math.max(this.isectCapacity, 1 << 16, this.capacity * 4), intersectionBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize))) {
@@ -243,14 +275,17 @@ export class Trainer {
     await this.densify.rebuild(this.capacity);
   }
 
-  /** Renders every training view once and sizes the intersection buffers to 1.5x the largest count. */
+  /**
+   * Counts the intersections of the first 64 training views (the forward up to the count, no
+   * sort or raster) and sizes the buffers to 1.5x the largest: the count a full render gives.
+   */
   private async sizeIntersections() {
     // One submit per view (each writes the camera), one readback for all: the queue keeps order.
     const views = this.trainViews.slice(0, 64);
     const staging = this.ctx.device.createBuffer({ label: 'train.sizeCounts', size: views.length * 32, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
     for (const [i, view] of views.entries()) {
       const commands = this.ctx.commands('size');
-      this.rasterizer.encodeForward(commands, this.frame, this.data.views[view].camera, this.settings(0));
+      this.rasterizer.encodeIntersectionCount(commands, this.frame, this.data.views[view].camera, this.settings(0));
       commands.copyBuffer(this.frame.counts, 0, staging, i * 32, 32);
       await commands.submit();
     }
@@ -266,7 +301,7 @@ export class Trainer {
 
   private nextView(): number {
     if (this.orderPosition >= this.order.length) {
-      this.order = this.random.permutation(this.trainViews.length).map((i) => this.trainViews[i]);
+      this.order = drawEpoch(this.random, this.trainViews);
       this.orderPosition = 0;
     }
     return this.order[this.orderPosition++];
@@ -282,6 +317,7 @@ export class Trainer {
     await this.ensureCapacity(t);
     if (t % INTERSECTION_CHECK_EVERY === 0) await this.growIntersections();
     const view = this.nextView();
+    await this.targets.whenReady(view);
     await this.cameraRefiner?.before(t);
     const plan = { step: t, view, camera: this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount };
     await recordTrainStep(this.stepParts(), plan, this.reports);
@@ -427,6 +463,7 @@ export class Trainer {
   /** PSNR and SSIM of the clamped renders on the given views (default: the test views). */
   async evaluate(views: readonly number[] = this.evaluationViews, cameras?: ReadonlyMap<number, PinholeCamera>): Promise<Evaluation> {
     await this.settle();
+    await this.targets.allReady();
     const evaluation = await evaluateViews(
       { ctx: this.ctx, data: this.data, config: this.config, rasterizer: this.rasterizer, loss: this.loss, lossFrame: this.lossFrame, frame: this.frame, targets: this.targets, appearance: this.appearance, trainViews: this.trainViews, step: this.step, cameraOf: (view) => this.cameraOf(view) },
       views,
@@ -474,7 +511,7 @@ export class Trainer {
     const n = h.splatCount;
     // a run GPU memory capped resumes at the capacity it stopped at, capped the same: exact resume
     const memoryCap = h.memoryCap as MemoryCap | undefined;
-    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file), ...(memoryCap ? { memoryCap } : {}) });
+    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file), loadFirst: h.order.slice(h.orderPosition), ...(memoryCap ? { memoryCap } : {}) });
     const q = ctx.device.queue;
     trainer.model.restoreMoments(q, n, blob);
     trainer.densify.restore(checkpoint.blobs, n, blob);
@@ -504,6 +541,7 @@ export class Trainer {
   async cameraGradient(view: number, camera: PinholeCamera): Promise<CameraGradient> {
     if (!this.cameraSum) throw new Error('cameraGradient: this trainer refines no cameras (no camera-gradient pipelines)');
     await this.settle();
+    await this.targets.whenReady(view);
     await recordCameraGradient(this.stepParts(), view, camera, activeShDegree(Math.max(0, this.step - 1), this.config.shDegree, this.config.shDegreeEvery));
     return this.cameraSum.read();
   }
@@ -544,4 +582,19 @@ export class Trainer {
     this.targets.destroy();
     this.readbacks.destroy();
   }
+}
+
+/** The training views' indices in data order. */
+function trainViewsOf(data: TrainingData): number[] {
+  return data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
+}
+
+/** One epoch's order of the training views: a permutation drawn from the run's generator. */
+function drawEpoch(random: Random, trainViews: readonly number[]): number[] {
+  return random.permutation(trainViews.length).map((i) => trainViews[i]);
+}
+
+/** The largest view's width and height. */
+function frameSizeOf(data: TrainingData): [number, number] {
+  return [Math.max(...data.views.map((v) => v.camera.width)), Math.max(...data.views.map((v) => v.camera.height))];
 }

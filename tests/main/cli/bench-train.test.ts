@@ -21,6 +21,12 @@ describe('argonaut --no-gui bench train', () => {
     // a COLMAP folder named neither mic nor statue: the capture protocol
     expect(result).toMatchObject({ bench: 'train', dataset: path.basename(data.root), protocol: 'capture', steps: 60, test_views: 2, train_views: 7 });
     for (const key of ['train_s', 'psnr', 'cc_psnr', 'ssim', 'splats', 'peak_gpu_bytes', 'startup_s', 'load_s']) expect(Number.isFinite(result[key]), key).toBe(true);
+    // the start-up's stages, in the order they end; the first step's end is startup_s
+    const stages = result.startup_stages_s as Record<string, number>;
+    const order = ['job', 'data', 'splats', 'pipelines', 'frames', 'intersections', 'first_step'];
+    expect(Object.keys(stages)).toEqual(expect.arrayContaining([...order, 'images']));
+    expect(order.map((k) => stages[k])).toEqual(order.map((k) => stages[k]).sort((a, b) => a - b));
+    expect(stages.first_step).toBe(result.startup_s);
     // a COLMAP capture: 'auto' trains the bilateral grid; the colour fit can only raise PSNR (the
     // identity is among its choices; 0.01 dB for the plain value's float32 sums)
     expect(result.appearance).toBe('bilagrid');

@@ -55,12 +55,17 @@ export class RadixSort {
     const itemsPerThread = options.itemsPerThread ?? 4;
     if (workgroupSize < BINS) throw new Error(`radix sort: workgroupSize must be >= ${BINS}`);
     if (workgroupSize * itemsPerThread > 65536) throw new Error('radix sort: a block holds at most 65536 elements');
-    const [setup, scan] = await Promise.all([
+    const passOptions = { workgroupSize, itemsPerThread, variant: options.variant };
+    // The pass widths plans take (a sort's last pass holds what is left of its bits; 1-3 compile
+    // when a plan asks), requested with the rest: start-up asks Dawn for every pipeline at once.
+    const widths = [8, 7, 6, 5, 4];
+    const [setup, scan, ...passes] = await Promise.all([
       ctx.kernels.get({ kernel: 'radix-sort', entryPoint: 'rs_setup', constants: { WG: workgroupSize }, consts: { ITEMS: itemsPerThread }, variant: options.variant }),
       ExclusiveScan.create(ctx, { variant: options.variant }),
+      ...widths.map((bits) => RadixSort.compilePass(ctx, passOptions, bits)),
     ]);
-    const sort = new RadixSort(ctx, setup, scan, { workgroupSize, itemsPerThread, variant: options.variant });
-    await Promise.all([8, 7, 6, 5, 4].map((b) => sort.passPipelines(b)));
+    const sort = new RadixSort(ctx, setup, scan, passOptions);
+    for (const [i, bits] of widths.entries()) sort.pipelines.set(bits, passes[i]);
     return sort;
   }
 
@@ -68,17 +73,18 @@ export class RadixSort {
     return this.options.workgroupSize * this.options.itemsPerThread;
   }
 
+  private static async compilePass(ctx: GpuContext, options: { workgroupSize: number; itemsPerThread: number; variant?: KernelVariant }, bits: number) {
+    const base = { kernel: 'radix-sort', constants: { WG: options.workgroupSize, BITS: bits }, consts: { ITEMS: options.itemsPerThread }, variant: options.variant };
+    const [count, scatter] = await ctx.kernels.preload([
+      { ...base, entryPoint: 'rs_count' },
+      { ...base, entryPoint: 'rs_scatter' },
+    ]);
+    return { count, scatter };
+  }
+
   private async passPipelines(bits: number) {
     let entry = this.pipelines.get(bits);
-    if (!entry) {
-      const base = { kernel: 'radix-sort', constants: { WG: this.options.workgroupSize, BITS: bits }, consts: { ITEMS: this.options.itemsPerThread }, variant: this.options.variant };
-      const [count, scatter] = await this.ctx.kernels.preload([
-        { ...base, entryPoint: 'rs_count' },
-        { ...base, entryPoint: 'rs_scatter' },
-      ]);
-      entry = { count, scatter };
-      this.pipelines.set(bits, entry);
-    }
+    if (!entry) this.pipelines.set(bits, (entry = await RadixSort.compilePass(this.ctx, this.options, bits)));
     return entry;
   }
 

@@ -68,4 +68,50 @@ describe('training targets on the GPU', () => {
     expect(t.location[1].masked!.valid.ssimValues).toBeLessThan(3 * kept);
     t.destroy();
   });
+
+  it('start places every view at once and loads behind it: a view asked for jumps the queue, its buffer is refused until it is on the GPU', async () => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const r = rng(seed);
+    const count = 40; // more than the loads in flight
+    const [w, h] = [5, 4];
+    const images = Array.from({ length: count }, () => Uint8Array.from({ length: w * h * 3 }, () => Math.floor(r() * 256)));
+    const calls: number[] = [];
+    const gates = new Map<number, () => void>();
+    const data: TrainingData = {
+      name: 't', background: [0, 0, 0], sceneScale: 1,
+      views: images.map((_, i) => ({ name: `v${i}`, camera: camera(w, h), split: 'train' as const })),
+      loadImage: async () => new Float32Array(0),
+      loadImageRgb8: async (i) => {
+        calls.push(i);
+        await new Promise<void>((resolve) => gates.set(i, resolve));
+        return images[i];
+      },
+    };
+    const order = images.map((_, i) => i);
+    const t = GpuTargets.start(ctx, data, order, { first: [7, 3] });
+    expect(calls.slice(0, 2)).toEqual([7, 3]);
+    expect(calls.length).toBeLessThan(count);
+    expect(() => t.buffer(7)).toThrow('v7: its target is not on the GPU yet');
+    const last = count - 1;
+    expect(calls).not.toContain(last);
+    const ready = t.whenReady(last);
+    expect(calls.at(-1), 'asked for: loaded now').toBe(last);
+    gates.get(last)!();
+    await ready;
+    expect(t.loaded).toBe(1);
+    const words = new Uint32Array(await readBuffer(ctx.device, t.buffer(last), t.buffer(last).size));
+    expect(Array.from(words.subarray(t.location[last].offset, t.location[last].offset + w * h)), `seed ${seed}`).toEqual(Array.from(packRgb8(images[last], w * h)));
+    // the rest as their gates open, whatever the order
+    const all = t.allReady();
+    while (calls.length < count || gates.size < count) {
+      for (const [v, open] of [...gates.entries()].reverse()) if (v !== last) open();
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    for (const open of gates.values()) open();
+    await all;
+    expect(t.loaded).toBe(count);
+    expect(new Set(calls).size).toBe(count);
+    t.destroy();
+  });
 });
