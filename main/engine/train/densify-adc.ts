@@ -7,6 +7,8 @@ import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import { paramDefault } from '../../../shared/params/index.js';
 import type { AdamGroup } from './adam.js';
+import type { KernelVariant } from '../gpu/kernels.js';
+import { budgetGrowth, effectiveBudget, refineStepsFrom } from './densify-budget.js';
 import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
 
 /** gsplat DefaultStrategy's settings. */
@@ -20,6 +22,8 @@ export interface AdcConfig {
   refineEvery: number;
   resetEvery: number;
   absgrad: boolean;
+  /** Budget-driven growth (densify-budget.ts): the splat count to reach by the refine stop; 0 grows by the threshold. */
+  budget: number;
 }
 
 /** The registry's `train.*` values where it has them; gsplat DefaultStrategy's for the engine's own. */
@@ -33,6 +37,7 @@ export const ADC_DEFAULTS: AdcConfig = {
   refineEvery: paramDefault('train.refineEvery'),
   resetEvery: 3000,
   absgrad: paramDefault('train.absgrad'),
+  budget: paramDefault('train.densifyBudget'),
 };
 
 /** ADC refines until the smaller of its refine stop and half the run (the splats settle after). */
@@ -46,7 +51,13 @@ interface Pipelines {
   classify: CompiledPipeline;
   scatter: CompiledPipeline;
   reset: CompiledPipeline;
+  histogram: CompiledPipeline;
+  threshold: CompiledPipeline;
 }
+
+/** kernels/densify.wgsl's classify modes (DensifyParams.grow) and its histogram's size. */
+const GROW = { off: 0, threshold: 1, budget: 2 } as const;
+const BUDGET_HISTOGRAM_BINS = 4096;
 
 /**
  * Adaptive density control on the GPU (kernels/densify.wgsl): running gradient statistics every
@@ -62,6 +73,9 @@ export class AdcDensifier {
   private readonly offsets: GPUBuffer;
   /** [0] n before the refine, [1] n after. */
   readonly counts: GPUBuffer;
+  /** Budget mode: the scores' histogram and the key from which splats grow ([0]). */
+  readonly budgetHistogram: GPUBuffer;
+  readonly budgetThreshold: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private readonly uniforms = new Map<string, GPUBuffer>();
   private readonly scratch = new Map<string, { param: GPUBuffer; moments: GpuArena<'moments'>; m: GpuRegion; v: GpuRegion }>();
@@ -81,16 +95,19 @@ export class AdcDensifier {
     this.outCount = createStorage(device, 'adc.outCount', capacity * 4);
     this.offsets = createStorage(device, 'adc.offsets', (capacity + 1) * 4);
     this.counts = createStorage(device, 'adc.counts', 16);
+    this.budgetHistogram = createStorage(device, 'adc.budgetHistogram', BUDGET_HISTOGRAM_BINS * 4);
+    this.budgetThreshold = createStorage(device, 'adc.budgetThreshold', 16);
     this.scanPlan = scan.createPlan(capacity, this.outCount, this.offsets, { buffer: this.counts, index: 0 }, 1);
   }
 
-  static async create(ctx: GpuContext, capacity: number, config: AdcConfig): Promise<AdcDensifier> {
+  /** `variant`: force a capability variant (parity tests); default the device's. */
+  static async create(ctx: GpuContext, capacity: number, config: AdcConfig, variant?: KernelVariant): Promise<AdcDensifier> {
     const constants = { WG: 256, ABSGRAD: config.absgrad ? 1 : 0 };
-    const [accumulate, classify, scatter, reset] = await ctx.kernels.preload(
-      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants })),
+    const [accumulate, classify, scatter, reset, histogram, threshold] = await ctx.kernels.preload(
+      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity', 'budget_histogram', 'budget_threshold'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants, ...(variant ? { variant } : {}) })),
     );
-    const scan = await ExclusiveScan.create(ctx);
-    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset }, scan, capacity, config);
+    const scan = await ExclusiveScan.create(ctx, variant ? { variant } : undefined);
+    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset, histogram, threshold }, scan, capacity, config);
   }
 
   private uniform(name: string): GPUBuffer {
@@ -99,7 +116,7 @@ export class AdcDensifier {
     return u;
   }
 
-  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane', number>>): GPUBuffer {
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'budgetWant', number>>): GPUBuffer {
     const data = UniformStruct.of('densify', 'DensifyParams').pack({
       count_index: values.countIndex ?? 0,
       width: values.width ?? 0,
@@ -116,6 +133,7 @@ export class AdcDensifier {
       capacity: values.capacity ?? this.capacity,
       opacity_logit_max: values.opacityLogitMax ?? 0,
       plane: values.plane ?? 0,
+      budget_want: values.budgetWant ?? 0,
     });
     const buffer = this.uniform(name);
     this.ctx.device.queue.writeBuffer(buffer, 0, data);
@@ -142,21 +160,37 @@ export class AdcDensifier {
   }
 
   /**
+   * Budget mode's selection (kernels/densify.wgsl budget_histogram, budget_threshold): writes into
+   * budgetThreshold[0] the score key from which about `want` splats grow. Reads counts[0].
+   */
+  encodeBudgetThreshold(commands: GpuCommands, opacityLogits: AdamGroup, want: number): void {
+    commands.clearBuffer(this.budgetHistogram);
+    const u = this.writeUniform('budget', { countIndex: 0, budgetWant: want });
+    const histogramGroup = this.cachedGroup('budget.histogram', this.pipelines.histogram, { 0: u, 1: this.counts, 6: this.gradAcc, 7: this.hits, 9: opacityLogits.param, 25: this.budgetHistogram });
+    this.dispatch(commands, this.pipelines.histogram, histogramGroup, 'densify.budget_histogram');
+    const thresholdGroup = this.cachedGroup('budget.threshold', this.pipelines.threshold, { 0: u, 26: this.budgetHistogram, 27: this.budgetThreshold });
+    commands.dispatch(this.pipelines.threshold, [thresholdGroup], 1, 1, 1, 'densify.budget_threshold');
+  }
+
+  /**
    * A refine step: grow (unless at the cap) and prune, every group moved with its moments.
    * `groups` must list means (stride 3), logScales (3), quats (4), opacityLogits (1) and sh.
+   * `budgetWant` (budget mode): grow that many best-scoring splats instead of those over grow_grad2d.
    */
-  encodeRefine(commands: GpuCommands, options: { step: number; seed: number; sceneScale: number; grow: boolean; pruneLarge: boolean; splatCount: GPUBuffer; groups: Record<'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh', AdamGroup> }): void {
+  encodeRefine(commands: GpuCommands, options: { step: number; seed: number; sceneScale: number; grow: boolean; pruneLarge: boolean; splatCount: GPUBuffer; groups: Record<'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh', AdamGroup>; budgetWant?: number }): void {
     const { groups, sceneScale } = options;
     commands.copyBuffer(options.splatCount, 0, this.counts, 0, 4);
+    const budget = options.budgetWant !== undefined;
+    if (budget) this.encodeBudgetThreshold(commands, groups.opacityLogits, options.grow ? options.budgetWant! : 0);
     const cu = this.writeUniform('classify', {
       countIndex: 0,
       growGrad2d: this.config.growGrad2d,
       growScale3d: this.config.growScale3d * sceneScale,
       pruneOpacity: this.config.pruneOpacity,
       pruneScale3d: options.pruneLarge ? this.config.pruneScale3d * sceneScale : 0,
-      grow: options.grow ? 1 : 0,
+      grow: !options.grow ? GROW.off : budget ? GROW.budget : GROW.threshold,
     });
-    const classifyGroup = this.cachedGroup('classify', this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount });
+    const classifyGroup = this.cachedGroup('classify', this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 28: this.budgetThreshold });
     this.dispatch(commands, this.pipelines.classify, classifyGroup, 'densify.classify');
     this.scan.encode(commands, this.scanPlan);
     const order: [keyof typeof groups, number][] = [['means', 1], ['logScales', 2], ['quats', 0], ['opacityLogits', 0], ['sh', 0]];
@@ -201,14 +235,14 @@ export class AdcDensifier {
 
   /** GPU bytes this densifier holds (statistics, scan and refine scratch; uniforms aside). */
   get bytes(): number {
-    let total = [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts].reduce((sum, b) => sum + b.size, 0);
+    let total = [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.budgetHistogram, this.budgetThreshold].reduce((sum, b) => sum + b.size, 0);
     for (const s of this.scratch.values()) total += s.param.size + s.moments.size;
     return total;
   }
 
   destroy(): void {
     this.scanPlan.destroy();
-    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, ...this.uniforms.values()]) b.destroy();
+    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.budgetHistogram, this.budgetThreshold, ...this.uniforms.values()]) b.destroy();
     for (const s of this.scratch.values()) for (const b of [s.param, s.moments]) b.destroy();
   }
 }
@@ -285,10 +319,17 @@ export class AdcStrategy implements DensifyStrategy {
         pruneLarge: s.step > c.resetEvery,
         splatCount: s.countBuffer,
         groups: s.groups,
+        ...(c.budget > 0 ? { budgetWant: this.budgetWant(s) } : {}),
       });
     }
     if (s.step > 0 && s.step % c.resetEvery === 0) densifier.encodeResetOpacity(commands, s.countBuffer, s.groups.opacityLogits);
     return refined;
+  }
+
+  /** Budget mode: this refine's share of the growth curve (densify-budget.ts), from the exact count. */
+  private budgetWant(s: DensifyStep): number {
+    const budget = effectiveBudget(this.config.budget, s.resolutionFactor ?? 1);
+    return budgetGrowth({ budget, count: s.splatCount, refinesLeft: refineStepsFrom(s.step, this.config), maxSplats: s.maxSplats });
   }
 
   async checkpointBlobs(count: number): Promise<{ name: string; data: Uint8Array }[]> {
