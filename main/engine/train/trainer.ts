@@ -22,6 +22,7 @@ import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
 import { initialSplats } from './init.js';
+import { CoarseToFine } from './coarse-to-fine.js';
 import { evaluateViews, type Evaluation } from './evaluate-views.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
@@ -78,6 +79,8 @@ export class Trainer {
   /** Camera refinement (undefined when off) and the frame's sum of the camera gradient. */
   private readonly cameraRefiner: CameraRefiner | undefined;
   private cameraSum: CameraGradSum | undefined;
+  /** The coarse-to-fine schedule's reduced targets (undefined when it is off). */
+  private coarse: CoarseToFine | undefined;
 
   private constructor(
     readonly ctx: GpuContext,
@@ -114,6 +117,7 @@ export class Trainer {
     const views = data.views.map((_, i) => i);
     const targets = await GpuTargets.upload(ctx, data, views, (d, t) => options.onProgress?.('upload', d, t));
     const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
+    trainer.coarse = await CoarseToFine.create(ctx, data, trainer.trainViews, config.coarseToFine, config.iterations);
     const appearance = appearanceModelFor(config.appearance, data.photographed ?? false);
     if (appearance !== 'off') trainer.appearance = await Appearance.create(ctx, appearance, trainer.trainViews.length, ...trainer.frameSize());
     await trainer.buildFrames();
@@ -211,8 +215,9 @@ export class Trainer {
     if (t % INTERSECTION_CHECK_EVERY === 0) await this.growIntersections();
     const view = this.nextView();
     await this.cameraRefiner?.before(t);
-    const plan = { step: t, view, camera: this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount };
-    await recordTrainStep(this.stepParts(), plan, this.reports);
+    const coarse = this.coarse?.at(t, this.cameraOf(view));
+    const plan = { step: t, view, camera: coarse?.camera ?? this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount, resolutionFactor: coarse?.factor ?? 1 };
+    await recordTrainStep({ ...this.stepParts(), ...(coarse ? { targets: coarse.targets } : {}) }, plan, this.reports);
     this.step = t + 1;
   }
 
@@ -400,6 +405,7 @@ export class Trainer {
     this.densify.destroy();
     this.model.destroy();
     this.targets.destroy();
+    this.coarse?.destroy();
     this.readbacks.destroy();
   }
 }
