@@ -18,7 +18,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
     kernel: 'densify',
     struct: 'DensifyParams',
     size: 64,
-    offsets: Object.fromEntries(['count_index', 'width', 'height', 'grow_grad2d', 'grow_scale3d', 'prune_opacity', 'prune_scale3d', 'grow', 'stride', 'mode', 'seed', 'step', 'capacity', 'opacity_logit_max', 'plane', '_pad1'].map((name, i) => [name, 4 * i])),
+    offsets: Object.fromEntries(['count_index', 'width', 'height', 'grow_grad2d', 'grow_scale3d', 'prune_opacity', 'prune_scale3d', 'grow', 'stride', 'mode', 'seed', 'step', 'capacity', 'opacity_logit_max', 'plane', 'budget_want'].map((name, i) => [name, 4 * i])),
   },
   {
     kernel: 'mcmc',
