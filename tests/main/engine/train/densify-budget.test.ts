@@ -1,13 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { poisonBuffer, readBuffer } from '../../../../main/engine/gpu/buffers.js';
-import { GpuSplats } from '../../../../main/engine/render/gpu-splats.js';
-import { Adam } from '../../../../main/engine/train/adam.js';
-import { AdcDensifier, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
 import { budgetGrowth, effectiveBudget, refineStepsFrom } from '../../../../main/engine/train/densify-budget.js';
-import { emptySplats } from '../../../../shared/scene/splats.js';
 import { testGpu, variantsOf } from '../../../helpers/gpu.js';
-import { freshSeed, rng } from '../../../helpers/random.js';
-import { budgetHistogram, budgetKey, budgetScore, budgetThreshold, keyEdgeDistance } from '../../../reference/densify-budget.js';
+import { freshSeed } from '../../../helpers/random.js';
+import { DENSIFY_BUDGET_CASES, densifyBudgetParity } from '../../../parity/densify-budget.parity.js';
+import { budgetKey, budgetThreshold } from '../../../reference/densify-budget.js';
 
 describe('the budget growth curve', () => {
   const window = { refineStart: 500, refineStop: 15_000, refineEvery: 100 };
@@ -67,82 +63,12 @@ describe('the budget threshold reference', () => {
   });
 });
 
-/**
- * The GPU's selection against the float64 reference on fresh random statistics: the histogram
- * bin by bin and the threshold exactly (splats whose score sits within float32 rounding of a bin
- * edge may land in the neighbour bin: they are counted and moved in the reference), then a whole
- * refine in budget mode grows exactly the splats at or above the threshold.
- */
 describe('budget selection on the GPU', async () => {
   const ctx = await testGpu();
-  it.each(variantsOf(ctx))('matches the float64 reference and grows that many splats (%s)', async (variant) => {
-    const seed = freshSeed();
-    const random = rng(seed);
-    const n = 3000 + Math.floor(random() * 2000);
-    const capacity = 2 * n + 1024;
-    const s = emptySplats(n, 0);
-    const gradAcc = new Float32Array(n);
-    const hits = new Uint32Array(n);
-    for (let i = 0; i < n; i++) {
-      s.means.set([random(), random(), random()], 3 * i);
-      s.logScales.set([-5, -5.5, -6], 3 * i); // small: every grown splat is duplicated, none pruned for size
-      s.quats.set([1, 0, 0, 0], 4 * i);
-      s.opacityLogits[i] = random() * 8 - 3; // opacity 0.05 .. 0.99: none under the prune opacity
-      hits[i] = random() < 0.1 ? 0 : 1 + Math.floor(random() * 30);
-      gradAcc[i] = hits[i] * 10 ** (-6 + 4 * random());
-    }
-    const splats = GpuSplats.fromHost(ctx, s, capacity);
-    const adam = await Adam.create(ctx);
-    const groups = {
-      means: adam.createGroup('means', splats.means, splats.means, splats.countBuffer, 3, 3),
-      logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, splats.countBuffer, 3, 3),
-      quats: adam.createGroup('quats', splats.quats, splats.quats, splats.countBuffer, 4, 4),
-      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, splats.countBuffer, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 3, 3, undefined, splats.capacity),
-    };
-    const densifier = await AdcDensifier.create(ctx, capacity, { ...ADC_DEFAULTS, budget: 1 }, variant);
-    const q = ctx.device.queue;
-    q.writeBuffer(densifier.gradAcc, 0, gradAcc);
-    q.writeBuffer(densifier.hits, 0, hits);
-    q.writeBuffer(densifier.counts, 0, new Uint32Array([n]));
-    poisonBuffer(ctx.device, densifier.budgetHistogram);
-    poisonBuffer(ctx.device, densifier.budgetThreshold);
-    const opacityLogits = new Float32Array(s.opacityLogits);
-    const scores = Array.from({ length: n }, (_, i) => budgetScore(gradAcc[i], hits[i], opacityLogits[i]));
-    const keys = scores.map(budgetKey);
-    const want = Math.floor(n * (0.05 + 0.3 * random()));
-
-    const select = ctx.commands('budget');
-    densifier.encodeBudgetThreshold(select, groups.opacityLogits, want);
-    await select.submit();
-    const histogram = new Uint32Array(await readBuffer(ctx.device, densifier.budgetHistogram, 4096 * 4));
-    const threshold = new Uint32Array(await readBuffer(ctx.device, densifier.budgetThreshold, 4))[0];
-    // the GPU's histogram bin by bin, after moving the edge cases to the bin the GPU's float32 gave them
-    const expected = budgetHistogram(keys);
-    const nearEdge = scores.filter((score) => score > 0 && keyEdgeDistance(score) < 1e-5).length;
-    let moved = 0;
-    for (let b = 0; b < 4096; b++) moved += Math.abs(histogram[b] - expected[b]);
-    expect(moved, `seed ${seed}`).toBeLessThanOrEqual(2 * nearEdge);
-    expect(histogram.reduce((a, c) => a + c, 0)).toBe(expected.reduce((a, c) => a + c, 0));
-    // the threshold from the GPU's own histogram: integer work, exact
-    expect(threshold, `seed ${seed}`).toBe(budgetThreshold(histogram, want));
-    const selected = histogram.slice(threshold).reduce((a, c) => a + c, 0);
-    expect(Math.abs(selected - want), `seed ${seed}`).toBeLessThanOrEqual(Math.max(...histogram) / 2 + 1);
-
-    // a refine in budget mode: exactly the selected splats are duplicated
-    const refine = ctx.commands('refine');
-    densifier.encodeRefine(refine, { step: 1000, seed: 1, sceneScale: 1, grow: true, pruneLarge: false, splatCount: splats.countBuffer, groups, budgetWant: want });
-    await refine.submit();
-    const count = new Uint32Array(await readBuffer(ctx.device, splats.countBuffer, 4))[0];
-    expect(count, `seed ${seed}`).toBe(n + selected);
-    // the refine at the cap (grow false) grows none, whatever the budget
-    q.writeBuffer(densifier.gradAcc, 0, gradAcc);
-    q.writeBuffer(densifier.hits, 0, hits);
-    const capped = ctx.commands('capped');
-    densifier.encodeRefine(capped, { step: 1100, seed: 1, sceneScale: 1, grow: false, pruneLarge: false, splatCount: splats.countBuffer, groups, budgetWant: want });
-    await capped.submit();
-    expect(new Uint32Array(await readBuffer(ctx.device, splats.countBuffer, 4))[0]).toBe(count);
-    densifier.destroy();
-    splats.destroy();
-  });
+  for (const variant of variantsOf(ctx))
+    it.each(DENSIFY_BUDGET_CASES)(`matches the float64 reference and grows that many splats (${variant}, $splats splats)`, async (c) => {
+      const result = await densifyBudgetParity(ctx, variant, freshSeed(), c);
+      expect(result.detail ?? '', `seed ${result.seed}`).toBe('');
+      expect(result.ok).toBe(true);
+    });
 });
