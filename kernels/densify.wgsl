@@ -8,8 +8,11 @@
 //       (split children tested with their reduced scale). out_count[s] in {0, 1, 2}; growth is
 //       disabled when grow == 0 (at the splat cap).
 //   (scan of out_count: offset[s] and the new count)
-//   scatter_group (per s, once per parameter group): moves param, m, v to offset[s]; a duplicate
-//       copy and split children start with zero moments; split children: means = mean + R (S z),
+//   scatter_group (per s, once per parameter group and chunk of SCRATCH_LANES values): moves
+//       param, m, v of the lanes [lane_first, lane_first + SCRATCH_LANES) to offset[s] in the
+//       refine's scratch (SCRATCH_LANES values a splat, planar groups plane by plane from lane 0),
+//       which the host copies back before the next chunk; a duplicate copy and split children
+//       start with zero moments; split children: means = mean + R (S z),
 //       z ~ N(0, I) from a counter-based hash of (seed, step, s, child), log scales - log(1.6)
 //   reset_opacity: opacity logits clamped to logit(2 * prune_opacity), their moments zeroed
 //   Budget mode (grow == 2, train.densifyBudget; Taming 3DGS's score-ranked growth): instead of
@@ -28,6 +31,10 @@
 
 override WG: u32 = 256u;
 override ABSGRAD: bool = false;
+
+// Values a splat the refine scratch holds per part: the widest interleaved group (quats) in one
+// chunk; the SH planes four at a time (densify-adc.ts sizes the scratch by the same number).
+const SCRATCH_LANES: u32 = 4u;
 
 const ACTION_KEEP: u32 = 0u;
 const ACTION_DUPLICATE: u32 = 1u;
@@ -49,7 +56,11 @@ struct DensifyParams {
   capacity: u32,
   opacity_logit_max: f32, // reset_opacity
   plane: u32, // scatter_group: 0 interleaved (value i of splat s at s * stride + i); else planar at i * plane + s
+  lane_first: u32, // scatter_group: the chunk's first value (0 for interleaved groups, whose stride <= SCRATCH_LANES)
+  moment_shift: u32, // scatter_group: 0 f32 moments; 1 bf16 pairs, lanes 2w, 2w + 1 in word w * plane + s (adam.wgsl)
   budget_want: u32, // budget_threshold: how many splats to grow
+  _pad1: u32,
+  _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> dp: DensifyParams;
@@ -200,12 +211,12 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
       let q = vec4f(split_quats[4u * s], split_quats[4u * s + 1u], split_quats[4u * s + 2u], split_quats[4u * s + 3u]);
       offset3 = rotate_by_quat(q, sc * normal3(s, c));
     }
-    for (var i = 0u; i < k; i++) {
+    for (var i = dp.lane_first; i < min(k, dp.lane_first + SCRATCH_LANES); i++) {
       var src = s * k + i;
       var dst = d * k + i;
       if (dp.plane != 0u) {
         src = i * dp.plane + s;
-        dst = i * dp.plane + d;
+        dst = (i - dp.lane_first) * dp.plane + d;
       }
       var value = param_in[src];
       if (dp.mode == 1u && i < 3u) {
@@ -215,8 +226,15 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
         value -= 0.47000362924573558; // log(1.6)
       }
       param_out[dst] = value;
-      m_out[dst] = select(m_in[src], 0.0, fresh);
-      v_out[dst] = select(v_in[src], 0.0, fresh);
+      // moments move as bits (bf16 pairs are no f32 values): a pair's word is written by both its lanes, alike
+      var m_src = src;
+      var m_dst = dst;
+      if (dp.plane != 0u) {
+        m_src = (i >> dp.moment_shift) * dp.plane + s;
+        m_dst = ((i - dp.lane_first) >> dp.moment_shift) * dp.plane + d;
+      }
+      m_out[m_dst] = bitcast<f32>(select(bitcast<u32>(m_in[m_src]), 0u, fresh));
+      v_out[m_dst] = bitcast<f32>(select(bitcast<u32>(v_in[m_src]), 0u, fresh));
     }
   }
 }

@@ -39,7 +39,7 @@ struct McmcParams {
   opacity_reg: f32,
   scale_reg: f32,
   capacity: u32,
-  _pad0: u32,
+  moment_shift: u32, // zero_source_moments, copy_group: 0 f32 moments; 1 bf16 pairs in word (lane >> 1) * plane + s (adam.wgsl)
   _pad1: u32,
   _pad2: u32,
 }
@@ -182,7 +182,7 @@ fn zero_source_moments(@builtin(global_invocation_id) gid: vec3u, @builtin(num_w
   for (var i = 0u; i < mp.stride; i++) {
     var at = s * mp.stride + i;
     if (mp.plane != 0u) {
-      at = i * mp.plane + s;
+      at = (i >> mp.moment_shift) * mp.plane + s; // zero bits: both bf16 halves of a pair
     }
     group_m[at] = 0.0;
     group_v[at] = 0.0;
@@ -211,8 +211,12 @@ fn copy_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups
       to = i * mp.plane + dst;
     }
     group_param[to] = group_param[src_at];
-    group_m[to] = 0.0;
-    group_v[to] = 0.0;
+    var moment_to = to;
+    if (mp.plane != 0u) {
+      moment_to = (i >> mp.moment_shift) * mp.plane + dst;
+    }
+    group_m[moment_to] = 0.0;
+    group_v[moment_to] = 0.0;
   }
 }
 

@@ -96,6 +96,21 @@ export const PARAMS = [
     help: "Adam's learning rate of the per-image colour models (with --appearance): warmed up over 1000 steps, decaying to 1% at the end.",
   },
   {
+    key: 'train.momentsPrecision', flag: 'moments-precision', type: 'enum', choices: ['f32', 'bf16'], default: 'f32',
+    group: 'Training', label: 'Adam moment precision', commands: ['train', 'bench'], advanced: true,
+    help: "Precision of the SH coefficients' Adam moments: bf16 halves them (192 B a splat less at SH degree 3; the other parameters' moments stay f32); checkpoints keep f32 moments either way.",
+  },
+  {
+    key: 'train.sparseAdam', flag: 'sparse-adam', type: 'bool', default: false,
+    group: 'Training', label: 'Sparse Adam', commands: ['train', 'bench'], advanced: true,
+    help: "Adam only on the splats visible in the step's view: the others keep their parameters and moments (no decay while unseen).",
+  },
+  {
+    key: 'train.shRestEvery', flag: 'sh-rest-every', type: 'int', min: 1, max: 1000, default: 1, unit: 'steps',
+    group: 'Training', label: 'SH bands every', commands: ['train', 'bench'], advanced: true,
+    help: 'Update the SH bands above the DC colour every N steps (the DC every step); the steps between drop those bands\' gradients.',
+  },
+  {
     key: 'train.refineCameras', flag: 'refine-cameras', type: 'enum', choices: ['auto', 'off', 'poses', 'poses+intrinsics'], default: 'auto',
     group: 'Training', label: 'Refine cameras', commands: ['train', 'bench'],
     help: "Learn per-image pose corrections (and with 'poses+intrinsics' per-camera focal length and principal point) from the photometric loss, after a warm-up. 'auto': off for NeRF-synthetic and the sample scene (exact poses); for captures (COLMAP, transforms.json) off too until measured on real captures (see train/camera-refine.ts).",

@@ -39,6 +39,7 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     ...metricsOf(result),
     startup_s: result.processFirstStepS,
     bytes_per_splat_state: Math.round(result.stateBytesPerSplat),
+    bytes_per_live_splat: Math.round(result.stateBytesPerLiveSplat),
     test_views: result.evaluation.views.length,
     train_views: result.data.train,
     ...setup,

@@ -19,6 +19,8 @@ export class GpuCommands {
   /** Host mode: finished command buffers, each either one profiled dispatch or other work. */
   private readonly hostBuffers: { buffer: GPUCommandBuffer; label?: string }[] = [];
   private submitted = false;
+  /** Run once the work is submitted (transient buffers: WebGPU keeps them for the submitted work). */
+  private readonly releases: (() => void)[] = [];
 
   constructor(
     private readonly device: GPUDevice,
@@ -106,6 +108,11 @@ export class GpuCommands {
     }
   }
 
+  /** `release` runs right after this work is submitted: it may destroy buffers the work uses. */
+  afterSubmit(release: () => void): void {
+    this.releases.push(release);
+  }
+
   /**
    * Submits the recorded work. Resolves at once unless the profiler is in host mode (then after
    * every profiled dispatch has been timed). Never waits for the GPU otherwise.
@@ -126,6 +133,7 @@ export class GpuCommands {
           this.profiler.record(label, (performance.now() - t0) * 1e6);
         }
       }
+      this.release();
       return;
     }
     if (this.batch && this.labels.length) this.batch.encodeResolve(this.encoder, this.labels.length);
@@ -134,6 +142,11 @@ export class GpuCommands {
       const labels = [...this.labels];
       this.profiler.track(this.batch.collect(labels, (l, ns) => this.profiler.record(l, ns)));
     }
+    this.release();
+  }
+
+  private release(): void {
+    for (const release of this.releases.splice(0)) release();
   }
 }
 

@@ -13,6 +13,12 @@ export interface AdamHyper {
 
 export const ADAM_DEFAULTS: AdamHyper = { beta1: 0.9, beta2: 0.999, epsilon: 1e-15 };
 
+/** How a planar group keeps its moments: f32, or bf16 (two values a u32 word, kernels/adam.wgsl). */
+export type MomentsPrecision = 'f32' | 'bf16';
+
+/** u32 words of moments a planar group of `stride` lanes keeps per splat of its plane. */
+export const momentWordsPerSplat = (stride: number, shift: 0 | 1): number => (shift ? Math.ceil(stride / 2) : stride);
+
 /** One parameter group: a flat f32 range, its gradient and moments (one `moments` arena). */
 export interface AdamGroup {
   name: string;
@@ -28,8 +34,23 @@ export interface AdamGroup {
   index: number;
   /** Planar layout (SH): the plane length (the capacity); 0 for interleaved groups. */
   plane: number;
+  /**
+   * 0: one f32 moment a value; 1 (planar groups only): bf16, lanes 2w and 2w + 1 of a splat in
+   * word w * plane + s of m and v. Every kernel that moves moments indexes them by this.
+   */
+  momentShift: 0 | 1;
   uniform: GPUBuffer;
   group: GPUBindGroup;
+  /** The bind group of a sparse step over a frame's visibility (one a frame, made once). */
+  sparseGroup: (visible: GPUBuffer) => GPUBindGroup;
+}
+
+/** A step's options beyond the dense update of every value. */
+export interface AdamStepOptions {
+  /** Per splat, nonzero where visible in the step's view: only those splats are updated (sparse Adam). */
+  visible?: GPUBuffer;
+  /** Update only the first `lanes` values of each splat (planar groups: the SH DC between full steps). */
+  lanes?: number;
 }
 
 /** Fused Adam (kernels/adam.wgsl): one dispatch per parameter group, moments updated in place. */
@@ -54,20 +75,32 @@ export class Adam {
     return new Adam(ctx, pipeline, hyper, WG);
   }
 
-  /** Moments are created zeroed (WebGPU zero-initializes buffers). */
-  createGroup(name: string, param: GpuRange, grad: GpuRange, counts: GPUBuffer, stride = 1, head = 1, moments?: GpuArena<'moments'>, plane = 0): AdamGroup {
+  /** Moments are created zeroed (WebGPU zero-initializes buffers); bf16 only for planar groups. */
+  createGroup(name: string, param: GpuRange, grad: GpuRange, counts: GPUBuffer, stride = 1, head = 1, moments?: GpuArena<'moments'>, plane = 0, precision: MomentsPrecision = 'f32'): AdamGroup {
     const { device } = this.ctx;
-    const bytes = rangeOf(param).size;
+    if (precision === 'bf16' && (!plane || moments)) throw new Error(`adam.${name}: bf16 moments need a planar group with its own moments`);
+    const momentShift = precision === 'bf16' ? 1 : 0;
+    const bytes = momentShift ? plane * momentWordsPerSplat(stride, momentShift) * 4 : rangeOf(param).size;
     const arena = moments ?? new GpuArena(device, 'moments', `adam.${name}`, { m: bytes, v: bytes });
     const { m, v } = arena.regions;
     const uniform = createUniform(device, `adam.${name}`, UniformStruct.of('adam', 'AdamParams').size);
-    const group = bindGroup(device, this.pipeline, { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags });
+    // dense steps never read `visible`: the counts stand in for it
+    const entries = { 0: uniform, 1: counts, 2: param, 3: grad, 4: m, 5: v, 6: this.flags, 7: counts };
+    const group = bindGroup(device, this.pipeline, entries);
     const index = this.groups++;
-    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, uniform, group };
+    const sparseGroups = new WeakMap<GPUBuffer, GPUBindGroup>(); // frames are rebuilt: their buffers go
+    const sparseGroup = (visible: GPUBuffer) => {
+      let g = sparseGroups.get(visible);
+      if (!g) sparseGroups.set(visible, (g = bindGroup(device, this.pipeline, { ...entries, 7: visible })));
+      return g;
+    };
+    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, momentShift, uniform, group, sparseGroup };
   }
 
   /** Records one step (t is 1-based) of a group over `capacity` splats (the GPU count limits it). */
-  encode(commands: GpuCommands, group: AdamGroup, capacity: number, t: number, lrHead: number, lrTail = lrHead, countIndex = 0): void {
+  encode(commands: GpuCommands, group: AdamGroup, capacity: number, t: number, lrHead: number, lrTail = lrHead, countIndex = 0, options: AdamStepOptions = {}): void {
+    const lanes = Math.min(options.lanes ?? group.stride, group.stride);
+    if (lanes < group.stride && !group.plane) throw new Error(`adam.${group.name}: a lane limit needs a planar group`);
     const { beta1, beta2, epsilon } = this.hyper;
     const data = UniformStruct.of('adam', 'AdamParams').pack({
       lr_head: lrHead,
@@ -82,11 +115,16 @@ export class Adam {
       count_index: countIndex,
       group_index: group.index % 7,
       plane: group.plane,
+      moment_shift: group.momentShift,
+      step: t,
+      lane_end: lanes,
+      sparse: options.visible ? 1 : 0,
     });
     this.ctx.device.queue.writeBuffer(group.uniform, 0, data);
-    const elements = (group.plane || capacity) * group.stride;
+    // one thread a value, or a bf16 word (two values); planar groups only over the lanes updated
+    const elements = group.plane ? group.plane * momentWordsPerSplat(lanes, group.momentShift) : capacity * group.stride;
     const groups = Math.ceil(elements / this.workgroupSize);
     const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
-    commands.dispatch(this.pipeline, [group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);
+    commands.dispatch(this.pipeline, [options.visible ? group.sparseGroup(options.visible) : group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);
   }
 }

@@ -1,12 +1,12 @@
 import { GpuArena } from '../gpu/arena.js';
-import { bindGroup, createStorage, createUniform, rangeOf, readBuffer, type BufferBinding, type GpuRegion } from '../gpu/buffers.js';
+import { bindGroup, createStorage, createUniform, rangeOf, readBuffer, type BufferBinding } from '../gpu/buffers.js';
 import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import type { CompiledPipeline } from '../gpu/kernels.js';
 import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import { paramDefault } from '../../../shared/params/index.js';
-import type { AdamGroup } from './adam.js';
+import { momentWordsPerSplat, type AdamGroup } from './adam.js';
 import type { KernelVariant } from '../gpu/kernels.js';
 import { budgetGrowth, effectiveBudget, refineStepsFrom } from './densify-budget.js';
 import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
@@ -46,6 +46,9 @@ export function adcRefineStop(refineStop: number, iterations: number): number {
 }
 
 
+/** Values a splat the refine scratch holds per part (kernels/densify.wgsl's SCRATCH_LANES). */
+const SCRATCH_LANES = 4;
+
 interface Pipelines {
   accumulate: CompiledPipeline;
   classify: CompiledPipeline;
@@ -62,8 +65,8 @@ const BUDGET_HISTOGRAM_BINS = 4096;
 /**
  * Adaptive density control on the GPU (kernels/densify.wgsl): running gradient statistics every
  * step; at refine steps classify, scan, and scatter every parameter group with its Adam moments
- * into scratch buffers, then copy back. The new count is written on the GPU; the host only
- * learns it asynchronously (it keeps capacity >= 2x the count so a refine never overflows).
+ * into a scratch of four values a splat, copied back chunk by chunk (made for the refine only).
+ * The new count is written on the GPU; the host only learns it asynchronously (it keeps capacity >= 2x the count so a refine never overflows).
  */
 export class AdcDensifier {
   readonly gradAcc: GPUBuffer;
@@ -78,7 +81,6 @@ export class AdcDensifier {
   readonly budgetThreshold: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private readonly uniforms = new Map<string, GPUBuffer>();
-  private readonly scratch = new Map<string, { param: GPUBuffer; moments: GpuArena<'moments'>; m: GpuRegion; v: GpuRegion }>();
   private readonly groupCache = new Map<string, GPUBindGroup>();
 
   private constructor(
@@ -116,7 +118,7 @@ export class AdcDensifier {
     return u;
   }
 
-  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'budgetWant', number>>): GPUBuffer {
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift' | 'budgetWant', number>>): GPUBuffer {
     const data = UniformStruct.of('densify', 'DensifyParams').pack({
       count_index: values.countIndex ?? 0,
       width: values.width ?? 0,
@@ -133,6 +135,8 @@ export class AdcDensifier {
       capacity: values.capacity ?? this.capacity,
       opacity_logit_max: values.opacityLogitMax ?? 0,
       plane: values.plane ?? 0,
+      lane_first: values.laneFirst ?? 0,
+      moment_shift: values.momentShift ?? 0,
       budget_want: values.budgetWant ?? 0,
     });
     const buffer = this.uniform(name);
@@ -193,21 +197,29 @@ export class AdcDensifier {
     const classifyGroup = this.cachedGroup('classify', this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 28: this.budgetThreshold });
     this.dispatch(commands, this.pipelines.classify, classifyGroup, 'densify.classify');
     this.scan.encode(commands, this.scanPlan);
+    // Means first: its split offsets read the old log scales and quaternions, still in place then.
     const order: [keyof typeof groups, number][] = [['means', 1], ['logScales', 2], ['quats', 0], ['opacityLogits', 0], ['sh', 0]];
+    const scratch = this.refineScratch(commands);
     for (const [name, mode] of order) {
       const g = groups[name];
-      const scratch = this.scratchFor(name, g);
-      const u = this.writeUniform(`scatter.${name}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane });
-      // The layout is shared by every mode: the split inputs are bound even where unused.
-      const entries: Record<number, BufferBinding> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
-      this.dispatch(commands, this.pipelines.scatter, this.cachedGroup(`scatter.${name}`, this.pipelines.scatter, entries), `densify.scatter.${name}`);
-    }
-    for (const [name] of order) {
-      const g = groups[name];
-      const scratch = this.scratchFor(name, g);
-      commands.copyBuffer(scratch.param, 0, g.param, 0, rangeOf(g.param).size);
-      commands.copyBuffer(scratch.m, 0, g.m, 0, g.m.size);
-      commands.copyBuffer(scratch.v, 0, g.v, 0, g.v.size);
+      // planar groups (SH) move SCRATCH_LANES planes at a time; interleaved ones (stride <= 4) at once
+      const chunks = g.plane ? Math.ceil(g.stride / SCRATCH_LANES) : 1;
+      for (let chunk = 0; chunk < chunks; chunk++) {
+        const laneFirst = chunk * SCRATCH_LANES;
+        const u = this.writeUniform(`scatter.${name}.${chunk}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane, laneFirst, momentShift: g.momentShift });
+        // The layout is shared by every mode: the split inputs are bound even where unused.
+        const entries: Record<number, BufferBinding> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
+        this.dispatch(commands, this.pipelines.scatter, bindGroup(this.ctx.device, this.pipelines.scatter, entries), `densify.scatter.${name}`);
+        // back into the group's own buffers before the next chunk reuses the scratch (bf16
+        // moments: half the planes, SCRATCH_LANES even so a chunk holds whole pairs)
+        if (!g.plane) for (const part of ['param', 'm', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], 0, rangeOf(g.param).size);
+        else {
+          const lanes = Math.min(SCRATCH_LANES, g.stride - laneFirst);
+          commands.copyBuffer(scratch.param, 0, g.param, laneFirst * g.plane * 4, lanes * g.plane * 4);
+          const words = momentWordsPerSplat(lanes, g.momentShift);
+          for (const part of ['m', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], (laneFirst >> g.momentShift) * g.plane * 4, words * g.plane * 4);
+        }
+      }
     }
     commands.copyBuffer(this.counts, 4, options.splatCount, 0, 4);
     commands.clearBuffer(this.gradAcc);
@@ -222,28 +234,31 @@ export class AdcDensifier {
     this.dispatch(commands, this.pipelines.reset, group, 'densify.reset_opacity');
   }
 
-  private scratchFor(name: string, g: AdamGroup) {
-    let s = this.scratch.get(name);
-    if (!s) {
-      // the moments' scratch is a moments arena too: scatter binds it as one where it must
-      const bytes = rangeOf(g.param).size;
-      const moments = new GpuArena(this.ctx.device, 'moments', `adc.scratch.${name}`, { m: bytes, v: bytes });
-      this.scratch.set(name, (s = { param: createStorage(this.ctx.device, `adc.scratch.${name}.param`, bytes), moments, ...moments.regions }));
-    }
-    return s;
+  /**
+   * The refine's scratch: SCRATCH_LANES values a splat of capacity for the parameter and each
+   * moment (48 B a splat), made for this refine and destroyed once its commands are submitted
+   * (WebGPU keeps a destroyed buffer alive for the work already submitted), so no memory stays
+   * with the steps that do not refine. The moments' part is a moments arena: scatter binds it as one.
+   */
+  private refineScratch(commands: GpuCommands) {
+    const bytes = this.capacity * SCRATCH_LANES * 4;
+    const moments = new GpuArena(this.ctx.device, 'moments', 'adc.scratch', { m: bytes, v: bytes });
+    const param = createStorage(this.ctx.device, 'adc.scratch.param', bytes);
+    commands.afterSubmit(() => {
+      param.destroy();
+      moments.destroy();
+    });
+    return { param, ...moments.regions };
   }
 
-  /** GPU bytes this densifier holds (statistics, scan and refine scratch; uniforms aside). */
+  /** GPU bytes this densifier holds between steps (statistics and scan; uniforms aside). */
   get bytes(): number {
-    let total = [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.budgetHistogram, this.budgetThreshold].reduce((sum, b) => sum + b.size, 0);
-    for (const s of this.scratch.values()) total += s.param.size + s.moments.size;
-    return total;
+    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.budgetHistogram, this.budgetThreshold].reduce((sum, b) => sum + b.size, 0);
   }
 
   destroy(): void {
     this.scanPlan.destroy();
     for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.budgetHistogram, this.budgetThreshold, ...this.uniforms.values()]) b.destroy();
-    for (const s of this.scratch.values()) for (const b of [s.param, s.moments]) b.destroy();
   }
 }
 

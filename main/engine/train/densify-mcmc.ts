@@ -116,7 +116,7 @@ export class McmcDensifier {
     return new McmcDensifier(ctx, pipelines, await ExclusiveScan.create(ctx), capacity, config);
   }
 
-  private uniform(key: string, values: { round?: number; seed?: number; step?: number; stride?: number; plane?: number; noiseScale?: number }): GPUBuffer {
+  private uniform(key: string, values: { round?: number; seed?: number; step?: number; stride?: number; plane?: number; momentShift?: number; noiseScale?: number }): GPUBuffer {
     let u = this.uniforms.get(key);
     if (!u) this.uniforms.set(key, (u = createUniform(this.ctx.device, `mcmc.${key}`, UniformStruct.of('mcmc', 'McmcParams').size)));
     const data = UniformStruct.of('mcmc', 'McmcParams').pack({
@@ -133,6 +133,7 @@ export class McmcDensifier {
       opacity_reg: this.config.opacityReg,
       scale_reg: this.config.scaleReg,
       capacity: this.capacity,
+      moment_shift: values.momentShift ?? 0,
     });
     this.ctx.device.queue.writeBuffer(u, 0, data);
     return u;
@@ -182,12 +183,12 @@ export class McmcDensifier {
       }));
       for (const name of ['means', 'quats', 'sh'] as const) {
         const g = groups[name];
-        const gu = this.uniform(`zero.${name}.${round}`, { round, stride: g.stride, plane: g.plane });
+        const gu = this.uniform(`zero.${name}.${round}`, { round, stride: g.stride, plane: g.plane, momentShift: g.momentShift });
         this.perSplat(commands, 'zero_source_moments', this.group(`zero.${name}.${round}`, 'zero_source_moments', { 0: gu, 1: this.counts, 10: this.picks, 13: g.m, 14: g.v }));
       }
       for (const name of ['means', 'logScales', 'quats', 'opacityLogits', 'sh'] as const) {
         const g = groups[name];
-        const gu = this.uniform(`copy.${name}.${round}`, { round, stride: g.stride, plane: g.plane });
+        const gu = this.uniform(`copy.${name}.${round}`, { round, stride: g.stride, plane: g.plane, momentShift: g.momentShift });
         commands.dispatchIndirect(p.copy_group, [this.group(`copy.${name}.${round}`, 'copy_group', { 0: gu, 1: this.counts, 8: this.deadList, 9: this.samples, 12: g.param, 13: g.m, 14: g.v })], this.dispatchArgs, 0, `mcmc.copy.${name}`);
       }
       commands.dispatch(p.finish_growth, [this.group(`finish${round}`, 'finish_growth', base)], 1);

@@ -84,6 +84,8 @@ export interface TrainJobResult {
   peakGpuBytes: number;
   /** Trainer.stateBytesPerSplat at the end of the run. */
   stateBytesPerSplat: number;
+  /** Trainer.stateBytesPerLiveSplat at the end of the run. */
+  stateBytesPerLiveSplat: number;
   nonFiniteSkipped: number;
   /** Steps whose intersections outgrew the buffers (their gradient missed some; the buffers grow at the next check). */
   intersectionOverflows: number;
@@ -250,6 +252,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       splatCount: splats.count,
       peakGpuBytes: ctx.memory.peak,
       stateBytesPerSplat: trainer.stateBytesPerSplat,
+      stateBytesPerLiveSplat: trainer.stateBytesPerLiveSplat,
       nonFiniteSkipped: trainer.nonFiniteSkipped,
       intersectionOverflows: trainer.isectOverflows,
       cancelled,

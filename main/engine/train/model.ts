@@ -7,7 +7,8 @@ import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
 import { rangeOf, readBuffer } from '../gpu/buffers.js';
 import { GpuSplatGrads, GpuSplats, shAosToPlanar, shPlanarToAos } from '../render/gpu-splats.js';
-import type { Adam, AdamGroup } from './adam.js';
+import { momentWordsPerSplat, type Adam, type AdamGroup, type MomentsPrecision } from './adam.js';
+import { packBf16Planar, unpackBf16Planar } from './bf16-moments.js';
 
 export type GroupName = 'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh';
 /** The parameter groups, by name (densification moves every one of them with its moments). */
@@ -21,6 +22,8 @@ export class Model {
     readonly splats: GpuSplats,
     adam: Adam,
     ctx: GpuContext,
+    /** The SH group's moments (the other groups', 11 floats a splat, stay f32). */
+    readonly momentsPrecision: MomentsPrecision = 'f32',
   ) {
     this.grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
     const c = splats.countBuffer;
@@ -30,7 +33,7 @@ export class Model {
       logScales: adam.createGroup('logScales', splats.logScales, this.grads.logScales, c, 3, 3),
       quats: adam.createGroup('quats', splats.quats, this.grads.quats, c, 4, 4),
       opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, this.grads.opacityLogits, c, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3, undefined, splats.capacity),
+      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3, undefined, splats.capacity, momentsPrecision),
     };
   }
 
@@ -61,15 +64,16 @@ export class Model {
    */
   resized(commands: GpuCommands, ctx: GpuContext, adam: Adam, capacity: number, splatCount: number): Model {
     const splats = new GpuSplats(ctx, capacity, this.splats.shDegree, splatCount, 'model');
-    const next = new Model(splats, adam, ctx);
+    const next = new Model(splats, adam, ctx, this.momentsPrecision);
     for (const name of Object.keys(this.groups) as GroupName[]) {
       const from = this.groups[name];
       const to = next.groups[name];
       for (const part of ['param', 'm', 'v'] as const) {
         if (from.plane) {
-          // planar (SH): each value's plane moves to its place in the new capacity
+          // planar (SH): each value's (or bf16 pair's) plane moves to its place in the new capacity
           const rows = Math.min(from.plane, to.plane) * 4;
-          for (let j = 0; j < from.stride; j++) commands.copyBuffer(from[part], j * from.plane * 4, to[part], j * to.plane * 4, rows);
+          const planes = part === 'param' ? from.stride : momentWordsPerSplat(from.stride, from.momentShift);
+          for (let j = 0; j < planes; j++) commands.copyBuffer(from[part], j * from.plane * 4, to[part], j * to.plane * 4, rows);
         } else commands.copyBuffer(from[part], 0, to[part], 0, Math.min(rangeOf(from[part]).size, rangeOf(to[part]).size));
       }
     }
@@ -83,23 +87,28 @@ export class Model {
     for (const [name, g] of Object.entries(this.groups)) {
       const bytes = count * g.stride * 4;
       for (const [part, buffer] of [['param', g.param], ['m', g.m], ['v', g.v]] as const) {
-        // stored in the host's interleaved order, whatever the GPU layout and capacity
+        // stored as f32 in the host's interleaved order, whatever the GPU layout, precision and capacity
         const raw = bytes ? await readBuffer(device, buffer, g.plane ? rangeOf(buffer).size : bytes) : new ArrayBuffer(0);
-        const data: Uint8Array = g.plane && bytes ? new Uint8Array(shPlanarToAos(new Float32Array(raw), count, g.stride, g.plane).buffer) : new Uint8Array(raw);
+        const planar = part !== 'param' && g.momentShift && bytes ? unpackBf16Planar(new Uint32Array(raw), g.stride, g.plane) : new Float32Array(raw);
+        const data: Uint8Array = g.plane && bytes ? new Uint8Array(shPlanarToAos(planar, count, g.stride, g.plane).buffer) : new Uint8Array(raw);
         blobs.push({ name: `${name}.${part}`, data });
       }
     }
     return blobs;
   }
 
-  /** Writes the Adam moments of `count` splats back from checkpoint blobs (`blob` checks each one's size). */
+  /**
+   * Writes the Adam moments of `count` splats back from checkpoint blobs (`blob` checks each one's
+   * size): f32 whatever the precision they were trained at, rounded here where this model keeps bf16.
+   */
   restoreMoments(queue: GPUQueue, count: number, blob: (name: string, floats: number) => Float32Array): void {
     for (const [name, g] of Object.entries(this.groups)) {
       const floats = count * g.stride;
       if (!floats) continue;
       for (const part of ['m', 'v'] as const) {
         const values = blob(`${name}.${part}`, floats);
-        const data = g.plane ? shAosToPlanar(values, count, g.stride, g.plane) : values;
+        const planar = g.plane ? shAosToPlanar(values, count, g.stride, g.plane) : values;
+        const data = g.momentShift ? packBf16Planar(planar, g.stride, g.plane) : planar;
         queue.writeBuffer(g[part].buffer, g[part].offset, data.buffer, data.byteOffset, data.byteLength);
       }
     }

@@ -130,11 +130,13 @@ export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports:
     width: camera.width, height: camera.height, meansLearningRate: meansLr, resolutionFactor: plan.resolutionFactor ?? 1,
   };
   densify.encodeBeforeAdam(commands, densifyStep);
-  adam.encode(commands, g.means, n, k, meansLr);
-  adam.encode(commands, g.logScales, n, k, r.logScales);
-  adam.encode(commands, g.quats, n, k, r.quats);
-  adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits);
-  adam.encode(commands, g.sh, n, k, r.shDc, r.shRest);
+  const sparse = cfg.sparseAdam ? { visible: frame.internal.visible } : {};
+  adam.encode(commands, g.means, n, k, meansLr, meansLr, 0, sparse);
+  adam.encode(commands, g.logScales, n, k, r.logScales, r.logScales, 0, sparse);
+  adam.encode(commands, g.quats, n, k, r.quats, r.quats, 0, sparse);
+  adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits, r.opacityLogits, 0, sparse);
+  // between the full steps of train.shRestEvery only the DC (the group's head lanes) is updated
+  adam.encode(commands, g.sh, n, k, r.shDc, r.shRest, 0, { ...sparse, lanes: t % cfg.shRestEvery === 0 ? undefined : g.sh.head });
   appearance?.encodeAdam(commands, adam, k, appearanceLearningRate(cfg.appearanceLr, t, cfg.iterations));
   const refined = densify.encodeAfterAdam(commands, densifyStep);
   const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;

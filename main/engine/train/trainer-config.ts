@@ -8,6 +8,7 @@ import type { CoarseToFineConfig } from './coarse-to-fine.js';
 import { CAMERA_REFINE_DEFAULTS, type CameraRefineConfig, type RefineCamerasMode } from './camera-refine.js';
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
+import type { MomentsPrecision } from './adam.js';
 import type { DensifyStrategyName } from './densify-strategy.js';
 import type { AppearanceChoice } from './appearance.js';
 import type { SsimPadding } from './loss.js';
@@ -33,6 +34,12 @@ export interface TrainerConfig {
   /** Adam's base learning rate of the colour models (appearance.ts appearanceLearningRate). */
   appearanceLr: number;
   rates: LearningRates;
+  /** The SH group's Adam moments: f32, or bf16 (kernels/adam.wgsl). */
+  momentsPrecision: MomentsPrecision;
+  /** Adam only on the splats visible in the step's view. */
+  sparseAdam: boolean;
+  /** The SH bands above the DC are updated every this many steps (1: every step). */
+  shRestEvery: number;
   adc: AdcConfig;
   /** Read the loss back every N steps (asynchronously). */
   lossEvery: number;
@@ -74,6 +81,9 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     appearance: paramDefault('train.appearance'),
     appearanceLr: paramDefault('train.appearanceLr'),
     rates: DEFAULT_LEARNING_RATES,
+    momentsPrecision: paramDefault('train.momentsPrecision'),
+    sparseAdam: paramDefault('train.sparseAdam'),
+    shRestEvery: paramDefault('train.shRestEvery'),
     lossEvery: LOSS_EVERY,
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: paramDefault('train.refineCameras') },
     coarseToFine: { factor: paramDefault('train.coarseFactor'), until: paramDefault('train.coarseUntil') },
@@ -111,6 +121,9 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     initPoints: p['train.initPoints'],
     appearance: p['train.appearance'],
     appearanceLr: p['train.appearanceLr'],
+    momentsPrecision: p['train.momentsPrecision'],
+    sparseAdam: p['train.sparseAdam'],
+    shRestEvery: p['train.shRestEvery'],
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: p['train.refineCameras'] },
     coarseToFine: { factor: p['train.coarseFactor'], until: p['train.coarseUntil'] },
     adc: {

@@ -94,7 +94,7 @@ export class Trainer {
     readonly random: Random,
     private readonly densify: DensifyStrategy,
   ) {
-    this.model = new Model(splats, adam, ctx);
+    this.model = new Model(splats, adam, ctx, config.momentsPrecision);
     this.readbacks = new StepReadbacks(ctx.device);
     this.splatCount = splats.count;
     this.trainViews = data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
@@ -141,6 +141,11 @@ export class Trainer {
    */
   get stateBytesPerSplat(): number {
     return (this.model.bytes + this.densify.bytes) / this.capacity + this.frame.bytes.perSplat;
+  }
+
+  /** The same state per splat trained: the capacity's room for growth is paid by the splats there are. */
+  get stateBytesPerLiveSplat(): number {
+    return (this.stateBytesPerSplat * this.capacity) / Math.max(this.splatCount, 1);
   }
 
   get capacity(): number {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { readBuffer, writeRange } from '../../../../main/engine/gpu/buffers.js';
 import { GpuSplats, shPlanarToAos } from '../../../../main/engine/render/gpu-splats.js';
 import { Adam } from '../../../../main/engine/train/adam.js';
+import { packBf16Planar, unpackBf16Planar } from '../../../../main/engine/train/bf16-moments.js';
 import { AdcDensifier, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
 import { emptySplats } from '../../../../shared/scene/splats.js';
 import { testGpu } from '../../../helpers/gpu.js';
@@ -12,7 +13,7 @@ import { testGpu } from '../../../helpers/gpu.js';
  * DefaultStrategy rules.
  */
 describe('adaptive density control on the GPU', () => {
-  it('duplicates small high-gradient splats, splits large ones, prunes transparent and huge ones', async () => {
+  it.each(['f32', 'bf16'] as const)('duplicates small high-gradient splats, splits large ones, prunes transparent and huge ones (SH moments %s)', async (precision) => {
     const ctx = await testGpu();
     const sceneScale = 2;
     const n = 6;
@@ -36,15 +37,21 @@ describe('adaptive density control on the GPU', () => {
       logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, splats.countBuffer, 3, 3),
       quats: adam.createGroup('quats', splats.quats, splats.quats, splats.countBuffer, 4, 4),
       opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, splats.countBuffer, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3, undefined, splats.capacity),
+      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3, undefined, splats.capacity, precision),
     };
-    // moments: recognisable values
+    // moments: recognisable values (7 and 9 are exact in bf16)
+    const shMoments = async (part: 'm' | 'v') => {
+      const raw = await readBuffer(ctx.device, groups.sh[part], groups.sh[part].size);
+      return precision === 'bf16' ? unpackBf16Planar(new Uint32Array(raw), 12, splats.capacity) : new Float32Array(raw);
+    };
     for (const g of Object.values(groups)) {
-      const floats = g.m.size / 4;
-      writeRange(ctx.device, g.m, new Float32Array(floats).fill(7));
-      writeRange(ctx.device, g.v, new Float32Array(floats).fill(9));
+      for (const [part, value] of [['m', 7], ['v', 9]] as const) {
+        const values = new Float32Array(g.param.size / 4).fill(value);
+        writeRange(ctx.device, g[part], g.momentShift ? packBf16Planar(values, g.stride, g.plane) : values);
+      }
     }
     const densifier = await AdcDensifier.create(ctx, 32, ADC_DEFAULTS);
+    const bytesBefore = densifier.bytes;
     // gradient statistics: 2 hits each, average 0.001 (> 0.0002) except splats 0 and 5
     const acc = [0, 0.002, 0.002, 0.002, 0.002, 0.0001];
     ctx.device.queue.writeBuffer(densifier.gradAcc, 0, new Float32Array(acc));
@@ -67,10 +74,19 @@ describe('adaptive density control on the GPU', () => {
       expect(out.sh[12 * c + 5]).toBe(205);
     }
     expect(xs[3]).not.toBe(xs[4]);
-    // moments: kept for originals, zero for the duplicate copy and the split children
-    const planar = new Float32Array(await readBuffer(ctx.device, groups.sh.m, splats.capacity * 48));
-    const m = shPlanarToAos(planar, count, 12, splats.capacity);
-    expect([m[0], m[12], m[24], m[36], m[48], m[60]]).toEqual([7, 7, 0, 0, 0, 7]);
+    // every SH value moved with its splat: the planes go through the scratch four at a time
+    const source = [0, 1, 1, 2, 2, 5];
+    expect(Array.from(out.sh.subarray(0, 12 * count))).toEqual(source.flatMap((from) => Array.from({ length: 12 }, (_, k) => from * 100 + k)));
+    // moments: kept for originals, zero for the duplicate copy and the split children, in every plane
+    const fresh = [7, 7, 0, 0, 0, 7];
+    for (const [part, kept] of [['m', 7], ['v', 9]] as const) {
+      const values = shPlanarToAos(await shMoments(part), count, 12, splats.capacity);
+      expect(Array.from(values), `sh.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(12).fill(f && kept)));
+      const means = new Float32Array(await readBuffer(ctx.device, groups.means[part], count * 12));
+      expect(Array.from(means), `means.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(3).fill(f && kept)));
+    }
+    // the refine's scratch is gone once its work is submitted: the densifier holds what it held before
+    expect(densifier.bytes).toBe(bytesBefore);
     // statistics restart after a refine
     expect([...new Float32Array(await readBuffer(ctx.device, densifier.gradAcc, 24))]).toEqual([0, 0, 0, 0, 0, 0]);
   });
