@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
+# steps: info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine micfast-dense micfast-shrest statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -41,6 +41,8 @@ for arg in "$@"; do
     micfast) run micfast ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --out "$OUT/train-mic-fast-$(date +%s).json" ;;
     micfast-budget) run micfast-budget ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --densify-budget 300000 --out "$OUT/train-mic-fast-budget300k-$(date +%s).json" ;;
     micfast-fine) run micfast-fine ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --coarse-factor 1 --out "$OUT/train-mic-fast-fine-$(date +%s).json" ;;
+    micfast-dense) run micfast-dense ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --sparse-adam false --out "$OUT/train-mic-fast-dense-adam-$(date +%s).json" ;;
+    micfast-shrest) run micfast-shrest ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --sh-rest-every 4 --out "$OUT/train-mic-fast-shrest4-$(date +%s).json" ;;
     statuefast) run statuefast ${limit:-300} $cli bench train .gpu-data/colmap_statue --preset fast --out "$OUT/train-statue-fast-$(date +%s).json" ;;
     statuefast-budget) run statuefast-budget ${limit:-300} $cli bench train .gpu-data/colmap_statue --preset fast --steps 7000 --densify-budget 100000 --out "$OUT/train-statue-fast7k-budget100k-$(date +%s).json" ;;
     mic30k) run mic30k ${limit:-580} $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;

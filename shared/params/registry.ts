@@ -102,6 +102,7 @@ export const PARAMS = [
   },
   {
     key: 'train.sparseAdam', flag: 'sparse-adam', type: 'bool', default: false,
+    presets: { fast: true, balanced: false, quality: false },
     group: 'Training', label: 'Sparse Adam', commands: ['train', 'bench'], advanced: true,
     help: "Adam only on the splats visible in the step's view: the others keep their parameters and moments (no decay while unseen).",
   },
