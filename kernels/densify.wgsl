@@ -21,7 +21,16 @@
 //       start with zero moments; split children: means = mean + R (S z),
 //       z ~ N(0, I) from a counter-based hash of (seed, step, s, child), log scales - log(1.6)
 //   reset_opacity: opacity logits clamped to logit(2 * prune_opacity), their moments zeroed
+//   Budget mode (grow == 2, train.densifyBudget; Taming 3DGS's score-ranked growth): instead of
+//   the fixed grow_grad2d threshold, the budget_want highest-scoring splats grow.
+//   budget_histogram (per s): histogram[budget_key(s)] += 1 for every splat with a score > 0
+//   budget_threshold (one workgroup): the smallest key k such that the splats with key >= k are
+//       as close to budget_want as whole bins allow (a bin is added when that brings the total
+//       nearer); threshold[0] = k (0xffffffff: none grows). classify grows key >= threshold[0].
+//   The score and key are integer-exact functions of the statistics, and the histogram counts
+//   with integer atomics: the selection is deterministic.
 // Workgroup: WG threads, one splat each; 2D dispatch over the capacity; threads past n exit.
+// budget_threshold: one workgroup of WG threads (WG must divide HIST_BINS).
 
 #include "dispatch"
 #include "random"
@@ -56,8 +65,8 @@ struct DensifyParams {
   lane_first: u32, // scatter_group: the chunk's first value (0 for interleaved groups, whose stride <= SCRATCH_LANES)
   moment_shift: u32, // scatter_group: 0 f32 moments; 1 bf16 pairs, lanes 2w, 2w + 1 in word w * plane + s (adam.wgsl)
   growth_fraction: f32, // fit_growth: at most this fraction of n grows in one refine
+  budget_want: u32, // budget_threshold: how many splats to grow
   _pad1: u32,
-  _pad2: u32,
 }
 
 @group(0) @binding(0) var<uniform> dp: DensifyParams;
@@ -93,6 +102,39 @@ struct DensifyParams {
 @group(0) @binding(22) var<storage, read_write> opacity_rw: array<f32>;
 @group(0) @binding(23) var<storage, read_write> opacity_m: array<f32>;
 @group(0) @binding(24) var<storage, read_write> opacity_v: array<f32>;
+// budget_histogram
+@group(0) @binding(29) var<storage, read_write> histogram: array<atomic<u32>>;
+// budget_threshold
+@group(0) @binding(30) var<storage, read> histogram_in: array<u32>;
+@group(0) @binding(31) var<storage, read_write> threshold_out: array<u32>;
+// classify (budget mode)
+@group(0) @binding(28) var<storage, read> threshold_in: array<u32>;
+
+const GROW_THRESHOLD: u32 = 1u;
+const GROW_BUDGET: u32 = 2u;
+// 2^12 bins: a positive f32's exponent and the top 4 bits of its mantissa (16 bins per octave)
+const HIST_BINS: u32 = 4096u;
+const KEY_SHIFT: u32 = 19u;
+const NO_THRESHOLD: u32 = 0xffffffffu;
+
+// A candidate's score (Taming 3DGS ranks by a mix of gradient, opacity and coverage): its mean
+// screen-space gradient (ADC's statistic), weighted towards opaque splats (what a split or copy of
+// a transparent one adds barely shows) and towards splats seen in several views (a mean over one
+// hit is noise). 0 for a splat no view saw. Read in classify and in the histogram: one definition.
+fn budget_score(s: u32) -> f32 {
+  let n_hits = hits_in[s];
+  if (n_hits == 0u) {
+    return 0.0;
+  }
+  let hits = f32(n_hits);
+  let opacity = 1.0 / (1.0 + exp(-opacity_logits[s]));
+  return grad_acc_in[s] / hits * (0.25 + opacity) * (hits / (hits + 4.0));
+}
+
+// The score's histogram bin: monotonic in the score (a positive float's bits are), 0 for 0.
+fn budget_key(score: f32) -> u32 {
+  return bitcast<u32>(max(score, 0.0)) >> KEY_SHIFT;
+}
 
 @compute @workgroup_size(WG)
 fn accumulate_stats(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
@@ -121,7 +163,11 @@ fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) 
   }
   let n_hits = hits_in[s];
   let grad = grad_acc_in[s] / f32(max(n_hits, 1u));
-  let high = dp.grow != 0u && n_hits > 0u && grad > dp.grow_grad2d;
+  var high = dp.grow == GROW_THRESHOLD && n_hits > 0u && grad > dp.grow_grad2d;
+  if (dp.grow == GROW_BUDGET) {
+    let key = budget_key(budget_score(s));
+    high = key > 0u && key >= threshold_in[0];
+  }
   let scale = max_scale(s);
   var a = ACTION_KEEP;
   var result_scale = scale;
@@ -234,4 +280,60 @@ fn reset_opacity(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   opacity_rw[s] = min(opacity_rw[s], dp.opacity_logit_max);
   opacity_m[s] = 0.0;
   opacity_v[s] = 0.0;
+}
+
+@compute @workgroup_size(WG)
+fn budget_histogram(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let s = thread_id(gid, nwg);
+  if (s >= counts[dp.count_index]) {
+    return;
+  }
+  let key = budget_key(budget_score(s));
+  if (key > 0u) {
+    atomicAdd(&histogram[key], 1u);
+  }
+}
+
+var<workgroup> chunk_sums: array<u32, WG>;
+
+@compute @workgroup_size(WG)
+fn budget_threshold(@builtin(local_invocation_index) lid: u32) {
+  let per = HIST_BINS / WG;
+  var sum = 0u;
+  for (var i = 0u; i < per; i++) {
+    sum += histogram_in[lid * per + i];
+  }
+  chunk_sums[lid] = sum;
+  workgroupBarrier();
+  if (lid != 0u) {
+    return;
+  }
+  let want = dp.budget_want;
+  var threshold = NO_THRESHOLD;
+  if (want > 0u) {
+    // take whole chunks from the highest scores down while they stay under the budget
+    var above = 0u;
+    var chunk = WG; // chunks >= chunk are taken
+    while (chunk > 0u && above + chunk_sums[chunk - 1u] < want) {
+      chunk -= 1u;
+      above += chunk_sums[chunk];
+    }
+    threshold = 1u; // fewer candidates than wanted: every splat with a score
+    if (chunk > 0u) {
+      // chunk - 1 crosses the budget: its bins from the top, until one crosses it
+      var bin = chunk * per; // bins >= bin are taken
+      loop {
+        let c = histogram_in[bin - 1u];
+        if (above + c >= want) {
+          // take the crossing bin only if that lands nearer the budget than stopping short
+          threshold = select(bin, bin - 1u, above + c - want < want - above);
+          break;
+        }
+        above += c;
+        bin -= 1u;
+      }
+      threshold = max(threshold, 1u);
+    }
+  }
+  threshold_out[0] = threshold;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
+# steps: info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine micfast-dense micfast-shrest statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -37,6 +37,14 @@ for arg in "$@"; do
     statue-same) run statue-same ${limit:-420} $cli bench train .gpu-data/colmap_statue --steps 7000 --ssim-padding same --out "$OUT/train-statue-7k-same-$(date +%s).json" ;;
     mic7k-same) run mic7k-same ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --ssim-padding same --out "$OUT/train-mic-7k-same-$(date +%s).json" ;;
     mic7k) run mic7k ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --steps 7000 --out "$OUT/train-mic-7k-$(date +%s).json" ;;
+    # --preset fast (docs/training.md): the preset as it is, then each technique switched on or off
+    micfast) run micfast ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --out "$OUT/train-mic-fast-$(date +%s).json" ;;
+    micfast-budget) run micfast-budget ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --densify-budget 300000 --out "$OUT/train-mic-fast-budget300k-$(date +%s).json" ;;
+    micfast-fine) run micfast-fine ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --coarse-factor 1 --out "$OUT/train-mic-fast-fine-$(date +%s).json" ;;
+    micfast-dense) run micfast-dense ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --sparse-adam false --out "$OUT/train-mic-fast-dense-adam-$(date +%s).json" ;;
+    micfast-shrest) run micfast-shrest ${limit:-300} $cli bench train .gpu-data/nerf_synthetic_mic --preset fast --sh-rest-every 4 --out "$OUT/train-mic-fast-shrest4-$(date +%s).json" ;;
+    statuefast) run statuefast ${limit:-300} $cli bench train .gpu-data/colmap_statue --preset fast --out "$OUT/train-statue-fast-$(date +%s).json" ;;
+    statuefast-budget) run statuefast-budget ${limit:-300} $cli bench train .gpu-data/colmap_statue --preset fast --steps 7000 --densify-budget 100000 --out "$OUT/train-statue-fast7k-budget100k-$(date +%s).json" ;;
     mic30k) run mic30k ${limit:-580} $cli bench train .gpu-data/nerf_synthetic_mic --steps 30000 --out "$OUT/train-mic-30k-$(date +%s).json" ;;
     bunny7k) run bunny7k ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 \
       --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh.glb" --out "$OUT/mesh-bunny-7k-$(date +%s).json" ;;

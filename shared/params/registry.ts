@@ -36,7 +36,7 @@ export const PARAMS = [
   // ---- training ----
   {
     key: 'train.iterations', flag: 'iterations', type: 'int', min: 1, max: 10_000_000, default: 30_000, unit: 'steps',
-    presets: { fast: 7000, balanced: 30_000, quality: 30_000 },
+    presets: { fast: 10_000, balanced: 30_000, quality: 30_000 },
     group: 'Training', label: 'Iterations', commands: ['train', 'bench'], help: 'Training steps (one image each).',
   },
   {
@@ -107,6 +107,7 @@ export const PARAMS = [
   },
   {
     key: 'train.sparseAdam', flag: 'sparse-adam', type: 'bool', default: false,
+    presets: { fast: true, balanced: false, quality: false },
     group: 'Training', label: 'Sparse Adam', commands: ['train', 'bench'], advanced: true,
     help: "Adam only on the splats visible in the step's view: the others keep their parameters and moments (no decay while unseen).",
   },
@@ -154,6 +155,22 @@ export const PARAMS = [
   {
     key: 'train.refineStop', flag: 'refine-stop', type: 'int', min: 0, max: 10_000_000, default: 15_000, unit: 'steps',
     group: 'Densification', label: 'Refine until', commands: ['train', 'bench'], advanced: true, help: 'Last step of densification (ADC uses the smaller of this and half the iterations).',
+  },
+  {
+    key: 'train.densifyBudget', flag: 'densify-budget', type: 'int', min: 0, max: 50_000_000, default: 0, unit: 'splats',
+    group: 'Densification', label: 'Splat budget', commands: ['train', 'bench'], advanced: true,
+    help: 'ADC grows to this many splats by the refine stop along a front-loaded curve, each refine growing its best-scoring splats (gradient, opacity, views seen; Taming 3DGS) instead of all over --grow-grad2d; 0: the threshold.',
+  },
+  {
+    key: 'train.coarseFactor', flag: 'coarse-factor', type: 'float', min: 1, max: 16, default: 1,
+    presets: { fast: 4, balanced: 1, quality: 1 },
+    group: 'Training', label: 'Coarse start', commands: ['train', 'bench'], advanced: true,
+    help: 'Coarse-to-fine: the first steps train on images this many times smaller per side (area-averaged), halving until full resolution at --coarse-until; the splat budget scales with it. 1: full resolution throughout. Evaluation is always at full resolution.',
+  },
+  {
+    key: 'train.coarseUntil', flag: 'coarse-until', type: 'float', min: 0, max: 1, default: 0.25, unit: 'of the run',
+    group: 'Training', label: 'Full resolution from', commands: ['train', 'bench'], advanced: true,
+    help: 'Coarse-to-fine (--coarse-factor > 1): the fraction of the steps after which training is at full resolution.',
   },
   // ---- geometry-aware training (2DGS-style regularizers; for meshes) ----
   {

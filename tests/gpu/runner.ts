@@ -2,7 +2,7 @@
  * The parity suite outside vitest, for a GPU machine without npm (docs/gpu-machine.md): the same
  * cases as the vitest files (tests/parity/*.parity.ts), for every capability variant the device
  * has, with fresh seeds. Prints a table; writes JSON with --out FILE. Exit code 1 on any failure.
- *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,colour,raster,profiler,mesh,appearance,sift,match,bundle,select]
+ *   node out/gpu/runner.mjs [--out results.json] [--only scan,sort,loss,colour,raster,profiler,mesh,appearance,sift,match,bundle,select,densify]
  */
 import { writeFileSync } from 'node:fs';
 import { openGpu } from '../../main/engine/gpu/context.js';
@@ -12,6 +12,7 @@ import { APPEARANCE_CASES, appearanceParity } from '../parity/appearance.parity.
 import { bundleLmIterationParity, bundleSolveParity } from '../parity/bundle-solve.parity.js';
 import { BUNDLE_SHAPES, bundleCameraBlocksParity, bundleLineariseParity, bundlePcgParity, bundlePcgStopParity, bundlePointBlocksParity, bundleSchurParity } from '../parity/bundle-stages.parity.js';
 import { COLOUR_CORRECT_CASES, colourCorrectParity } from '../parity/colour-correct.parity.js';
+import { DENSIFY_BUDGET_CASES, densifyBudgetParity } from '../parity/densify-budget.parity.js';
 import { SELECT_CASES, selectParity } from '../parity/edit-select.parity.js';
 import { lossParity } from '../parity/loss.parity.js';
 import { MATCH_CASES, matchParity } from '../parity/match.parity.js';
@@ -63,6 +64,8 @@ for (const variant of variants) {
   if (want('appearance')) for (const c of APPEARANCE_CASES) await run(() => appearanceParity(ctx, variant, freshSeed(), c));
   if (want('sift')) for (const c of SIFT_CASES) await run(() => siftParity(ctx, variant, freshSeed(), c));
   if (want('match')) for (const c of MATCH_CASES) await run(() => matchParity(ctx, variant, freshSeed(), c));
+  // densify has no subgroup code either; the budget selection runs in both, as training would
+  if (want('densify')) for (const c of DENSIFY_BUDGET_CASES) await run(() => densifyBudgetParity(ctx, variant, freshSeed(), c));
   // edit-select has no subgroup code; both variants run it anyway, as the app would
   if (want('select')) for (const c of SELECT_CASES) await run(() => selectParity(ctx, variant, freshSeed(), c));
   if (want('bundle')) {

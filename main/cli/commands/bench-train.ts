@@ -4,7 +4,7 @@ import { loadDataset, type Dataset } from '../../engine/dataset/dataset.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
-import { metricsOf, resolveTrainParams, trainWithProgress } from '../training.js';
+import { metricsOf, presetOf, resolveTrainParams, trainWithProgress } from '../training.js';
 import { applyProtocol, type BenchProtocol, checksDatasetFirst, defaultProtocol, protocolByName, setupRecord } from './bench-protocol.js';
 
 /**
@@ -35,6 +35,7 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     bench: 'train',
     dataset: name,
     protocol,
+    preset: presetOf(context) ?? null,
     ...metricsOf(result),
     startup_s: result.processFirstStepS,
     // seconds since the process start at which each start-up stage ended (job.ts TrainJobResult)

@@ -7,6 +7,8 @@ import { ExclusiveScan, type ScanPlan } from '../gpu/primitives/scan.js';
 import { UniformStruct } from '../gpu/uniforms.js';
 import { paramDefault } from '../../../shared/params/index.js';
 import { momentWordsPerSplat, type AdamGroup } from './adam.js';
+import type { KernelVariant } from '../gpu/kernels.js';
+import { budgetGrowth, effectiveBudget, refineStepsFrom } from './densify-budget.js';
 import { DensifierSlot, type DensifyStep, type DensifyStrategy } from './densify-strategy.js';
 
 /** gsplat DefaultStrategy's settings. */
@@ -22,6 +24,8 @@ export interface AdcConfig {
   absgrad: boolean;
   /** At most this fraction of the count grows in one refine (1: unlimited, a refine at most doubles). */
   refineGrowth: number;
+  /** Budget-driven growth (densify-budget.ts): the splat count to reach by the refine stop; 0 grows by the threshold. */
+  budget: number;
 }
 
 /** The registry's `train.*` values where it has them; gsplat DefaultStrategy's for the engine's own. */
@@ -36,6 +40,7 @@ export const ADC_DEFAULTS: AdcConfig = {
   resetEvery: 3000,
   absgrad: paramDefault('train.absgrad'),
   refineGrowth: paramDefault('train.refineGrowth'),
+  budget: paramDefault('train.densifyBudget'),
 };
 
 /** ADC refines until the smaller of its refine stop and half the run (the splats settle after). */
@@ -53,7 +58,13 @@ interface Pipelines {
   scatter: CompiledPipeline;
   reset: CompiledPipeline;
   fit: CompiledPipeline;
+  histogram: CompiledPipeline;
+  threshold: CompiledPipeline;
 }
+
+/** kernels/densify.wgsl's classify modes (DensifyParams.grow) and its histogram's size. */
+const GROW = { off: 0, threshold: 1, budget: 2 } as const;
+const BUDGET_HISTOGRAM_BINS = 4096;
 
 /**
  * Adaptive density control on the GPU (kernels/densify.wgsl): running gradient statistics every
@@ -72,6 +83,9 @@ export class AdcDensifier {
   readonly counts: GPUBuffer;
   /** [0]: growers left ungrown for want of capacity, over the run (fit_growth). */
   private readonly clipped: GPUBuffer;
+  /** Budget mode: the scores' histogram and the key from which splats grow ([0]). */
+  readonly budgetHistogram: GPUBuffer;
+  readonly budgetThreshold: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private readonly uniforms = new Map<string, GPUBuffer>();
   private readonly groupCache = new Map<string, GPUBindGroup>();
@@ -91,16 +105,19 @@ export class AdcDensifier {
     this.offsets = createStorage(device, 'adc.offsets', (capacity + 1) * 4);
     this.counts = createStorage(device, 'adc.counts', 16);
     this.clipped = createStorage(device, 'adc.clipped', 16);
+    this.budgetHistogram = createStorage(device, 'adc.budgetHistogram', BUDGET_HISTOGRAM_BINS * 4);
+    this.budgetThreshold = createStorage(device, 'adc.budgetThreshold', 16);
     this.scanPlan = scan.createPlan(capacity, this.outCount, this.offsets, { buffer: this.counts, index: 0 }, 1);
   }
 
-  static async create(ctx: GpuContext, capacity: number, config: AdcConfig): Promise<AdcDensifier> {
+  /** `variant`: force a capability variant (parity tests); default the device's. */
+  static async create(ctx: GpuContext, capacity: number, config: AdcConfig, variant?: KernelVariant): Promise<AdcDensifier> {
     const constants = { WG: 256, ABSGRAD: config.absgrad ? 1 : 0 };
-    const [accumulate, classify, scatter, reset, fit] = await ctx.kernels.preload(
-      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity', 'fit_growth'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants })),
+    const [accumulate, classify, scatter, reset, fit, histogram, threshold] = await ctx.kernels.preload(
+      ['accumulate_stats', 'classify', 'scatter_group', 'reset_opacity', 'fit_growth', 'budget_histogram', 'budget_threshold'].map((entryPoint) => ({ kernel: 'densify', entryPoint, constants, ...(variant ? { variant } : {}) })),
     );
-    const scan = await ExclusiveScan.create(ctx);
-    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset, fit }, scan, capacity, config);
+    const scan = await ExclusiveScan.create(ctx, variant ? { variant } : undefined);
+    return new AdcDensifier(ctx, { accumulate, classify, scatter, reset, fit, histogram, threshold }, scan, capacity, config);
   }
 
   private uniform(name: string): GPUBuffer {
@@ -109,7 +126,7 @@ export class AdcDensifier {
     return u;
   }
 
-  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift' | 'growthFraction', number>>): GPUBuffer {
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift' | 'growthFraction' | 'budgetWant', number>>): GPUBuffer {
     const data = UniformStruct.of('densify', 'DensifyParams').pack({
       count_index: values.countIndex ?? 0,
       width: values.width ?? 0,
@@ -129,6 +146,7 @@ export class AdcDensifier {
       lane_first: values.laneFirst ?? 0,
       moment_shift: values.momentShift ?? 0,
       growth_fraction: values.growthFraction ?? 0,
+      budget_want: values.budgetWant ?? 0,
     });
     const buffer = this.uniform(name);
     this.ctx.device.queue.writeBuffer(buffer, 0, data);
@@ -155,23 +173,39 @@ export class AdcDensifier {
   }
 
   /**
+   * Budget mode's selection (kernels/densify.wgsl budget_histogram, budget_threshold): writes into
+   * budgetThreshold[0] the score key from which about `want` splats grow. Reads counts[0].
+   */
+  encodeBudgetThreshold(commands: GpuCommands, opacityLogits: AdamGroup, want: number): void {
+    commands.clearBuffer(this.budgetHistogram);
+    const u = this.writeUniform('budget', { countIndex: 0, budgetWant: want });
+    const histogramGroup = this.cachedGroup('budget.histogram', this.pipelines.histogram, { 0: u, 1: this.counts, 6: this.gradAcc, 7: this.hits, 9: opacityLogits.param, 29: this.budgetHistogram });
+    this.dispatch(commands, this.pipelines.histogram, histogramGroup, 'densify.budget_histogram');
+    const thresholdGroup = this.cachedGroup('budget.threshold', this.pipelines.threshold, { 0: u, 30: this.budgetHistogram, 31: this.budgetThreshold });
+    commands.dispatch(this.pipelines.threshold, [thresholdGroup], 1, 1, 1, 'densify.budget_threshold');
+  }
+
+  /**
    * A refine step: grow (unless at the cap) and prune, every group moved with its moments.
    * `groups` must list means (stride 3), logScales (3), quats (4), opacityLogits (1) and sh.
+   * `budgetWant` (budget mode): grow that many best-scoring splats instead of those over grow_grad2d.
    */
-  encodeRefine(commands: GpuCommands, options: { step: number; seed: number; sceneScale: number; grow: boolean; pruneLarge: boolean; splatCount: GPUBuffer; groups: Record<'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh', AdamGroup> }): void {
+  encodeRefine(commands: GpuCommands, options: { step: number; seed: number; sceneScale: number; grow: boolean; pruneLarge: boolean; splatCount: GPUBuffer; groups: Record<'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh', AdamGroup>; budgetWant?: number }): void {
     const { groups, sceneScale } = options;
     commands.copyBuffer(options.splatCount, 0, this.counts, 0, 4);
+    const budget = options.budgetWant !== undefined;
+    if (budget) this.encodeBudgetThreshold(commands, groups.opacityLogits, options.grow ? options.budgetWant! : 0);
     const cu = this.writeUniform('classify', {
       countIndex: 0,
       growGrad2d: this.config.growGrad2d,
       growScale3d: this.config.growScale3d * sceneScale,
       pruneOpacity: this.config.pruneOpacity,
       pruneScale3d: options.pruneLarge ? this.config.pruneScale3d * sceneScale : 0,
-      grow: options.grow ? 1 : 0,
+      grow: !options.grow ? GROW.off : budget ? GROW.budget : GROW.threshold,
       growthFraction: this.config.refineGrowth,
     });
     const scratch = this.refineScratch(commands);
-    const classifyGroup = bindGroup(this.ctx.device, this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 25: scratch.growFlags });
+    const classifyGroup = bindGroup(this.ctx.device, this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 25: scratch.growFlags, 28: this.budgetThreshold });
     this.dispatch(commands, this.pipelines.classify, classifyGroup, 'densify.classify');
     this.scan.encode(commands, this.scanPlan);
     // growth past the capacity: the first growers by index grow, the rest wait for a later refine
@@ -243,12 +277,12 @@ export class AdcDensifier {
 
   /** GPU bytes this densifier holds between steps (statistics and scan; uniforms aside). */
   get bytes(): number {
-    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped].reduce((sum, b) => sum + b.size, 0);
+    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, this.budgetHistogram, this.budgetThreshold].reduce((sum, b) => sum + b.size, 0);
   }
 
   destroy(): void {
     this.scanPlan.destroy();
-    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, ...this.uniforms.values()]) b.destroy();
+    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, this.budgetHistogram, this.budgetThreshold, ...this.uniforms.values()]) b.destroy();
   }
 }
 
@@ -334,10 +368,17 @@ export class AdcStrategy implements DensifyStrategy {
         pruneLarge: s.step > c.resetEvery,
         splatCount: s.countBuffer,
         groups: s.groups,
+        ...(c.budget > 0 ? { budgetWant: this.budgetWant(s) } : {}),
       });
     }
     if (s.step > 0 && s.step % c.resetEvery === 0) densifier.encodeResetOpacity(commands, s.countBuffer, s.groups.opacityLogits);
     return refined;
+  }
+
+  /** Budget mode: this refine's share of the growth curve (densify-budget.ts), from the exact count. */
+  private budgetWant(s: DensifyStep): number {
+    const budget = effectiveBudget(this.config.budget, s.resolutionFactor ?? 1);
+    return budgetGrowth({ budget, count: s.splatCount, refinesLeft: refineStepsFrom(s.step, this.config), maxSplats: s.maxSplats });
   }
 
   async checkpointBlobs(count: number): Promise<{ name: string; data: Uint8Array }[]> {

@@ -29,6 +29,8 @@ export interface DensifyStep {
   height: number;
   /** This step's learning rate of the means (MCMC's noise scales with it). */
   meansLearningRate: number;
+  /** How many times smaller per side than the full images this step trains (coarse-to-fine; 1 or undefined: full). */
+  resolutionFactor?: number;
 }
 
 export interface DensifyStrategy {

@@ -75,6 +75,8 @@ export interface StepPlan {
   appearanceSlot: number;
   /** Splat count as last read back (exact between refines): what the densifier sizes by. */
   splatCount: number;
+  /** Coarse-to-fine: how many times smaller per side than the view's full image `camera` is (1: full). */
+  resolutionFactor?: number;
 }
 
 /** Where a step's readbacks go when they land (a few steps late, in the order they were recorded). */
@@ -127,7 +129,7 @@ export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports:
   const densifyStep = {
     step: t, seed: cfg.seed, sceneScale: data.sceneScale, splatCount: plan.splatCount, maxSplats: parts.splatCap,
     countBuffer: model.splats.countBuffer, groups: g, visible: frame.internal.visible, mean2dGrad: model.grads.mean2d,
-    width: camera.width, height: camera.height, meansLearningRate: meansLr,
+    width: camera.width, height: camera.height, meansLearningRate: meansLr, resolutionFactor: plan.resolutionFactor ?? 1,
   };
   densify.encodeBeforeAdam(commands, densifyStep);
   const sparse = cfg.sparseAdam ? { visible: frame.internal.visible } : {};

@@ -4,6 +4,7 @@
  * rates, ADC's and MCMC's thresholds) have their one table beside the code that reads them.
  */
 import { paramDefault, paramsWithPrefix, resolveParams, type ParamsWithPrefix, type ParamValue, type ParamValuesOf } from '../../../shared/params/index.js';
+import type { CoarseToFineConfig } from './coarse-to-fine.js';
 import { CAMERA_REFINE_DEFAULTS, type CameraRefineConfig, type RefineCamerasMode } from './camera-refine.js';
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
@@ -49,6 +50,8 @@ export interface TrainerConfig {
    * start step. Undefined: plain photometric training.
    */
   geometry?: GeometryConfig;
+  /** Coarse-to-fine image resolution (coarse-to-fine.ts); factor 1: full resolution throughout. */
+  coarseToFine: CoarseToFineConfig;
   /** Camera refinement (camera-refine.ts); mode 'auto' resolves per dataset (TrainingData.posesEstimated). */
   cameraRefine: Omit<CameraRefineConfig, 'mode'> & { mode: RefineCamerasMode | 'auto' };
   /** Steps per SH band of the warm-up (schedule.ts activeShDegree); 0: every band from the first step. Default 1000. */
@@ -101,6 +104,7 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     shRestEvery: paramDefault('train.shRestEvery'),
     lossEvery: LOSS_EVERY,
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: paramDefault('train.refineCameras') },
+    coarseToFine: { factor: paramDefault('train.coarseFactor'), until: paramDefault('train.coarseUntil') },
     ...overrides,
     // MCMC grows to the run's splat cap
     mcmc: { ...MCMC_DEFAULTS, capMax: overrides.maxSplats ?? paramDefault('train.maxSplats'), ...overrides.mcmc },
@@ -140,6 +144,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     sparseAdam: p['train.sparseAdam'],
     shRestEvery: p['train.shRestEvery'],
     cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: p['train.refineCameras'] },
+    coarseToFine: { factor: p['train.coarseFactor'], until: p['train.coarseUntil'] },
     adc: {
       ...defaultTrainerConfig().adc,
       refineStart: p['train.refineStart'],
@@ -148,6 +153,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
       growGrad2d: p['train.growGrad2d'],
       absgrad: p['train.absgrad'],
       refineGrowth: p['train.refineGrowth'],
+      budget: p['train.densifyBudget'],
     },
     geometry: p['train.geometry']
       ? {

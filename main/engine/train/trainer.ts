@@ -25,6 +25,7 @@ import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
 import type { DensifyStrategy } from './densify-strategy.js';
 import { initialSplats } from './init.js';
+import { CoarseToFine } from './coarse-to-fine.js';
 import { evaluateViews, type Evaluation } from './evaluate-views.js';
 import { GeometryLoss } from './geometry.js';
 import { LossFrame, TrainingLoss } from './loss.js';
@@ -106,6 +107,8 @@ export class Trainer {
   /** Camera refinement (undefined when off) and the frame's sum of the camera gradient. */
   private readonly cameraRefiner: CameraRefiner | undefined;
   private cameraSum: CameraGradSum | undefined;
+  /** The coarse-to-fine schedule's reduced targets (undefined when it is off). */
+  private coarse: CoarseToFine | undefined;
 
   private constructor(
     readonly ctx: GpuContext,
@@ -194,6 +197,7 @@ export class Trainer {
       const [rasterizer, loss, adam] = await compiled;
       options.onStage?.('pipelines');
       const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
+      trainer.coarse = await CoarseToFine.create(ctx, data, trainer.trainViews, config.coarseToFine, config.iterations);
       trainer.appearance = await appearing;
       await trainer.buildFrames();
       options.onStage?.('frames');
@@ -319,8 +323,9 @@ export class Trainer {
     const view = this.nextView();
     await this.targets.whenReady(view);
     await this.cameraRefiner?.before(t);
-    const plan = { step: t, view, camera: this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount };
-    await recordTrainStep(this.stepParts(), plan, this.reports);
+    const coarse = this.coarse?.at(t, this.cameraOf(view));
+    const plan = { step: t, view, camera: coarse?.camera ?? this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount, resolutionFactor: coarse?.factor ?? 1 };
+    await recordTrainStep({ ...this.stepParts(), ...(coarse ? { targets: coarse.targets } : {}) }, plan, this.reports);
     this.step = t + 1;
   }
 
@@ -580,6 +585,7 @@ export class Trainer {
     this.model.destroy();
     this.adam.destroy();
     this.targets.destroy();
+    this.coarse?.destroy();
     this.readbacks.destroy();
   }
 }

@@ -46,6 +46,21 @@ describe('argonaut --no-gui bench train', () => {
     expect(s.jsonLines().at(-1)).toMatchObject({ type: 'result', bench: 'train' });
   }, 180_000);
 
+  it('takes --preset fast and records it (--steps still wins; evaluation at full resolution), and refuses an unknown preset (exit 2)', async () => {
+    const data = await makeColmapDataset({ width: 48, height: 32, count: 9, seed: 5 });
+    const out = path.join(await tempDir('bench-train-fast'), 'result.json');
+    const s = captureStreams();
+    const code = await runCli(['--no-gui', 'bench', 'train', data.root, '--preset', 'fast', '--steps', '20', '--out', out, '--json'], { streams: s });
+    expect(code, s.err()).toBe(0);
+    const result = JSON.parse(await readFile(out, 'utf8')) as Record<string, unknown>;
+    expect(result).toMatchObject({ bench: 'train', preset: 'fast', steps: 20 });
+    expect(Number.isFinite(result.psnr)).toBe(true);
+    // evaluation at full resolution whatever the first steps trained at
+    expect([result.width, result.height]).toEqual([48, 32]);
+    const plain = captureStreams();
+    expect(await runCli(['--no-gui', 'bench', 'train', data.root, '--preset', 'turbo'], { streams: plain })).toBe(2);
+  }, 180_000);
+
   it('refuses values outside an option\'s choices before doing any work (exit 2)', async () => {
     for (const args of [
       ['raster', '--backward-reduce', 'atomics'],

@@ -18,7 +18,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
     kernel: 'densify',
     struct: 'DensifyParams',
     size: 80,
-    offsets: Object.fromEntries(['count_index', 'width', 'height', 'grow_grad2d', 'grow_scale3d', 'prune_opacity', 'prune_scale3d', 'grow', 'stride', 'mode', 'seed', 'step', 'capacity', 'opacity_logit_max', 'plane', 'lane_first', 'moment_shift', 'growth_fraction', '_pad1', '_pad2'].map((name, i) => [name, 4 * i])),
+    offsets: Object.fromEntries(['count_index', 'width', 'height', 'grow_grad2d', 'grow_scale3d', 'prune_opacity', 'prune_scale3d', 'grow', 'stride', 'mode', 'seed', 'step', 'capacity', 'opacity_logit_max', 'plane', 'lane_first', 'moment_shift', 'growth_fraction', 'budget_want', '_pad1'].map((name, i) => [name, 4 * i])),
   },
   {
     kernel: 'mcmc',

@@ -10,10 +10,14 @@ import { cleanedTempDirs } from '../../../helpers/datasets.js';
 const temp = cleanedTempDirs(afterAll);
 
 describe('checkpoints and exact resume', () => {
-  it('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (densification included)', async () => {
+  // the fast preset's techniques too: the budget's curve from the count alone, the coarse levels by step
+  it.each([
+    ['densification included', {}, {}],
+    ['with a splat budget and coarse-to-fine images', { budget: 900 }, { coarseToFine: { factor: 2, until: 0.5 } }],
+  ] as const)('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (%s)', async (_, adc, overrides) => {
     const ctx = await testGpu();
     const data = await sampleScene(ctx, { width: 48, height: 36, views: 16, splats: 600 });
-    const config = defaultTrainerConfig({ iterations: 60, shDegree: 1, initPoints: 400, seed: 11, adc: { ...defaultTrainerConfig().adc, refineStart: 10, refineEvery: 15, refineStop: 50, resetEvery: 40 } });
+    const config = defaultTrainerConfig({ iterations: 60, shDegree: 1, initPoints: 400, seed: 11, ...overrides, adc: { ...defaultTrainerConfig().adc, refineStart: 10, refineEvery: 15, refineStop: 50, resetEvery: 40, ...adc } });
     const straight = await Trainer.create(ctx, data, config);
     for (let i = 0; i < 60; i++) await straight.trainStep();
     const want = await straight.download();
