@@ -106,9 +106,9 @@ struct DensifyParams {
 @group(0) @binding(29) var<storage, read_write> histogram: array<atomic<u32>>;
 // budget_threshold
 @group(0) @binding(30) var<storage, read> histogram_in: array<u32>;
+// the refine's counts buffer itself, read-write: [3] the threshold (classify reads it as counts[3];
+// a buffer of its own would be classify's ninth storage binding, over WebGPU's 8 a stage)
 @group(0) @binding(31) var<storage, read_write> threshold_out: array<u32>;
-// classify (budget mode)
-@group(0) @binding(28) var<storage, read> threshold_in: array<u32>;
 
 const GROW_THRESHOLD: u32 = 1u;
 const GROW_BUDGET: u32 = 2u;
@@ -166,7 +166,7 @@ fn classify(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) 
   var high = dp.grow == GROW_THRESHOLD && n_hits > 0u && grad > dp.grow_grad2d;
   if (dp.grow == GROW_BUDGET) {
     let key = budget_key(budget_score(s));
-    high = key > 0u && key >= threshold_in[0];
+    high = key > 0u && key >= counts[3];
   }
   let scale = max_scale(s);
   var a = ACTION_KEEP;
@@ -335,5 +335,5 @@ fn budget_threshold(@builtin(local_invocation_index) lid: u32) {
       threshold = max(threshold, 1u);
     }
   }
-  threshold_out[0] = threshold;
+  threshold_out[3] = threshold;
 }

@@ -36,7 +36,7 @@ export const PARAMS = [
   // ---- training ----
   {
     key: 'train.iterations', flag: 'iterations', type: 'int', min: 1, max: 10_000_000, default: 30_000, unit: 'steps',
-    presets: { fast: 10_000, balanced: 30_000, quality: 30_000 },
+    presets: { fast: 7000, balanced: 30_000, quality: 30_000 },
     group: 'Training', label: 'Iterations', commands: ['train', 'bench'], help: 'Training steps (one image each).',
   },
   {
@@ -107,7 +107,6 @@ export const PARAMS = [
   },
   {
     key: 'train.sparseAdam', flag: 'sparse-adam', type: 'bool', default: false,
-    presets: { fast: true, balanced: false, quality: false },
     group: 'Training', label: 'Sparse Adam', commands: ['train', 'bench'], advanced: true,
     help: "Adam only on the splats visible in the step's view: the others keep their parameters and moments (no decay while unseen).",
   },
@@ -163,7 +162,6 @@ export const PARAMS = [
   },
   {
     key: 'train.coarseFactor', flag: 'coarse-factor', type: 'float', min: 1, max: 16, default: 1,
-    presets: { fast: 4, balanced: 1, quality: 1 },
     group: 'Training', label: 'Coarse start', commands: ['train', 'bench'], advanced: true,
     help: 'Coarse-to-fine: the first steps train on images this many times smaller per side (area-averaged), halving until full resolution at --coarse-until; the splat budget scales with it. 1: full resolution throughout. Evaluation is always at full resolution.',
   },

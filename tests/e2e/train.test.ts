@@ -129,7 +129,7 @@ describe.skipIf(skip)('training from the studio, end to end', () => {
     expect(await advanced.count()).toBeGreaterThan(0);
     for (const details of await advanced.all()) expect(await details.getAttribute('open')).toBeNull();
     await page.locator('[data-view="train"] [data-preset="fast"]').click();
-    expect(await page.locator('[data-view="train"] [data-param="train.iterations"] input[type="text"]').inputValue()).toBe('10000');
+    expect(await page.locator('[data-view="train"] [data-param="train.iterations"] input[type="text"]').inputValue()).toBe('7000');
 
     // Small enough for two CPU cores: few random initial splats, the 128 x 96 views halved.
     await setParam('train.iterations', String(SAMPLE_STEPS));

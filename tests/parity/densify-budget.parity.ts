@@ -53,9 +53,10 @@ export async function densifyBudgetParity(ctx: GpuContext, variant: KernelVarian
     const q = ctx.device.queue;
     q.writeBuffer(densifier.gradAcc, 0, gradAcc);
     q.writeBuffer(densifier.hits, 0, hits);
-    q.writeBuffer(densifier.counts, 0, new Uint32Array([n]));
+    poisonBuffer(ctx.device, densifier.counts);
     poisonBuffer(ctx.device, densifier.budgetHistogram);
-    poisonBuffer(ctx.device, densifier.budgetThreshold);
+    // counts[0] n; counts[3] poisoned, where the threshold goes
+    q.writeBuffer(densifier.counts, 0, new Uint32Array([n]));
     const opacityLogits = new Float32Array(s.opacityLogits);
     const scores = Array.from({ length: n }, (_, i) => budgetScore(gradAcc[i], hits[i], opacityLogits[i]));
     const want = Math.floor(n * (0.05 + 0.3 * random()));
@@ -64,7 +65,7 @@ export async function densifyBudgetParity(ctx: GpuContext, variant: KernelVarian
     densifier.encodeBudgetThreshold(select, groups.opacityLogits, want);
     await select.submit();
     const histogram = new Uint32Array(await readBuffer(ctx.device, densifier.budgetHistogram, BUDGET_HISTOGRAM_BINS * 4));
-    const threshold = new Uint32Array(await readBuffer(ctx.device, densifier.budgetThreshold, 4))[0];
+    const threshold = new Uint32Array(await readBuffer(ctx.device, densifier.counts, 16))[3];
     const expected = budgetHistogram(scores.map(budgetKey));
     const nearEdge = scores.filter((score) => score > 0 && keyEdgeDistance(score) < 1e-5).length;
     let moved = 0;

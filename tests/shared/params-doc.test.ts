@@ -20,7 +20,7 @@ describe('docs/parameters.md', () => {
     expect(iterations).toContain('`--iterations`');
     expect(iterations).toContain('`30000`');
     expect(iterations).toContain('1 to 10000000');
-    expect(iterations).toContain('fast: `10000`');
+    expect(iterations).toContain('fast: `7000`');
   });
 
   it('keeps a help text with pipes and line breaks inside its cell', () => {

@@ -79,13 +79,12 @@ export class AdcDensifier {
   private readonly action: GPUBuffer;
   private readonly outCount: GPUBuffer;
   private readonly offsets: GPUBuffer;
-  /** [0] n before the refine, [1] n after, [2] the growers. */
+  /** [0] n before the refine, [1] n after, [2] the growers, [3] the budget's threshold key (budget mode). */
   readonly counts: GPUBuffer;
   /** [0]: growers left ungrown for want of capacity, over the run (fit_growth). */
   private readonly clipped: GPUBuffer;
-  /** Budget mode: the scores' histogram and the key from which splats grow ([0]). */
+  /** Budget mode: the scores' histogram (the key from which splats grow goes to counts[3]). */
   readonly budgetHistogram: GPUBuffer;
-  readonly budgetThreshold: GPUBuffer;
   private readonly scanPlan: ScanPlan;
   private readonly uniforms = new Map<string, GPUBuffer>();
   private readonly groupCache = new Map<string, GPUBindGroup>();
@@ -106,7 +105,6 @@ export class AdcDensifier {
     this.counts = createStorage(device, 'adc.counts', 16);
     this.clipped = createStorage(device, 'adc.clipped', 16);
     this.budgetHistogram = createStorage(device, 'adc.budgetHistogram', BUDGET_HISTOGRAM_BINS * 4);
-    this.budgetThreshold = createStorage(device, 'adc.budgetThreshold', 16);
     this.scanPlan = scan.createPlan(capacity, this.outCount, this.offsets, { buffer: this.counts, index: 0 }, 1);
   }
 
@@ -174,14 +172,14 @@ export class AdcDensifier {
 
   /**
    * Budget mode's selection (kernels/densify.wgsl budget_histogram, budget_threshold): writes into
-   * budgetThreshold[0] the score key from which about `want` splats grow. Reads counts[0].
+   * counts[3] the score key from which about `want` splats grow. Reads counts[0].
    */
   encodeBudgetThreshold(commands: GpuCommands, opacityLogits: AdamGroup, want: number): void {
     commands.clearBuffer(this.budgetHistogram);
     const u = this.writeUniform('budget', { countIndex: 0, budgetWant: want });
     const histogramGroup = this.cachedGroup('budget.histogram', this.pipelines.histogram, { 0: u, 1: this.counts, 6: this.gradAcc, 7: this.hits, 9: opacityLogits.param, 29: this.budgetHistogram });
     this.dispatch(commands, this.pipelines.histogram, histogramGroup, 'densify.budget_histogram');
-    const thresholdGroup = this.cachedGroup('budget.threshold', this.pipelines.threshold, { 0: u, 30: this.budgetHistogram, 31: this.budgetThreshold });
+    const thresholdGroup = this.cachedGroup('budget.threshold', this.pipelines.threshold, { 0: u, 30: this.budgetHistogram, 31: this.counts });
     commands.dispatch(this.pipelines.threshold, [thresholdGroup], 1, 1, 1, 'densify.budget_threshold');
   }
 
@@ -205,7 +203,7 @@ export class AdcDensifier {
       growthFraction: this.config.refineGrowth,
     });
     const scratch = this.refineScratch(commands);
-    const classifyGroup = bindGroup(this.ctx.device, this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 25: scratch.growFlags, 28: this.budgetThreshold });
+    const classifyGroup = bindGroup(this.ctx.device, this.pipelines.classify, { 0: cu, 1: this.counts, 6: this.gradAcc, 7: this.hits, 8: groups.logScales.param, 9: groups.opacityLogits.param, 10: this.action, 11: this.outCount, 25: scratch.growFlags });
     this.dispatch(commands, this.pipelines.classify, classifyGroup, 'densify.classify');
     this.scan.encode(commands, this.scanPlan);
     // growth past the capacity: the first growers by index grow, the rest wait for a later refine
@@ -277,12 +275,12 @@ export class AdcDensifier {
 
   /** GPU bytes this densifier holds between steps (statistics and scan; uniforms aside). */
   get bytes(): number {
-    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, this.budgetHistogram, this.budgetThreshold].reduce((sum, b) => sum + b.size, 0);
+    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, this.budgetHistogram].reduce((sum, b) => sum + b.size, 0);
   }
 
   destroy(): void {
     this.scanPlan.destroy();
-    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, this.budgetHistogram, this.budgetThreshold, ...this.uniforms.values()]) b.destroy();
+    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, this.budgetHistogram, ...this.uniforms.values()]) b.destroy();
   }
 }
 

@@ -8,10 +8,15 @@
  * alone (each refine adds 2 / (refines left + 1) of what is still missing, the quadratic's
  * discrete form), so a resumed run continues on the same curve without remembering where it began.
  */
-import type { AdcConfig } from './densify-adc.js';
+/** The refine schedule a budget's curve follows (AdcConfig's fields of it). */
+export interface RefineSchedule {
+  refineStart: number;
+  refineStop: number;
+  refineEvery: number;
+}
 
 /** The refine steps at or after `step` (ADC refines at step > refineStart, step < refineStop, step % refineEvery == 0). */
-export function refineStepsFrom(step: number, config: Pick<AdcConfig, 'refineStart' | 'refineStop' | 'refineEvery'>): number {
+export function refineStepsFrom(step: number, config: RefineSchedule): number {
   const { refineStart, refineStop, refineEvery } = config;
   const first = Math.max(step, refineStart + 1);
   const firstRefine = Math.ceil(first / refineEvery) * refineEvery;

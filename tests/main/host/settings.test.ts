@@ -17,8 +17,8 @@ describe('engine host GPU settings', () => {
     const saved = await readSavedSettings(dir, warn);
     expect(saved).toEqual({ 'system.backend': 'opengl', 'system.profile': true });
     const described = describeSettings(saved, { ARGONAUT_BACKEND: 'vulkan', ARGONAUT_ADAPTER: 'llvmpipe' }, dir);
-    expect(described.params).toEqual({ 'system.backend': 'opengl', 'system.adapter': 'llvmpipe', 'system.kernelVariant': 'auto', 'system.profile': true });
-    expect(described.sources).toEqual({ 'system.backend': 'saved', 'system.adapter': 'env', 'system.kernelVariant': 'default', 'system.profile': 'saved' });
+    expect(described.params).toEqual({ 'system.backend': 'opengl', 'system.adapter': 'llvmpipe', 'system.kernelVariant': 'auto', 'system.gpuMemoryBudget': '', 'system.profile': true });
+    expect(described.sources).toEqual({ 'system.backend': 'saved', 'system.adapter': 'env', 'system.kernelVariant': 'default', 'system.gpuMemoryBudget': 'default', 'system.profile': 'saved' });
     expect(described.file).toBe(settingsFile(dir));
     expect(warn).not.toHaveBeenCalled();
   });
