@@ -8,6 +8,7 @@ import { emptySplats } from '../../shared/scene/splats.js';
 import { rng } from '../helpers/random.js';
 import { BUDGET_HISTOGRAM_BINS, budgetHistogram, budgetKey, budgetScore, budgetThreshold, keyEdgeDistance } from '../reference/densify-budget.js';
 import type { ParityResult } from './types.js';
+import { parameterGroups } from '../helpers/adam-groups.js';
 
 export interface DensifyBudgetCase {
   splats: number;
@@ -40,13 +41,7 @@ export async function densifyBudgetParity(ctx: GpuContext, variant: KernelVarian
   }
   const splats = GpuSplats.fromHost(ctx, s, capacity);
   const adam = await Adam.create(ctx);
-  const groups = {
-    means: adam.createGroup('means', splats.means, splats.means, splats.countBuffer, 3, 3),
-    logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, splats.countBuffer, 3, 3),
-    quats: adam.createGroup('quats', splats.quats, splats.quats, splats.countBuffer, 4, 4),
-    opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, splats.countBuffer, 1, 1),
-    sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 3, 3, undefined, splats.capacity),
-  };
+  const groups = parameterGroups(adam, splats);
   const densifier = await AdcDensifier.create(ctx, capacity, { ...ADC_DEFAULTS, budget: 1 }, variant);
   const problems: string[] = [];
   try {

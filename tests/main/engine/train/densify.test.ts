@@ -6,6 +6,7 @@ import { packBf16Planar, unpackBf16Planar } from '../../../../main/engine/train/
 import { AdcDensifier, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
 import { emptySplats } from '../../../../shared/scene/splats.js';
 import { testGpu } from '../../../helpers/gpu.js';
+import { parameterGroups } from '../../../helpers/adam-groups.js';
 
 /**
  * A refine on hand-made statistics: which splats are duplicated, split and pruned, where they
@@ -32,13 +33,7 @@ describe('adaptive density control on the GPU', () => {
     }
     const splats = GpuSplats.fromHost(ctx, s, 32);
     const adam = await Adam.create(ctx);
-    const groups = {
-      means: adam.createGroup('means', splats.means, splats.means, splats.countBuffer, 3, 3),
-      logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, splats.countBuffer, 3, 3),
-      quats: adam.createGroup('quats', splats.quats, splats.quats, splats.countBuffer, 4, 4),
-      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, splats.countBuffer, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3, undefined, splats.capacity, precision),
-    };
+    const groups = parameterGroups(adam, splats, { shStride: 12, precision });
     // moments: recognisable values (7 and 9 are exact in bf16)
     const shMoments = async (part: 'm' | 'v') => {
       const raw = await readBuffer(ctx.device, groups.sh[part], groups.sh[part].size);
@@ -109,13 +104,7 @@ describe('a refine that would grow more than its room', () => {
     const splats = GpuSplats.fromHost(ctx, s, capacity);
     const adam = await Adam.create(ctx);
     const c = splats.countBuffer;
-    const groups = {
-      means: adam.createGroup('means', splats.means, splats.means, c, 3, 3),
-      logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, c, 3, 3),
-      quats: adam.createGroup('quats', splats.quats, splats.quats, c, 4, 4),
-      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, c, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, splats.sh, c, 3, 3, undefined, capacity),
-    };
+    const groups = parameterGroups(adam, splats);
     const densifier = await AdcDensifier.create(ctx, capacity, { ...ADC_DEFAULTS, refineGrowth });
     // every splat small with a high gradient: all six would duplicate (12 > 8; 6 > 0.5 x 6)
     ctx.device.queue.writeBuffer(densifier.gradAcc, 0, new Float32Array(n).fill(0.002));

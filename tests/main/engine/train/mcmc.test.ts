@@ -8,6 +8,7 @@ import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
 import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
 import { emptySplats } from '../../../../shared/scene/splats.js';
 import { testGpu } from '../../../helpers/gpu.js';
+import { parameterGroups } from '../../../helpers/adam-groups.js';
 
 const logit = (p: number) => Math.log(p / (1 - p));
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
@@ -25,13 +26,7 @@ async function setup(opacities: number[], cap: number, capacity = cap, precision
   }
   const splats = GpuSplats.fromHost(ctx, s, capacity);
   const adam = await Adam.create(ctx);
-  const groups = {
-    means: adam.createGroup('means', splats.means, splats.means, splats.countBuffer, 3, 3),
-    logScales: adam.createGroup('logScales', splats.logScales, splats.logScales, splats.countBuffer, 3, 3),
-    quats: adam.createGroup('quats', splats.quats, splats.quats, splats.countBuffer, 4, 4),
-    opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, splats.opacityLogits, splats.countBuffer, 1, 1),
-    sh: adam.createGroup('sh', splats.sh, splats.sh, splats.countBuffer, 12, 3, undefined, splats.capacity, precision),
-  };
+  const groups = parameterGroups(adam, splats, { shStride: 12, precision });
   const mcmc = await McmcDensifier.create(ctx, capacity, { ...MCMC_DEFAULTS, capMax: cap });
   return { ctx, splats, groups, mcmc };
 }
