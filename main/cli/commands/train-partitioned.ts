@@ -7,6 +7,7 @@
 import { openGpu } from '../../engine/gpu/context.js';
 import type { Project } from '../../engine/project/project.js';
 import { checkQueueReachable } from '../../engine/partition/queue-connection.js';
+import { projectPartition } from '../../engine/partition/partitions.js';
 import { trainPartitioned } from '../../engine/partition/run-blocks.js';
 import { UsageError } from '../args.js';
 import type { CommandContext } from '../command.js';
@@ -19,7 +20,8 @@ export async function trainPartitionedCommand(context: CommandContext, project: 
   if (options.out) throw new UsageError('--out: a partitioned run writes its merged splats into the project');
   const fineTune = options['merge-fine-tune'] as number | undefined;
   if (fineTune !== undefined && fineTune < 0) throw new UsageError(`--merge-fine-tune: expected 0 or more steps, got ${fineTune}`);
-  // An unreachable or refusing queue is named before the GPU opens or the run is written.
+  // An unknown partition, an unreachable or refusing queue are named before the GPU opens or the run is written.
+  projectPartition(project, options.partition as string);
   if (options.queue) await checkQueueReachable(options.queue as string);
   const gpu = await openGpu(engineOptions);
   try {

@@ -21,7 +21,8 @@ export function projectPartition(project: Project, id?: string): Partition {
   const found = id === undefined ? partitions.at(-1) : partitions.find((p) => p.id === id);
   if (found) return found;
   if (id !== undefined && !PARTITION_ID_PATTERN.test(id)) throw badInput(project.file, `"${id}" is not a partition id (partition-NNN)`);
-  throw badInput(project.file, id === undefined ? 'the project has no partition yet; make one (argonaut --no-gui partition <file.argo> --blocks N)' : `the project has no ${id} (it has ${partitions.map((p) => p.id).join(', ') || 'none'})`);
+  const known = partitions.map((p) => p.id).join(', ');
+  throw badInput(project.file, id === undefined ? 'the project has no partition yet; make one (argonaut --no-gui partition <file.argo> --blocks N)' : `no partition ${id} (${known ? `it has ${known}` : 'it has none: make one with `partition p.argo --blocks N`'})`, { partition: id });
 }
 
 /** Splits the project's scene and keeps the partition in its manifest (saved). */

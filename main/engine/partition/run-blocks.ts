@@ -14,7 +14,7 @@ import { resolveParams, type ParamValue, type PresetName } from '../../../shared
 import { projectParamDefs, type ProjectRun } from '../../../shared/project/manifest.js';
 import { redactQueueUrl, type BlockRun } from '../../../shared/project/partition.js';
 import type { TrainEvent, TrainEventOptions } from '../../../shared/contract/train-events.js';
-import { ArgonautError, badInput, toErrorEnvelope } from '../../../shared/rpc/errors.js';
+import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import { acquireTrainingLock } from '../project/lock.js';
 import type { Project } from '../project/project.js';
@@ -23,6 +23,7 @@ import { trainParamValues } from '../train/trainer-config.js';
 import { blockDir, mergeBlockStatuses, type PartitionedProjectRun } from './block-status.js';
 import { defaultBlockInput, trainBlock, type BlockInputOf } from './block-train.js';
 import { mergeBlocks } from './merge.js';
+import { projectPartition } from './partitions.js';
 import { coordinateBlocks } from './queue-coordinator.js';
 
 export const IN_PROCESS = 'in-process';
@@ -58,11 +59,7 @@ export function isPartitioned(run: ProjectRun | undefined): run is PartitionedPr
 
 /** The run to train: the newest if it trains this partition and has not finished, else a new one (saved). */
 export async function partitionedRun(project: Project, options: Pick<PartitionedTrainOptions, 'partition' | 'queue' | 'mergeFineTune' | 'overrides' | 'preset' | 'env'>): Promise<{ run: PartitionedProjectRun; continued: boolean }> {
-  const partition = project.manifest.partitions.find((p) => p.id === options.partition);
-  if (!partition) {
-    const known = project.manifest.partitions.map((p) => p.id);
-    throw badInput(project.file, `no partition ${options.partition} (${known.length ? `it has ${known.join(', ')}` : 'it has none: make one with `partition p.argo --blocks N`'})`, { partition: options.partition });
-  }
+  const partition = projectPartition(project, options.partition);
   const queue = options.queue ? redactQueueUrl(options.queue) : IN_PROCESS;
   const latest = project.latestRun();
   if (isPartitioned(latest) && latest.partition.partition === partition.id && latest.status !== 'finished') {

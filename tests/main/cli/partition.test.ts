@@ -55,7 +55,7 @@ describe('argonaut partition', () => {
     expect(String(overlap.error!.message)).toMatch(/--overlap must be a number/);
     const unknown = await cliJson(['partition', file, '--remove', 'partition-009']);
     expect(unknown.code).toBe(3);
-    expect(String(unknown.error!.message)).toMatch(/has no partition-009/);
+    expect(String(unknown.error!.message)).toMatch(/no partition partition-009 \(it has /);
     expect((await Project.open(file)).manifest.partitions).toEqual([]);
   });
 });
