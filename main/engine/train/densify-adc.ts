@@ -83,8 +83,8 @@ export class AdcDensifier {
   readonly counts: GPUBuffer;
   /** [0]: growers left ungrown for want of capacity, over the run (fit_growth). */
   private readonly clipped: GPUBuffer;
-  /** Budget mode: the scores' histogram (the key from which splats grow goes to counts[3]). */
-  readonly budgetHistogram: GPUBuffer;
+  /** Budget mode: the scores' histogram (the key from which splats grow goes to counts[3]); made at the first budget refine. */
+  private histogram: GPUBuffer | undefined;
   private readonly scanPlan: ScanPlan;
   private readonly uniforms = new Map<string, GPUBuffer>();
   private readonly groupCache = new Map<string, GPUBindGroup>();
@@ -104,8 +104,11 @@ export class AdcDensifier {
     this.offsets = createStorage(device, 'adc.offsets', (capacity + 1) * 4);
     this.counts = createStorage(device, 'adc.counts', 16);
     this.clipped = createStorage(device, 'adc.clipped', 16);
-    this.budgetHistogram = createStorage(device, 'adc.budgetHistogram', BUDGET_HISTOGRAM_BINS * 4);
     this.scanPlan = scan.createPlan(capacity, this.outCount, this.offsets, { buffer: this.counts, index: 0 }, 1);
+  }
+
+  get budgetHistogram(): GPUBuffer {
+    return (this.histogram ??= createStorage(this.ctx.device, 'adc.budgetHistogram', BUDGET_HISTOGRAM_BINS * 4));
   }
 
   /** `variant`: force a capability variant (parity tests); default the device's. */
@@ -275,12 +278,12 @@ export class AdcDensifier {
 
   /** GPU bytes this densifier holds between steps (statistics and scan; uniforms aside). */
   get bytes(): number {
-    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, this.budgetHistogram].reduce((sum, b) => sum + b.size, 0);
+    return [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, ...(this.histogram ? [this.histogram] : [])].reduce((sum, b) => sum + b.size, 0);
   }
 
   destroy(): void {
     this.scanPlan.destroy();
-    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, this.budgetHistogram, ...this.uniforms.values()]) b.destroy();
+    for (const b of [this.gradAcc, this.hits, this.action, this.outCount, this.offsets, this.counts, this.clipped, ...(this.histogram ? [this.histogram] : []), ...this.uniforms.values()]) b.destroy();
   }
 }
 
