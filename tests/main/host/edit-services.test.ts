@@ -5,31 +5,24 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../../shared/contract/index.js';
 import { decodeMessage, encodeMessage } from '../../../shared/rpc/codec.js';
-import { createClient, serve } from '../../../shared/rpc/runtime.js';
-import { createMemoryTransportPair } from '../../../shared/rpc/transport.js';
 import { Engine } from '../../../main/engine/engine.js';
 import { writePly } from '../../../main/engine/formats/ply.js';
-import { JobManager } from '../../../main/engine/jobs/manager.js';
 import { createSplatProject } from '../../../main/engine/project/import.js';
 import { engineOptionsFrom } from '../../../main/engine/options.js';
-import { createServices } from '../../../main/host/services.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { hashTree } from '../../helpers/projects.js';
 import { freshSeed } from '../../helpers/random.js';
 import { randomSplats } from '../../helpers/splat-sets.js';
+import { hostClient, type HostClient } from '../../helpers/host-client.js';
 
 const engine = new Engine(engineOptionsFrom({}));
-let client: ReturnType<typeof createClient<typeof contract.services, typeof contract.events>>;
+let client: HostClient;
 let dir: string;
 
 beforeAll(async () => {
   dir = await tempDir('edit-services');
-  const [hostSide, clientSide] = createMemoryTransportPair();
-  const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: () => undefined });
-  serve(contract, createServices(engine, jobs, { stateDir: path.join(dir, 'state'), saved: {}, env: process.env, requestRestart: () => {} }), hostSide, { caller: 'test' });
-  client = createClient(contract, clientSide);
+  client = hostClient(engine, path.join(dir, 'state'));
 });
 afterAll(async () => {
   await engine.dispose();

@@ -5,23 +5,19 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../../shared/contract/index.js';
-import { createClient, serve } from '../../../shared/rpc/runtime.js';
-import { createMemoryTransportPair } from '../../../shared/rpc/transport.js';
 import { Engine } from '../../../main/engine/engine.js';
-import { JobManager } from '../../../main/engine/jobs/manager.js';
 import { engineOptionsFrom } from '../../../main/engine/options.js';
 import { importDataset } from '../../../main/engine/project/import.js';
 import { Project } from '../../../main/engine/project/project.js';
-import { createServices } from '../../../main/host/services.js';
 import { cleanedTempDirs } from '../../helpers/datasets.js';
 import { freshSeed, rng } from '../../helpers/random.js';
 import { writeCityDataset } from '../engine/partition/city-dataset.js';
 import { syntheticCity } from '../engine/partition/synthetic-city.js';
+import { hostClient, type HostClient } from '../../helpers/host-client.js';
 
 const temp = cleanedTempDirs(afterAll);
 const engine = new Engine(engineOptionsFrom({}));
-let client: ReturnType<typeof createClient<typeof contract.services, typeof contract.events>>;
+let client: HostClient;
 let file: string;
 
 beforeAll(async () => {
@@ -29,10 +25,7 @@ beforeAll(async () => {
   const seed = freshSeed();
   await writeCityDataset(syntheticCity(rng(seed), { cols: 4, rows: 2 }), path.join(dir, 'city'), rng(seed + 1));
   file = (await importDataset(path.join(dir, 'city'), path.join(dir, 'city.argo'))).project.file;
-  const [hostSide, clientSide] = createMemoryTransportPair();
-  const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: () => undefined });
-  serve(contract, createServices(engine, jobs, { stateDir: path.join(dir, 'state'), saved: {}, env: process.env, requestRestart: () => {} }), hostSide, { caller: 'test' });
-  client = createClient(contract, clientSide);
+  client = hostClient(engine, path.join(dir, 'state'));
 });
 afterAll(() => engine.dispose());
 

@@ -5,25 +5,21 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../../shared/contract/index.js';
-import { createClient, serve } from '../../../shared/rpc/runtime.js';
-import { createMemoryTransportPair } from '../../../shared/rpc/transport.js';
 import { computeCleanSelection, resolveCleanParams } from '../../../main/engine/edit/clean.js';
 import { selectReference } from '../../../main/engine/edit/select-reference.js';
 import { maskFromIndices, maskHas } from '../../../shared/edits/selection-mask.js';
 import { Engine } from '../../../main/engine/engine.js';
 import { writePly } from '../../../main/engine/formats/ply.js';
-import { JobManager } from '../../../main/engine/jobs/manager.js';
 import { engineOptionsFrom } from '../../../main/engine/options.js';
 import { createSplatProject } from '../../../main/engine/project/import.js';
-import { createServices } from '../../../main/host/services.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { freshSeed, rng } from '../../helpers/random.js';
 import { randomSelectCamera, randomSelectScene } from '../../parity/edit-select.parity.js';
+import { hostClient, type HostClient } from '../../helpers/host-client.js';
 
 const seed = freshSeed();
 const engine = new Engine(engineOptionsFrom({}));
-let client: ReturnType<typeof createClient<typeof contract.services, typeof contract.events>>;
+let client: HostClient;
 let file: string;
 const splats = randomSelectScene(rng(seed), 2001);
 
@@ -34,10 +30,7 @@ beforeAll(async () => {
   const ply = path.join(dir, 'in.ply');
   await writePly(ply, { ...splats, shDegree: 0, sh: Float32Array.from({ length: splats.count * 3 }, (_, i) => splats.sh[Math.floor(i / 3) * ((splats.shDegree + 1) ** 2) * 3 + (i % 3)]) });
   file = (await createSplatProject(ply, path.join(dir, 'scene.argo'))).file;
-  const [hostSide, clientSide] = createMemoryTransportPair();
-  const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: () => undefined });
-  serve(contract, createServices(engine, jobs, { stateDir: path.join(dir, 'state'), saved: {}, env: process.env, requestRestart: () => {} }), hostSide, { caller: 'test' });
-  client = createClient(contract, clientSide);
+  client = hostClient(engine, path.join(dir, 'state'));
 });
 afterAll(async () => {
   delete process.env.ARGONAUT_STATE_DIR;

@@ -6,28 +6,21 @@
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { contract } from '../../../shared/contract/index.js';
-import { createClient, serve } from '../../../shared/rpc/runtime.js';
-import { createMemoryTransportPair } from '../../../shared/rpc/transport.js';
 import { Engine } from '../../../main/engine/engine.js';
-import { JobManager } from '../../../main/engine/jobs/manager.js';
 import { engineOptionsFrom } from '../../../main/engine/options.js';
-import { createServices } from '../../../main/host/services.js';
 import { tempDir } from '../../helpers/datasets.js';
 import { sphereProject } from '../../helpers/mesh-project.js';
+import { hostClient, type HostClient } from '../../helpers/host-client.js';
 
 const engine = new Engine(engineOptionsFrom({}));
-let client: ReturnType<typeof createClient<typeof contract.services, typeof contract.events>>;
+let client: HostClient;
 let dir: string;
 let project: string;
 
 beforeAll(async () => {
   dir = await tempDir('web-export-service');
   project = (await sphereProject(path.join(dir, 'ball.argo'), { splats: 200, views: 4 })).file;
-  const [hostSide, clientSide] = createMemoryTransportPair();
-  const jobs = new JobManager({ engine, stateDir: path.join(dir, 'state'), emit: () => undefined });
-  serve(contract, createServices(engine, jobs, { stateDir: path.join(dir, 'state'), saved: {}, env: process.env, requestRestart: () => {} }), hostSide, { caller: 'test' });
-  client = createClient(contract, clientSide);
+  client = hostClient(engine, path.join(dir, 'state'));
 }, 60_000);
 afterAll(async () => {
   await engine.dispose();
