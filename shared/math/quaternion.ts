@@ -1,7 +1,9 @@
 /**
- * Unit quaternions (x, y, z, w) for camera rotations: the few operations camera paths need
- * (products, log/exp in a rotation's local frame, slerp, conversion to and from row-major 3x3
- * matrices). Float64, plain arrays, no allocation tricks: paths have at most thousands of keys.
+ * Unit quaternions, the one implementation: the (x, y, z, w) order of the edit list, camera paths
+ * and Babylon (products, log/exp in a rotation's local frame, slerp, rotating a vector, conversion
+ * to and from row-major 3x3 matrices), and the (w, x, y, z) order of COLMAP's qvec and the splats'
+ * rotations (the `wxyz*` functions). Every matrix rotates column vectors (v' = R v). Float64, plain
+ * arrays.
  */
 
 export type Quaternion = readonly [number, number, number, number];
@@ -79,23 +81,82 @@ export function quatToMatrix(q: Quaternion): number[] {
   ];
 }
 
-/** Unit quaternion of a row-major 3x3 rotation matrix (Shepperd's method: the largest diagonal term keeps it stable). */
-export function quatFromMatrix(m: readonly number[]): [number, number, number, number] {
-  const [m00, m01, m02, m10, m11, m12, m20, m21, m22] = m;
-  const trace = m00 + m11 + m22;
+/** Unit quaternion (x, y, z, w) of a row-major 3x3 rotation matrix, w >= 0 (wxyzFromMatrix reordered). */
+export function quatFromMatrix(m: ArrayLike<number>): [number, number, number, number] {
+  const [w, x, y, z] = wxyzFromMatrix(m);
+  return [x, y, z, w];
+}
+
+/** R v for a unit quaternion (x, y, z, w), without building R. */
+export function quatRotate(q: Quaternion, v: Vector3): [number, number, number] {
+  const [x, y, z, w] = q;
+  // v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z)
+  const cx = y * v[2] - z * v[1];
+  const cy = z * v[0] - x * v[2];
+  const cz = x * v[1] - y * v[0];
+  return [
+    v[0] + 2 * (w * cx + (y * cz - z * cy)),
+    v[1] + 2 * (w * cy + (z * cx - x * cz)),
+    v[2] + 2 * (w * cz + (x * cy - y * cx)),
+  ];
+}
+
+// (w, x, y, z): COLMAP's qvec and the splats' rotations (shared/scene/splats.ts).
+
+/** (x, y, z, w) -> (w, x, y, z). */
+export function toWxyz(q: Quaternion): [number, number, number, number] {
+  return [q[3], q[0], q[1], q[2]];
+}
+
+/** (w, x, y, z) -> (x, y, z, w). */
+export function fromWxyz(q: readonly number[]): [number, number, number, number] {
+  return [q[1], q[2], q[3], q[0]];
+}
+
+/** Hamilton product a * b of (w, x, y, z) quaternions: rotating by b, then by a. */
+export function wxyzMultiply(a: readonly number[], b: readonly number[]): [number, number, number, number] {
+  const [aw, ax, ay, az] = a;
+  const [bw, bx, by, bz] = b;
+  return [
+    aw * bw - ax * bx - ay * by - az * bz,
+    aw * bx + ax * bw + ay * bz - az * by,
+    aw * by - ax * bz + ay * bw + az * bx,
+    aw * bz + ax * by - ay * bx + az * bw,
+  ];
+}
+
+/** Row-major 3x3 rotation matrix of a unit (w, x, y, z) quaternion (not normalized here). */
+export function wxyzToMatrix(q: readonly number[]): number[] {
+  const [w, x, y, z] = q;
+  return [
+    1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
+    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
+    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
+  ];
+}
+
+/**
+ * Unit (w, x, y, z) quaternion of a row-major 3x3 rotation, w >= 0 (COLMAP's convention):
+ * Shepperd's method, branching on the largest of the trace and the diagonal so that no square
+ * root of a small number is taken.
+ */
+export function wxyzFromMatrix(m: ArrayLike<number>): [number, number, number, number] {
+  const [r00, r01, r02, r10, r11, r12, r20, r21, r22] = [m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8]];
+  const trace = r00 + r11 + r22;
   let q: [number, number, number, number];
-  if (trace > 0) {
-    const s = 2 * Math.sqrt(trace + 1);
-    q = [(m21 - m12) / s, (m02 - m20) / s, (m10 - m01) / s, s / 4];
-  } else if (m00 > m11 && m00 > m22) {
-    const s = 2 * Math.sqrt(1 + m00 - m11 - m22);
-    q = [s / 4, (m01 + m10) / s, (m02 + m20) / s, (m21 - m12) / s];
-  } else if (m11 > m22) {
-    const s = 2 * Math.sqrt(1 + m11 - m00 - m22);
-    q = [(m01 + m10) / s, s / 4, (m12 + m21) / s, (m02 - m20) / s];
+  if (trace > r00 && trace > r11 && trace > r22) {
+    const s = 2 * Math.sqrt(1 + trace);
+    q = [s / 4, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s];
+  } else if (r00 > r11 && r00 > r22) {
+    const s = 2 * Math.sqrt(1 + r00 - r11 - r22);
+    q = [(r21 - r12) / s, s / 4, (r01 + r10) / s, (r02 + r20) / s];
+  } else if (r11 > r22) {
+    const s = 2 * Math.sqrt(1 + r11 - r00 - r22);
+    q = [(r02 - r20) / s, (r01 + r10) / s, s / 4, (r12 + r21) / s];
   } else {
-    const s = 2 * Math.sqrt(1 + m22 - m00 - m11);
-    q = [(m02 + m20) / s, (m12 + m21) / s, s / 4, (m10 - m01) / s];
+    const s = 2 * Math.sqrt(1 + r22 - r00 - r11);
+    q = [(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, s / 4];
   }
-  return quatNormalize(q);
+  const n = Math.hypot(...q) * (q[0] < 0 ? -1 : 1);
+  return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
 }

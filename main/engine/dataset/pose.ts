@@ -2,18 +2,14 @@
  * Pose conversions shared by the dataset loaders. All matrices are row-major 4x4 world-to-camera in
  * OpenCV axes (shared/scene/camera.ts).
  */
+import { wxyzFromMatrix, wxyzToMatrix } from '../../../shared/math/quaternion.js';
 import { badInput } from '../../../shared/rpc/errors.js';
 
 /** COLMAP's (qw, qx, qy, qz) + t, world-to-camera, to a row-major 4x4. The quaternion is normalized. */
 export function worldToCameraFromQuaternion(q: readonly number[], t: readonly number[]): number[] {
   const n = Math.hypot(q[0], q[1], q[2], q[3]);
-  const [w, x, y, z] = [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
-  return [
-    1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y), t[0],
-    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x), t[1],
-    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y), t[2],
-    0, 0, 0, 1,
-  ];
+  const r = wxyzToMatrix([q[0] / n, q[1] / n, q[2] / n, q[3] / n]);
+  return [r[0], r[1], r[2], t[0], r[3], r[4], r[5], t[1], r[6], r[7], r[8], t[2], 0, 0, 0, 1];
 }
 
 /** Camera centre in world coordinates: -R^T t. */
@@ -51,27 +47,7 @@ export function requireRotation(file: string, where: string, field: string, m: r
   }
 }
 
-/**
- * The rotation part of a row-major 4x4 as COLMAP's (qw, qx, qy, qz), qw >= 0: Shepperd's method
- * (branch on the largest of the trace and the diagonal, so no square root of a small number).
- */
+/** The rotation part of a row-major 4x4 as COLMAP's (qw, qx, qy, qz), qw >= 0 (shared/math/quaternion.ts). */
 export function quaternionFromRotation(m: readonly number[]): [number, number, number, number] {
-  const [r00, r01, r02, r10, r11, r12, r20, r21, r22] = [m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]];
-  const trace = r00 + r11 + r22;
-  let q: [number, number, number, number];
-  if (trace > r00 && trace > r11 && trace > r22) {
-    const s = 2 * Math.sqrt(1 + trace);
-    q = [s / 4, (r21 - r12) / s, (r02 - r20) / s, (r10 - r01) / s];
-  } else if (r00 > r11 && r00 > r22) {
-    const s = 2 * Math.sqrt(1 + r00 - r11 - r22);
-    q = [(r21 - r12) / s, s / 4, (r01 + r10) / s, (r02 + r20) / s];
-  } else if (r11 > r22) {
-    const s = 2 * Math.sqrt(1 + r11 - r00 - r22);
-    q = [(r02 - r20) / s, (r01 + r10) / s, s / 4, (r12 + r21) / s];
-  } else {
-    const s = 2 * Math.sqrt(1 + r22 - r00 - r11);
-    q = [(r10 - r01) / s, (r02 + r20) / s, (r12 + r21) / s, s / 4];
-  }
-  const n = Math.hypot(...q) * (q[0] < 0 ? -1 : 1);
-  return [q[0] / n, q[1] / n, q[2] / n, q[3] / n];
+  return wxyzFromMatrix([m[0], m[1], m[2], m[4], m[5], m[6], m[8], m[9], m[10]]);
 }

@@ -8,7 +8,8 @@
 import type { EditList, EditOperation, OrientedBox, SelectionRef, Similarity } from '../../../shared/edits/edit-list.js';
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { emptySplats, shCoefficientCount, type SplatSet } from '../../../shared/scene/splats.js';
-import { compose, editQuat, IDENTITY, isIdentity, quatToMatrix, similarity64, toSimilarity, transformSplatsInPlace, type Similarity64 } from './similarity.js';
+import { compose, editQuat, IDENTITY, isIdentity, similarity64, toSimilarity, transformSplatsInPlace, type Similarity64 } from './similarity.js';
+import { wxyzToMatrix } from '../../../shared/math/quaternion.js';
 
 /** The first layer's name: every splat is in it until a `separate` moves it. */
 export const MAIN_LAYER = 'main';
@@ -98,7 +99,7 @@ function applyOperation(state: EditState, splats: SplatSet, operation: EditOpera
 
 /** Removes every splat whose centre (after the transforms so far) lies outside the box. */
 function cropOutside(state: EditState, splats: SplatSet, box: OrientedBox): void {
-  const axes = quatToMatrix(editQuat(box.rotation));
+  const axes = wxyzToMatrix(editQuat(box.rotation));
   const [cx, cy, cz] = box.centre;
   const [hx, hy, hz] = box.halfSize;
   const m = splats.means;

@@ -4,6 +4,7 @@
  * request means.
  */
 import type { OrientedBox } from '../../../shared/edits/edit-list.js';
+import { quatNormalize, quatToMatrix, type Quaternion } from '../../../shared/math/quaternion.js';
 import { SCREEN_SHAPES, type SelectionMode, type SelectionShape } from '../../../shared/contract/edit-select.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 
@@ -78,16 +79,9 @@ export function checkSelectRequest(request: SelectRequest): void {
 
 /** The solid's frame: its centre, its three unit axes in world space (columns of its rotation) and half sizes. */
 export function solidFrame(solid: OrientedBox): { centre: number[]; axes: number[][]; half: number[] } {
-  const [x, y, z, w] = solid.rotation;
-  const n = Math.hypot(x, y, z, w);
-  const [qx, qy, qz, qw] = [x / n, y / n, z / n, w / n];
-  // rotation matrix rows; the axes are its columns
-  const r = [
-    [1 - 2 * (qy * qy + qz * qz), 2 * (qx * qy - qz * qw), 2 * (qx * qz + qy * qw)],
-    [2 * (qx * qy + qz * qw), 1 - 2 * (qx * qx + qz * qz), 2 * (qy * qz - qx * qw)],
-    [2 * (qx * qz - qy * qw), 2 * (qy * qz + qx * qw), 1 - 2 * (qx * qx + qy * qy)],
-  ];
-  const axes = [0, 1, 2].map((k) => [r[0][k], r[1][k], r[2][k]]);
+  const r = quatToMatrix(quatNormalize(solid.rotation as Quaternion));
+  // the axes are the rotation's columns
+  const axes = [0, 1, 2].map((k) => [r[k], r[3 + k], r[6 + k]]);
   return { centre: [...solid.centre], axes, half: [...solid.halfSize] };
 }
 

@@ -6,6 +6,7 @@
  */
 import type { Similarity } from '../../../shared/edits/edit-list.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
+import { wxyzMultiply, wxyzToMatrix } from '../../../shared/math/quaternion.js';
 import { rotateShInPlace, shRotationMatrices } from './sh-rotation.js';
 
 /** A similarity in float64: rotation as a unit quaternion (w, x, y, z) and as a row-major matrix. */
@@ -17,37 +18,17 @@ export interface Similarity64 {
   translation: [number, number, number];
 }
 
-export function quatToMatrix([w, x, y, z]: readonly number[]): Float64Array {
-  return Float64Array.of(
-    1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y),
-    2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x),
-    2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y),
-  );
-}
-
-/** Hamilton product a * b of (w, x, y, z) quaternions: rotating by b, then by a. */
-export function quatMultiply(a: readonly number[], b: readonly number[]): [number, number, number, number] {
-  const [aw, ax, ay, az] = a;
-  const [bw, bx, by, bz] = b;
-  return [
-    aw * bw - ax * bx - ay * by - az * bz,
-    aw * bx + ax * bw + ay * bz - az * by,
-    aw * by - ax * bz + ay * bw + az * bx,
-    aw * bz + ax * by - ay * bx + az * bw,
-  ];
-}
-
 /** A unit (w, x, y, z) quaternion from the edit list's (x, y, z, w). */
 export function editQuat([x, y, z, w]: readonly number[]): [number, number, number, number] {
   const n = Math.hypot(x, y, z, w);
   return [w / n, x / n, y / n, z / n];
 }
 
-export const IDENTITY: Similarity64 = { quat: [1, 0, 0, 0], matrix: quatToMatrix([1, 0, 0, 0]), scale: 1, translation: [0, 0, 0] };
+export const IDENTITY: Similarity64 = { quat: [1, 0, 0, 0], matrix: Float64Array.from(wxyzToMatrix([1, 0, 0, 0])), scale: 1, translation: [0, 0, 0] };
 
 export function similarity64(t: Similarity): Similarity64 {
   const quat = editQuat(t.rotation);
-  return { quat, matrix: quatToMatrix(quat), scale: t.scale, translation: [...t.translation] };
+  return { quat, matrix: Float64Array.from(wxyzToMatrix(quat)), scale: t.scale, translation: [...t.translation] };
 }
 
 /** Back to the edit list's form (rotation as (x, y, z, w)). */
@@ -73,11 +54,11 @@ export function applyToPoint(t: Similarity64, x: number, y: number, z: number): 
 
 /** `second` after `first`: x -> s2 R2 (s1 R1 x + t1) + t2. */
 export function compose(second: Similarity64, first: Similarity64): Similarity64 {
-  const quat = quatMultiply(second.quat, first.quat);
+  const quat = wxyzMultiply(second.quat, first.quat);
   const n = Math.hypot(...quat);
   const unit: [number, number, number, number] = [quat[0] / n, quat[1] / n, quat[2] / n, quat[3] / n];
   const moved = applyToPoint(second, ...first.translation);
-  return { quat: unit, matrix: quatToMatrix(unit), scale: second.scale * first.scale, translation: moved };
+  return { quat: unit, matrix: Float64Array.from(wxyzToMatrix(unit)), scale: second.scale * first.scale, translation: moved };
 }
 
 /**

@@ -12,7 +12,7 @@
  * A geometry given for (image2, image1) is stored inverted, as TwoViewGeometry::Invert does:
  * F and E transposed, H inverted, the pose inverted, the match columns swapped.
  */
-import { quaternionFromRotation } from '../dataset/pose.js';
+import { wxyzFromMatrix } from '../../../shared/math/quaternion.js';
 import { inverse3, transpose3, type Mat3, type Vec3 } from './verify/dense.js';
 
 export interface DatabaseTwoViewGeometry {
@@ -58,8 +58,7 @@ export function canonicalTwoView(g: DatabaseTwoViewGeometry): DatabaseTwoViewGeo
 
 /** COLMAP's (qw, qx, qy, qz) of a row-major 3 x 3 rotation. */
 export function quaternionOf(rotation: Mat3): [number, number, number, number] {
-  const r = rotation;
-  return quaternionFromRotation([r[0], r[1], r[2], 0, r[3], r[4], r[5], 0, r[6], r[7], r[8], 0, 0, 0, 0, 1]);
+  return wxyzFromMatrix(rotation);
 }
 
 export interface TwoViewBlobs {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cameraAt, orbitPath, pathFrames, samplePath, sampleOfCamera, type PathSample } from '../../../shared/scene/camera-path-sample.js';
 import { CameraPathSchema, type CameraKeyframe, type CameraPath } from '../../../shared/scene/camera-path.js';
-import { quatDot, quatFromMatrix, quatLogBetween, quatNearest, quatNormalize } from '../../../shared/math/quaternion.js';
+import { quatConjugate, quatFromMatrix, quatLogBetween, quatMultiply, quatNearest, quatNormalize, type Quaternion } from '../../../shared/math/quaternion.js';
 import { lookAt } from '../../../shared/scene/camera.js';
 import { seededRandom } from '../../../shared/random.js';
 
@@ -20,7 +20,12 @@ function randomPath(seed: number, interpolation: 'smooth' | 'linear', loop: bool
 }
 
 /** Angle between two rotations (radians), either sign of either quaternion. */
-const rotationAngle = (a: readonly number[], b: readonly number[]) => 2 * Math.acos(Math.min(1, Math.abs(quatDot(a as never, b as never))));
+// The angle of a^-1 b from its vector part (atan2 keeps full precision near zero, where acos of
+// the dot turns one rounding step into 3e-8 rad).
+const rotationAngle = (a: readonly number[], b: readonly number[]) => {
+  const d = quatMultiply(quatConjugate(a as Quaternion), b as Quaternion);
+  return 2 * Math.atan2(Math.hypot(d[0], d[1], d[2]), Math.abs(d[3]));
+};
 const distance = (a: readonly number[], b: readonly number[]) => Math.hypot(a[0] - b[0], a[1] - b[1], a[2] - b[2]);
 
 /** Velocity of position, rotation (local angular, radians/s) and fov by a central difference. */

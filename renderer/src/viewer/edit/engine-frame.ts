@@ -10,6 +10,7 @@
  * does (its row-vector matrix is that matrix transposed), so the engine reads it as is.
  */
 import type { OrientedBox, Similarity } from '../../../../shared/edits/edit-list.js';
+import { quatRotate } from '../../../../shared/math/quaternion.js';
 import { engineToBabylon, type Vec3 } from '../opencv-frame.js';
 
 export type Quat = [number, number, number, number];
@@ -47,26 +48,12 @@ export function gizmoToSimilarity(pivot: Readonly<Vec3>, helper: BabylonTransfor
   const rotation = babylonRotationToEngine(helper.rotation);
   const c = engineToBabylon(pivot);
   const moved = engineToBabylon(helper.position);
-  const rc = rotateVector(rotation, c);
+  const rc = quatRotate(rotation, c);
   return { translation: [0, 1, 2].map((a) => moved[a] - scale * rc[a]) as Vec3, rotation, scale };
-}
-
-/** R v for a unit quaternion (x, y, z, w). */
-export function rotateVector(q: Readonly<Quat>, v: Readonly<Vec3>): Vec3 {
-  const [x, y, z, w] = q;
-  // v + 2 w (u x v) + 2 u x (u x v), u = (x, y, z)
-  const cx = y * v[2] - z * v[1];
-  const cy = z * v[0] - x * v[2];
-  const cz = x * v[1] - y * v[0];
-  return [
-    v[0] + 2 * (w * cx + (y * cz - z * cy)),
-    v[1] + 2 * (w * cy + (z * cx - x * cz)),
-    v[2] + 2 * (w * cz + (x * cy - y * cx)),
-  ];
 }
 
 /** The similarity applied to a point (tests, the ground-plane check). */
 export function applySimilarity(t: Similarity, p: Readonly<Vec3>): Vec3 {
-  const r = rotateVector(t.rotation as Quat, p);
+  const r = quatRotate(t.rotation as Quat, p);
   return [0, 1, 2].map((a) => t.scale * r[a] + t.translation[a]) as Vec3;
 }

@@ -10,7 +10,8 @@
  */
 import type { Similarity } from '../../../../shared/edits/edit-list.js';
 import type { Vec3 } from '../opencv-frame.js';
-import { rotateVector, type Quat } from './engine-frame.js';
+import { quatRotate } from '../../../../shared/math/quaternion.js';
+import type { Quat } from './engine-frame.js';
 
 export const ENGINE_UP: Readonly<Vec3> = [0, -1, 0];
 
@@ -41,7 +42,7 @@ export function rotationBetween(from: Readonly<Vec3>, to: Readonly<Vec3>): Quat 
 /** Rotates `up` (engine frame, e.g. the view's up) onto the engine's up about `centre`. */
 export function upAxisTransform(up: Readonly<Vec3>, centre: Readonly<Vec3>): Similarity {
   const rotation = rotationBetween(up, ENGINE_UP);
-  const rc = rotateVector(rotation, centre);
+  const rc = quatRotate(rotation, centre);
   return { rotation, scale: 1, translation: [centre[0] - rc[0], centre[1] - rc[1], centre[2] - rc[2]] };
 }
 
@@ -115,6 +116,6 @@ export function groundPlaneTransform(centres: ArrayLike<number>, upHint: Readonl
   const { centroid, normal } = fitPlane(centres);
   const facing: Vec3 = dot(normal, upHint) < 0 ? [-normal[0], -normal[1], -normal[2]] : normal;
   const rotation = rotationBetween(facing, ENGINE_UP);
-  const rc = rotateVector(rotation, centroid);
+  const rc = quatRotate(rotation, centroid);
   return { rotation, scale: 1, translation: [0, -rc[1], 0] };
 }

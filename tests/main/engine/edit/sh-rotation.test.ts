@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rotateShInPlace, shRotationMatrices } from '../../../../main/engine/edit/sh-rotation.js';
-import { quatToMatrix } from '../../../../main/engine/edit/similarity.js';
+import { wxyzToMatrix as quatToMatrix } from '../../../../shared/math/quaternion.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { shBasis } from '../../../reference/sh.js';
 

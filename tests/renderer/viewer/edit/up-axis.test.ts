@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { applySimilarity, rotateVector } from '../../../../renderer/src/viewer/edit/engine-frame.js';
+import { applySimilarity } from '../../../../renderer/src/viewer/edit/engine-frame.js';
+import { quatRotate as rotateVector } from '../../../../shared/math/quaternion.js';
 import { ENGINE_UP, fitPlane, groundPlaneTransform, rotationBetween, symmetricEigen3, upAxisTransform } from '../../../../renderer/src/viewer/edit/up-axis.js';
 import type { Vec3 } from '../../../../renderer/src/viewer/opencv-frame.js';
 import { freshSeed, rng } from '../../../helpers/random.js';

@@ -1,7 +1,8 @@
 import { Matrix, Quaternion, Vector3 } from '@babylonjs/core/Maths/math.vector.js';
 import { describe, expect, it } from 'vitest';
 import { projectToPixel, type Vec3 } from '../../../../renderer/src/viewer/opencv-frame.js';
-import { babylonRotationToEngine, gizmoToSimilarity, helperToOrientedBox, applySimilarity, rotateVector, type Quat } from '../../../../renderer/src/viewer/edit/engine-frame.js';
+import { babylonRotationToEngine, gizmoToSimilarity, helperToOrientedBox, applySimilarity, type Quat } from '../../../../renderer/src/viewer/edit/engine-frame.js';
+import { quatRotate as rotateVector } from '../../../../shared/math/quaternion.js';
 import { viewPinhole } from '../../../../renderer/src/viewer/edit/view-camera.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 
