@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { EDIT_OPERATION_KINDS, EditListSchema, OrientedBoxSchema, SimilaritySchema } from '../edits/edit-list.js';
+import { EDIT_OPERATION_KINDS, EditListSchema, EditOperationSchema } from '../edits/edit-list.js';
 
 /**
  * Contract shapes of the edit service (docs/editing.md): a project's non-destructive edit list
@@ -7,20 +7,22 @@ import { EDIT_OPERATION_KINDS, EditListSchema, OrientedBoxSchema, SimilaritySche
  * Uint32Array bytes of base indices; the engine writes them to the project's selection files.
  */
 const path = z.string().min(1).max(4096).refine((s) => !s.includes('\0'), 'a path cannot contain NUL');
-const label = z.string().max(200).optional();
 
 /**
  * An operation as a caller asks for it: what the manifest's operation holds less what the engine
  * adds (`id`, `at`, and the `selection` file, written from the indices sent beside it).
  */
+const [deleteOp, hideOp, unhideOp, cropOp, separateOp, transformOp, cleanOp] = EditOperationSchema.options;
+const engineFields = { id: true, at: true } as const;
+const engineFieldsAndSelection = { ...engineFields, selection: true } as const;
 export const NewEditOperationSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('delete'), label }).strict(),
-  z.object({ op: z.literal('hide'), label }).strict(),
-  z.object({ op: z.literal('unhide'), label }).strict(),
-  z.object({ op: z.literal('crop'), box: OrientedBoxSchema, label }).strict(),
-  z.object({ op: z.literal('separate'), layer: z.string().min(1).max(100), label }).strict(),
-  z.object({ op: z.literal('transform'), transform: SimilaritySchema, label }).strict(),
-  z.object({ op: z.literal('clean'), params: z.record(z.string(), z.union([z.number().finite(), z.string(), z.boolean()])), label }).strict(),
+  deleteOp.omit(engineFieldsAndSelection),
+  hideOp.omit(engineFieldsAndSelection),
+  unhideOp.omit(engineFieldsAndSelection),
+  cropOp.omit(engineFields),
+  separateOp.omit(engineFieldsAndSelection),
+  transformOp.omit(engineFields),
+  cleanOp.omit(engineFieldsAndSelection),
 ]);
 export type NewEditOperation = z.infer<typeof NewEditOperationSchema>;
 
