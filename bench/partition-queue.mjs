@@ -80,7 +80,7 @@ if (whole) {
   const report = {
     project, mode: 'whole', run: result.run, wall_s: wallS, train_s: result.train_s, steps: result.steps,
     peak_gpu_bytes: result.peak_gpu_bytes, splats: result.splats, psnr: result.psnr, ssim: result.ssim, cc_psnr: result.cc_psnr,
-    gpu: result.gpu, machine: machine(), at: new Date().toISOString(),
+    backend: result.backend, adapter: result.adapter, driver: result.driver, commit: result.commit, machine: machine(), at: new Date().toISOString(),
   };
   writeFileSync(outFile, `${JSON.stringify(report, null, 2)}\n`);
   console.log(`${result.run}: trained whole in ${wallS.toFixed(1)} s, test PSNR ${result.psnr.toFixed(2)} dB -> ${outFile}`);
@@ -126,7 +126,7 @@ try {
   const perWorker = {};
   for (const job of jobs) perWorker[job.worker] = Math.max(perWorker[job.worker] ?? 0, job.peakGpuBytes);
   const report = {
-    project, partition, run: result.run, workers, adapters, merge_fine_tune: Number(fineTune),
+    project, partition, run: result.run, workers, adapters, merge_fine_tune: Number(fineTune), redis_server: redisServer,
     wall_s: wallS,
     block_train_s_sum: jobs.reduce((s, j) => s + j.trainS, 0),
     peak_gpu_bytes_per_worker: perWorker,
