@@ -6,7 +6,7 @@
  * where it runs (the GPU machine renders it in seconds: nothing to carry).
  *
  *   node out/gpu/partition-city.mjs --out DIR [--cols 6] [--rows 4] [--cameras 8] [--image-width 320]
- *     [--points 1500] [--ground 4000] [--blocks 4] [--steps 5000] [--checkpoint-every 1000] [--seed 1]
+ *     [--points 1500] [--ground 4000] [--blocks 4] [--steps 7000] [--checkpoint-every 1000] [--seed 1]
  *
  * Prints one JSON line: the project, the partition and its blocks. An existing DIR/city.argo is
  * kept (the three steps partitionwhole, partition2w and partition1w train the same scene).
@@ -26,7 +26,7 @@ const { values } = parseArgs({
   options: {
     out: { type: 'string' }, cols: { type: 'string', default: '6' }, rows: { type: 'string', default: '4' }, cameras: { type: 'string', default: '8' },
     'image-width': { type: 'string', default: '320' }, points: { type: 'string', default: '1500' }, ground: { type: 'string', default: '4000' },
-    blocks: { type: 'string', default: '4' }, steps: { type: 'string', default: '5000' }, 'checkpoint-every': { type: 'string', default: '1000' }, seed: { type: 'string', default: '1' },
+    blocks: { type: 'string', default: '4' }, steps: { type: 'string', default: '7000' }, 'checkpoint-every': { type: 'string', default: '1000' }, seed: { type: 'string', default: '1' },
   },
 });
 const int = (name: keyof typeof values, min: number) => {

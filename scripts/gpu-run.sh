@@ -29,7 +29,7 @@ run() { # name, limit seconds, command...
 # first use, kept for the steps after; PARTITION_CITY adds its options (a dry run: small and few steps).
 city=/tmp/argonaut-city
 make_city() {
-  [ -f "$city/city.argo" ] || run partition-city 120 sh -c "node out/gpu/partition-city.mjs --out $city ${PARTITION_CITY:-} > $OUT/partition-city.json"
+  [ -f "$city/city.argo" ] || run partition-city 180 sh -c "node out/gpu/partition-city.mjs --out $city ${PARTITION_CITY:-} > $OUT/partition-city.json"
 }
 for arg in "$@"; do
   step=${arg%%:*}

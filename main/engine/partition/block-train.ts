@@ -121,6 +121,13 @@ export async function trainBlock(ctx: GpuContext, project: Project, run: Partiti
   delete record.error;
   await save('running');
   if (from) await emit({ type: 'log', level: 'info', message: `${run.id} ${blockId} continues from step ${from.step} (${from.file})` });
+  // A cancel writes a checkpoint (runTrainingJob): fenced too. The trainer sees the cancel once the
+  // block is found still ours; a block found lost stops at the next step, writing nothing.
+  const cancel = new AbortController();
+  let lostOnCancel: unknown;
+  const onCancel = () => void owned().then(() => cancel.abort(), (error: unknown) => (lostOnCancel = error));
+  if (options.signal?.aborted) onCancel();
+  else options.signal?.addEventListener('abort', onCancel, { once: true });
   let lastBlockEvent = 0;
   let result: TrainJobResult;
   try {
@@ -130,8 +137,9 @@ export async function trainBlock(ctx: GpuContext, project: Project, run: Partiti
       viewFilter: input.viewFilter,
       ...(from || !input.initial ? {} : { initial: input.initial }),
       checkpoints: { dir: checkpointsDir, every: values['train.checkpointEvery'], keep: options.keep, from: from?.file },
-      signal: options.signal,
+      signal: cancel.signal,
       between: async (control) => {
+        if (lostOnCancel !== undefined) throw lostOnCancel;
         await options.between?.(control);
         // runTrainingJob writes a due checkpoint right after this hook: the owner is checked just before
         const checkpointDue = values['train.checkpointEvery'] > 0 && control.step > (from?.step ?? 0) && control.step % values['train.checkpointEvery'] === 0;
@@ -155,11 +163,14 @@ export async function trainBlock(ctx: GpuContext, project: Project, run: Partiti
     });
   } catch (error) {
     if (error instanceof BlockOwnershipLost) throw error; // the block is another's: not a word more
+    options.signal?.removeEventListener('abort', onCancel);
+    if (lostOnCancel !== undefined) throw lostOnCancel; // the check failed otherwise (storage): nothing written either
     const envelope = toErrorEnvelope(error);
     record.error = { code: envelope.code, message: envelope.message };
     await save('failed').catch(() => undefined);
     throw error;
   }
+  options.signal?.removeEventListener('abort', onCancel);
   if (result.cancelled) {
     // Resumable by anyone: back in the queue's hands, from its newest checkpoint.
     record.step = result.steps;

@@ -8,6 +8,8 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { addPartition } from '../../../../main/engine/partition/partitions.js';
 import { trainPartitioned } from '../../../../main/engine/partition/run-blocks.js';
+import { measureSeams } from '../../../../main/engine/partition/seams.js';
+import { trainingDataFromPath } from '../../../../main/engine/train/dataset-data.js';
 import { importDataset } from '../../../../main/engine/project/import.js';
 import { trainProject } from '../../../../main/engine/project/train-run.js';
 import { cleanedTempDirs } from '../../../helpers/datasets.js';
@@ -67,7 +69,11 @@ describe.skipIf(skip)('a partitioned run against the scene trained whole', () =>
     const merged = blocks.run.partition.merge;
     expect(merged.status).toBe('finished');
     const evaluation = merged.evaluation!;
-    const message = `seed ${seed}: whole ${wholePsnr.toFixed(2)} dB, merged ${evaluation.psnr.toFixed(2)} dB (SSIM ${whole.evaluation.ssim.toFixed(4)} / ${evaluation.ssim.toFixed(4)}), seams ${JSON.stringify(merged.seams)}`;
+    // the whole run's pixels split by the same borders: what near and away score without any seam
+    const testViews = await trainingDataFromPath(path.join(dir, 'city'), { filter: (v) => v.split === 'test' });
+    const wholeSeams = await measureSeams(ctx, whole.splats, testViews, partition, { borderPx: merged.seams!.borderPx, antialiased: whole.run.params['train.antialiased'] === true });
+    const pair = (s: { nearPsnr: number; awayPsnr: number }) => `${s.nearPsnr.toFixed(2)} / ${s.awayPsnr.toFixed(2)}`;
+    const message = `seed ${seed}: whole ${wholePsnr.toFixed(2)} dB, merged ${evaluation.psnr.toFixed(2)} dB (SSIM ${whole.evaluation.ssim.toFixed(4)} / ${evaluation.ssim.toFixed(4)}); near / away the borders: merged ${pair(merged.seams!)}, whole ${pair(wholeSeams!)} dB`;
     console.info(message);
     // both the same held-out views, both non-trivial (the untrained initialisation scores far lower)
     expect(evaluation.views, message).toBe(whole.evaluation.views.length);
