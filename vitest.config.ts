@@ -19,6 +19,7 @@ const LONGEST_FIRST = [
   'tests/e2e/',
   'tests/main/cli/crash.test.ts',
   'tests/main/engine/partition/queue.test.ts',
+  'tests/main/engine/partition/queue-psnr.test.ts',
   'tests/main/cli/bench-mesh.test.ts',
   'tests/main/engine/train/appearance-training.test.ts',
   'tests/main/engine/train/geometry.test.ts',

@@ -73,6 +73,8 @@ async function buildWebViewer() {
 }
 const gpu = [
   { entryPoints: [path.join(root, 'tests/gpu/runner.ts')], outfile: path.join(root, 'out/gpu/runner.mjs'), format: 'esm', banner: esmBanner },
+  // the partitioned benchmarks' scene, made on the GPU machine (bench/partition-city.ts)
+  { entryPoints: [path.join(root, 'bench/partition-city.ts')], outfile: path.join(root, 'out/gpu/partition-city.mjs'), format: 'esm', banner: esmBanner },
 ];
 
 const started = performance.now();

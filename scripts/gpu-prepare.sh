@@ -7,7 +7,9 @@
 #   .gpu-data the data the run reads, chosen by the sets named on the command line:
 #             raster (the fixed load's npz), statue, mic (100 train + test r_0, r_4, ..., r_196),
 #             bunny (render-views.mjs: the Stanford bunny, 100 + 20 views at 400 px, gt_mesh.ply, and
-#             the mesh-metrics tool that scores it), dir=PATH (a posed dataset folder made here)
+#             the mesh-metrics tool that scores it), dir=PATH (a posed dataset folder made here),
+#             queue (redis-server and the libraries a bare image lacks, scripts/stage-redis.sh, xz-compressed:
+#             gpu-run.sh unpacks it; for the partition steps, whose city scene the GPU machine renders itself)
 # `bench train` experiments: write .gpu-data/runs/NAME (arguments) after this, run step run-NAME.
 # The device tool's carry list is then: .gpu out .gpu-data (64 MiB in all, checked here).
 set -euo pipefail
@@ -37,13 +39,14 @@ for set in "$@"; do
     # copied without its caches or the capture's working files
     dir=*) src=${set#dir=}; dst=.gpu-data/$(basename "$src"); mkdir -p "$dst"
       for part in images sparse masks transforms.json transforms_train.json transforms_test.json; do [ -e "$src/$part" ] && cp -r "$src/$part" "$dst/"; done ;;
-    *) echo "gpu-prepare: unknown data set $set (raster, statue, mic, bunny, dir=PATH)" >&2; exit 2 ;;
+    queue) bash scripts/stage-redis.sh .gpu-data/redis && xz -9 -T2 -f .gpu-data/redis/redis-server.bin .gpu-data/redis/lib/*.so* ;;
+    *) echo "gpu-prepare: unknown data set $set (raster, statue, mic, bunny, queue, dir=PATH)" >&2; exit 2 ;;
   esac
 done
 # sharp is imported on the first image decode (main/engine/formats/images.ts): only sets with images
 # carry it. Its JS (dist/*.mjs and three small dependencies), the addon and libvips, nothing else.
 images=0
-for set in "$@"; do case "$set" in statue|mic|bunny|dir=*) images=1 ;; esac; done
+for set in "$@"; do case "$set" in statue|mic|bunny|queue|dir=*) images=1 ;; esac; done
 rm -rf .gpu/node_modules/sharp .gpu/node_modules/@img .gpu/node_modules/detect-libc .gpu/node_modules/semver
 if [ "$images" = 1 ]; then
   nm=.gpu/node_modules

@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine micfast-dense micfast-shrest statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
+# steps: partitionwhole partition2w partition1w (need gpu-prepare.sh's set `queue`) info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine micfast-dense micfast-shrest statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
 source .gpu/env.sh >/dev/null
 # libvips travels xz-compressed (scripts/gpu-prepare.sh); env.sh unpacks only *.node.xz.
 find node_modules/@img -name 'libvips-cpp.so*.xz' -exec xz -df {} \; 2>/dev/null
+# redis-server for the partition steps (gpu-prepare.sh's set `queue`): unpacked, its wrapper first on PATH
+if [ -d .gpu-data/redis ]; then
+  find .gpu-data/redis -name '*.xz' -exec xz -df {} \; 2>/dev/null
+  export PATH="$PWD/.gpu-data/redis:$PATH"
+fi
 : "${OUT:=/tmp/out}"
 mkdir -p "$OUT"
 cli="node out/cli/index.mjs --no-gui"
@@ -20,11 +25,23 @@ run() { # name, limit seconds, command...
   local rc=$?
   echo "== $name: exit $rc in $(( ($(date +%s%N) - t0) / 1000000 )) ms" | tee -a "$log"
 }
+# The partition steps' scene (docs/scale.md): a synthetic city rendered here by out/gpu/partition-city.mjs on
+# first use, kept for the steps after; PARTITION_CITY adds its options (a dry run: small and few steps).
+city=/tmp/argonaut-city
+make_city() {
+  [ -f "$city/city.argo" ] || run partition-city 180 sh -c "node out/gpu/partition-city.mjs --out $city ${PARTITION_CITY:-} > $OUT/partition-city.json"
+}
 for arg in "$@"; do
   step=${arg%%:*}
   limit=${arg#*:}
   [ "$limit" = "$arg" ] && limit=""
   case "$step" in
+    # the same scene trained whole, then as partition-001's blocks through the queue (a redis-server of the
+    # bench's own, W worker processes sharing the GPU, the coordinator): total and block times, peak GPU
+    # memory per worker, seams, merged against whole test PSNR (bench/partition-queue.mjs)
+    partitionwhole) make_city; run "$step" ${limit:-300} node bench/partition-queue.mjs --project $city/city.argo --whole --out "$OUT/partition-whole.json" ;;
+    partition2w) make_city; run "$step" ${limit:-400} node bench/partition-queue.mjs --project $city/city.argo --partition partition-001 --workers 2 --out "$OUT/partition-2w.json" ;;
+    partition1w) make_city; run "$step" ${limit:-500} node bench/partition-queue.mjs --project $city/city.argo --partition partition-001 --workers 1 --out "$OUT/partition-1w.json" ;;
     info) run info ${limit:-60} sh -c "$cli info --json > $OUT/info.json" ;;
     parity) run parity ${limit:-300} node out/gpu/runner.mjs --out "$OUT/parity.json" ;;
     raster) run raster ${limit:-240} $cli bench raster --data .gpu-data --out "$OUT/raster.json" ;;

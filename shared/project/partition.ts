@@ -96,6 +96,13 @@ export type BlockRun = z.infer<typeof BlockRunSchema>;
 /** Seams: test-view PSNR of pixels near block borders against those away from them. */
 export const SeamReportSchema = z.object({ nearPsnr: finite, awayPsnr: finite, borderPx: z.number().int().min(1) }).strict();
 
+/**
+ * The merged splats scored on the project's held-out views, as a whole run's final evaluation
+ * (train/evaluate-views.ts): means over `views` test views. Added in place in version 3
+ * (optional: older files read unchanged).
+ */
+export const MergeEvaluationSchema = z.object({ psnr: finite, ssim: finite, ccPsnr: finite.optional(), views: count }).strict();
+
 /** What a run trained as blocks records beside the usual run fields (RunSchema.partition). */
 export const PartitionedRunSchema = z
   .object({
@@ -110,6 +117,7 @@ export const PartitionedRunSchema = z
         fineTuneSteps: count,
         splatCount: count.optional(),
         seams: SeamReportSchema.optional(),
+        evaluation: MergeEvaluationSchema.optional(),
       })
       .strict(),
   })

@@ -39,7 +39,7 @@ export async function trainPartitionedCommand(context: CommandContext, project: 
     out.result(
       { project: project.file, run: run.id, status: run.status, partition: run.partition.partition, queue: run.partition.queue, blocks, already_finished: alreadyFinished, merge: run.partition.merge },
       run.status === 'finished'
-        ? `trained ${project.manifest.name} ${run.id} as ${blocks.length} blocks of ${run.partition.partition} (${run.partition.queue}) and merged them`
+        ? `trained ${project.manifest.name} ${run.id} as ${blocks.length} blocks of ${run.partition.partition} (${run.partition.queue}) and merged them${run.partition.merge.evaluation ? `: test PSNR ${run.partition.merge.evaluation.psnr.toFixed(2)} dB, SSIM ${run.partition.merge.evaluation.ssim.toFixed(4)}` : ''}`
         : `${run.id} ${run.status}: ${blocks.filter((b) => b.status === 'finished').length} of ${blocks.length} blocks finished. Run the same command to continue.`,
     );
     return run.status === 'finished' ? EXIT.ok : EXIT.interrupted;

@@ -10,6 +10,12 @@
  * N workers rewriting one manifest contend on every checkpoint. A status file has exactly one
  * writer at a time (BullMQ's job lock decides who trains a block), so no update can be lost;
  * the merge is a pure function of the files, so a restarted coordinator just merges again.
+ *
+ * Fencing: a worker that lost its job's lock (stalled: its event loop or storage hung past the
+ * lock, the job handed to another worker) may wake up still training. The record's `attempts`
+ * is the owner's number (at least the queue's attempt of the job, and above every earlier
+ * record's); a writer re-reads the file before each write and stops (BlockOwnershipLost) when it
+ * holds a newer attempt, and the coordinator ignores a file of an older attempt than it knows.
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -22,6 +28,11 @@ import { makeFolder, writeFileAtomic } from '../formats/atomic-file.js';
 import type { Project } from '../project/project.js';
 
 const BlockStatusFileSchema = z.object({ updatedAt: isoTime, record: BlockRunSchema }).strict();
+
+/** A block's writer that is no longer its owner (a newer attempt took it over, or the queue's lock was lost): it stops and writes nothing more. */
+export class BlockOwnershipLost extends Error {
+  override readonly name = 'BlockOwnershipLost';
+}
 
 /** A run trained as blocks: a project run with its partition record. */
 export type PartitionedProjectRun = ProjectRun & { partition: PartitionedRun };
@@ -62,6 +73,14 @@ export async function readBlockStatus(project: Project, runId: string, blockId: 
   return undefined;
 }
 
+/** Throws BlockOwnershipLost when the block's status file holds a newer attempt than `record`: its writer lost the block. */
+export async function checkBlockOwner(project: Project, runId: string, record: BlockRun): Promise<void> {
+  const current = await readBlockStatus(project, runId, record.block);
+  if (current && current.attempts > record.attempts) {
+    throw new BlockOwnershipLost(`${runId} ${record.block}: attempt ${current.attempts} (${current.worker ?? 'another worker'}) took the block over from attempt ${record.attempts} (${record.worker ?? 'this worker'}), which stops without writing`);
+  }
+}
+
 /**
  * The status files merged into the run's block records (in memory; the caller saves), and the
  * run's step (the blocks' steps summed) and status with them. Returns whether anything changed.
@@ -71,6 +90,8 @@ export async function mergeBlockStatuses(project: Project, run: PartitionedProje
   const blocks = run.partition.blocks;
   for (let i = 0; i < blocks.length; i++) {
     const fromFile = await readBlockStatus(project, run.id, blocks[i]!.block, warn);
+    // An older attempt's write (a zombie worker's, past its lost lock): the newer owner's next write replaces it.
+    if (fromFile && fromFile.attempts < blocks[i]!.attempts) continue;
     if (fromFile && JSON.stringify(fromFile) !== JSON.stringify(blocks[i])) {
       blocks[i] = fromFile;
       changed = true;

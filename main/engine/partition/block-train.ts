@@ -5,6 +5,8 @@
  * (the folder is the truth, as for a whole run), the run's own parameters. The block's record goes
  * to its status file (block-status.ts) when it starts, at every checkpoint and at the end, so a
  * kill -9 loses at most the steps since the newest checkpoint; the manifest is the coordinator's.
+ * Every write (status, checkpoint, splats) is fenced (block-status.ts): the writer checks it still
+ * owns the block first, and stops without writing when a newer attempt took it over.
  */
 import path from 'node:path';
 import type { TrainEvent, TrainEventOptions } from '../../../shared/contract/train-events.js';
@@ -22,7 +24,7 @@ import { runTrainingJob, type TrainJobOptions, type TrainJobResult } from '../tr
 import { trainParamValues } from '../train/trainer-config.js';
 import { blockTrainingInput } from './block-input.js';
 import { partitionScene, type PartitionScene } from './scene.js';
-import { blockDir, blockRecordOf, readBlockStatus, writeBlockStatus, type PartitionedProjectRun } from './block-status.js';
+import { blockDir, blockRecordOf, BlockOwnershipLost, checkBlockOwner, readBlockStatus, writeBlockStatus, type PartitionedProjectRun } from './block-status.js';
 
 /** What a block trains on besides the project's data: its views and its starting splats. */
 export interface BlockTrainingStart {
@@ -52,7 +54,14 @@ export interface BlockTrainOptions extends TrainEventOptions {
   keep?: number;
   /** Awaited before every step (the worker renews its queue lock here during long runs). */
   between?: TrainJobOptions['between'];
+  /** The queue's attempt of the job (BullMQ attemptsStarted): the block's attempt is at least this. */
+  attempt?: number;
+  /** Throws BlockOwnershipLost when this process no longer holds the block (the worker: its job's lock); awaited before every write. */
+  fence?: () => Promise<void>;
 }
+
+/** How often a training block re-reads its status file for a newer owner between checkpoints (ms). */
+const OWNER_CHECK_MS = 1000;
 
 export interface BlockTrainResult {
   record: BlockRun;
@@ -92,18 +101,33 @@ export async function trainBlock(ctx: GpuContext, project: Project, run: Partiti
   const from = await newestCompleteCheckpoint(checkpointsDir, warn);
   const input = await (options.blockInput ?? defaultBlockInput())(project, partition, blockId, run);
   const values = trainParamValues(run.params);
+  let lastOwnerCheck = performance.now();
+  const owned = async () => {
+    lastOwnerCheck = performance.now();
+    await options.fence?.();
+    await checkBlockOwner(project, run.id, record);
+  };
   const save = async (status: BlockRun['status']) => {
+    await owned();
     record.status = status;
     await writeBlockStatus(project, run.id, record);
     await emit(blockEvent(project, record));
   };
-  record.attempts += 1;
+  // Above every earlier attempt's (the file's) and the queue's: a zombie of an earlier attempt is always older.
+  record.attempts = Math.max(record.attempts + 1, options.attempt ?? 0);
   record.worker = options.worker;
   record.step = from?.step ?? 0;
   record.total = values['train.iterations'];
   delete record.error;
   await save('running');
   if (from) await emit({ type: 'log', level: 'info', message: `${run.id} ${blockId} continues from step ${from.step} (${from.file})` });
+  // A cancel writes a checkpoint (runTrainingJob): fenced too. The trainer sees the cancel once the
+  // block is found still ours; a block found lost stops at the next step, writing nothing.
+  const cancel = new AbortController();
+  let lostOnCancel: unknown;
+  const onCancel = () => void owned().then(() => cancel.abort(), (error: unknown) => (lostOnCancel = error));
+  if (options.signal?.aborted) onCancel();
+  else options.signal?.addEventListener('abort', onCancel, { once: true });
   let lastBlockEvent = 0;
   let result: TrainJobResult;
   try {
@@ -113,8 +137,14 @@ export async function trainBlock(ctx: GpuContext, project: Project, run: Partiti
       viewFilter: input.viewFilter,
       ...(from || !input.initial ? {} : { initial: input.initial }),
       checkpoints: { dir: checkpointsDir, every: values['train.checkpointEvery'], keep: options.keep, from: from?.file },
-      signal: options.signal,
-      between: options.between,
+      signal: cancel.signal,
+      between: async (control) => {
+        if (lostOnCancel !== undefined) throw lostOnCancel;
+        await options.between?.(control);
+        // runTrainingJob writes a due checkpoint right after this hook: the owner is checked just before
+        const checkpointDue = values['train.checkpointEvery'] > 0 && control.step > (from?.step ?? 0) && control.step % values['train.checkpointEvery'] === 0;
+        if (checkpointDue || performance.now() - lastOwnerCheck > OWNER_CHECK_MS) await owned();
+      },
       onEvent: async (event) => {
         if (event.type === 'checkpoint') {
           record.latestCheckpoint = { file: project.relative(event.file), step: event.step, savedAt: new Date().toISOString() };
@@ -132,11 +162,15 @@ export async function trainBlock(ctx: GpuContext, project: Project, run: Partiti
       },
     });
   } catch (error) {
+    if (error instanceof BlockOwnershipLost) throw error; // the block is another's: not a word more
+    options.signal?.removeEventListener('abort', onCancel);
+    if (lostOnCancel !== undefined) throw lostOnCancel; // the check failed otherwise (storage): nothing written either
     const envelope = toErrorEnvelope(error);
     record.error = { code: envelope.code, message: envelope.message };
     await save('failed').catch(() => undefined);
     throw error;
   }
+  options.signal?.removeEventListener('abort', onCancel);
   if (result.cancelled) {
     // Resumable by anyone: back in the queue's hands, from its newest checkpoint.
     record.step = result.steps;
@@ -144,6 +178,7 @@ export async function trainBlock(ctx: GpuContext, project: Project, run: Partiti
     return { record, result, resumedFrom: from?.step ?? 0 };
   }
   const splatsFile = path.join(blockDir(project, run.id, blockId), 'splats.ply');
+  await owned();
   await writePly(splatsFile, result.splats);
   record.splats = project.relative(splatsFile);
   record.splatCount = result.splatCount;

@@ -17,7 +17,7 @@ import { PROJECT_VERSION } from '../../../shared/project/manifest.js';
 import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
 import type { GpuContext } from '../gpu/context.js';
 import { Project } from '../project/project.js';
-import { readBlockStatus } from './block-status.js';
+import { BlockOwnershipLost, readBlockStatus } from './block-status.js';
 import { BLOCK_QUEUE_NAME, BlockJobSchema, QUEUE_TIMINGS, type BlockJob, type BlockJobProgress } from './block-jobs.js';
 import { defaultBlockInput, trainBlock, type BlockInputOf } from './block-train.js';
 import { checkQueueReachable, redisOptionsFromUrl } from './queue-connection.js';
@@ -75,6 +75,7 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
   const lockDuration = options.lockDurationMs ?? QUEUE_TIMINGS.lockDurationMs;
   const cancels = new Set<AbortController>();
   const blockInput = options.blockInput ?? defaultBlockInput();
+  const lostLocks = new Set<string>(); // jobs whose lock BullMQ's timer could not renew
 
   const processJob = async (job: Job, token?: string): Promise<{ splats: string; splatCount: number }> => {
     const payload = checkBlockJob(job);
@@ -98,10 +99,19 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
     const ctx = await options.openGpu();
     let lastReport = 0;
     let lastExtend = performance.now();
+    // Fencing (block-status.ts): the lock must still be ours before every write; once lost, the block is another worker's.
+    const fence = async () => {
+      lastExtend = performance.now();
+      if (lostLocks.has(jobId) || (token !== undefined && (await job.extendLock(token, lockDuration)) !== 1)) {
+        throw new BlockOwnershipLost(`job ${jobId}: worker ${id} lost its lock on the job (stalled past ${lockDuration} ms; another worker may train ${payload.block} now)`);
+      }
+    };
     try {
       const { record, result, resumedFrom } = await trainBlock(ctx, project, run, payload.block, {
         blockInput,
         worker: id,
+        attempt: job.attemptsStarted,
+        fence,
         signal: cancel.signal,
         onEvent: async (event) => {
           emit(event);
@@ -113,20 +123,20 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
         },
         between: async () => {
           // BullMQ renews the lock on a timer; a long stretch of GPU work between two timer
-          // ticks must not let it lapse (another worker would take the block).
-          if (token && performance.now() - lastExtend > lockDuration / 3) {
-            lastExtend = performance.now();
-            await job.extendLock(token, lockDuration);
-          }
+          // ticks must not let it lapse (another worker would take the block). A lock found
+          // lost stops the training at once.
+          if (lostLocks.has(jobId) || performance.now() - lastExtend > lockDuration / 3) await fence();
         },
       });
       if (result.cancelled) throw new Error(`job ${jobId}: worker ${id} stopped at step ${result.steps}; the block continues from its newest checkpoint`);
       options.onBlockDone?.({ job: jobId, project: project.file, run: run.id, block: payload.block, worker: id, resumedFrom, steps: result.steps, trainS: result.trainS, peakGpuBytes: result.peakGpuBytes, splatCount: result.splatCount });
       return { splats: record.splats!, splatCount: record.splatCount ?? 0 };
     } catch (error) {
+      if (error instanceof BlockOwnershipLost) emit({ type: 'log', level: 'warn', message: error.message });
       if (error instanceof ArgonautError && (error.code === 'bad_input' || error.code === 'not_found')) throw new UnrecoverableError(`job ${jobId}: ${error.message}`);
       throw error;
     } finally {
+      lostLocks.delete(jobId);
       cancels.delete(cancel);
       ctx.destroy();
     }
@@ -140,6 +150,9 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
     maxStalledCount: QUEUE_TIMINGS.maxStalledCount,
     // Seconds an idle worker blocks waiting for a job: short, so close() returns promptly.
     drainDelay: 1,
+  });
+  worker.on('lockRenewalFailed', (jobIds: string[]) => {
+    for (const jobId of jobIds) lostLocks.add(jobId);
   });
   worker.on('error', (error) => options.onEvent?.({ type: 'log', level: 'warn', message: `queue: ${error.message}` }, ''));
   worker.on('failed', (job, error) => options.onEvent?.({ type: 'log', level: 'error', message: `job ${job?.id ?? '?'} failed: ${error.message}` }, String(job?.id ?? '')));

@@ -1,9 +1,17 @@
-/** A synthetic city (synthetic-city.ts) written as a COLMAP dataset: its cameras, its points, random images. */
+/**
+ * A synthetic city (synthetic-city.ts) written as a COLMAP dataset: its cameras, its points, and
+ * random images or real ones (writeRenderedCity: the city's points as small opaque splats of
+ * random colours, rendered by our rasterizer). Shared by the partition tests and
+ * bench/partition-city.ts (the H200's scene, docs/scale.md).
+ */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { ColmapImage } from '../../../../main/engine/dataset/colmap-model.js';
 import { colmapImage, writeColmapModel } from '../../../../main/engine/dataset/colmap-write.js';
+import type { GpuContext } from '../../../../main/engine/gpu/context.js';
+import { renderImage } from '../../../../main/engine/render/render-image.js';
 import type { PinholeCamera } from '../../../../shared/scene/camera.js';
+import { emptySplats, SH_C0, type SplatSet } from '../../../../shared/scene/splats.js';
 import { randomPng } from '../../../helpers/datasets.js';
 import { encodePng } from '../../../helpers/images.js';
 import type { City } from './synthetic-city.js';
@@ -45,4 +53,27 @@ export async function writeCityDataset(city: City, root: string, random: () => n
     images,
     points: { ids: Float64Array.from({ length: n }, (_, i) => i + 1), positions: Float64Array.from(city.points), colors: Uint8Array.from({ length: n * 3 }, () => Math.floor(random() * 256)), errors: new Float64Array(n) },
   }, 'bin');
+}
+
+/** The city's points as small opaque splats of random colours: the scene a rendered city's images show. */
+export function citySplats(points: Float64Array, random: () => number, scale = 0.12): SplatSet {
+  const n = points.length / 3;
+  const s = emptySplats(n, 0);
+  s.means.set(points);
+  for (let i = 0; i < n; i++) {
+    s.logScales.set([Math.log(scale), Math.log(scale), Math.log(scale)], 3 * i);
+    s.quats.set([1, 0, 0, 0], 4 * i);
+    s.opacityLogits[i] = 4;
+    for (let c = 0; c < 3; c++) s.sh[3 * i + c] = (random() - 0.5) / SH_C0;
+  }
+  return s;
+}
+
+/** The city as a COLMAP dataset whose images are `scene` (default: citySplats of its points) rendered over black. */
+export async function writeRenderedCity(ctx: GpuContext, city: City, root: string, random: () => number, scene: SplatSet = citySplats(city.points, random)): Promise<SplatSet> {
+  await writeCityDataset(city, root, random, async (camera) => {
+    const { rgba } = await renderImage(ctx, scene, camera, { background: [0, 0, 0], antialiased: false, shDegree: 0 });
+    return Uint8Array.from({ length: camera.width * camera.height * 3 }, (_, i) => Math.round(Math.min(1, Math.max(0, rgba[4 * Math.floor(i / 3) + (i % 3)]!)) * 255));
+  });
+  return scene;
 }

@@ -12,34 +12,19 @@ import { makeFolder } from '../../../../main/engine/formats/atomic-file.js';
 import { writePly } from '../../../../main/engine/formats/ply.js';
 import { importDataset } from '../../../../main/engine/project/import.js';
 import type { Project } from '../../../../main/engine/project/project.js';
-import { renderImage } from '../../../../main/engine/render/render-image.js';
 import { initialSplats } from '../../../../main/engine/train/init.js';
 import { resolveParams } from '../../../../shared/params/index.js';
 import { projectParamDefs, type ProjectRun } from '../../../../shared/project/manifest.js';
 import type { Partition } from '../../../../shared/project/partition.js';
 import { Random } from '../../../../shared/random.js';
-import { emptySplats, SH_C0, type SplatSet } from '../../../../shared/scene/splats.js';
+import type { SplatSet } from '../../../../shared/scene/splats.js';
 import { cleanedTempDirs } from '../../../helpers/datasets.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
-import { writeCityDataset } from './city-dataset.js';
+import { writeRenderedCity } from './city-dataset.js';
 import { syntheticCity } from './synthetic-city.js';
 
 const temp = cleanedTempDirs(afterAll);
-
-/** The city's points as small opaque splats of random colours: the scene the dataset's images show. */
-function citySplats(points: Float64Array, random: () => number): SplatSet {
-  const n = points.length / 3;
-  const s = emptySplats(n, 0);
-  s.means.set(points);
-  for (let i = 0; i < n; i++) {
-    s.logScales.set([Math.log(0.12), Math.log(0.12), Math.log(0.12)], 3 * i);
-    s.quats.set([1, 0, 0, 0], 4 * i);
-    s.opacityLogits[i] = 4;
-    for (let c = 0; c < 3; c++) s.sh[3 * i + c] = (random() - 0.5) / SH_C0;
-  }
-  return s;
-}
 
 /** A run trained as `partition`'s blocks, each block's PLY given (as if trained). */
 async function partitionedRun(project: Project, partition: Partition, blockSplats: SplatSet[]): Promise<ProjectRun> {
@@ -67,12 +52,8 @@ describe('block inputs and merging', async () => {
   const seed = freshSeed();
   const random = rng(seed);
   const city = syntheticCity(random, { cols: 4, rows: 1, camerasPerObject: 6 });
-  const scene = citySplats(city.points, random);
   const dir = await temp('partition-merge');
-  await writeCityDataset(city, path.join(dir, 'city'), random, async (camera) => {
-    const { rgba } = await renderImage(ctx, scene, camera, { background: [0, 0, 0], antialiased: false, shDegree: 0 });
-    return Uint8Array.from({ length: camera.width * camera.height * 3 }, (_, i) => Math.round(Math.min(1, Math.max(0, rgba[4 * Math.floor(i / 3) + (i % 3)]!)) * 255));
-  });
+  const scene = await writeRenderedCity(ctx, city, path.join(dir, 'city'), random);
   const { project } = await importDataset(path.join(dir, 'city'), path.join(dir, 'city.argo'), { params: { 'train.iterations': 10 } });
   const partition = await addPartition(project, { blocks: 2, method: 'kd', overlap: 0.2 });
 
@@ -114,6 +95,13 @@ describe('block inputs and merging', async () => {
     expect((await stat(merged.splatsFile)).isFile()).toBe(true);
     expect(run.outputs).toEqual({ splats: project.relative(merged.splatsFile), splatCount: scene.count });
     expect(run.partition!.merge.status).toBe('finished');
+    // scored without a fine-tune, by a whole run's evaluation, on the project's held-out views
+    const evaluation = merged.evaluation!;
+    expect(evaluation.views.length).toBeGreaterThan(0);
+    expect(evaluation.psnr, `seed ${seed}`).toBeGreaterThan(30);
+    expect(Number.isFinite(evaluation.ssim) && Number.isFinite(evaluation.ccPsnr)).toBe(true);
+    expect(run.partition!.merge.evaluation).toEqual({ psnr: evaluation.psnr, ssim: evaluation.ssim, ccPsnr: evaluation.ccPsnr, views: evaluation.views.length });
+    expect(run.evaluations.at(-1)).toMatchObject({ step: run.step, psnr: evaluation.psnr, ssim: evaluation.ssim });
     const clean = merged.seams!;
     expect(clean.nearPixels).toBeGreaterThan(0);
     expect(clean.nearPsnr, `seed ${seed}`).toBeGreaterThan(30);
@@ -128,6 +116,9 @@ describe('block inputs and merging', async () => {
     expect(events).toEqual(['running', 'finished']);
     expect(seamed.fineTune?.steps).toBe(2);
     expect(seamed.seams!.nearPsnr, `seed ${seed}`).toBeLessThan(seamed.seams!.awayPsnr - 3);
+    // with a fine-tune, its own final evaluation is the merge's (one evaluation, not two)
+    expect(seamed.evaluation?.psnr).toBe(seamed.fineTune!.evaluation.psnr);
+    expect(seamed.evaluation!.psnr, `seed ${seed}`).toBeLessThan(evaluation.psnr);
     expect(coreSplatIndices(gapped, partition, 0).length + coreSplatIndices(gapped, partition, 1).length).toBe(gapped.count);
     const saved = project.manifest.runs.find((r) => r.id === run2.id)!;
     expect(saved.partition!.merge).toMatchObject({ status: 'finished', fineTuneSteps: 2, splatCount: seamed.splats.count });

@@ -31,7 +31,7 @@ export function rotationAbout(axis: [number, number, number], angle: number): Ma
 export const apply = (r: Mat3, p: readonly number[]): [number, number, number] => [r[0] * p[0]! + r[1] * p[1]! + r[2] * p[2]!, r[3] * p[0]! + r[4] * p[1]! + r[5] * p[2]!, r[6] * p[0]! + r[7] * p[1]! + r[8] * p[2]!];
 
 /** `cols` x `rows` objects `spacing` apart along x and y, up = z before `rotation`. */
-export function syntheticCity(random: () => number, options: { cols: number; rows: number; spacing?: number; pointsPerObject?: number; groundPoints?: number; rotation?: Mat3; camerasPerObject?: number; skipCamerasOf?: number[] }): City {
+export function syntheticCity(random: () => number, options: { cols: number; rows: number; spacing?: number; pointsPerObject?: number; groundPoints?: number; rotation?: Mat3; camerasPerObject?: number; skipCamerasOf?: number[]; imageWidth?: number }): City {
   const spacing = options.spacing ?? 4;
   const r = options.rotation ?? IDENTITY;
   const points: number[] = [];
@@ -59,7 +59,10 @@ export function syntheticCity(random: () => number, options: { cols: number; row
     for (let c = 0; c < perObject; c++) {
       const a = (2 * Math.PI * (c + random() * 0.3)) / perObject;
       const eye = apply(r, [o[0] + 2.2 * Math.cos(a), o[1] + 2.2 * Math.sin(a), 2.4]);
-      const camera: PinholeCamera = { width: 64, height: 48, fx: 40, fy: 40, cx: 32, cy: 24, worldToCamera: lookAt(eye, apply(r, o), up) };
+      // 64 x 48 by default; wider images keep the field of view (4:3, fx = 0.625 width)
+      const w = options.imageWidth ?? 64;
+      const h = Math.round((w * 3) / 4);
+      const camera: PinholeCamera = { width: w, height: h, fx: 0.625 * w, fy: 0.625 * w, cx: w / 2, cy: h / 2, worldToCamera: lookAt(eye, apply(r, o), up) };
       cameras.push({ name: `cam-${String(cameras.length).padStart(3, '0')}.png`, camera });
       target.push(index);
     }
