@@ -205,6 +205,11 @@ export const useTrainingStore = defineStore('training', () => {
     });
   }
 
+  /** Follows a job another part of the studio started (the Partition panel's Train blocks): the Train view shows it. */
+  function follow(next: FollowedJob) {
+    if (job.value?.id !== next.id) followNew(next);
+  }
+
   /** Finds a job that runs already (a reloaded page, a second window) and follows it. */
   async function refresh(): Promise<void> {
     if (!client || !declares('train', 'status')) return;
@@ -284,6 +289,6 @@ export const useTrainingStore = defineStore('training', () => {
 
   return {
     params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, testScores, testViews, profile, memoryCap, serviceReady, busy,
-    invalid, active, canStart, canPause, canResume, canStop, attach, refresh, useSource, start, pause, resume, stop,
+    invalid, active, canStart, canPause, canResume, canStop, attach, refresh, follow, useSource, start, pause, resume, stop,
   };
 });
