@@ -145,7 +145,7 @@ export const usePartitionStore = defineStore('partitions', () => {
         project: file, partition: partition.id, mergeFineTune: trainSettings.value.mergeFineTune, params: { ...useTrainingStore().values },
         ...(queue ? { queue } : {}),
       });
-      useTrainingStore().follow({ id: job, state: 'starting', project: file });
+      useTrainingStore().follow({ id: job, state: 'starting', project: file, partitioned: true });
       return job;
     } catch (error) {
       useNoticeStore().report(error, 'viewer');

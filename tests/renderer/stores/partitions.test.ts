@@ -102,11 +102,14 @@ describe('partition store', () => {
     expect(await store.trainBlocks()).toBe('job-1');
     expect(calls[0]).toMatchObject({ project: '/p/city.argo', partition: 'partition-001', mergeFineTune: 25, params: { 'train.iterations': 500 } });
     expect(calls[0]).not.toHaveProperty('queue'); // blank: in the engine
-    expect(training.job).toMatchObject({ id: 'job-1', state: 'starting', project: '/p/city.argo' });
+    expect(training.job).toMatchObject({ id: 'job-1', state: 'starting', project: '/p/city.argo', partitioned: true });
     expect(store.canTrain).toBe(false);
     server.emit('job', { job: 'job-1', state: 'running', project: '/p/city.argo', run: 'run-001', step: 0, total: 1000 });
     await settle();
     expect(store.canTrain).toBe(false);
+    expect(training.job?.partitioned).toBe(true);
+    expect(training.canPause).toBe(false); // a partitioned job stops, it does not pause
+    expect(training.canStop).toBe(true);
     server.emit('job', { job: 'job-1', state: 'finished', project: '/p/city.argo', run: 'run-001', step: 1000, total: 1000 });
     await settle();
     expect(store.canTrain).toBe(true);
