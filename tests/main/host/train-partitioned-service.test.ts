@@ -3,7 +3,8 @@
  * project trained as a job in the engine (no queue), its block and merge events reaching the
  * client as a renderer gets them, stopped (resumable) and resumed to a finished merge; an unknown
  * partition, an unreachable queue and a wrong password refused by name with the password never
- * shown; no pause.
+ * shown; no pause; after an engine restart, a job whose queue needs the password it does not keep
+ * waits to be started again, one without continues by itself.
  */
 import { existsSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -116,4 +117,27 @@ describe('train.partitioned: a partitioned run as a job of the engine host', () 
       await redis.dispose();
     }
   }, 60_000);
+
+  it('after an engine restart: a job on a password queue is interrupted (saying why), one in the engine continues and finishes', async () => {
+    const dir = await temp('host-partitioned-restart');
+    const project = await partitionedProject(dir, { 'train.iterations': 10, 'train.checkpointEvery': 5 });
+    const { writeFile, mkdir } = await import('node:fs/promises');
+    await mkdir(`${dir}/state`, { recursive: true });
+    const now = new Date().toISOString();
+    const record = (job: string, partition: Record<string, unknown>) => ({ job, source: { kind: 'project', path: project.file }, project: project.file, state: 'running', step: 0, total: 0, params: {}, newRun: false, recoveries: 0, createdAt: now, updatedAt: now, partition });
+    await writeFile(`${dir}/state/jobs.json`, JSON.stringify({ version: 1, jobs: [record('job-a', { partition: 'partition-001', queue: 'redis://:***@queue:6379' }), record('job-b', { partition: 'partition-001' })] }));
+    const { client, jobs, close } = hostSession(engine, `${dir}/state`);
+    const seen = recorder(client);
+    try {
+      await jobs.recover(true);
+      const finished = await waitFor(() => seen.job?.find((e) => e.job === 'job-b' && e.state === 'finished'), { timeoutMs: 120_000, what: 'job-b finished', lastSeen: () => JSON.stringify([seen.job?.at(-1), seen.error]) });
+      expect(finished.run).toBe('run-001');
+      const status = Object.fromEntries((await client.api.train.status({})).jobs.map((j) => [j.job, j.state]));
+      expect(status).toEqual({ 'job-a': 'interrupted', 'job-b': 'finished' });
+      expect(seen.log?.some((e) => e.message.includes('redis://:***@queue:6379, whose password the engine does not keep'))).toBe(true);
+      await expect(client.api.train.resume({ job: 'job-a' })).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('needs a password, which the engine does not keep: train the blocks again') });
+    } finally {
+      close();
+    }
+  }, 180_000);
 });
