@@ -28,8 +28,9 @@ type BlockLive = { status: Exclude<BlockState, 'none'>; step: number; total: num
  * blocks of the selected one with their state, progress and worker (the newest run trained on it,
  * then the `block` events of a job training it), and the live scene: the finished blocks' splats
  * as each block finishes (`projects.blockSplats`), the run's merged splats once the merge finishes.
- * Train blocks starts a job training the selected partition (`train.partitioned`, with the Train
- * view's parameters), in the engine or on a queue for workers; the training store follows it.
+ * Train blocks starts a job training the selected partition (`train.partitioned`, with the
+ * project's own parameters, as the CLI's `train p.argo --partition ID`), in the engine or on a
+ * queue for workers; the training store follows it.
  */
 export const usePartitionStore = defineStore('partitions', () => {
   const partitions = shallowRef<Partition[]>([]);
@@ -142,7 +143,8 @@ export const usePartitionStore = defineStore('partitions', () => {
     merge.value = undefined;
     try {
       const { job } = await client.api.train.partitioned({
-        project: file, partition: partition.id, mergeFineTune: trainSettings.value.mergeFineTune, params: { ...useTrainingStore().values },
+        // No params: the Train view holds registry defaults, not the project's, and would override them.
+        project: file, partition: partition.id, mergeFineTune: trainSettings.value.mergeFineTune,
         ...(queue ? { queue } : {}),
       });
       useTrainingStore().follow({ id: job, state: 'starting', project: file, partitioned: true });

@@ -72,7 +72,7 @@ describe('partition store', () => {
     expect(scene.splats?.count).toBe(1); // the merged splats
   });
 
-  it('Train blocks: starts train.partitioned for the selected partition with the queue, the fine-tune and the Train view\'s values; the Train view follows the job; not while a job runs; a refusal is a Viewer banner', async () => {
+  it('Train blocks: starts train.partitioned for the selected partition with the queue, the fine-tune and the project\'s own parameters; the Train view follows the job; not while a job runs; a refusal is a Viewer banner', async () => {
     const [clientSide, serverSide] = createMemoryTransportPair();
     const calls: Record<string, unknown>[] = [];
     const impl = {
@@ -100,7 +100,8 @@ describe('partition store', () => {
 
     store.trainSettings = { queue: '  ', password: 'ignored', mergeFineTune: 25 };
     expect(await store.trainBlocks()).toBe('job-1');
-    expect(calls[0]).toMatchObject({ project: '/p/city.argo', partition: 'partition-001', mergeFineTune: 25, params: { 'train.iterations': 500 } });
+    expect(calls[0]).toMatchObject({ project: '/p/city.argo', partition: 'partition-001', mergeFineTune: 25 });
+    expect(calls[0]!.params).toEqual({}); // the Train view's 500 is not the project's: not sent (the contract's default)
     expect(calls[0]).not.toHaveProperty('queue'); // blank: in the engine
     expect(training.job).toMatchObject({ id: 'job-1', state: 'starting', project: '/p/city.argo', partitioned: true });
     expect(store.canTrain).toBe(false);
