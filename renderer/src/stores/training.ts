@@ -210,6 +210,7 @@ export const useTrainingStore = defineStore('training', () => {
   /** Follows a job another part of the studio started (the Partition panel's Train blocks): the Train view shows it. */
   function follow(next: FollowedJob) {
     if (job.value?.id !== next.id) followNew(next);
+    else if (next.partitioned) job.value = { ...job.value, partitioned: true }; // its events came first
   }
 
   /** Finds a job that runs already (a reloaded page, a second window) and follows it. */

@@ -75,15 +75,14 @@ describe('partition store', () => {
   it('Train blocks: starts train.partitioned for the selected partition with the queue, the fine-tune and the project\'s own parameters; the Train view follows the job; not while a job runs; a refusal is a Viewer banner', async () => {
     const [clientSide, serverSide] = createMemoryTransportPair();
     const calls: Record<string, unknown>[] = [];
+    const scripted = async (args: Record<string, unknown>) => {
+      calls.push(args);
+      if (String(args.queue).includes('wrong')) throw new ArgonautError('bad_input', 'redis://:***@queue:6379: Redis refused the password (WRONGPASS): check the user and password in the queue URL');
+      return { job: `job-${calls.length}` };
+    };
     const impl = {
       projects: { partitions: async () => ({ partitions: [PARTITION], runs: [] }) },
-      train: {
-        partitioned: async (args: Record<string, unknown>) => {
-          calls.push(args);
-          if (String(args.queue).includes('wrong')) throw new ArgonautError('bad_input', 'redis://:***@queue:6379: Redis refused the password (WRONGPASS): check the user and password in the queue URL');
-          return { job: `job-${calls.length}` };
-        },
-      },
+      train: { partitioned: scripted },
     };
     const server = serve(contract, impl as unknown as ServiceImpl<Services>, serverSide, { caller: 'test' });
     const client = createClient(contract, clientSide);
@@ -115,13 +114,27 @@ describe('partition store', () => {
     await settle();
     expect(store.canTrain).toBe(true);
 
+    // A job whose events arrive before the call's reply is followed from them, and still known as partitioned.
+    impl.train.partitioned = async (args: Record<string, unknown>) => {
+      calls.push(args);
+      server.emit('job', { job: 'job-early', state: 'running', project: '/p/city.argo', step: 0, total: 10 });
+      await settle();
+      return { job: 'job-early' };
+    };
+    expect(await store.trainBlocks()).toBe('job-early');
+    expect(training.job).toMatchObject({ id: 'job-early', state: 'running', partitioned: true });
+    expect(training.canPause).toBe(false);
+    server.emit('job', { job: 'job-early', state: 'finished', project: '/p/city.argo', step: 10, total: 10 });
+    await settle();
+
+    impl.train.partitioned = scripted;
     store.trainSettings = { queue: 'redis://queue:6379', password: 'wrong', mergeFineTune: 0 };
     expect(await store.trainBlocks()).toBeUndefined();
-    expect(calls[1]).toMatchObject({ queue: 'redis://:wrong@queue:6379' });
+    expect(calls[2]).toMatchObject({ queue: 'redis://:wrong@queue:6379' });
     const [notice] = useNoticeStore().forScope('viewer');
     expect(notice).toMatchObject({ code: 'bad_input', message: expect.stringContaining('Redis refused the password (WRONGPASS)') });
     expect(JSON.stringify(notice)).not.toContain('wrong@');
-    expect(training.job?.id).toBe('job-1');
+    expect(training.job?.id).toBe('job-early');
     expect(store.canTrain).toBe(true);
   });
 
