@@ -169,15 +169,8 @@ export class JobManager {
       if (source.kind === 'sample') await createSampleProject(projectFile, trainParams);
       else await importDataset(await checkedDatasetPath(source.path), projectFile, { params: trainParams, verifyImages: false });
     }
-    const now = new Date().toISOString();
-    const job: Job = {
-      record: { job: id, source, project: projectFile, state: 'starting', step: 0, total: typeof trainParams['train.iterations'] === 'number' ? trainParams['train.iterations'] : 0, params: trainParams, newRun, recoveries: 0, createdAt: now, updatedAt: now },
-      pause: new PauseGate(),
-      stopRequested: false,
-    };
-    this.jobs.set(id, job);
-    this.launch(job, newRun);
-    return { job: id };
+    const total = typeof trainParams['train.iterations'] === 'number' ? trainParams['train.iterations'] : 0;
+    return this.add({ job: id, source, project: projectFile, total, params: trainParams, newRun });
   }
 
   /**
@@ -190,17 +183,16 @@ export class JobManager {
     this.refuseBusy(projectFile);
     const partition = await checkPartitionedStart(await Project.open(projectFile), request);
     this.refuseBusy(projectFile); // again: the queue check waited
-    const id = newJobId();
+    return this.add({ job: newJobId(), source: { kind: 'project', path: projectFile }, project: projectFile, total: 0, params: trainParamsOf(params), newRun: false, partition }, request.queue);
+  }
+
+  /** A new job, starting now. */
+  private add(fields: Omit<JobRecord, 'state' | 'step' | 'recoveries' | 'createdAt' | 'updatedAt'>, queueUrl?: string): { job: string } {
     const now = new Date().toISOString();
-    const job: Job = {
-      record: { job: id, source: { kind: 'project', path: projectFile }, project: projectFile, state: 'starting', step: 0, total: 0, params: trainParamsOf(params), newRun: false, recoveries: 0, createdAt: now, updatedAt: now, partition },
-      pause: new PauseGate(),
-      stopRequested: false,
-      ...(request.queue !== undefined ? { queueUrl: request.queue } : {}),
-    };
-    this.jobs.set(id, job);
-    this.launch(job, false);
-    return { job: id };
+    const job: Job = { record: { ...fields, state: 'starting', step: 0, recoveries: 0, createdAt: now, updatedAt: now }, pause: new PauseGate(), stopRequested: false, ...(queueUrl !== undefined ? { queueUrl } : {}) };
+    this.jobs.set(job.record.job, job);
+    this.launch(job, fields.newRun);
+    return { job: job.record.job };
   }
 
   private refuseBusy(projectFile: string): void {
