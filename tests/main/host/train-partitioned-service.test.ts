@@ -3,7 +3,8 @@
  * project trained as a job in the engine (no queue), its block and merge events reaching the
  * client as a renderer gets them, stopped (resumable) and resumed to a finished merge; an unknown
  * partition, an unreachable queue and a wrong password refused by name with the password never
- * shown; no pause; after an engine restart, a job whose queue needs the password it does not keep
+ * shown; on a password queue, resumed with the password the engine kept in memory, coordinating
+ * an in-process worker to a finished merge; no pause; after an engine restart, a job whose queue needs the password it does not keep
  * waits to be started again, one without continues by itself.
  */
 import { existsSync } from 'node:fs';
@@ -13,8 +14,11 @@ import type { Events } from '../../../shared/contract/index.js';
 import { Engine } from '../../../main/engine/engine.js';
 import { engineOptionsFrom } from '../../../main/engine/options.js';
 import type { PartitionedProjectRun } from '../../../main/engine/partition/block-status.js';
+import { openGpu } from '../../../main/engine/gpu/context.js';
+import { startBlockWorker } from '../../../main/engine/partition/worker.js';
 import { Project } from '../../../main/engine/project/project.js';
 import { cleanedTempDirs } from '../../helpers/datasets.js';
+import { testBackend, testLimits } from '../../helpers/gpu.js';
 import { hostSession } from '../../helpers/host-client.js';
 import { partitionedProject } from '../../helpers/partitions.js';
 import { freePort, redisSkipReason, startRedis } from '../../helpers/redis-server.js';
@@ -91,11 +95,12 @@ describe('train.partitioned: a partitioned run as a job of the engine host', () 
     }
   }, 60_000);
 
-  it.skipIf(redisSkipReason())('a wrong queue password is refused by name; a job on a password queue keeps the password out of train.status and the journal', async () => {
+  it.skipIf(redisSkipReason())('a wrong queue password is refused by name; a job on a password queue keeps the password out of train.status and the journal; resumed, it coordinates a worker to a finished merge', async () => {
     const dir = await temp('host-partitioned-redis');
     const project = await partitionedProject(dir, { 'train.iterations': 10 });
     const redis = await startRedis({ password: 'sesame' });
     const { client, close } = hostSession(engine, `${dir}/state`);
+    const seen = recorder(client);
     try {
       const wrong = `redis://:not-sesame@127.0.0.1:${redis.port}`;
       const refused = await client.api.train.partitioned({ project: project.file, partition: 'partition-001', queue: wrong }).then(() => undefined, (e: Error & { code: string }) => e);
@@ -112,11 +117,24 @@ describe('train.partitioned: a partitioned run as a job of the engine host', () 
       const journal = await readFile(`${dir}/state/jobs.json`, 'utf8');
       expect(journal).toContain(`redis://:***@127.0.0.1:${redis.port}`);
       expect(journal + (await readFile(project.file, 'utf8'))).not.toContain('sesame');
+
+      // Resumed (the password from the engine's memory), with a worker taking the jobs: block events name it, the merge finishes.
+      const worker = await startBlockWorker({ queue: redis.url, openGpu: () => openGpu({ backend: testBackend(), kernelVariant: 'auto', limits: testLimits() }) });
+      try {
+        await client.api.train.resume({ job });
+        await waitFor(() => seen.job?.find((e) => e.job === job && e.state === 'finished'), { timeoutMs: 120_000, what: 'the queued job finished', lastSeen: () => JSON.stringify([seen.job?.at(-1), seen.error]) });
+      } finally {
+        await worker.close();
+      }
+      const blockDone = (seen.block ?? []).filter((e) => e.job === job && e.status === 'finished');
+      expect(blockDone.map((e) => [e.block, e.worker]).sort()).toEqual([['block-00', worker.id], ['block-01', worker.id]]);
+      expect(seen.merge?.some((e) => e.job === job && e.status === 'finished')).toBe(true);
+      expect(JSON.stringify(seen.log ?? []) + JSON.stringify(seen.job ?? [])).not.toContain('sesame');
     } finally {
       close();
       await redis.dispose();
     }
-  }, 60_000);
+  }, 180_000);
 
   it('after an engine restart: a job on a password queue is interrupted (saying why), one in the engine continues and finishes', async () => {
     const dir = await temp('host-partitioned-restart');
