@@ -8,6 +8,8 @@ export interface OptionSpec {
   valueName?: string;
   /** The only values the option takes (a string or int option); anything else is a UsageError. */
   choices?: readonly (string | number)[];
+  /** A string option given any number of times: its value is the list, in command-line order. */
+  repeatable?: boolean;
 }
 
 export class UsageError extends Error {
@@ -19,8 +21,8 @@ export class UsageError extends Error {
 
 export interface ParsedArgs {
   positionals: string[];
-  /** Command options by flag name. */
-  options: Record<string, string | number | boolean>;
+  /** Command options by flag name (a repeatable option's: every value given, in order). */
+  options: Record<string, string | number | boolean | string[]>;
   /** Registry parameters by key. */
   params: Record<string, ParamValue>;
 }
@@ -62,7 +64,8 @@ export function parseArgs(argv: readonly string[], options: readonly OptionSpec[
       raw = next;
       i++;
     }
-    if (option) out.options[flag] = parseOptionValue(option, raw);
+    if (option?.repeatable) out.options[flag] = [...((out.options[flag] as string[] | undefined) ?? []), parseOptionValue(option, raw) as string];
+    else if (option) out.options[flag] = parseOptionValue(option, raw);
     else {
       try {
         out.params[param!.key] = parseParamValue(param!, raw);

@@ -5,7 +5,7 @@ import type { Output, Streams } from './output.js';
 
 export interface CommandContext {
   positionals: string[];
-  options: Record<string, string | number | boolean>;
+  options: Record<string, string | number | boolean | string[]>;
   params: Record<string, ParamValue>;
   engineOptions: EngineOptions;
   out: Output;

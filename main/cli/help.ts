@@ -11,7 +11,7 @@ function describeParam(p: ParamDef): string {
 }
 
 function describeOption(o: OptionSpec): string {
-  return row(`--${o.flag}${o.type === 'bool' ? '' : ` <${o.valueName ?? o.choices?.join('|') ?? o.type}>`}`, o.help);
+  return row(`--${o.flag}${o.type === 'bool' ? '' : ` <${o.valueName ?? o.choices?.join('|') ?? o.type}>`}${o.repeatable ? ' ...' : ''}`, o.help);
 }
 
 function row(left: string, right: string): string {

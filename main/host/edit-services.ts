@@ -9,7 +9,8 @@
 import type { Services } from '../../shared/contract/index.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
 import type { Engine } from '../engine/engine.js';
-import { checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
+import { checkedProjectFile } from '../engine/jobs/checked-paths.js';
+import { type JobManager } from '../engine/jobs/manager.js';
 import { addEditOperation, clearEdits, editState, redoEdit, undoEdit } from '../engine/project/edits.js';
 import { Project } from '../engine/project/project.js';
 import { createSelectServices } from './select-services.js';

@@ -6,7 +6,8 @@
 import type { Services } from '../../shared/contract/index.js';
 import type { ServiceImpl } from '../../shared/rpc/define.js';
 import type { Engine } from '../engine/engine.js';
-import { checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
+import { checkedProjectFile } from '../engine/jobs/checked-paths.js';
+import { type JobManager } from '../engine/jobs/manager.js';
 import { encodeSplatSet } from '../../shared/scene/splat-layout.js';
 import { finishedBlockSplats } from '../engine/partition/finished-blocks.js';
 import { addPartition } from '../engine/partition/partitions.js';

@@ -18,7 +18,8 @@ import type { Engine } from '../engine/engine.js';
 import { downscaleArea } from '../engine/formats/image-ops.js';
 import { resolveCacheDir } from '../engine/formats/image-cache.js';
 import { encodePngRgb } from '../engine/formats/images.js';
-import { checkedDatasetPath, checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
+import { checkedDatasetPath, checkedProjectFile } from '../engine/jobs/checked-paths.js';
+import { type JobManager } from '../engine/jobs/manager.js';
 import { exportProject } from '../engine/project/export.js';
 import { exportProjectWeb } from '../engine/project/web-export.js';
 import { projectSplats } from '../engine/project/splats.js';
@@ -161,6 +162,9 @@ export function createProjectServices(engine: Engine, jobs: JobManager): Pick<Im
     train: {
       async start({ source, params, newRun }) {
         return jobs.start(source, definedParams(params), newRun ?? false);
+      },
+      async partitioned({ project, partition, queue, mergeFineTune, params }) {
+        return jobs.startPartitioned(project, { partition, queue, mergeFineTune }, definedParams(params));
       },
       async pause({ job }) {
         return jobs.pause(job);

@@ -11,7 +11,8 @@ import type { ServiceImpl } from '../../shared/rpc/define.js';
 import { cleanSelectionAt, computeCleanScores, resolveCleanParams, type CleanParams, type CleanScores } from '../engine/edit/clean.js';
 import { GpuSelection } from '../engine/edit/select.js';
 import type { Engine } from '../engine/engine.js';
-import { checkedProjectFile, type JobManager } from '../engine/jobs/manager.js';
+import { checkedProjectFile } from '../engine/jobs/checked-paths.js';
+import { type JobManager } from '../engine/jobs/manager.js';
 import { Project } from '../engine/project/project.js';
 import { selectionScene, selectionSceneKey, trainingCameras } from '../engine/project/selection-scene.js';
 

@@ -16,7 +16,7 @@ import type { TriangleMesh } from '../../shared/scene/mesh.js';
 import { captureOptionsFromParams, type CaptureReport } from '../engine/capture/capture.js';
 import type { Engine } from '../engine/engine.js';
 import { meshFormatOf, writeMesh } from '../engine/formats/mesh-file.js';
-import { checkedProjectFile } from '../engine/jobs/manager.js';
+import { checkedProjectFile } from '../engine/jobs/checked-paths.js';
 import type { TaskManager } from '../engine/jobs/tasks.js';
 import { extractMesh } from '../engine/mesh/extract.js';
 import { meshOptionsFromParams, resolveMeshValues } from '../engine/mesh/params.js';

@@ -5,7 +5,7 @@ import { EditsApplyArgs, EditsProjectArgs, EditStateResult } from './edits.js';
 import { EditsCleanPreviewArgs, EditsCleanPreviewResult, EditsSelectArgs, EditsSelectResult } from './edit-select.js';
 import { GpuInfoSchema } from './gpu.js';
 import { ExportSplatsArgs, ExportSplatsResult, ExportWebArgs, ExportWebResult, JobControlResult, JobRef, JobStatusSchema, ProjectCreateArgs, ProjectImageArgs, ProjectImageResult, ProjectSceneResult, ProjectSplatsArgs, ProjectSplatsResult, ProjectSummarySchema, TrainStartArgs } from './projects.js';
-import { PartitionMakeArgs, PartitionsArgs, PartitionsResult } from './partitions.js';
+import { PartitionMakeArgs, PartitionsArgs, PartitionsResult, TrainPartitionedArgs } from './partitions.js';
 import { PartitionSchema } from '../project/partition.js';
 import { PathsDeleteArgs, PathsListArgs, PathsRenderArgs, PathsResult, PathsSaveArgs } from './paths.js';
 import { SettingsApplyArgs, SettingsApplyResult, SettingsResult } from './settings.js';
@@ -37,6 +37,7 @@ export const contract = defineContract({
     },
     train: {
       start: method(TrainStartArgs, z.object({ job: z.string() }), 'starts (or continues) training on the sample scene, a dataset or a project'),
+      partitioned: method(TrainPartitionedArgs, z.object({ job: z.string() }), "starts (or continues) training a project as the blocks of one of its partitions, in the engine or as jobs on a Redis queue for workers, then merges them (block and merge events; stop keeps it resumable)"),
       pause: method(JobRef, JobControlResult, 'pauses a job after saving a checkpoint'),
       resume: method(JobRef, JobControlResult, 'resumes a paused, stopped or interrupted job from its newest checkpoint'),
       stop: method(JobRef, JobControlResult, 'stops a job after saving a checkpoint (it can be resumed later)'),

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { paramsForCommand, paramsSchema } from '../params/index.js';
 import { CaptureRecordSchema, CaptureSourceSchema, DatasetFormatSchema, EXPORT_FORMATS, RunStatusSchema } from '../project/manifest.js';
+import { PartitionedJobSchema } from './partitions.js';
 
 /**
  * Contract shapes of the project, training and export services (docs/gui.md lists what the GUI
@@ -119,6 +120,8 @@ export const JobStatusSchema = z.object({
   step: z.number().int(),
   total: z.number().int(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** A job training a partition's blocks (train.partitioned). */
+  partition: PartitionedJobSchema.optional(),
 });
 export type JobStatus = z.infer<typeof JobStatusSchema>;
 

@@ -26,6 +26,7 @@ const VALID: Record<string, Record<string, unknown>> = {
   'projects.scene': { project: '/projects/statue.argo' },
   'projects.image': { project: '/projects/statue.argo', camera: 3, maxSize: 512 },
   'train.start': { source: { kind: 'project', path: '/projects/statue.argo' }, params: { 'train.iterations': 7000, 'system.backend': 'auto' }, newRun: true },
+  'train.partitioned': { project: '/projects/city.argo', partition: 'partition-001', queue: 'redis://:sesame@queue-host:6379', mergeFineTune: 100, params: { 'train.iterations': 7000 } },
   'train.pause': { job: 'job-1' },
   'train.resume': { job: 'job-1' },
   'train.stop': { job: 'job-1' },

@@ -6,6 +6,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
+import { PartitionedJobSchema } from '../../../shared/contract/partitions.js';
 import { isActiveJobState, JobStateSchema, TrainSourceSchema } from '../../../shared/contract/projects.js';
 import { writeFileAtomic } from '../formats/atomic-file.js';
 
@@ -25,6 +26,8 @@ export const JobRecordSchema = z.object({
   createdAt: z.string(),
   updatedAt: z.string(),
   error: z.object({ code: z.string(), message: z.string() }).optional(),
+  /** A job training a partition's blocks; its queue URL without the password (which is never written). */
+  partition: PartitionedJobSchema.optional(),
 });
 export type JobRecord = z.infer<typeof JobRecordSchema>;
 

@@ -13,9 +13,11 @@
  * metric tuple) from the trainer, `snapshot` (the splats in the 32-byte layout, binary) at most
  * every 500 ms and at most 5 % of training time, `profile` every few seconds when the engine
  * profiles. The pause gate (pause-gate.ts) and the throttles (throttle.ts) are their own pieces.
+ *
+ * A partitioned job (`startPartitioned`, partitioned-job.ts) trains a partition's blocks and
+ * merges them instead, with `block` and `merge` events besides; it cannot pause.
  */
 import { randomBytes } from 'node:crypto';
-import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { z } from 'zod';
 import type { Contract } from '../../../shared/contract/index.js';
@@ -23,7 +25,7 @@ import { isActiveJobState, type JobState, type JobStatus, type TrainSource } fro
 import { metricValuesOf, type TrainEvent } from '../../../shared/contract/train-events.js';
 import type { ParamValue } from '../../../shared/params/index.js';
 import { PROJECT_EXTENSION, type ExportFormat } from '../../../shared/project/manifest.js';
-import { ArgonautError, badInput, toErrorEnvelope } from '../../../shared/rpc/errors.js';
+import { ArgonautError, toErrorEnvelope } from '../../../shared/rpc/errors.js';
 import { encodeSplatSet } from '../../../shared/scene/splat-layout.js';
 import type { Engine } from '../engine.js';
 import { exportProject, type ExportResult } from '../project/export.js';
@@ -31,7 +33,9 @@ import { createSampleProject, importDataset } from '../project/import.js';
 import { Project } from '../project/project.js';
 import { trainProject, type ProjectStepControl } from '../project/train-run.js';
 import type { GpuContext } from '../gpu/context.js';
+import { checkedDatasetPath, checkedProjectFile } from './checked-paths.js';
 import { JobJournal, type JobRecord } from './journal.js';
+import { checkPartitionedStart, continuesByItself, runPartitionedJob, usableQueueUrl, type PartitionedJobRequest } from './partitioned-job.js';
 import { PauseGate } from './pause-gate.js';
 import { Throttle, type ThrottleStats } from './throttle.js';
 
@@ -62,6 +66,8 @@ interface Job {
   loop?: Promise<void>;
   pause: PauseGate;
   stopRequested: boolean;
+  /** A partitioned job's queue URL as given, password included: in memory only (the record's is redacted). */
+  queueUrl?: string;
 }
 
 /** What the manager measured of its snapshots (tests check the budget). */
@@ -97,6 +103,9 @@ export class JobManager {
         else if (record.recoveries >= (this.options.maxRecoveries ?? 3)) {
           record.state = 'failed';
           record.error = { code: 'host_crashed', message: `the engine stopped ${record.recoveries + 1} times during this job without a new checkpoint; not continuing it automatically` };
+        } else if (record.partition && !continuesByItself(record.partition)) {
+          record.state = 'interrupted';
+          this.log('warn', `${record.project}: ${record.partition.partition} trains through ${record.partition.queue}, whose password the engine does not keep: train the blocks again to continue`, record.job);
         } else {
           record.recoveries += 1;
           this.log('info', `continuing after an engine restart from the newest checkpoint of ${record.project}`, record.job);
@@ -130,7 +139,7 @@ export class JobManager {
   status(): JobStatus[] {
     return this.records()
       .reverse()
-      .map((r) => ({ job: r.job, state: r.state, source: r.source, project: r.project, run: r.run ?? '', step: r.step, total: r.total, ...(r.error ? { error: r.error } : {}) }));
+      .map((r) => ({ job: r.job, state: r.state, source: r.source, project: r.project, run: r.run ?? '', step: r.step, total: r.total, ...(r.error ? { error: r.error } : {}), ...(r.partition ? { partition: r.partition } : {}) }));
   }
 
   private get(id: string): Job {
@@ -148,32 +157,52 @@ export class JobManager {
 
   /** Starts a job: validates the source now (errors go to the caller), then trains in the background. */
   async start(source: TrainSource, params: Readonly<Record<string, ParamValue>>, newRun = false): Promise<{ job: string }> {
-    const id = `job-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
-    const trainParams = Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith('train.')));
+    const id = newJobId();
+    const trainParams = trainParamsOf(params);
     let projectFile: string;
     if (source.kind === 'project') {
       projectFile = await checkedProjectFile(source.path);
       await Project.open(projectFile); // refuses bad files before a job exists
-      const busy = [...this.jobs.values()].find((j) => j.record.project === projectFile && isActiveJobState(j.record.state));
-      if (busy) throw new ArgonautError('busy', `${projectFile}: already being trained by ${busy.record.job}; stop it first`, { job: busy.record.job });
+      this.refuseBusy(projectFile);
     } else {
       projectFile = path.join(this.options.stateDir, 'scratch', `${id}${PROJECT_EXTENSION}`);
       if (source.kind === 'sample') await createSampleProject(projectFile, trainParams);
       else await importDataset(await checkedDatasetPath(source.path), projectFile, { params: trainParams, verifyImages: false });
     }
+    const total = typeof trainParams['train.iterations'] === 'number' ? trainParams['train.iterations'] : 0;
+    return this.add({ job: id, source, project: projectFile, total, params: trainParams, newRun });
+  }
+
+  /**
+   * Starts a job that trains `file` as the blocks of a partition (here, or through a queue for
+   * workers) and merges them: an unknown partition or a queue that cannot be used is the call's
+   * error, by name; the newest run of that partition continues when it has not finished.
+   */
+  async startPartitioned(file: string, request: PartitionedJobRequest, params: Readonly<Record<string, ParamValue>>): Promise<{ job: string }> {
+    const projectFile = await checkedProjectFile(file);
+    this.refuseBusy(projectFile);
+    const partition = await checkPartitionedStart(await Project.open(projectFile), request);
+    this.refuseBusy(projectFile); // again: the queue check waited
+    return this.add({ job: newJobId(), source: { kind: 'project', path: projectFile }, project: projectFile, total: 0, params: trainParamsOf(params), newRun: false, partition }, request.queue);
+  }
+
+  /** A new job, starting now. */
+  private add(fields: Omit<JobRecord, 'state' | 'step' | 'recoveries' | 'createdAt' | 'updatedAt'>, queueUrl?: string): { job: string } {
     const now = new Date().toISOString();
-    const job: Job = {
-      record: { job: id, source, project: projectFile, state: 'starting', step: 0, total: typeof trainParams['train.iterations'] === 'number' ? trainParams['train.iterations'] : 0, params: trainParams, newRun, recoveries: 0, createdAt: now, updatedAt: now },
-      pause: new PauseGate(),
-      stopRequested: false,
-    };
-    this.jobs.set(id, job);
-    this.launch(job, newRun);
-    return { job: id };
+    const job: Job = { record: { ...fields, state: 'starting', step: 0, recoveries: 0, createdAt: now, updatedAt: now }, pause: new PauseGate(), stopRequested: false, ...(queueUrl !== undefined ? { queueUrl } : {}) };
+    this.jobs.set(job.record.job, job);
+    this.launch(job, fields.newRun);
+    return { job: job.record.job };
+  }
+
+  private refuseBusy(projectFile: string): void {
+    const busy = [...this.jobs.values()].find((j) => j.record.project === projectFile && isActiveJobState(j.record.state));
+    if (busy) throw new ArgonautError('busy', `${projectFile}: already being trained by ${busy.record.job}; stop it first`, { job: busy.record.job });
   }
 
   pause(id: string): { job: string; state: JobState } {
     const job = this.get(id);
+    if (job.record.partition) throw new ArgonautError('invalid_argument', `${id} trains the blocks of ${job.record.partition.partition}, which cannot pause: stop it (each block keeps its newest checkpoint) and resume it later`);
     if (job.record.state === 'running' || job.record.state === 'starting') job.pause.request();
     else if (job.record.state !== 'paused') throw new ArgonautError('invalid_argument', `${id} is ${job.record.state}; only a running job can pause`);
     return { job: id, state: job.record.state };
@@ -187,6 +216,7 @@ export class JobManager {
     }
     if (job.record.state === 'finished') throw new ArgonautError('invalid_argument', `${id} has finished; start a new job to train more`);
     if (isActiveJobState(job.record.state) && job.record.state !== 'paused') return { job: id, state: job.record.state };
+    if (job.record.partition) usableQueueUrl(job.record.project, job.record.partition, job.queueUrl); // names a queue it cannot reach again
     job.record.recoveries = 0;
     this.launch(job, false);
     return { job: id, state: job.record.state };
@@ -320,6 +350,12 @@ export class JobManager {
       const project = await Project.open(job.record.project);
       job.project = project;
       const gpu = await this.options.engine.gpu();
+      if (job.record.partition) {
+        const queue = usableQueueUrl(job.record.project, job.record.partition, job.queueUrl);
+        const { cancelled } = await runPartitionedJob(gpu, project, { partition: job.record.partition, queue, params: job.record.params }, { signal: controller.signal, onEvent: (event) => this.forward(job, event) });
+        this.setState(job, cancelled ? (job.stopRequested ? 'stopped' : 'interrupted') : 'finished');
+        return;
+      }
       const profiling = this.options.engine.options.profile;
       if (profiling) gpu.profiler.reset();
       const result = await trainProject(gpu, project, {
@@ -352,21 +388,11 @@ function withoutType<E extends TrainEvent>(event: E): Omit<E, 'type'> {
   return payload;
 }
 
-/** A renderer-given project path: absolute, an existing file, ending in .argo. */
-export async function checkedProjectFile(file: string): Promise<string> {
-  if (!path.isAbsolute(file)) throw badInput(file, `expected an absolute path to a ${PROJECT_EXTENSION} project file`);
-  if (path.extname(file).toLowerCase() !== PROJECT_EXTENSION) throw badInput(file, `not a project file (expected a name ending in ${PROJECT_EXTENSION})`);
-  const s = await stat(file).catch(() => undefined);
-  if (!s) throw new ArgonautError('not_found', `${file}: project file not found`, { file });
-  if (!s.isFile()) throw badInput(file, `is a folder, not a ${PROJECT_EXTENSION} project file`);
-  return path.resolve(file);
+function newJobId(): string {
+  return `job-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 }
 
-/** A renderer-given dataset path: absolute, an existing folder (or a transforms .json file). */
-export async function checkedDatasetPath(target: string): Promise<string> {
-  if (!path.isAbsolute(target)) throw badInput(target, 'expected an absolute path to a dataset folder');
-  const s = await stat(target).catch(() => undefined);
-  if (!s) throw new ArgonautError('not_found', `${target}: dataset folder not found`, { file: target });
-  if (!s.isDirectory() && !(s.isFile() && target.toLowerCase().endsWith('.json'))) throw badInput(target, 'is a file; expected a dataset folder (COLMAP, transforms.json, NeRF-synthetic)');
-  return path.resolve(target);
+/** The training parameters of a job's request (system.* belong to the host). */
+function trainParamsOf(params: Readonly<Record<string, ParamValue>>): Record<string, ParamValue> {
+  return Object.fromEntries(Object.entries(params).filter(([k]) => k.startsWith('train.')));
 }

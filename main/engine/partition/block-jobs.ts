@@ -1,8 +1,9 @@
 /**
  * What coordinator and workers agree on (docs/scale.md, "Queue and workers"): the BullMQ queue's
  * name, a block job's payload and id, and the lock and stalled-check timings. A job names the
- * project by its path on storage every worker reaches (NFS/SMB mounted at the same path), never
- * by content: the block's data, checkpoints and status file are in the project's data folder.
+ * project by the coordinator's path on storage every worker reaches (NFS/SMB; a worker mounting it
+ * elsewhere maps it, path-map.ts), never by content: the block's data, checkpoints and status file
+ * are in the project's data folder.
  */
 import { z } from 'zod';
 import { BLOCK_ID_PATTERN } from '../../../shared/project/partition.js';
@@ -12,7 +13,7 @@ export const BLOCK_QUEUE_NAME = 'argonaut-blocks';
 /** The job's payload; `version` is the project manifest version (PROJECT_VERSION) of the coordinator's build. */
 export const BlockJobSchema = z.object({
   version: z.number().int().min(1),
-  /** Absolute path of the .argo file on the shared storage. */
+  /** Absolute path of the .argo file on the shared storage, as the coordinator sees it. */
   project: z.string().min(1),
   /** The manifest's id: a job id is unique across the projects one Redis serves. */
   projectId: z.string().min(1),

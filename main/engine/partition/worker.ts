@@ -10,6 +10,7 @@
  * from the block's newest checkpoint. A job this worker cannot train correctly (a manifest version
  * it does not know, a project or block that is not there) fails at once, by name, unretried.
  */
+import { stat } from 'node:fs/promises';
 import os from 'node:os';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { TrainEvent } from '../../../shared/contract/train-events.js';
@@ -20,6 +21,7 @@ import { Project } from '../project/project.js';
 import { BlockOwnershipLost, readBlockStatus } from './block-status.js';
 import { BLOCK_QUEUE_NAME, BlockJobSchema, QUEUE_TIMINGS, type BlockJob, type BlockJobProgress } from './block-jobs.js';
 import { defaultBlockInput, trainBlock, type BlockInputOf } from './block-train.js';
+import { mapPath, type PathMapping } from './path-map.js';
 import { checkQueueReachable, redisOptionsFromUrl } from './queue-connection.js';
 import { isPartitioned } from './run-blocks.js';
 
@@ -30,6 +32,8 @@ export interface BlockWorkerOptions {
   lockDurationMs?: number;
   stalledIntervalMs?: number;
   openGpu: () => Promise<GpuContext>;
+  /** The coordinator's folders as this worker sees them (path-map.ts); default: the same paths. */
+  pathMap?: readonly PathMapping[];
   /** Default: blockTrainingInput with the run's parameters. */
   blockInput?: BlockInputOf;
   /** Every event of every job, with the job's id (the CLI prints them). */
@@ -81,16 +85,17 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
     const payload = checkBlockJob(job);
     const jobId = String(job.id);
     const emit = (event: TrainEvent) => options.onEvent?.(event, jobId);
+    const file = await mappedProjectFile(options.pathMap ?? [], payload.project, jobId);
     let project: Project;
     try {
-      project = await Project.open(payload.project);
+      project = await Project.open(file);
     } catch (error) {
       // Not there (storage not mounted at this path?) or not readable by this build: no retry helps.
       throw new UnrecoverableError(`job ${jobId}: ${toErrorEnvelope(error).message}`);
     }
-    if (project.manifest.id !== payload.projectId) throw new UnrecoverableError(`job ${jobId}: ${payload.project} is another project (id ${project.manifest.id}, the job's is ${payload.projectId})`);
+    if (project.manifest.id !== payload.projectId) throw new UnrecoverableError(`job ${jobId}: ${file} is another project (id ${project.manifest.id}, the job's is ${payload.projectId})`);
     const run = project.manifest.runs.find((r) => r.id === payload.run);
-    if (!isPartitioned(run)) throw new UnrecoverableError(`job ${jobId}: ${payload.project} has no partitioned run ${payload.run}`);
+    if (!isPartitioned(run)) throw new UnrecoverableError(`job ${jobId}: ${file} has no partitioned run ${payload.run}`);
     const done = await readBlockStatus(project, run.id, payload.block);
     if (done?.status === 'finished' && done.splats) return { splats: done.splats, splatCount: done.splatCount ?? 0 };
 
@@ -164,4 +169,24 @@ export async function startBlockWorker(options: BlockWorkerOptions): Promise<Blo
       await worker.close();
     },
   };
+}
+
+/**
+ * The job's project file on this worker (the path map applied), refused by name when it is not
+ * there: no other worker's retry would find it at a path this one cannot see either, so the job
+ * fails for good instead of going round the queue.
+ */
+async function mappedProjectFile(map: readonly PathMapping[], coordinatorFile: string, jobId: string): Promise<string> {
+  let file: string;
+  try {
+    file = mapPath(map, coordinatorFile);
+  } catch (error) {
+    throw new UnrecoverableError(`job ${jobId}: ${(error as Error).message}`);
+  }
+  const found = await stat(file).catch(() => undefined);
+  if (found?.isFile()) return file;
+  const why = file === coordinatorFile
+    ? 'is the shared storage mounted at the same path here? If it is mounted elsewhere, map it: worker --path-map FROM=TO'
+    : `the coordinator's ${coordinatorFile}, mapped by --path-map`;
+  throw new UnrecoverableError(`job ${jobId}: project file ${file} ${found ? 'is not a file' : 'not found'} on this worker (${why})`);
 }

@@ -7,6 +7,7 @@ import type { BlockState } from '../viewer/partition-boxes.js';
 import { useLogStore } from './logs.js';
 import { useNoticeStore } from './notices.js';
 import { useSceneStore } from './scene.js';
+import { useTrainingStore } from './training.js';
 
 /** One block as the Partition panel shows it: its size, and its training's state, progress and worker. */
 export interface BlockRow {
@@ -27,6 +28,9 @@ type BlockLive = { status: Exclude<BlockState, 'none'>; step: number; total: num
  * blocks of the selected one with their state, progress and worker (the newest run trained on it,
  * then the `block` events of a job training it), and the live scene: the finished blocks' splats
  * as each block finishes (`projects.blockSplats`), the run's merged splats once the merge finishes.
+ * Train blocks starts a job training the selected partition (`train.partitioned`, with the
+ * project's own parameters, as the CLI's `train p.argo --partition ID`), in the engine or on a
+ * queue for workers; the training store follows it.
  */
 export const usePartitionStore = defineStore('partitions', () => {
   const partitions = shallowRef<Partition[]>([]);
@@ -36,6 +40,11 @@ export const usePartitionStore = defineStore('partitions', () => {
   const live = ref<Record<string, BlockLive>>({});
   const merge = ref<'running' | 'finished' | 'failed'>();
   const settings = ref({ by: 'blocks' as 'blocks' | 'blockSize', blocks: 4, blockSize: 10, method: 'grid' as 'grid' | 'kd', overlap: 0.2 });
+  /**
+   * Train blocks: a queue URL (empty: the blocks train in the engine, one after another), its
+   * password apart (a masked field, so it is not on screen) and the merge's fine-tune steps.
+   */
+  const trainSettings = ref({ queue: '', password: '', mergeFineTune: 0 });
   const busy = ref(false);
   let client: StudioClient | undefined;
 
@@ -52,6 +61,8 @@ export const usePartitionStore = defineStore('partitions', () => {
       return { id: b.id, cameras: b.cameras.length, points: b.points, state, step: now?.step ?? recorded?.step ?? 0, total: now?.total ?? recorded?.total ?? 0, ...((now?.worker ?? recorded?.worker) ? { worker: now?.worker ?? recorded?.worker } : {}) };
     }),
   );
+  /** Train blocks is possible: a partition to train, no call under way, no job holding the engine. */
+  const canTrain = computed(() => Boolean(project.value && selected.value) && !busy.value && !useTrainingStore().active);
   const states = computed(() => Object.fromEntries(rows.value.map((r) => [r.id, r.state])) as Record<string, BlockState>);
 
   function attach(c: StudioClient) {
@@ -120,5 +131,49 @@ export const usePartitionStore = defineStore('partitions', () => {
     }
   }
 
-  return { partitions, runs, selectedId, selected, run, rows, states, showBoxes, live, merge, settings, busy, project, attach, load, make };
+  /** Starts training the selected partition's blocks as a job; the Train view follows it. Errors are the Viewer's banners (names, never a password: the engine redacts it). */
+  async function trainBlocks(): Promise<string | undefined> {
+    const file = project.value;
+    const partition = selected.value;
+    if (!client || !file || !partition) return undefined;
+    const queue = queueUrlWithPassword(trainSettings.value.queue.trim(), trainSettings.value.password);
+    busy.value = true;
+    // Before the call: the new job's first block events may arrive before its reply.
+    live.value = {};
+    merge.value = undefined;
+    try {
+      const { job } = await client.api.train.partitioned({
+        // No params: the Train view holds registry defaults, not the project's, and would override them.
+        project: file, partition: partition.id, mergeFineTune: trainSettings.value.mergeFineTune,
+        ...(queue ? { queue } : {}),
+      });
+      useTrainingStore().follow({ id: job, state: 'starting', project: file, partitioned: true });
+      return job;
+    } catch (error) {
+      useNoticeStore().report(error, 'viewer');
+      return undefined;
+    } finally {
+      busy.value = false;
+    }
+  }
+
+  return { partitions, runs, selectedId, selected, run, rows, states, showBoxes, live, merge, settings, trainSettings, busy, canTrain, project, attach, load, make, trainBlocks };
 });
+
+/**
+ * The queue URL with the password field's password in it (`redis://host:6379` + `pw` is
+ * `redis://:pw@host:6379`, percent-encoded). A URL that does not parse goes as typed: the engine
+ * names what is wrong with it, password redacted.
+ */
+export function queueUrlWithPassword(url: string, password: string): string {
+  if (!url || !password) return url;
+  try {
+    const parsed = new URL(url);
+    if (!parsed.hostname) return url;
+    parsed.password = password;
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+

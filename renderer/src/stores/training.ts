@@ -44,6 +44,8 @@ export interface FollowedJob {
   project?: string;
   /** Why it is in this state, when the engine says (the error of a failed job, a resume after a restart). */
   reason?: string;
+  /** It trains a partition's blocks (train.partitioned): it can stop, not pause. */
+  partitioned?: boolean;
 }
 
 /** States in which a job holds the engine: no second Start, parameters locked (the contract's list). */
@@ -101,7 +103,7 @@ export const useTrainingStore = defineStore('training', () => {
   const invalid = computed(() => Object.keys(fieldErrors.value).length > 0);
   const active = computed(() => job.value !== undefined && ACTIVE_STATES.includes(job.value.state));
   const canStart = computed(() => serviceReady && source.value !== undefined && !invalid.value && !active.value && !busy.value);
-  const canPause = computed(() => job.value?.state === 'running' && !busy.value && requested.value === undefined);
+  const canPause = computed(() => job.value?.state === 'running' && !job.value.partitioned && !busy.value && requested.value === undefined);
   const canResume = computed(() => job.value !== undefined && RESUMABLE_STATES.includes(job.value.state) && !busy.value);
   const canStop = computed(() => job.value !== undefined && ['starting', 'running', 'paused'].includes(job.value.state) && !busy.value);
 
@@ -157,7 +159,7 @@ export const useTrainingStore = defineStore('training', () => {
     const previous = job.value?.state;
     if (e.state !== previous) requested.value = undefined;
     if (!ACTIVE_STATES.includes(e.state)) activity.value = undefined;
-    job.value = { id: e.job, state: e.state, project: e.project, ...(e.reason ? { reason: e.reason } : {}) };
+    job.value = { id: e.job, state: e.state, project: e.project, ...(e.reason ? { reason: e.reason } : {}), ...(job.value?.partitioned ? { partitioned: true } : {}) };
     if (e.state !== 'running' || previous !== 'running') {
       rate.reset(); // a pause or a restart is not slow training
       rateVersion.value++;
@@ -205,6 +207,12 @@ export const useTrainingStore = defineStore('training', () => {
     });
   }
 
+  /** Follows a job another part of the studio started (the Partition panel's Train blocks): the Train view shows it. */
+  function follow(next: FollowedJob) {
+    if (job.value?.id !== next.id) followNew(next);
+    else if (next.partitioned) job.value = { ...job.value, partitioned: true }; // its events came first
+  }
+
   /** Finds a job that runs already (a reloaded page, a second window) and follows it. */
   async function refresh(): Promise<void> {
     if (!client || !declares('train', 'status')) return;
@@ -212,7 +220,7 @@ export const useTrainingStore = defineStore('training', () => {
     const running = jobs.find((j) => ACTIVE_STATES.includes(j.state));
     if (!running || job.value?.id === running.job) return;
     if (job.value && active.value) return;
-    followNew({ id: running.job, state: running.state, project: running.project });
+    followNew({ id: running.job, state: running.state, project: running.project, ...(running.partition ? { partitioned: true } : {}) });
     if (running.total > 0) progress.value = { job: running.job, stage: 'train', step: running.step, total: running.total, fraction: Math.min(1, running.step / running.total) };
   }
 
@@ -284,6 +292,6 @@ export const useTrainingStore = defineStore('training', () => {
 
   return {
     params, values, fieldErrors, source, sampleProject, job, requested, progress, activity, etaS, metrics, metricsVersion, testScores, testViews, profile, memoryCap, serviceReady, busy,
-    invalid, active, canStart, canPause, canResume, canStop, attach, refresh, useSource, start, pause, resume, stop,
+    invalid, active, canStart, canPause, canResume, canStop, attach, refresh, follow, useSource, start, pause, resume, stop,
   };
 });

@@ -8,6 +8,7 @@ const options = [
   { flag: 'frames', type: 'int' as const, help: '' },
   { flag: 'mode', type: 'string' as const, help: '', choices: ['fast', 'exact'] },
   { flag: 'pixels', type: 'int' as const, help: '', choices: [1, 2] },
+  { flag: 'map', type: 'string' as const, help: '', repeatable: true },
 ];
 const params = paramsForCommand('info');
 
@@ -17,6 +18,12 @@ describe('CLI argument parsing', () => {
     expect(parsed.positionals).toEqual(['a.argo']);
     expect(parsed.options).toEqual({ out: 'dir with space', frames: 12, json: true });
     expect(parsed.params).toEqual({ 'system.backend': 'opengl', 'system.profile': true });
+  });
+
+  it('collects a repeatable option\'s values in order; a plain option keeps its last', () => {
+    const parsed = parseArgs(['--map', 'a=b', '--out', 'x', '--map=c=d', '--out', 'y'], options, params);
+    expect(parsed.options).toEqual({ map: ['a=b', 'c=d'], out: 'y' });
+    expect(() => parseArgs(['--map'], options, params)).toThrow('--map needs a value');
   });
 
   it('refuses unknown flags, missing values and bad values as usage errors', () => {

@@ -26,7 +26,7 @@ export interface Harness {
 }
 
 /** Builds `harness/<entry>.html` into a fresh folder and serves it; close() removes both. */
-export async function startHarness(entry: 'panels' | 'viewer'): Promise<Harness> {
+export async function startHarness(entry: 'panels' | 'viewer' | 'partition'): Promise<Harness> {
   const outDir = mkdtempSync(path.join(tmpdir(), `argonaut-harness-${entry}-`));
   await build({
     root: harnessDir,

@@ -1,7 +1,8 @@
 /**
  * The Partition panel's store over the real contract runtime against a scripted engine: making
  * a partition, the blocks' rows from the newest run trained on it and then from `block` events,
- * and the merged splats loaded when the merge finishes.
+ * the merged splats loaded when the merge finishes, and Train blocks: the `train.partitioned`
+ * call it makes, the job the Train view then follows, refused while a job runs, errors as banners.
  */
 import { createPinia, setActivePinia } from 'pinia';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -10,8 +11,11 @@ import type { Partition } from '../../../shared/project/partition.js';
 import type { ServiceImpl } from '../../../shared/rpc/define.js';
 import { createClient, serve } from '../../../shared/rpc/runtime.js';
 import { createMemoryTransportPair } from '../../../shared/rpc/transport.js';
-import { usePartitionStore } from '../../../renderer/src/stores/partitions.js';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
+import { useNoticeStore } from '../../../renderer/src/stores/notices.js';
+import { queueUrlWithPassword, usePartitionStore } from '../../../renderer/src/stores/partitions.js';
 import { useSceneStore } from '../../../renderer/src/stores/scene.js';
+import { useTrainingStore } from '../../../renderer/src/stores/training.js';
 import { settle } from '../helpers/engine.js';
 
 beforeEach(() => setActivePinia(createPinia()));
@@ -66,5 +70,79 @@ describe('partition store', () => {
     expect(store.merge).toBe('finished');
     expect(splatLoads).toBe(1);
     expect(scene.splats?.count).toBe(1); // the merged splats
+  });
+
+  it('Train blocks: starts train.partitioned for the selected partition with the queue, the fine-tune and the project\'s own parameters; the Train view follows the job; not while a job runs; a refusal is a Viewer banner', async () => {
+    const [clientSide, serverSide] = createMemoryTransportPair();
+    const calls: Record<string, unknown>[] = [];
+    const scripted = async (args: Record<string, unknown>) => {
+      calls.push(args);
+      if (String(args.queue).includes('wrong')) throw new ArgonautError('bad_input', 'redis://:***@queue:6379: Redis refused the password (WRONGPASS): check the user and password in the queue URL');
+      return { job: `job-${calls.length}` };
+    };
+    const impl = {
+      projects: { partitions: async () => ({ partitions: [PARTITION], runs: [] }) },
+      train: { partitioned: scripted },
+    };
+    const server = serve(contract, impl as unknown as ServiceImpl<Services>, serverSide, { caller: 'test' });
+    const client = createClient(contract, clientSide);
+    const scene = useSceneStore();
+    scene.attach(client);
+    scene.project = '/p/city.argo';
+    const training = useTrainingStore();
+    training.attach(client);
+    training.values = { ...training.values, 'train.iterations': 500 };
+    const store = usePartitionStore();
+    store.attach(client);
+    await store.load();
+    expect(store.canTrain).toBe(true);
+
+    store.trainSettings = { queue: '  ', password: 'ignored', mergeFineTune: 25 };
+    expect(await store.trainBlocks()).toBe('job-1');
+    expect(calls[0]).toMatchObject({ project: '/p/city.argo', partition: 'partition-001', mergeFineTune: 25 });
+    expect(calls[0]!.params).toEqual({}); // the Train view's 500 is not the project's: not sent (the contract's default)
+    expect(calls[0]).not.toHaveProperty('queue'); // blank: in the engine
+    expect(training.job).toMatchObject({ id: 'job-1', state: 'starting', project: '/p/city.argo', partitioned: true });
+    expect(store.canTrain).toBe(false);
+    server.emit('job', { job: 'job-1', state: 'running', project: '/p/city.argo', run: 'run-001', step: 0, total: 1000 });
+    await settle();
+    expect(store.canTrain).toBe(false);
+    expect(training.job?.partitioned).toBe(true);
+    expect(training.canPause).toBe(false); // a partitioned job stops, it does not pause
+    expect(training.canStop).toBe(true);
+    server.emit('job', { job: 'job-1', state: 'finished', project: '/p/city.argo', run: 'run-001', step: 1000, total: 1000 });
+    await settle();
+    expect(store.canTrain).toBe(true);
+
+    // A job whose events arrive before the call's reply is followed from them, and still known as partitioned.
+    impl.train.partitioned = async (args: Record<string, unknown>) => {
+      calls.push(args);
+      server.emit('job', { job: 'job-early', state: 'running', project: '/p/city.argo', step: 0, total: 10 });
+      await settle();
+      return { job: 'job-early' };
+    };
+    expect(await store.trainBlocks()).toBe('job-early');
+    expect(training.job).toMatchObject({ id: 'job-early', state: 'running', partitioned: true });
+    expect(training.canPause).toBe(false);
+    server.emit('job', { job: 'job-early', state: 'finished', project: '/p/city.argo', step: 10, total: 10 });
+    await settle();
+
+    impl.train.partitioned = scripted;
+    store.trainSettings = { queue: 'redis://queue:6379', password: 'wrong', mergeFineTune: 0 };
+    expect(await store.trainBlocks()).toBeUndefined();
+    expect(calls[2]).toMatchObject({ queue: 'redis://:wrong@queue:6379' });
+    const [notice] = useNoticeStore().forScope('viewer');
+    expect(notice).toMatchObject({ code: 'bad_input', message: expect.stringContaining('Redis refused the password (WRONGPASS)') });
+    expect(JSON.stringify(notice)).not.toContain('wrong@');
+    expect(training.job?.id).toBe('job-early');
+    expect(store.canTrain).toBe(true);
+  });
+
+  it('puts the password field into the queue URL, percent-encoded; a URL that does not parse goes as typed', () => {
+    expect(queueUrlWithPassword('redis://queue:6379', 's@me:x')).toBe('redis://:s%40me%3Ax@queue:6379');
+    expect(queueUrlWithPassword('rediss://user@queue:6380/2', 'pw')).toBe('rediss://user:pw@queue:6380/2');
+    expect(queueUrlWithPassword('redis://:old@queue:6379', 'new')).toBe('redis://:new@queue:6379');
+    expect(queueUrlWithPassword('redis://queue:6379', '')).toBe('redis://queue:6379');
+    expect(queueUrlWithPassword('not a url', 'pw')).toBe('not a url');
   });
 });

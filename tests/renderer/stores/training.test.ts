@@ -38,6 +38,7 @@ function trainingEngine(options: { failStart?: boolean; status?: { job: string; 
       pause: async ({ job }) => (calls.push({ method: 'train.pause', args: { job } }), { job, state: 'running' as const }),
       resume: async ({ job }) => (calls.push({ method: 'train.resume', args: { job } }), { job, state: 'paused' as const }),
       stop: async ({ job }) => (calls.push({ method: 'train.stop', args: { job } }), { job, state: 'stopping' as const }),
+      partitioned: async () => { throw new Error('not used'); },
       status: async () => ({ jobs: (options.status ?? []).map((j) => ({ ...j, source: { kind: 'sample' as const }, project: '/p.argo', run: 'run-1' })) }),
     },
   });
@@ -107,7 +108,7 @@ describe('training store', () => {
     engine.server.emit('progress', { job: 'j1', stage: 'train', step: 60, total: 100, memoryCap: cap });
     await settle();
     expect(training.memoryCap).toEqual(cap);
-    engine.server.emit('job', { job: 'j1', state: 'finished', step: 100, total: 100 });
+    engine.server.emit('job', { job: 'j1', state: 'finished', project: '/p.argo', step: 100, total: 100 });
     engine.server.emit('progress', { job: 'j2', stage: 'train', step: 1, total: 100 });
     await settle();
     expect(training.job?.id).toBe('j2');

@@ -6,14 +6,16 @@
  * manifest versions are refused by name.
  */
 import { existsSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { blockDir, type PartitionedProjectRun } from '../../../../main/engine/partition/block-status.js';
 import { BLOCK_QUEUE_NAME, blockJobId } from '../../../../main/engine/partition/block-jobs.js';
 import { checkQueueReachable, redisOptionsFromUrl } from '../../../../main/engine/partition/queue-connection.js';
-import { trainPartitioned } from '../../../../main/engine/partition/run-blocks.js';
+import { partitionedRun, trainPartitioned } from '../../../../main/engine/partition/run-blocks.js';
 import { Project } from '../../../../main/engine/project/project.js';
 import type { TrainEvent } from '../../../../shared/contract/train-events.js';
+import { PROJECT_VERSION } from '../../../../shared/project/manifest.js';
 import { cliJson } from '../../../helpers/cli-json.js';
 import { cleanedTempDirs } from '../../../helpers/datasets.js';
 import { testGpu } from '../../../helpers/gpu.js';
@@ -36,8 +38,8 @@ afterEach(async () => {
 });
 
 /** A worker process with test timings: a lock of 2 s, stalled jobs looked for every second. */
-async function startWorker(url: string): Promise<CliProcess & { id: string }> {
-  const w = spawnCli(['worker', '--queue', url, '--lock-duration-ms', '2000', '--stalled-interval-ms', '1000']);
+async function startWorker(url: string, extra: string[] = []): Promise<CliProcess & { id: string }> {
+  const w = spawnCli(['worker', '--queue', url, '--lock-duration-ms', '2000', '--stalled-interval-ms', '1000', ...extra]);
   workers.push(w);
   const ready = await w.waitForLine((l) => l.type === 'worker', 30_000);
   return Object.assign(w, { id: ready.worker as string });
@@ -147,6 +149,31 @@ describe.skipIf(skip)('block jobs on a real Redis', () => {
       await waitFor(async () => ((await job.getState()) === 'failed' ? true : undefined), { timeoutMs: 20_000, what: 'the job refused' });
       const failed = (await queue.getJob(job.id!))!;
       expect(failed.failedReason).toContain('its project manifest version 99 is not one this worker knows (it reads version 3)');
+      expect(failed.attemptsMade).toBe(1);
+    } finally {
+      await queue.close();
+    }
+  }, 120_000);
+
+  it('worker --path-map: a job naming the coordinator\'s path is trained from where this worker mounts it; a mapped project that is not there fails by name, unretried', async () => {
+    const dir = await temp('path-map');
+    const project = await partitionedProject(dir, { 'train.iterations': 10, 'train.checkpointEvery': 5 }, 1);
+    const { run } = await partitionedRun(project, { partition: 'partition-001', queue: redis.url });
+    const coordinatorDir = '/coordinator/share';
+    const worker = await startWorker(redis.url, ['--path-map', `${coordinatorDir}=${dir}`, '--path-map', `/elsewhere=${path.join(dir, 'missing')}`]);
+    const queue = new Queue(BLOCK_QUEUE_NAME, { connection: redisOptionsFromUrl(redis.url) });
+    try {
+      const payload = { version: PROJECT_VERSION, projectId: project.manifest.id, run: run.id, block: 'block-00' };
+      const mapped = await queue.add('block', { ...payload, project: `${coordinatorDir}/city.argo` }, { jobId: blockJobId(payload), attempts: 3 });
+      await waitFor(async () => ((await mapped.getState()) === 'completed' ? true : undefined), { timeoutMs: 60_000, what: 'the mapped job trained' });
+      expect(worker.lines.find((l) => l.type === 'job')).toMatchObject({ project: project.file, block: 'block-00', steps: 10 });
+      expect((await Project.open(project.file)).manifest.runs.length).toBe(1); // the worker wrote its block's folder, not the manifest
+      expect(existsSync(path.join(blockDir(project, run.id, 'block-00'), 'splats.ply'))).toBe(true);
+
+      const missing = await queue.add('block', { ...payload, project: '/elsewhere/city.argo' }, { jobId: 'missing.run-001.block-00', attempts: 3 });
+      await waitFor(async () => ((await missing.getState()) === 'failed' ? true : undefined), { timeoutMs: 20_000, what: 'the unmapped job refused' });
+      const failed = (await queue.getJob(missing.id!))!;
+      expect(failed.failedReason).toContain(`project file ${path.join(dir, 'missing', 'city.argo')} not found on this worker (the coordinator's /elsewhere/city.argo, mapped by --path-map)`);
       expect(failed.attemptsMade).toBe(1);
     } finally {
       await queue.close();
