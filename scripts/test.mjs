@@ -103,6 +103,24 @@ async function vitest(label, args, env = {}) {
   }
 }
 
+/**
+ * CI (.ci/run) starts npm test while apt-get still installs what the tests need (Mesa, Chromium,
+ * ffmpeg, COLMAP, Redis; the build and the checks need none of it): ARGONAUT_TEST_AFTER names the
+ * file that apt-get's exit status is written to, whole, when it ends. Resolves with whether it was 0.
+ */
+async function systemPackagesReady() {
+  const file = process.env.ARGONAUT_TEST_AFTER;
+  if (!file) return true;
+  const started = Date.now();
+  while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 1000));
+  const status = readFileSync(file, 'utf8').trim();
+  process.stdout.write(`\n== system packages (${file}): exit ${status}, waited ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+  if (status === '0') return true;
+  failed += 1;
+  failures.push(`vitest: not run because the system packages did not install (${file}: exit ${status})`);
+  return false;
+}
+
 const checks = [
   step('lint', bin('eslint'), ['.'], { held: true, nice: 10 }),
   step('typecheck (tsc)', bin('tsc'), ['-p', 'tsconfig.json', '--noEmit'], { held: true, nice: 10 }),
@@ -110,7 +128,10 @@ const checks = [
 ];
 const built = await step('build', process.execPath, [path.join(root, 'scripts/build.mjs')]);
 
-if (built) {
+if (!built) {
+  failed += 1;
+  failures.push('vitest: not run because the build failed');
+} else if (await systemPackagesReady()) {
   // The passes on the other adapters (tests/helpers/gpu.ts isSecondAdapterRun; the kernels'
   // parity on SwiftShader's Vulkan driver and on llvmpipe with WebGPU's default limits, issue 13,
   // docs/device-matrix.md) run with the whole suite, not after it; a filter runs this adapter's pass alone.
@@ -124,9 +145,6 @@ if (built) {
     }
   }
   await vitest('vitest', [...projects.flatMap((name) => ['--project', name]), ...filters], { ARGONAUT_TEST_PASSES: 'all' });
-} else {
-  failed += 1;
-  failures.push('vitest: not run because the build failed');
 }
 await Promise.all(checks);
 
