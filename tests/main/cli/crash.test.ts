@@ -40,7 +40,8 @@ const temps = (dir: string) => (existsSync(dir) ? readdirSync(dir).filter((n) =>
 
 describe('nothing lost when the CLI is killed', () => {
   it('SIGKILL mid-training: the manifest and newest checkpoint are intact, and train continues from it and finishes', async () => {
-    const { file, checkpoints, env } = await setup(400, 25);
+    // 200 steps: the kill lands after step 60 (progress goes out every 250 ms), well before the end
+    const { file, checkpoints, env } = await setup(200, 25);
     const first = start(['train', file], env);
     await first.waitForLine((l) => l.type === 'log' && String(l.message).includes('checkpoint at step 50'));
     await first.waitForLine((l) => l.type === 'progress' && (l.step as number) > 60);
@@ -62,14 +63,15 @@ describe('nothing lost when the CLI is killed', () => {
     const second = start(['train', file], env);
     const result = await second.waitForLine((l) => l.type === 'result');
     expect((await second.exited).code).toBe(0);
-    expect(result).toMatchObject({ resumed_from: stepOf(newest), steps: 400, status: 'finished', run: 'run-001' });
+    expect(result).toMatchObject({ resumed_from: stepOf(newest), steps: 200, status: 'finished', run: 'run-001' });
     expect(second.lines.find((l) => l.type === 'run')).toMatchObject({ resumed_from: stepOf(newest) });
     // The checkpoint it continued from was read, never rewritten.
     if (existsSync(path.join(checkpoints, newest))) expect(hashFile(path.join(checkpoints, newest))).toBe(newestHash);
   }, 240_000);
 
   it('SIGKILL while a checkpoint is being written: every complete file stays byte-identical, the partial write is cleaned up, and training resumes', async () => {
-    const { file, dir, checkpoints, env } = await setup(300, 20);
+    // 120 steps: the kill comes in the second checkpoint's write (step 40); training waits for each write
+    const { file, dir, checkpoints, env } = await setup(120, 20);
     const slow = { ...env, ARGONAUT_TEST_SLOW_WRITE_MS: '4000', ARGONAUT_TEST_SLOW_WRITE_MATCH: '\\.ckpt$' };
     const first = start(['train', file], slow);
     // Wait for the second checkpoint's write to be halfway (the first is complete by then).
@@ -93,13 +95,13 @@ describe('nothing lost when the CLI is killed', () => {
     const second = start(['train', file], env);
     const result = await second.waitForLine((l) => l.type === 'result');
     expect((await second.exited).code).toBe(0);
-    expect(result).toMatchObject({ resumed_from: stepOf(newest), steps: 300, status: 'finished' });
+    expect(result).toMatchObject({ resumed_from: stepOf(newest), steps: 120, status: 'finished' });
     expect(second.lines.some((l) => l.type === 'log' && String(l.message).includes(`removed ${path.join(checkpoints, temp)}`))).toBe(true);
     expect(temps(checkpoints)).toEqual([]);
   }, 240_000);
 
   it('SIGKILL while the manifest is being written: the old manifest stays whole and byte-identical, and training resumes', async () => {
-    const { file, dir, checkpoints, env } = await setup(300, 20);
+    const { file, dir, checkpoints, env } = await setup(120, 20);
     const slow = { ...env, ARGONAUT_TEST_SLOW_WRITE_MS: '4000', ARGONAUT_TEST_SLOW_WRITE_MATCH: '\\.argo$' };
     const first = start(['train', file], slow);
     // The save after the first checkpoint (the run's start was saved before, slowly, too).
@@ -119,7 +121,7 @@ describe('nothing lost when the CLI is killed', () => {
     expect((await second.exited).code).toBe(0);
     // It continues from the newest complete checkpoint, which the old manifest does not list yet.
     expect(project.manifest.runs[0].latestCheckpoint?.step ?? 0).toBeLessThan(newest);
-    expect(result).toMatchObject({ resumed_from: newest, steps: 300 });
+    expect(result).toMatchObject({ resumed_from: newest, steps: 120 });
     expect(temps(dir)).toEqual([]);
   }, 240_000);
 

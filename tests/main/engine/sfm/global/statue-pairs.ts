@@ -2,9 +2,12 @@
  * The statue photos through our front end (GPU SIFT, exhaustive GPU matching, verifyPairs), with
  * COLMAP's model of the same photos as the reference. The front end takes minutes on llvmpipe, so
  * its result is cached in the system's temporary folder (keyed by the image names and a version):
- * a rerun of the mapping test reads it back in a second.
+ * a rerun of the mapping test reads it back in a second. SIFT and matching, most of it, are cached
+ * on their own too: both verifications start from them, so of the three files
+ * on a fresh machine (statue, refine-mapping-statue, view-graph-calibration-statue) one computes
+ * them, under a lock file, and the others read them.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseCamerasBin, parseImagesBin } from '../../../../../main/engine/dataset/colmap-binary.js';
@@ -16,11 +19,16 @@ import { matchImagePairs } from '../../../../../main/engine/sfm/match.js';
 import type { PinholeIntrinsics } from '../../../../../main/engine/sfm/verify/verify-options.js';
 import { verifyPairs, type VerifiedPair } from '../../../../../main/engine/sfm/verify/verify-pairs.js';
 import { CAPTURE_VERIFY_OPTIONS } from '../../../../../main/engine/capture/sfm-gpu.js';
+import { isAlive } from '../../../../helpers/capture.js';
 import { testGpu } from '../../../../helpers/gpu.js';
 import { cachedPairOf, verifiedPairOf, type CachedPair } from './cached-pairs.js';
 
 /** 2: the homography kept (planar pairs are posed from it). */
 const CACHE_VERSION = 2;
+/** 1: keypoints and exhaustive matches before verification. */
+const MATCHES_CACHE_VERSION = 1;
+/** How long a file waits for another one's SIFT and matching before computing them itself. */
+const LOCK_WAIT_MS = 600_000;
 
 export interface StatueFrontEnd {
   names: string[];
@@ -72,23 +80,73 @@ export async function statueFrontEnd(dir: string, verification: StatueVerificati
       };
     }
   }
+  const matched = await statueMatches(dir, names);
+  const { sizes, keypoints } = matched;
   const started = performance.now();
-  const ctx = await testGpu();
-  const extractor = await SiftExtractor.create(ctx, {});
-  const features = [];
-  const sizes = [];
-  for (const name of names) {
-    const grey = await loadGreyImage(path.join(dir, 'images', name));
-    sizes.push({ width: grey.width, height: grey.height });
-    features.push(await extractor.extract(grey));
-  }
-  extractor.destroy();
-  const pairs = exhaustivePairs(names.length);
-  const matches = await matchImagePairs(ctx, features, pairs);
-  const keypoints = features.map((f) => f.keypoints);
-  const verified = verification === 'fundamental-only' ? verifyPairs(pairs, matches, keypoints, undefined, CAPTURE_VERIFY_OPTIONS) : verifyPairs(pairs, matches, keypoints, intrinsics);
-  const seconds = (performance.now() - started) / 1000;
+  const verified = verification === 'fundamental-only' ? verifyPairs(matched.pairs, matched.matches, keypoints, undefined, CAPTURE_VERIFY_OPTIONS) : verifyPairs(matched.pairs, matched.matches, keypoints, intrinsics);
+  const seconds = matched.seconds + (performance.now() - started) / 1000;
   const cachedPairs: CachedPair[] = verified.map(cachedPairOf);
-  writeFileSync(cacheFile, JSON.stringify({ names, sizes, keypoints: keypoints.map((k) => Array.from(k)), pairs: cachedPairs, seconds }));
-  return { names, sizes, intrinsics, keypoints, verified, reference, frontEndSeconds: seconds, fromCache: false };
+  const partial = `${cacheFile}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify({ names, sizes, keypoints: keypoints.map((k) => Array.from(k)), pairs: cachedPairs, seconds }));
+  renameSync(partial, cacheFile); // two files may verify at once: a reader sees one whole file
+  return { names, sizes, intrinsics, keypoints, verified, reference, frontEndSeconds: seconds, fromCache: matched.fromCache };
+}
+
+interface StatueMatches {
+  sizes: { width: number; height: number }[];
+  keypoints: Float32Array[];
+  pairs: [number, number][];
+  matches: Uint32Array[];
+  /** SIFT and matching when they were computed. */
+  seconds: number;
+  fromCache: boolean;
+}
+
+/** GPU SIFT and exhaustive matching of the photos, from the cache, another file's computation (waiting on its lock) or computed here. */
+async function statueMatches(dir: string, names: string[]): Promise<StatueMatches> {
+  const cacheFile = path.join(tmpdir(), `argonaut-global-sfm-statue-matches-v${MATCHES_CACHE_VERSION}-${names.length}.json`);
+  const pairs = exhaustivePairs(names.length).map(([a, b]): [number, number] => [a, b]);
+  const cached = (): StatueMatches | undefined => {
+    if (!existsSync(cacheFile)) return undefined;
+    const c = JSON.parse(readFileSync(cacheFile, 'utf8')) as { names: string[]; sizes: StatueMatches['sizes']; keypoints: number[][]; matches: number[][]; seconds: number };
+    if (c.names.join('/') !== names.join('/')) return undefined;
+    return { sizes: c.sizes, keypoints: c.keypoints.map((k) => Float32Array.from(k)), pairs, matches: c.matches.map((m) => Uint32Array.from(m)), seconds: c.seconds, fromCache: true };
+  };
+  const lock = `${cacheFile}.lock`;
+  const deadline = performance.now() + LOCK_WAIT_MS;
+  for (;;) {
+    const hit = cached();
+    if (hit) return hit;
+    try {
+      writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const holder = Number(readFileSync(lock, 'utf8'));
+    if ((holder > 0 && !isAlive(holder)) || performance.now() > deadline) rmSync(lock, { force: true }); // its file died (or hangs): compute here
+    else await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  try {
+    const started = performance.now();
+    const ctx = await testGpu();
+    const extractor = await SiftExtractor.create(ctx, {});
+    const features = [];
+    const sizes = [];
+    for (const name of names) {
+      const grey = await loadGreyImage(path.join(dir, 'images', name));
+      sizes.push({ width: grey.width, height: grey.height });
+      features.push(await extractor.extract(grey));
+    }
+    extractor.destroy();
+    const matches = await matchImagePairs(ctx, features, pairs);
+    const keypoints = features.map((f) => f.keypoints);
+    const seconds = (performance.now() - started) / 1000;
+    const partial = `${cacheFile}.${process.pid}.tmp`;
+    writeFileSync(partial, JSON.stringify({ names, sizes, keypoints: keypoints.map((k) => Array.from(k)), matches: matches.map((m) => Array.from(m)), seconds }));
+    renameSync(partial, cacheFile); // whole or absent for the files that wait
+    return { sizes, keypoints, pairs, matches, seconds, fromCache: false };
+  } finally {
+    rmSync(lock, { force: true });
+  }
 }
