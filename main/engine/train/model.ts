@@ -43,7 +43,18 @@ export class Model {
 
   /** GPU bytes of parameters, gradients and moments (all of capacity). */
   get bytes(): number {
-    return Object.values(this.groups).reduce((sum, g) => sum + rangeOf(g.param).size + rangeOf(g.grad).size + g.moments.size, 0) + this.grads.mean2d.size;
+    const b = this.bytesByPart;
+    return b.params + b.grads + Object.values(b.moments).reduce((sum, x) => sum + x, 0);
+  }
+
+  /**
+   * The same by part, from the buffers' sizes: every group's parameters, every gradient (the
+   * screen-space mean2d one included), and each group's moments.
+   */
+  get bytesByPart(): { params: number; grads: number; moments: Record<GroupName, number> } {
+    const groups = Object.values(this.groups);
+    const moments = Object.fromEntries(groups.map((g) => [g.name, g.moments.size])) as Record<GroupName, number>;
+    return { params: groups.reduce((sum, g) => sum + rangeOf(g.param).size, 0), grads: groups.reduce((sum, g) => sum + rangeOf(g.grad).size, 0) + this.grads.mean2d.size, moments };
   }
 
   /**

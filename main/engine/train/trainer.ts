@@ -55,6 +55,19 @@ export type { StepLoss } from './train-step.js';
  */
 export const TRAINING_BACKWARD = { backwardReduce: 'partials', backwardPixels: 1 } as const;
 
+/**
+ * Training state per splat of capacity by part: parameters, gradients (with the screen-space
+ * mean2d one), each group's Adam moments, the densifier's statistics (and refine scratch while it
+ * lives), the rasterizer frame's per-splat working set.
+ */
+export interface StateBytesBreakdown {
+  params: number;
+  grads: number;
+  moments: Record<'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh', number>;
+  densifier: number;
+  frame: number;
+}
+
 /** A set-up's capacity: asked for ('initial': the initial splats' own, after a refusal) and as built. */
 interface BuildAttempt {
   /** 'initial': the initial splats' own capacity; a number: that capacity (a capped run resumed). */
@@ -228,7 +241,16 @@ export class Trainer {
    * (not the per-intersection or per-pixel buffers, nor the training images).
    */
   get stateBytesPerSplat(): number {
-    return (this.model.bytes + this.densify.bytes) / this.capacity + this.frame.bytes.perSplat;
+    const b = this.stateBytesBreakdown;
+    return b.params + b.grads + Object.values(b.moments).reduce((sum, x) => sum + x, 0) + b.densifier + b.frame;
+  }
+
+  /** stateBytesPerSplat by part (per splat of capacity, from the buffers' sizes): what `bench train` reports. */
+  get stateBytesBreakdown(): StateBytesBreakdown {
+    const n = this.capacity;
+    const model = this.model.bytesByPart;
+    const moments = Object.fromEntries(Object.entries(model.moments).map(([name, bytes]) => [name, bytes / n])) as StateBytesBreakdown['moments'];
+    return { params: model.params / n, grads: model.grads / n, moments, densifier: this.densify.bytes / n, frame: this.frame.bytes.perSplat };
   }
 
   /** The same state per splat trained: the capacity's room for growth is paid by the splats there are. */
