@@ -17,27 +17,9 @@
 
 #include "dispatch"
 #include "random"
+#include "adam-common"
 
 override WG: u32 = 256u;
-
-struct AdamParams {
-  lr_head: f32,
-  lr_tail: f32,
-  beta1: f32,
-  beta2: f32,
-  epsilon: f32,
-  bias1: f32, // 1 - beta1^t
-  bias2: f32, // 1 - beta2^t
-  stride: u32,
-  head: u32,
-  count_index: u32,
-  group_index: u32, // which flags slot counts this group's non-finite gradients
-  plane: u32, // 0: element i is value i % stride of splat i / stride; else planar (SH): value i / plane of splat i % plane
-  moment_shift: u32, // 0: f32 moments; 1: bf16 pairs (planar groups only)
-  step: u32, // t: the stochastic rounding's counter
-  lane_end: u32, // lanes >= lane_end are left as they are this step
-  sparse: u32, // 1: skip the splats not visible in this step's view
-}
 
 @group(0) @binding(0) var<uniform> ap: AdamParams;
 @group(0) @binding(1) var<storage, read> counts: array<u32>;
@@ -54,40 +36,6 @@ struct AdamParams {
 
 fn skipped(s: u32) -> bool {
   return s >= counts[ap.count_index] || (ap.sparse != 0u && visible[s] == 0u);
-}
-
-fn is_finite(x: f32) -> bool {
-  return (bitcast<u32>(x) & 0x7f800000u) != 0x7f800000u;
-}
-
-// bf16 bits of a finite f32, rounded to the nearest (ties to even).
-fn bf16_nearest(x: f32) -> u32 {
-  let b = bitcast<u32>(x);
-  return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;
-}
-
-// bf16 bits of a finite f32 >= 0, rounded up with probability (x - down) / (up - down).
-fn bf16_stochastic(x: f32, word: u32, lane: u32) -> u32 {
-  let r = hash_u32(ap.step ^ hash_u32(word ^ hash_u32(lane ^ 0x9e3779b9u))) & 0xffffu;
-  return min((bitcast<u32>(x) + r) >> 16u, 0x7f7fu); // never rounds up into Inf
-}
-
-fn bf16_value(bits: u32) -> f32 {
-  return bitcast<f32>(bits << 16u);
-}
-
-// One element's update; returns (m, v) after the step. `lane` picks the learning rate.
-fn update(at: u32, lane: u32, g: f32, m0: f32, v0: f32) -> vec2f {
-  let m1 = ap.beta1 * m0 + (1.0 - ap.beta1) * g;
-  let v1 = ap.beta2 * v0 + (1.0 - ap.beta2) * g * g;
-  let lr = select(ap.lr_tail, ap.lr_head, lane < ap.head);
-  param[at] -= lr * (m1 / ap.bias1) / (sqrt(v1 / ap.bias2) + ap.epsilon);
-  return vec2f(m1, v1);
-}
-
-fn count_non_finite() {
-  atomicAdd(&flags[0], 1u); // never let a NaN or Inf reach the parameters or the moments
-  atomicAdd(&flags[1u + ap.group_index], 1u);
 }
 
 // Thread = word w * plane + s: lanes 2w and 2w + 1 of splat s, their moments in one u32 each.
@@ -110,11 +58,10 @@ fn step_bf16_pair(i: u32) {
       count_non_finite();
       continue;
     }
-    let shift = 16u * half;
-    let mv = update(at, lane, g, bf16_value((m_bits >> shift) & 0xffffu), bf16_value((v_bits >> shift) & 0xffffu));
-    let keep = 0xffff0000u >> shift; // the other lane's half
-    m_bits = (m_bits & keep) | (bf16_nearest(mv.x) << shift);
-    v_bits = (v_bits & keep) | (bf16_stochastic(mv.y, i, lane) << shift);
+    let e = adam_element(param[at], lane, g, m_bits, v_bits, i, half);
+    param[at] = e.p;
+    m_bits = e.m;
+    v_bits = e.v;
   }
   m[i] = m_bits;
   v[i] = v_bits;
@@ -141,7 +88,8 @@ fn adam_step(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
     count_non_finite();
     return;
   }
-  let mv = update(i, lane, g, bitcast<f32>(m[i]), bitcast<f32>(v[i]));
-  m[i] = bitcast<u32>(mv.x);
-  v[i] = bitcast<u32>(mv.y);
+  let e = adam_element(param[i], lane, g, m[i], v[i], i, 0u);
+  param[i] = e.p;
+  m[i] = e.m;
+  v[i] = e.v;
 }

@@ -43,6 +43,8 @@ export interface AdamGroup {
   group: GPUBindGroup;
   /** The bind group of a sparse step over a frame's visibility (one a frame, made once). */
   sparseGroup: (visible: GPUBuffer) => GPUBindGroup;
+  /** Set (to the kernel that takes the step) when the group's step is fused with its backward: `grad` is then a placeholder. */
+  fused?: string;
 }
 
 /** A step's options beyond the dense update of every value. */
@@ -76,7 +78,7 @@ export class Adam {
   }
 
   /** Moments are created zeroed (WebGPU zero-initializes buffers); bf16 only for planar groups. */
-  createGroup(name: string, param: GpuRange, grad: GpuRange, counts: GPUBuffer, stride = 1, head = 1, moments?: GpuArena<'moments'>, plane = 0, precision: MomentsPrecision = 'f32'): AdamGroup {
+  createGroup(name: string, param: GpuRange, grad: GpuRange, counts: GPUBuffer, stride = 1, head = 1, moments?: GpuArena<'moments'>, plane = 0, precision: MomentsPrecision = 'f32', fused?: string): AdamGroup {
     const { device } = this.ctx;
     if (precision === 'bf16' && (!plane || moments)) throw new Error(`adam.${name}: bf16 moments need a planar group with its own moments`);
     const momentShift = precision === 'bf16' ? 1 : 0;
@@ -94,11 +96,25 @@ export class Adam {
       if (!g) sparseGroups.set(visible, (g = bindGroup(device, this.pipeline, { ...entries, 7: visible })));
       return g;
     };
-    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, momentShift, uniform, group, sparseGroup };
+    return { name, param, grad, moments: arena, m, v, stride, head, index, plane, momentShift, uniform, group, sparseGroup, ...(fused ? { fused } : {}) };
   }
 
   /** Records one step (t is 1-based) of a group over `capacity` splats (the GPU count limits it). */
   encode(commands: GpuCommands, group: AdamGroup, capacity: number, t: number, lrHead: number, lrTail = lrHead, countIndex = 0, options: AdamStepOptions = {}): void {
+    if (group.fused) throw new Error(`adam.${group.name}: the group's step is fused with its backward (${group.fused})`);
+    const lanes = this.writeParams(group, t, lrHead, lrTail, countIndex, options);
+    // one thread a value, or a bf16 word (two values); planar groups only over the lanes updated
+    const elements = group.plane ? group.plane * momentWordsPerSplat(lanes, group.momentShift) : capacity * group.stride;
+    const groups = Math.ceil(elements / this.workgroupSize);
+    const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
+    commands.dispatch(this.pipeline, [options.visible ? group.sparseGroup(options.visible) : group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);
+  }
+
+  /**
+   * Writes a step's AdamParams into the group's uniform (adam-common.wgsl's, which every Adam
+   * kernel reads: this one and a fused one, sh-adam.ts); returns the lanes the step updates.
+   */
+  writeParams(group: AdamGroup, t: number, lrHead: number, lrTail = lrHead, countIndex = 0, options: AdamStepOptions = {}): number {
     const lanes = Math.min(options.lanes ?? group.stride, group.stride);
     if (lanes < group.stride && !group.plane) throw new Error(`adam.${group.name}: a lane limit needs a planar group`);
     const { beta1, beta2, epsilon } = this.hyper;
@@ -121,11 +137,7 @@ export class Adam {
       sparse: options.visible ? 1 : 0,
     });
     this.ctx.device.queue.writeBuffer(group.uniform, 0, data);
-    // one thread a value, or a bf16 word (two values); planar groups only over the lanes updated
-    const elements = group.plane ? group.plane * momentWordsPerSplat(lanes, group.momentShift) : capacity * group.stride;
-    const groups = Math.ceil(elements / this.workgroupSize);
-    const x = Math.min(groups, this.ctx.device.limits.maxComputeWorkgroupsPerDimension);
-    commands.dispatch(this.pipeline, [options.visible ? group.sparseGroup(options.visible) : group.group], x, Math.ceil(groups / x), 1, `adam.${group.name}`);
+    return lanes;
   }
 
   /** Frees the flags (the groups' buffers are their model's). */

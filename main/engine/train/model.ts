@@ -9,6 +9,7 @@ import { rangeOf, readBuffer } from '../gpu/buffers.js';
 import { GpuSplatGrads, GpuSplats, shAosToPlanar, shPlanarToAos } from '../render/gpu-splats.js';
 import { momentWordsPerSplat, type Adam, type AdamGroup, type MomentsPrecision } from './adam.js';
 import { packBf16Planar, unpackBf16Planar } from './bf16-moments.js';
+import { SH_ADAM_KERNEL } from './sh-adam.js';
 
 export type GroupName = 'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh';
 /** The parameter groups, by name (densification moves every one of them with its moments). */
@@ -24,8 +25,14 @@ export class Model {
     ctx: GpuContext,
     /** The SH group's moments (the other groups', 11 floats a splat, stay f32). */
     readonly momentsPrecision: MomentsPrecision = 'f32',
+    /**
+     * 'fused' (training): the SH group's step is sh-adam.ts's, fused with its backward, and no SH
+     * gradient is stored; 'separate': stored SH gradients and Adam's own step (tests of Adam).
+     */
+    readonly shStep: 'fused' | 'separate' = 'fused',
   ) {
-    this.grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
+    const fused = shStep === 'fused';
+    this.grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs, 'grads', !fused);
     const c = splats.countBuffer;
     // The creation order gives each group its slot in Adam's non-finite flags.
     this.groups = {
@@ -33,7 +40,7 @@ export class Model {
       logScales: adam.createGroup('logScales', splats.logScales, this.grads.logScales, c, 3, 3),
       quats: adam.createGroup('quats', splats.quats, this.grads.quats, c, 4, 4),
       opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, this.grads.opacityLogits, c, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3, undefined, splats.capacity, momentsPrecision),
+      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3, undefined, splats.capacity, momentsPrecision, fused ? SH_ADAM_KERNEL : undefined),
     };
   }
 
@@ -75,7 +82,7 @@ export class Model {
    */
   resized(commands: GpuCommands, ctx: GpuContext, adam: Adam, capacity: number, splatCount: number): Model {
     const splats = new GpuSplats(ctx, capacity, this.splats.shDegree, splatCount, 'model');
-    const next = new Model(splats, adam, ctx, this.momentsPrecision);
+    const next = new Model(splats, adam, ctx, this.momentsPrecision, this.shStep);
     for (const name of Object.keys(this.groups) as GroupName[]) {
       const from = this.groups[name];
       const to = next.groups[name];
