@@ -1,7 +1,7 @@
 // adam-common: one Adam element update and the bf16 moment roundings, written once for the Adam
 // kernel (adam.wgsl, one dispatch a parameter group) and the fused SH Adam (sh-adam.wgsl, whose
 // SH gradient is applied where it is computed and never stored): both must be the same math.
-// Requires: `ap: AdamParams` (uniform) and `flags: array<atomic<u32>>` ([0] all, [1 + group]).
+// Requires: moments.wgsl, `ap: AdamParams` (uniform) and `flags: array<atomic<u32>>` ([0] all, [1 + group]).
 
 struct AdamParams {
   lr_head: f32,
@@ -16,10 +16,14 @@ struct AdamParams {
   count_index: u32,
   group_index: u32, // which flags slot counts this group's non-finite gradients
   plane: u32, // 0: element i is value i % stride of splat i / stride; else planar (SH): value i / plane of splat i % plane
-  moment_shift: u32, // 0: f32 moments; 1: bf16 pairs (planar groups only)
+  moment_shift: u32, // 0: f32 moments; 1: bf16 pairs
   step: u32, // t: the stochastic rounding's counter
   lane_end: u32, // lanes >= lane_end are left as they are this step
   sparse: u32, // 1: skip the splats not visible in this step's view
+  moment_plane: u32, // moments.wgsl: 0 moments as the values (interleaved f32); else planar words of this plane length
+  _pad0: u32,
+  _pad1: u32,
+  _pad2: u32,
 }
 
 fn is_finite(x: f32) -> bool {
@@ -32,9 +36,11 @@ fn bf16_nearest(x: f32) -> u32 {
   return (b + 0x7fffu + ((b >> 16u) & 1u)) >> 16u;
 }
 
-// bf16 bits of a finite f32 >= 0, rounded up with probability (x - down) / (up - down).
-fn bf16_stochastic(x: f32, word: u32, lane: u32) -> u32 {
-  let r = hash_u32(ap.step ^ hash_u32(word ^ hash_u32(lane ^ 0x9e3779b9u))) & 0xffffu;
+// bf16 bits of a finite f32 >= 0, rounded up with probability (x - down) / (up - down). The
+// counter is (step, splat, lane), never a buffer index: a run resumed at another capacity draws
+// what it would have.
+fn bf16_stochastic(x: f32, s: u32, lane: u32) -> u32 {
+  let r = hash_u32(ap.step ^ hash_u32(s ^ hash_u32(lane ^ 0x9e3779b9u))) & 0xffffu;
   return min((bitcast<u32>(x) + r) >> 16u, 0x7f7fu); // never rounds up into Inf
 }
 
@@ -59,9 +65,10 @@ struct AdamElement {
 }
 
 // One value's whole step, as every Adam kernel takes it: `m_bits`, `v_bits` are its moments' words
-// (f32 bits with moment_shift 0; with moment_shift 1 bf16 pairs, this value in half `half` of
-// word `word`, the other half kept). The caller skips non-finite gradients (count_non_finite).
-fn adam_element(p: f32, lane: u32, g: f32, m_bits: u32, v_bits: u32, word: u32, half: u32) -> AdamElement {
+// (f32 bits with moment_shift 0; with moment_shift 1 bf16 pairs, this value in half `half` of its
+// word, the other half kept), of lane `lane` of splat `s`. The caller skips non-finite gradients
+// (count_non_finite).
+fn adam_element(p: f32, s: u32, lane: u32, g: f32, m_bits: u32, v_bits: u32, half: u32) -> AdamElement {
   if (ap.moment_shift == 0u) {
     let pmv = adam_update(p, lane, g, bitcast<f32>(m_bits), bitcast<f32>(v_bits));
     return AdamElement(pmv.x, bitcast<u32>(pmv.y), bitcast<u32>(pmv.z));
@@ -69,7 +76,7 @@ fn adam_element(p: f32, lane: u32, g: f32, m_bits: u32, v_bits: u32, word: u32, 
   let shift = 16u * half;
   let pmv = adam_update(p, lane, g, bf16_value((m_bits >> shift) & 0xffffu), bf16_value((v_bits >> shift) & 0xffffu));
   let keep = 0xffff0000u >> shift; // the other lane's half
-  return AdamElement(pmv.x, (m_bits & keep) | (bf16_nearest(pmv.y) << shift), (v_bits & keep) | (bf16_stochastic(pmv.z, word, lane) << shift));
+  return AdamElement(pmv.x, (m_bits & keep) | (bf16_nearest(pmv.y) << shift), (v_bits & keep) | (bf16_stochastic(pmv.z, s, lane) << shift));
 }
 
 fn count_non_finite() {

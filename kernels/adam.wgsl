@@ -8,15 +8,16 @@
 //   Sparse (sparse != 0): splats whose visible[s] is 0 in this step's view are skipped whole
 //   (parameters and moments as they were: Adam only on the visible splats). Only lanes below
 //   lane_end are updated (the SH bands above the DC updated less often: lane_end 3 between).
-//   Moments are f32 (moment_shift 0: one a value), or for planar groups bf16 (moment_shift 1:
-//   word w * plane + s holds lanes 2w (low half) and 2w + 1 (high half) of splat s; one thread a
-//   word). bf16 keeps f32's exponent, so v never underflows where f16 would; m is rounded to the
-//   nearest even, v stochastically (a counter hash of step, word, lane): 0.999 v differs from v
+//   Moments are f32 (moment_shift 0: one a value), or bf16 (moment_shift 1, any group: word
+//   w * moment_plane + s holds lanes 2w (low half) and 2w + 1 (high half) of splat s, moments.wgsl;
+//   one thread a word). bf16 keeps f32's exponent, so v never underflows where f16 would; m is rounded to the
+//   nearest even, v stochastically (a counter hash of step, splat, lane): 0.999 v differs from v
 //   by less than half a bf16 step, so nearest rounding would never let v decay.
 // Workgroup: WG threads, one element (or word) each, 2D dispatch over the capacity.
 
 #include "dispatch"
 #include "random"
+#include "moments"
 #include "adam-common"
 
 override WG: u32 = 256u;
@@ -38,10 +39,11 @@ fn skipped(s: u32) -> bool {
   return s >= counts[ap.count_index] || (ap.sparse != 0u && visible[s] == 0u);
 }
 
-// Thread = word w * plane + s: lanes 2w and 2w + 1 of splat s, their moments in one u32 each.
+// Thread = word w * moment_plane + s (moments.wgsl): lanes 2w and 2w + 1 of splat s, their moments
+// in one u32 each; the values where the group keeps them (planar or interleaved).
 fn step_bf16_pair(i: u32) {
-  let s = i % ap.plane;
-  let word = i / ap.plane;
+  let s = i % ap.moment_plane;
+  let word = i / ap.moment_plane;
   if (2u * word >= ap.lane_end || skipped(s)) {
     return;
   }
@@ -52,13 +54,16 @@ fn step_bf16_pair(i: u32) {
     if (lane >= ap.lane_end) {
       break;
     }
-    let at = lane * ap.plane + s;
+    var at = s * ap.stride + lane;
+    if (ap.plane != 0u) {
+      at = lane * ap.plane + s;
+    }
     let g = grad[at];
     if (!is_finite(g)) {
       count_non_finite();
       continue;
     }
-    let e = adam_element(param[at], lane, g, m_bits, v_bits, i, half);
+    let e = adam_element(param[at], s, lane, g, m_bits, v_bits, half);
     param[at] = e.p;
     m_bits = e.m;
     v_bits = e.v;
@@ -88,7 +93,7 @@ fn adam_step(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
     count_non_finite();
     return;
   }
-  let e = adam_element(param[i], lane, g, m[i], v[i], i, 0u);
+  let e = adam_element(param[i], splat, lane, g, m[i], v[i], 0u);
   param[i] = e.p;
   m[i] = e.m;
   v[i] = e.v;

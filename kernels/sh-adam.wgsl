@@ -7,8 +7,8 @@
 //        AdamParams; plane = the capacity), counts[ap.count_index] (the splat count), means,
 //        rank_of_splat, v2d (its vec4 2k + 0..3 as project_backward reads them: (v_rgb, .) is
 //        the third), visible (this view's)
-//   in/out: sh (planar), m, v (the group's moments: f32, or bf16 pairs with moment_shift 1: lanes
-//        2w, 2w + 1 of splat s in word w * plane + s), flags (non-finite gradients skipped)
+//   in/out: sh (planar), m, v (the group's moments, planar words of moments.wgsl: f32, or bf16
+//        pairs with moment_shift 1), flags (non-finite gradients skipped)
 //   A splat not visible in the view has zero SH gradients (project_backward's write_zero_grads):
 //   a dense step applies them (momentum), a sparse one (ap.sparse) leaves the splat as it was.
 //   Only lanes below ap.lane_end are updated (the SH rest bands between train.shRestEvery steps);
@@ -20,6 +20,7 @@
 #include "splat-common"
 #include "dispatch"
 #include "random"
+#include "moments"
 #include "adam-common"
 #include "sh"
 
@@ -50,8 +51,8 @@ fn sh_coeff_grad(s: u32, k: u32, g: vec3f) {
       continue;
     }
     let at = lane * ap.plane + s;
-    let word = select(at, (lane >> 1u) * ap.plane + s, ap.moment_shift != 0u);
-    let e = adam_element(sh[at], lane, gc, m[word], v[word], word, lane & 1u);
+    let word = moment_word(s, lane, ap.stride, ap.moment_plane, ap.moment_shift);
+    let e = adam_element(sh[at], s, lane, gc, m[word], v[word], lane & 1u);
     sh[at] = e.p;
     m[word] = e.m;
     v[word] = e.v;

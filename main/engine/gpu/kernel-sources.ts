@@ -27,6 +27,7 @@ import marchingCubes from '../../../kernels/marching-cubes.wgsl';
 import matchNearest from '../../../kernels/match-nearest.wgsl';
 import mcmc from '../../../kernels/mcmc.wgsl';
 import meshDepth from '../../../kernels/mesh-depth.wgsl';
+import moments from '../../../kernels/moments.wgsl';
 import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
 import random from '../../../kernels/random.wgsl';
@@ -68,6 +69,7 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'match-nearest': matchNearest,
   mcmc,
   'mesh-depth': meshDepth,
+  moments,
   project,
   'radix-sort': radixSort,
   random,
