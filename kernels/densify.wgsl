@@ -34,6 +34,7 @@
 
 #include "dispatch"
 #include "random"
+#include "moments"
 
 override WG: u32 = 256u;
 override ABSGRAD: bool = false;
@@ -63,10 +64,10 @@ struct DensifyParams {
   opacity_logit_max: f32, // reset_opacity
   plane: u32, // scatter_group: 0 interleaved (value i of splat s at s * stride + i); else planar at i * plane + s
   lane_first: u32, // scatter_group: the chunk's first value (0 for interleaved groups, whose stride <= SCRATCH_LANES)
-  moment_shift: u32, // scatter_group: 0 f32 moments; 1 bf16 pairs, lanes 2w, 2w + 1 in word w * plane + s (adam.wgsl)
+  moment_shift: u32, // scatter_group: 0 f32 moments; 1 bf16 pairs (moments.wgsl)
   growth_fraction: f32, // fit_growth: at most this fraction of n grows in one refine
   budget_want: u32, // budget_threshold: how many splats to grow
-  _pad1: u32,
+  moment_plane: u32, // scatter_group: 0 moments where the values are; else planar words of this length (moments.wgsl; the scratch's the same)
 }
 
 @group(0) @binding(0) var<uniform> dp: DensifyParams;
@@ -259,12 +260,8 @@ fn scatter_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
       }
       param_out[dst] = value;
       // moments move as bits (bf16 pairs are no f32 values): a pair's word is written by both its lanes, alike
-      var m_src = src;
-      var m_dst = dst;
-      if (dp.plane != 0u) {
-        m_src = (i >> dp.moment_shift) * dp.plane + s;
-        m_dst = ((i - dp.lane_first) >> dp.moment_shift) * dp.plane + d;
-      }
+      let m_src = moment_word(s, i, k, dp.moment_plane, dp.moment_shift);
+      let m_dst = moment_word(d, i - dp.lane_first, k, dp.moment_plane, dp.moment_shift);
       m_out[m_dst] = bitcast<f32>(select(bitcast<u32>(m_in[m_src]), 0u, fresh));
       v_out[m_dst] = bitcast<f32>(select(bitcast<u32>(v_in[m_src]), 0u, fresh));
     }

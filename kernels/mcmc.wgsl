@@ -21,6 +21,7 @@
 #include "splat-common"
 #include "dispatch"
 #include "random"
+#include "moments"
 
 override WG: u32 = 256u;
 const N_MAX: u32 = 51u;
@@ -39,8 +40,8 @@ struct McmcParams {
   opacity_reg: f32,
   scale_reg: f32,
   capacity: u32,
-  moment_shift: u32, // zero_source_moments, copy_group: 0 f32 moments; 1 bf16 pairs in word (lane >> 1) * plane + s (adam.wgsl)
-  _pad1: u32,
+  moment_shift: u32, // relocate_sources (scales), zero_source_moments, copy_group: 0 f32 moments; 1 bf16 pairs (moments.wgsl)
+  moment_plane: u32, // the same: 0 moments where the values are; else planar words of this length (moments.wgsl)
   _pad2: u32,
 }
 
@@ -163,12 +164,13 @@ fn relocate_sources(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
   }
   let coeff = o / denom;
   opacity_logits[s] = logit(o_new);
-  group_m[s] = 0.0; // opacity moments
+  group_m[s] = 0.0; // opacity moments (one lane: word s in every layout, moments.wgsl)
   group_v[s] = 0.0;
   for (var a = 0u; a < 3u; a++) {
     log_scales[3u * s + a] += log(coeff);
-    scale_m[3u * s + a] = 0.0;
-    scale_v[3u * s + a] = 0.0;
+    let at = moment_word(s, a, 3u, mp.moment_plane, mp.moment_shift); // zero bits: both bf16 halves of a pair
+    scale_m[at] = 0.0;
+    scale_v[at] = 0.0;
   }
 }
 
@@ -180,10 +182,7 @@ fn zero_source_moments(@builtin(global_invocation_id) gid: vec3u, @builtin(num_w
     return;
   }
   for (var i = 0u; i < mp.stride; i++) {
-    var at = s * mp.stride + i;
-    if (mp.plane != 0u) {
-      at = (i >> mp.moment_shift) * mp.plane + s; // zero bits: both bf16 halves of a pair
-    }
+    let at = moment_word(s, i, mp.stride, mp.moment_plane, mp.moment_shift); // zero bits: both bf16 halves of a pair
     group_m[at] = 0.0;
     group_v[at] = 0.0;
   }
@@ -211,10 +210,7 @@ fn copy_group(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups
       to = i * mp.plane + dst;
     }
     group_param[to] = group_param[src_at];
-    var moment_to = to;
-    if (mp.plane != 0u) {
-      moment_to = (i >> mp.moment_shift) * mp.plane + dst;
-    }
+    let moment_to = moment_word(dst, i, mp.stride, mp.moment_plane, mp.moment_shift);
     group_m[moment_to] = 0.0;
     group_v[moment_to] = 0.0;
   }

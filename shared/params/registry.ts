@@ -101,9 +101,9 @@ export const PARAMS = [
     help: "Adam's learning rate of the per-image colour models (with --appearance): warmed up over 1000 steps, decaying to 1% at the end.",
   },
   {
-    key: 'train.momentsPrecision', flag: 'moments-precision', type: 'enum', choices: ['f32', 'bf16'], default: 'f32',
+    key: 'train.momentsPrecision', flag: 'moments-precision', type: 'enum', choices: ['f32', 'bf16', 'bf16-all'], default: 'f32',
     group: 'Training', label: 'Adam moment precision', commands: ['train', 'bench'], advanced: true,
-    help: "Precision of the SH coefficients' Adam moments: bf16 halves them (192 B a splat less at SH degree 3; the other parameters' moments stay f32); checkpoints keep f32 moments either way.",
+    help: "Precision of the Adam moments: 'bf16' halves the SH coefficients' (192 B a splat less at SH degree 3; the other parameters' stay f32), 'bf16-all' every parameter's (32 B more; opacity's single value keeps a whole word); checkpoints keep f32 moments either way.",
   },
   {
     key: 'train.sparseAdam', flag: 'sparse-adam', type: 'bool', default: false,

@@ -22,6 +22,7 @@ import { profileScans } from '../parity/profiler.parity.js';
 import { BIG_SPLAT_CASE, RASTER_CASES, rasterParity } from '../parity/rasterize.parity.js';
 import { SORT_CASES, radixSortParity } from '../parity/radix-sort.parity.js';
 import { SCAN_CASES, scanParity } from '../parity/scan.parity.js';
+import { SH_ADAM_CASES, shAdamParity } from '../parity/sh-adam.parity.js';
 import { SIFT_CASES, siftParity } from '../parity/sift.parity.js';
 import type { ParityResult } from '../parity/types.js';
 
@@ -61,6 +62,7 @@ for (const variant of variants) {
   // gather's segmented sum: chunks of 64 records (many splats cross a border), and splats over every tile of a big image
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1, gatherItems: 1, workgroupSize: 64 }));
   if (want('raster')) for (const options of [{}, { gatherItems: 1, workgroupSize: 64 }, ...(variant === 'subgroup' ? [{ backwardPixels: 2 as const }] : [])]) await run(() => rasterParity(ctx, variant, freshSeed(), BIG_SPLAT_CASE, options));
+  if (want('sh-adam')) for (const c of SH_ADAM_CASES) await run(() => shAdamParity(ctx, variant, freshSeed(), c));
   if (want('appearance')) for (const c of APPEARANCE_CASES) await run(() => appearanceParity(ctx, variant, freshSeed(), c));
   if (want('sift')) for (const c of SIFT_CASES) await run(() => siftParity(ctx, variant, freshSeed(), c));
   if (want('match')) for (const c of MATCH_CASES) await run(() => matchParity(ctx, variant, freshSeed(), c));

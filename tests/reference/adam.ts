@@ -42,7 +42,7 @@ export type Updates = (step: number, lane: number, s: number) => boolean;
 /**
  * The same update with the SH group's bf16 moments (or with `bf16` false, f32 ones, planar) (kernels/adam.wgsl, moment_shift 1): planar
  * values (lane j of splat s at j * plane + s), the moments rounded to bf16 after every step, m to
- * the nearest, v stochastically by the kernel's counter hash of (step, word, lane). Float64
+ * the nearest, v stochastically by the kernel's counter hash of (step, splat, lane). Float64
  * arithmetic between the roundings. Values `updates` leaves out keep their parameter and moments.
  */
 export function adamBf16Reference(p: readonly number[], grads: readonly (readonly number[])[], lrHead: number, lrTail: number, stride: number, head: number, count: number, plane: number, updates: Updates = () => true, bf16 = true): { param: number[]; m: number[]; v: number[] } {
@@ -59,9 +59,8 @@ export function adamBf16Reference(p: readonly number[], grads: readonly (readonl
         const v1 = 0.999 * v[i] + 0.001 * g[i] * g[i];
         const lr = lane < head ? lrHead : lrTail;
         out[i] -= (lr * (m1 / (1 - 0.9 ** t))) / (Math.sqrt(v1 / (1 - 0.999 ** t)) + 1e-15);
-        const word = (lane >> 1) * plane + s;
         m[i] = bf16 ? bf16Nearest(m1) : m1;
-        v[i] = bf16 ? bf16Stochastic(v1, hashU32((t ^ hashU32((word ^ hashU32((lane ^ 0x9e3779b9) >>> 0)) >>> 0)) >>> 0) & 0xffff) : v1;
+        v[i] = bf16 ? bf16Stochastic(v1, hashU32((t ^ hashU32((s ^ hashU32((lane ^ 0x9e3779b9) >>> 0)) >>> 0)) >>> 0) & 0xffff) : v1;
       }
     }
   });

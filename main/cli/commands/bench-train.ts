@@ -4,6 +4,7 @@ import { loadDataset, type Dataset } from '../../engine/dataset/dataset.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
+import type { StateBytesBreakdown } from '../../engine/train/trainer.js';
 import { metricsOf, presetOf, resolveTrainParams, trainWithProgress } from '../training.js';
 import { applyProtocol, type BenchProtocol, checksDatasetFirst, defaultProtocol, protocolByName, setupRecord } from './bench-protocol.js';
 
@@ -42,6 +43,8 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     startup_stages_s: result.startupStages,
     bytes_per_splat_state: Math.round(result.stateBytesPerSplat),
     bytes_per_live_splat: Math.round(result.stateBytesPerLiveSplat),
+    // the same by part, per splat of capacity, to 0.1 B (Trainer.stateBytesBreakdown)
+    state_bytes_breakdown: breakdownRecord(result.stateBytesBreakdown),
     // splats whose growth a refine clipped for want of capacity: 0 means the capacity policy changed nothing
     refine_growth_clipped: result.clippedGrowth,
     test_views: result.evaluation.views.length,
@@ -62,4 +65,11 @@ export async function benchTrain(context: CommandContext): Promise<void> {
     ...(worst.length ? [`worst test views: ${worst.map((v) => `${v.name} ${v.psnr.toFixed(2)} dB`).join(', ')}`] : []),
     ...(profile ? ['', 'per-kernel profile (1 step in 50):', formatProfileTable(profile)] : []),
   ].join('\n'));
+}
+
+/** The breakdown as bench JSON: snake_case parts, bytes to 0.1. */
+function breakdownRecord(b: StateBytesBreakdown) {
+  const r = (x: number) => Math.round(x * 10) / 10;
+  const m = b.moments;
+  return { params: r(b.params), grads: r(b.grads), moments: { means: r(m.means), log_scales: r(m.logScales), quats: r(m.quats), opacity_logits: r(m.opacityLogits), sh: r(m.sh) }, densifier: r(b.densifier), frame_per_splat: r(b.frame) };
 }

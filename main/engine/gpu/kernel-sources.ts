@@ -3,6 +3,7 @@
  * packaged app or the GPU machine needs no kernels/ folder at run time.
  */
 import adam from '../../../kernels/adam.wgsl';
+import adamCommon from '../../../kernels/adam-common.wgsl';
 import appearance from '../../../kernels/appearance.wgsl';
 import bigSplats from '../../../kernels/big-splats.wgsl';
 import bundleBlocks from '../../../kernels/bundle-blocks.wgsl';
@@ -26,11 +27,14 @@ import marchingCubes from '../../../kernels/marching-cubes.wgsl';
 import matchNearest from '../../../kernels/match-nearest.wgsl';
 import mcmc from '../../../kernels/mcmc.wgsl';
 import meshDepth from '../../../kernels/mesh-depth.wgsl';
+import moments from '../../../kernels/moments.wgsl';
 import project from '../../../kernels/project.wgsl';
 import radixSort from '../../../kernels/radix-sort.wgsl';
 import random from '../../../kernels/random.wgsl';
 import rasterize from '../../../kernels/rasterize.wgsl';
 import scan from '../../../kernels/scan.wgsl';
+import sh from '../../../kernels/sh.wgsl';
+import shAdam from '../../../kernels/sh-adam.wgsl';
 import siftDescribe from '../../../kernels/sift-describe.wgsl';
 import siftDetect from '../../../kernels/sift-detect.wgsl';
 import siftPyramid from '../../../kernels/sift-pyramid.wgsl';
@@ -41,6 +45,7 @@ import wgScan from '../../../kernels/wg-scan.wgsl';
 
 export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
+  'adam-common': adamCommon,
   appearance,
   'big-splats': bigSplats,
   'bundle-blocks': bundleBlocks,
@@ -64,11 +69,14 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   'match-nearest': matchNearest,
   mcmc,
   'mesh-depth': meshDepth,
+  moments,
   project,
   'radix-sort': radixSort,
   random,
   rasterize,
   scan,
+  sh,
+  'sh-adam': shAdam,
   'sift-describe': siftDescribe,
   'sift-detect': siftDetect,
   'sift-pyramid': siftPyramid,

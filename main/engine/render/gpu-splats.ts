@@ -95,7 +95,11 @@ export class GpuSplats {
   }
 }
 
-/** Gradients w.r.t. every parameter, same layout as GpuSplats (planar SH), plus the screen-space ones. */
+/**
+ * Gradients w.r.t. every parameter, same layout as GpuSplats (planar SH), plus the screen-space
+ * ones. `sh` false: no SH gradients (a 16-byte placeholder): training's fused SH Adam
+ * (train/sh-adam.ts) applies them where they are computed.
+ */
 export class GpuSplatGrads {
   readonly arena: GpuArena<'splat_grads'>;
   readonly means: GpuRegion;
@@ -106,9 +110,9 @@ export class GpuSplatGrads {
   /** vec4 per splat: (d mean2d x, y, sum |.| x, y) for densification. */
   readonly mean2d: GPUBuffer;
 
-  constructor(ctx: GpuContext, readonly capacity: number, readonly shCoeffs: number, label = 'grads') {
+  constructor(ctx: GpuContext, readonly capacity: number, readonly shCoeffs: number, label = 'grads', sh = true) {
     const { device } = ctx;
-    this.arena = new GpuArena(device, 'splat_grads', label, { means: capacity * 12, logScales: capacity * 12, quats: capacity * 16, opacityLogits: capacity * 4, sh: capacity * shCoeffs * 12 });
+    this.arena = new GpuArena(device, 'splat_grads', label, { means: capacity * 12, logScales: capacity * 12, quats: capacity * 16, opacityLogits: capacity * 4, sh: sh ? capacity * shCoeffs * 12 : 0 });
     ({ means: this.means, logScales: this.logScales, quats: this.quats, opacityLogits: this.opacityLogits, sh: this.sh } = this.arena.regions);
     this.mean2d = createStorage(device, `${label}.mean2d`, capacity * 16);
   }

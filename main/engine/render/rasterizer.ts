@@ -47,6 +47,12 @@ export interface RasterizerOptions extends RasterTuning {
    * override constant that removes the work: the other gradients are bit-identical.
    */
   cameraGrads?: boolean;
+  /**
+   * Whether project_backward stores the SH gradients (default on). Training with the fused SH
+   * Adam (train/sh-adam.ts) turns it off: the SH gradient is computed and applied there, and the
+   * gradients' SH region is a placeholder (override SH_GRADS; the other gradients bit-identical).
+   */
+  shGrads?: boolean;
 }
 
 /**
@@ -101,7 +107,7 @@ export class Rasterizer {
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherCarries, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
       get('project', 'project_forward', { WG, OUT_NORMALS: N, BIG }),
-      withBackward ? get('project', 'project_backward', { WG, OUT_NORMALS: N, ...(options.cameraGrads ? { CAMERA_GRADS: 1 } : {}) }) : undefined,
+      withBackward ? get('project', 'project_backward', { WG, OUT_NORMALS: N, ...(options.cameraGrads ? { CAMERA_GRADS: 1 } : {}), ...(options.shGrads === false ? { SH_GRADS: 0 } : {}) }) : undefined,
       get('intersect', 'finish_count'),
       get('intersect', 'compact_visible'),
       get('intersect', 'gather_sorted', { WG, OUT_NORMALS: N }),

@@ -127,7 +127,7 @@ export class AdcDensifier {
     return u;
   }
 
-  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift' | 'growthFraction' | 'budgetWant', number>>): GPUBuffer {
+  private writeUniform(name: string, values: Partial<Record<'countIndex' | 'width' | 'height' | 'growGrad2d' | 'growScale3d' | 'pruneOpacity' | 'pruneScale3d' | 'grow' | 'stride' | 'mode' | 'seed' | 'step' | 'capacity' | 'opacityLogitMax' | 'plane' | 'laneFirst' | 'momentShift' | 'momentPlane' | 'growthFraction' | 'budgetWant', number>>): GPUBuffer {
     const data = UniformStruct.of('densify', 'DensifyParams').pack({
       count_index: values.countIndex ?? 0,
       width: values.width ?? 0,
@@ -146,6 +146,7 @@ export class AdcDensifier {
       plane: values.plane ?? 0,
       lane_first: values.laneFirst ?? 0,
       moment_shift: values.momentShift ?? 0,
+      moment_plane: values.momentPlane ?? 0,
       growth_fraction: values.growthFraction ?? 0,
       budget_want: values.budgetWant ?? 0,
     });
@@ -222,13 +223,13 @@ export class AdcDensifier {
       const chunks = g.plane ? Math.ceil(g.stride / SCRATCH_LANES) : 1;
       for (let chunk = 0; chunk < chunks; chunk++) {
         const laneFirst = chunk * SCRATCH_LANES;
-        const u = this.writeUniform(`scatter.${name}.${chunk}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane, laneFirst, momentShift: g.momentShift });
+        const u = this.writeUniform(`scatter.${name}.${chunk}`, { countIndex: 0, stride: g.stride, mode, seed: options.seed, step: options.step, plane: g.plane, laneFirst, momentShift: g.momentShift, momentPlane: g.momentPlane });
         // The layout is shared by every mode: the split inputs are bound even where unused.
         const entries: Record<number, BufferBinding> = { 0: u, 1: this.counts, 12: this.action, 13: this.offsets, 14: g.param, 15: g.m, 16: g.v, 17: scratch.param, 18: scratch.m, 19: scratch.v, 20: groups.logScales.param, 21: groups.quats.param };
         this.dispatch(commands, this.pipelines.scatter, bindGroup(this.ctx.device, this.pipelines.scatter, entries), `densify.scatter.${name}`);
         // back into the group's own buffers before the next chunk reuses the scratch (bf16
         // moments: half the planes, SCRATCH_LANES even so a chunk holds whole pairs)
-        if (!g.plane) for (const part of ['param', 'm', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], 0, rangeOf(g.param).size);
+        if (!g.plane) for (const part of ['param', 'm', 'v'] as const) commands.copyBuffer(scratch[part], 0, g[part], 0, rangeOf(g[part]).size);
         else {
           const lanes = Math.min(SCRATCH_LANES, g.stride - laneFirst);
           commands.copyBuffer(scratch.param, 0, g.param, laneFirst * g.plane * 4, lanes * g.plane * 4);

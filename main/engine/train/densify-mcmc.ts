@@ -116,7 +116,7 @@ export class McmcDensifier {
     return new McmcDensifier(ctx, pipelines, await ExclusiveScan.create(ctx), capacity, config);
   }
 
-  private uniform(key: string, values: { round?: number; seed?: number; step?: number; stride?: number; plane?: number; momentShift?: number; noiseScale?: number }): GPUBuffer {
+  private uniform(key: string, values: { round?: number; seed?: number; step?: number; stride?: number; plane?: number; momentShift?: number; momentPlane?: number; noiseScale?: number }): GPUBuffer {
     let u = this.uniforms.get(key);
     if (!u) this.uniforms.set(key, (u = createUniform(this.ctx.device, `mcmc.${key}`, UniformStruct.of('mcmc', 'McmcParams').size)));
     const data = UniformStruct.of('mcmc', 'McmcParams').pack({
@@ -134,6 +134,7 @@ export class McmcDensifier {
       scale_reg: this.config.scaleReg,
       capacity: this.capacity,
       moment_shift: values.momentShift ?? 0,
+      moment_plane: values.momentPlane ?? 0,
     });
     this.ctx.device.queue.writeBuffer(u, 0, data);
     return u;
@@ -170,7 +171,8 @@ export class McmcDensifier {
     commands.copyBuffer(splatCount, 0, this.counts, 0, 4);
     const p = this.pipelines;
     for (const round of [0, 1]) {
-      const u = this.uniform(`round${round}`, { round, step, seed });
+      // relocate_sources zeroes the scales' moments: their layout
+      const u = this.uniform(`round${round}`, { round, step, seed, momentShift: groups.logScales.momentShift, momentPlane: groups.logScales.momentPlane });
       const base = { 0: u, 1: this.counts };
       this.perSplat(commands, 'mark', this.group(`mark${round}`, 'mark', { ...base, 2: groups.opacityLogits.param, 4: this.dead, 5: this.weight, 10: this.picks }));
       this.scan(commands);
@@ -183,12 +185,12 @@ export class McmcDensifier {
       }));
       for (const name of ['means', 'quats', 'sh'] as const) {
         const g = groups[name];
-        const gu = this.uniform(`zero.${name}.${round}`, { round, stride: g.stride, plane: g.plane, momentShift: g.momentShift });
+        const gu = this.uniform(`zero.${name}.${round}`, { round, stride: g.stride, plane: g.plane, momentShift: g.momentShift, momentPlane: g.momentPlane });
         this.perSplat(commands, 'zero_source_moments', this.group(`zero.${name}.${round}`, 'zero_source_moments', { 0: gu, 1: this.counts, 10: this.picks, 13: g.m, 14: g.v }));
       }
       for (const name of ['means', 'logScales', 'quats', 'opacityLogits', 'sh'] as const) {
         const g = groups[name];
-        const gu = this.uniform(`copy.${name}.${round}`, { round, stride: g.stride, plane: g.plane, momentShift: g.momentShift });
+        const gu = this.uniform(`copy.${name}.${round}`, { round, stride: g.stride, plane: g.plane, momentShift: g.momentShift, momentPlane: g.momentPlane });
         commands.dispatchIndirect(p.copy_group, [this.group(`copy.${name}.${round}`, 'copy_group', { 0: gu, 1: this.counts, 8: this.deadList, 9: this.samples, 12: g.param, 13: g.m, 14: g.v })], this.dispatchArgs, 0, `mcmc.copy.${name}`);
       }
       commands.dispatch(p.finish_growth, [this.group(`finish${round}`, 'finish_growth', base)], 1);

@@ -94,6 +94,8 @@ export interface TrainJobResult {
   memoryCap?: Trainer['memoryCap'];
   /** Trainer.stateBytesPerSplat at the end of the run. */
   stateBytesPerSplat: number;
+  /** Trainer.stateBytesBreakdown at the end of the run. */
+  stateBytesBreakdown: Trainer['stateBytesBreakdown'];
   /** Trainer.stateBytesPerLiveSplat at the end of the run. */
   stateBytesPerLiveSplat: number;
   /** Trainer.clippedGrowth at the end of the run. */
@@ -281,6 +283,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
       peakGpuBytes: ctx.memory.peak,
       memoryCap: trainer.memoryCap,
       stateBytesPerSplat: trainer.stateBytesPerSplat,
+      stateBytesBreakdown: trainer.stateBytesBreakdown,
       stateBytesPerLiveSplat: trainer.stateBytesPerLiveSplat,
       clippedGrowth,
       nonFiniteSkipped: trainer.nonFiniteSkipped,

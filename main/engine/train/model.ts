@@ -9,8 +9,14 @@ import { rangeOf, readBuffer } from '../gpu/buffers.js';
 import { GpuSplatGrads, GpuSplats, shAosToPlanar, shPlanarToAos } from '../render/gpu-splats.js';
 import { momentWordsPerSplat, type Adam, type AdamGroup, type MomentsPrecision } from './adam.js';
 import { packBf16Planar, unpackBf16Planar } from './bf16-moments.js';
+import { SH_ADAM_KERNEL } from './sh-adam.js';
 
 export type GroupName = 'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh';
+/**
+ * The model's Adam moments (train.momentsPrecision): all f32; 'bf16' the SH group's bf16 pairs
+ * (the others f32); 'bf16-all' every group's (kernels/moments.wgsl; the same stochastic rounding).
+ */
+export type ModelMomentsPrecision = 'f32' | 'bf16' | 'bf16-all';
 /** The parameter groups, by name (densification moves every one of them with its moments). */
 export type ModelGroups = Record<GroupName, AdamGroup>;
 
@@ -22,18 +28,25 @@ export class Model {
     readonly splats: GpuSplats,
     adam: Adam,
     ctx: GpuContext,
-    /** The SH group's moments (the other groups', 11 floats a splat, stay f32). */
-    readonly momentsPrecision: MomentsPrecision = 'f32',
+    readonly momentsPrecision: ModelMomentsPrecision = 'f32',
+    /**
+     * 'fused' (training): the SH group's step is sh-adam.ts's, fused with its backward, and no SH
+     * gradient is stored; 'separate': stored SH gradients and Adam's own step (tests of Adam).
+     */
+    readonly shStep: 'fused' | 'separate' = 'fused',
   ) {
-    this.grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs);
+    const fused = shStep === 'fused';
+    const sh: MomentsPrecision = momentsPrecision === 'f32' ? 'f32' : 'bf16';
+    const others: MomentsPrecision = momentsPrecision === 'bf16-all' ? 'bf16' : 'f32';
+    this.grads = new GpuSplatGrads(ctx, splats.capacity, splats.shCoeffs, 'grads', !fused);
     const c = splats.countBuffer;
     // The creation order gives each group its slot in Adam's non-finite flags.
     this.groups = {
-      means: adam.createGroup('means', splats.means, this.grads.means, c, 3, 3),
-      logScales: adam.createGroup('logScales', splats.logScales, this.grads.logScales, c, 3, 3),
-      quats: adam.createGroup('quats', splats.quats, this.grads.quats, c, 4, 4),
-      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, this.grads.opacityLogits, c, 1, 1),
-      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3, undefined, splats.capacity, momentsPrecision),
+      means: adam.createGroup('means', splats.means, this.grads.means, c, 3, 3, undefined, 0, others),
+      logScales: adam.createGroup('logScales', splats.logScales, this.grads.logScales, c, 3, 3, undefined, 0, others),
+      quats: adam.createGroup('quats', splats.quats, this.grads.quats, c, 4, 4, undefined, 0, others),
+      opacityLogits: adam.createGroup('opacityLogits', splats.opacityLogits, this.grads.opacityLogits, c, 1, 1, undefined, 0, others),
+      sh: adam.createGroup('sh', splats.sh, this.grads.sh, c, splats.shCoeffs * 3, 3, undefined, splats.capacity, sh, fused ? SH_ADAM_KERNEL : undefined),
     };
   }
 
@@ -43,7 +56,18 @@ export class Model {
 
   /** GPU bytes of parameters, gradients and moments (all of capacity). */
   get bytes(): number {
-    return Object.values(this.groups).reduce((sum, g) => sum + rangeOf(g.param).size + rangeOf(g.grad).size + g.moments.size, 0) + this.grads.mean2d.size;
+    const b = this.bytesByPart;
+    return b.params + b.grads + Object.values(b.moments).reduce((sum, x) => sum + x, 0);
+  }
+
+  /**
+   * The same by part, from the buffers' sizes: every group's parameters, every gradient (the
+   * screen-space mean2d one included), and each group's moments.
+   */
+  get bytesByPart(): { params: number; grads: number; moments: Record<GroupName, number> } {
+    const groups = Object.values(this.groups);
+    const moments = Object.fromEntries(groups.map((g) => [g.name, g.moments.size])) as Record<GroupName, number>;
+    return { params: groups.reduce((sum, g) => sum + rangeOf(g.param).size, 0), grads: groups.reduce((sum, g) => sum + rangeOf(g.grad).size, 0) + this.grads.mean2d.size, moments };
   }
 
   /**
@@ -64,16 +88,18 @@ export class Model {
    */
   resized(commands: GpuCommands, ctx: GpuContext, adam: Adam, capacity: number, splatCount: number): Model {
     const splats = new GpuSplats(ctx, capacity, this.splats.shDegree, splatCount, 'model');
-    const next = new Model(splats, adam, ctx, this.momentsPrecision);
+    const next = new Model(splats, adam, ctx, this.momentsPrecision, this.shStep);
     for (const name of Object.keys(this.groups) as GroupName[]) {
       const from = this.groups[name];
       const to = next.groups[name];
       for (const part of ['param', 'm', 'v'] as const) {
-        if (from.plane) {
-          // planar (SH): each value's (or bf16 pair's) plane moves to its place in the new capacity
-          const rows = Math.min(from.plane, to.plane) * 4;
+        // planar values (SH) or planar moment words (moments.wgsl): each plane moves to its place
+        // in the new capacity; interleaved ones as one prefix
+        const plane = part === 'param' ? from.plane : from.momentPlane;
+        if (plane) {
+          const rows = Math.min(plane, part === 'param' ? to.plane : to.momentPlane) * 4;
           const planes = part === 'param' ? from.stride : momentWordsPerSplat(from.stride, from.momentShift);
-          for (let j = 0; j < planes; j++) commands.copyBuffer(from[part], j * from.plane * 4, to[part], j * to.plane * 4, rows);
+          for (let j = 0; j < planes; j++) commands.copyBuffer(from[part], j * plane * 4, to[part], j * (part === 'param' ? to.plane : to.momentPlane) * 4, rows);
         } else commands.copyBuffer(from[part], 0, to[part], 0, Math.min(rangeOf(from[part]).size, rangeOf(to[part]).size));
       }
     }
@@ -88,9 +114,10 @@ export class Model {
       const bytes = count * g.stride * 4;
       for (const [part, buffer] of [['param', g.param], ['m', g.m], ['v', g.v]] as const) {
         // stored as f32 in the host's interleaved order, whatever the GPU layout, precision and capacity
-        const raw = bytes ? await readBuffer(device, buffer, g.plane ? rangeOf(buffer).size : bytes) : new ArrayBuffer(0);
-        const planar = part !== 'param' && g.momentShift && bytes ? unpackBf16Planar(new Uint32Array(raw), g.stride, g.plane) : new Float32Array(raw);
-        const data: Uint8Array = g.plane && bytes ? new Uint8Array(shPlanarToAos(planar, count, g.stride, g.plane).buffer) : new Uint8Array(raw);
+        const plane = part === 'param' ? g.plane : g.momentPlane;
+        const raw = bytes ? await readBuffer(device, buffer, plane ? rangeOf(buffer).size : bytes) : new ArrayBuffer(0);
+        const planar = part !== 'param' && g.momentShift && bytes ? unpackBf16Planar(new Uint32Array(raw), g.stride, plane) : new Float32Array(raw);
+        const data: Uint8Array = plane && bytes ? new Uint8Array(shPlanarToAos(planar, count, g.stride, plane).buffer) : new Uint8Array(raw);
         blobs.push({ name: `${name}.${part}`, data });
       }
     }
@@ -107,8 +134,8 @@ export class Model {
       if (!floats) continue;
       for (const part of ['m', 'v'] as const) {
         const values = blob(`${name}.${part}`, floats);
-        const planar = g.plane ? shAosToPlanar(values, count, g.stride, g.plane) : values;
-        const data = g.momentShift ? packBf16Planar(planar, g.stride, g.plane) : planar;
+        const planar = g.momentPlane ? shAosToPlanar(values, count, g.stride, g.momentPlane) : values;
+        const data = g.momentShift ? packBf16Planar(planar, g.stride, g.momentPlane) : planar;
         queue.writeBuffer(g[part].buffer, g[part].offset, data.buffer, data.byteOffset, data.byteLength);
       }
     }

@@ -13,6 +13,7 @@ import type { GpuContext } from '../gpu/context.js';
 import { CAMERA_GRADIENT_BYTES, type CameraGradSum } from '../render/camera-grads.js';
 import type { RasterFrame, Rasterizer } from '../render/rasterizer.js';
 import type { Adam } from './adam.js';
+import type { ShAdam } from './sh-adam.js';
 import { appearanceLearningRate, type Appearance } from './appearance.js';
 import type { CameraRefiner } from './camera-refine.js';
 import type { TrainingData } from './data.js';
@@ -48,6 +49,8 @@ export interface StepParts {
   rasterizer: Rasterizer;
   loss: TrainingLoss;
   adam: Adam;
+  /** The SH group's fused step (sh-adam.ts) and its bind group of `frame` and `model`. */
+  shAdam: { kernel: ShAdam; binding: GPUBindGroup };
   densify: DensifyStrategy;
   targets: GpuTargets;
   readbacks: StepReadbacks;
@@ -133,12 +136,16 @@ export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports:
   };
   densify.encodeBeforeAdam(commands, densifyStep);
   const sparse = cfg.sparseAdam ? { visible: frame.internal.visible } : {};
+  // between the full steps of train.shRestEvery only the DC (the group's head lanes) is updated;
+  // the SH step is fused with its backward (no SH gradient is stored; the separate one in tests),
+  // first: the SH gradient's view direction is from the means before their step
+  const shOptions = { ...sparse, lanes: t % cfg.shRestEvery === 0 ? undefined : g.sh.head };
+  if (g.sh.fused) parts.shAdam.kernel.encode(commands, adam, g.sh, parts.shAdam.binding, k, r.shDc, r.shRest, shOptions);
+  else adam.encode(commands, g.sh, n, k, r.shDc, r.shRest, 0, shOptions);
   adam.encode(commands, g.means, n, k, meansLr, meansLr, 0, sparse);
   adam.encode(commands, g.logScales, n, k, r.logScales, r.logScales, 0, sparse);
   adam.encode(commands, g.quats, n, k, r.quats, r.quats, 0, sparse);
   adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits, r.opacityLogits, 0, sparse);
-  // between the full steps of train.shRestEvery only the DC (the group's head lanes) is updated
-  adam.encode(commands, g.sh, n, k, r.shDc, r.shRest, 0, { ...sparse, lanes: t % cfg.shRestEvery === 0 ? undefined : g.sh.head });
   appearance?.encodeAdam(commands, adam, k, appearanceLearningRate(cfg.appearanceLr, t, cfg.iterations));
   const refined = densify.encodeAfterAdam(commands, densifyStep);
   const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;

@@ -8,7 +8,7 @@ import type { CoarseToFineConfig } from './coarse-to-fine.js';
 import { CAMERA_REFINE_DEFAULTS, type CameraRefineConfig, type RefineCamerasMode } from './camera-refine.js';
 import { adcRefineStop, ADC_DEFAULTS, type AdcConfig } from './densify-adc.js';
 import { MCMC_DEFAULTS, type McmcConfig } from './densify-mcmc.js';
-import type { MomentsPrecision } from './adam.js';
+import type { ModelMomentsPrecision } from './model.js';
 import type { DensifyStrategyName } from './densify-strategy.js';
 import type { AppearanceChoice } from './appearance.js';
 import type { SsimPadding } from './loss.js';
@@ -34,8 +34,8 @@ export interface TrainerConfig {
   /** Adam's base learning rate of the colour models (appearance.ts appearanceLearningRate). */
   appearanceLr: number;
   rates: LearningRates;
-  /** The SH group's Adam moments: f32, or bf16 (kernels/adam.wgsl). */
-  momentsPrecision: MomentsPrecision;
+  /** The Adam moments: f32, the SH group's bf16, or every group's (model.ts ModelMomentsPrecision). */
+  momentsPrecision: ModelMomentsPrecision;
   /** Adam only on the splats visible in the step's view. */
   sparseAdam: boolean;
   /** The SH bands above the DC are updated every this many steps (1: every step). */

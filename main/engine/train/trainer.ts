@@ -20,6 +20,7 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { CameraRefiner, resolveRefineCameras, type CameraRefineState } from './camera-refine.js';
 import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
 import { Adam } from './adam.js';
+import { ShAdam } from './sh-adam.js';
 import { Appearance, appearanceModelFor } from './appearance.js';
 import type { TrainingData } from './data.js';
 import { createDensifyStrategy } from './densify.js';
@@ -54,6 +55,19 @@ export type { StepLoss } from './train-step.js';
  * batches of 24), which is 4% faster on the fixed load itself (backward 2.94 vs 3.06 ms).
  */
 export const TRAINING_BACKWARD = { backwardReduce: 'partials', backwardPixels: 1 } as const;
+
+/**
+ * Training state per splat of capacity by part: parameters, gradients (with the screen-space
+ * mean2d one), each group's Adam moments, the densifier's statistics (and refine scratch while it
+ * lives), the rasterizer frame's per-splat working set.
+ */
+export interface StateBytesBreakdown {
+  params: number;
+  grads: number;
+  moments: Record<'means' | 'logScales' | 'quats' | 'opacityLogits' | 'sh', number>;
+  densifier: number;
+  frame: number;
+}
 
 /** A set-up's capacity: asked for ('initial': the initial splats' own, after a refusal) and as built. */
 interface BuildAttempt {
@@ -95,6 +109,8 @@ export class Trainer {
   private isectCapped = false;
   private model: Model;
   private frame!: RasterFrame;
+  /** The fused SH Adam's bind group of the frame and model as they are (buildFrames). */
+  private shAdamBinding!: GPUBindGroup;
   private lossFrame!: LossFrame;
   private geometry: GeometryLoss | undefined;
   /** The per-image colour models between the render and the loss (--appearance), if any. */
@@ -117,6 +133,7 @@ export class Trainer {
     private readonly rasterizer: Rasterizer,
     private readonly loss: TrainingLoss,
     private readonly adam: Adam,
+    private readonly shAdam: ShAdam,
     readonly targets: GpuTargets,
     splats: GpuSplats,
     readonly random: Random,
@@ -171,7 +188,7 @@ export class Trainer {
 
   private static async build(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: TrainerCreateOptions, attempt: BuildAttempt): Promise<Trainer> {
     const cameraGrads = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated) !== 'off';
-    const compiled = Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx)]);
+    const compiled = Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads, shGrads: false }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx), ShAdam.create(ctx)]);
     const appearanceModel = appearanceModelFor(config.appearance, data.photographed ?? false);
     const appearing = appearanceModel === 'off' ? undefined : Appearance.create(ctx, appearanceModel, trainViewsOf(data).length, ...frameSizeOf(data));
     // awaited below; a throw before then must not leave them unhandled
@@ -194,9 +211,9 @@ export class Trainer {
     const targets = GpuTargets.start(ctx, data, data.views.map((_, i) => i), { first: loadFirst, onProgress: (d, t) => settingUp && options.onProgress?.('upload', d, t) });
     try {
       const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
-      const [rasterizer, loss, adam] = await compiled;
+      const [rasterizer, loss, adam, shAdam] = await compiled;
       options.onStage?.('pipelines');
-      const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, targets, splats, random, densify);
+      const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, shAdam, targets, splats, random, densify);
       trainer.coarse = await CoarseToFine.create(ctx, data, trainer.trainViews, config.coarseToFine, config.iterations);
       trainer.appearance = await appearing;
       await trainer.buildFrames();
@@ -228,7 +245,16 @@ export class Trainer {
    * (not the per-intersection or per-pixel buffers, nor the training images).
    */
   get stateBytesPerSplat(): number {
-    return (this.model.bytes + this.densify.bytes) / this.capacity + this.frame.bytes.perSplat;
+    const b = this.stateBytesBreakdown;
+    return b.params + b.grads + Object.values(b.moments).reduce((sum, x) => sum + x, 0) + b.densifier + b.frame;
+  }
+
+  /** stateBytesPerSplat by part (per splat of capacity, from the buffers' sizes): what `bench train` reports. */
+  get stateBytesBreakdown(): StateBytesBreakdown {
+    const n = this.capacity;
+    const model = this.model.bytesByPart;
+    const moments = Object.fromEntries(Object.entries(model.moments).map(([name, bytes]) => [name, bytes / n])) as StateBytesBreakdown['moments'];
+    return { params: model.params / n, grads: model.grads / n, moments, densifier: this.densify.bytes / n, frame: this.frame.bytes.perSplat };
   }
 
   /** The same state per splat trained: the capacity's room for growth is paid by the splats there are. */
@@ -272,6 +298,7 @@ export class Trainer {
     this.lossFrame = this.loss.createFrame(width, height, this.appearance ? undefined : this.frame.pixelGrads!.image);
     this.geometry = this.config.geometry ? await GeometryLoss.create(this.ctx, this.frame) : undefined;
     this.rasterizer.bindBackward(this.frame, this.model.grads);
+    this.shAdamBinding = this.shAdam.bind(this.frame, this.model.groups.sh, this.model.splats, this.adam);
     this.cameraSum?.destroy();
     this.cameraSum = this.cameraRefiner ? await CameraGradSum.create(this.ctx, this.frame) : undefined;
     // Every frame build starts the densifier over (its bind groups hold the frame's buffers); the
@@ -332,7 +359,7 @@ export class Trainer {
   /** The parts the next step records with, as they are now. */
   private stepParts(): StepParts {
     return {
-      ctx: this.ctx, data: this.data, config: this.config, rasterizer: this.rasterizer, loss: this.loss, adam: this.adam, densify: this.densify,
+      ctx: this.ctx, data: this.data, config: this.config, rasterizer: this.rasterizer, loss: this.loss, adam: this.adam, shAdam: { kernel: this.shAdam, binding: this.shAdamBinding }, densify: this.densify,
       targets: this.targets, readbacks: this.readbacks, model: this.model, frame: this.frame, lossFrame: this.lossFrame, isectCapacity: this.isectCapacity, splatCap: this.splatCap,
       geometry: this.geometry, appearance: this.appearance, cameraRefiner: this.cameraRefiner, cameraSum: this.cameraSum,
     };

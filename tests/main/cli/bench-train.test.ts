@@ -32,12 +32,18 @@ describe('argonaut --no-gui bench train', () => {
     expect(result.appearance).toBe('bilagrid');
     expect(result.cc_psnr as number).toBeGreaterThan((result.psnr as number) - 0.01);
     for (const key of ['backend', 'adapter', 'commit', 'date']) expect(typeof result[key], key).toBe('string');
-    // parameters + gradients + two Adam moments alone are 4 x 59 floats = 944 B a splat (SH 3);
-    // with the densifier's statistics and the frame's per-splat working set 1,181 B (f32 moments),
-    // the same after a refine (its scratch, 708 B a splat when kept, lives for the refine only);
-    // a few bytes more here, where the fixed-size buffers spread over a capacity of ~1,000
+    // parameters 236 B a splat (SH 3), gradients 60 (the fused SH Adam stores no SH gradient), both
+    // Adam moments 472 (f32), the densifier's statistics and the frame's per-splat working set: 989 B,
+    // the same after a refine (its scratch lives for the refine only); a few bytes more here, where
+    // the fixed-size buffers spread over a capacity of ~1,000
+    const parts = result.state_bytes_breakdown as { params: number; grads: number; moments: Record<string, number>; densifier: number; frame_per_splat: number };
+    expect(parts.params).toBeGreaterThanOrEqual(236);
+    expect(parts.grads).toBeLessThan(64);
+    expect(parts.moments.sh).toBeGreaterThanOrEqual(384);
+    const sum = parts.params + parts.grads + Object.values(parts.moments).reduce((a, b) => a + b, 0) + parts.densifier + parts.frame_per_splat;
+    expect(Math.abs(sum - (result.bytes_per_splat_state as number))).toBeLessThan(1);
     expect(result.bytes_per_splat_state as number).toBeGreaterThan(944);
-    expect(result.bytes_per_splat_state as number).toBeLessThanOrEqual(1190);
+    expect(result.bytes_per_splat_state as number).toBeLessThanOrEqual(1000);
     // per live splat: the capacity's room on top (2x the count before a refine, 1024 slots at least)
     expect(result.bytes_per_live_splat as number).toBeGreaterThan(result.bytes_per_splat_state as number);
     expect(result.refine_growth_clipped).toBe(0);

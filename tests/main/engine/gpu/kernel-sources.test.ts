@@ -6,8 +6,15 @@ function declaredFunctions(source: string): Set<string> {
   return new Set([...source.matchAll(/^fn\s+(\w+)\s*\(/gm)].map((m) => m[1]));
 }
 
-/** Functions kernels/composite-forward.wgsl calls and every includer defines (its per-sample body). */
-const COMPOSITE_HOOKS = ['begin_batch', 'composite_splat', 'end_batch'];
+/**
+ * Functions an include calls and every includer defines: composite-forward's per-sample body, and
+ * sh's sink of each coefficient's gradient (the projection stores it, the fused SH Adam applies it).
+ */
+const HOOKS: Record<string, { hooks: string[]; includers: string[] }> = {
+  'composite-forward': { hooks: ['begin_batch', 'composite_splat', 'end_batch'], includers: ['mesh-depth', 'rasterize'] },
+  sh: { hooks: ['sh_coeff_grad'], includers: ['project', 'sh-adam'] },
+};
+const ALL_HOOKS = Object.values(HOOKS).flatMap((h) => h.hooks);
 
 describe('kernel sources', () => {
   it('declare each function in one file: shared math lives in an include, not in copies', () => {
@@ -15,16 +22,18 @@ describe('kernel sources', () => {
     for (const [kernel, source] of Object.entries(KERNEL_SOURCES)) {
       for (const name of declaredFunctions(source)) files.set(name, [...(files.get(name) ?? []), kernel]);
     }
-    const repeated = Object.fromEntries([...files].filter(([name, where]) => where.length > 1 && !COMPOSITE_HOOKS.includes(name)));
+    const repeated = Object.fromEntries([...files].filter(([name, where]) => where.length > 1 && !ALL_HOOKS.includes(name)));
     expect(repeated).toEqual({});
   });
 
-  it('define the compositing hooks exactly where composite-forward is included', () => {
-    const includers = Object.keys(KERNEL_SOURCES).filter((k) => /^#include "composite-forward"/m.test(KERNEL_SOURCES[k]));
-    expect(includers.sort()).toEqual(['mesh-depth', 'rasterize']);
-    for (const hook of COMPOSITE_HOOKS) {
-      const definers = Object.keys(KERNEL_SOURCES).filter((k) => declaredFunctions(KERNEL_SOURCES[k]).has(hook));
-      expect(definers.sort(), hook).toEqual(includers.sort());
-    }
-  });
+  for (const [include, spec] of Object.entries(HOOKS)) {
+    it(`define ${include}'s hooks exactly where it is included`, () => {
+      const includers = Object.keys(KERNEL_SOURCES).filter((k) => new RegExp(`^#include "${include}"`, 'm').test(KERNEL_SOURCES[k]));
+      expect(includers.sort()).toEqual(spec.includers);
+      for (const hook of spec.hooks) {
+        const definers = Object.keys(KERNEL_SOURCES).filter((k) => declaredFunctions(KERNEL_SOURCES[k]).has(hook));
+        expect(definers.sort(), hook).toEqual(includers.sort());
+      }
+    });
+  }
 });

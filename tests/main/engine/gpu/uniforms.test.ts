@@ -18,19 +18,19 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
     kernel: 'densify',
     struct: 'DensifyParams',
     size: 80,
-    offsets: Object.fromEntries(['count_index', 'width', 'height', 'grow_grad2d', 'grow_scale3d', 'prune_opacity', 'prune_scale3d', 'grow', 'stride', 'mode', 'seed', 'step', 'capacity', 'opacity_logit_max', 'plane', 'lane_first', 'moment_shift', 'growth_fraction', 'budget_want', '_pad1'].map((name, i) => [name, 4 * i])),
+    offsets: Object.fromEntries(['count_index', 'width', 'height', 'grow_grad2d', 'grow_scale3d', 'prune_opacity', 'prune_scale3d', 'grow', 'stride', 'mode', 'seed', 'step', 'capacity', 'opacity_logit_max', 'plane', 'lane_first', 'moment_shift', 'growth_fraction', 'budget_want', 'moment_plane'].map((name, i) => [name, 4 * i])),
   },
   {
     kernel: 'mcmc',
     struct: 'McmcParams',
     size: 64,
-    offsets: Object.fromEntries(['count_index', 'cap', 'min_opacity', 'seed', 'step', 'round', 'quant', 'noise_scale', 'stride', 'plane', 'opacity_reg', 'scale_reg', 'capacity', 'moment_shift', '_pad1', '_pad2'].map((name, i) => [name, 4 * i])),
+    offsets: Object.fromEntries(['count_index', 'cap', 'min_opacity', 'seed', 'step', 'round', 'quant', 'noise_scale', 'stride', 'plane', 'opacity_reg', 'scale_reg', 'capacity', 'moment_shift', 'moment_plane', '_pad2'].map((name, i) => [name, 4 * i])),
   },
   {
     kernel: 'adam',
     struct: 'AdamParams',
-    size: 64,
-    offsets: Object.fromEntries(['lr_head', 'lr_tail', 'beta1', 'beta2', 'epsilon', 'bias1', 'bias2', 'stride', 'head', 'count_index', 'group_index', 'plane', 'moment_shift', 'step', 'lane_end', 'sparse'].map((name, i) => [name, 4 * i])),
+    size: 80,
+    offsets: Object.fromEntries(['lr_head', 'lr_tail', 'beta1', 'beta2', 'epsilon', 'bias1', 'bias2', 'stride', 'head', 'count_index', 'group_index', 'plane', 'moment_shift', 'step', 'lane_end', 'sparse', 'moment_plane', '_pad0', '_pad1', '_pad2'].map((name, i) => [name, 4 * i])),
   },
   {
     kernel: 'appearance',

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createStorage, readBuffer, uploadStorage } from '../../../../main/engine/gpu/buffers.js';
 import { Adam } from '../../../../main/engine/train/adam.js';
+import { GpuArena } from '../../../../main/engine/gpu/arena.js';
 import { testGpu } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { relativeL2 } from '../../../parity/loss.parity.js';
@@ -143,11 +144,53 @@ describe('fused Adam with bf16 moments (planar groups)', () => {
     expect(Array.from(m)).toEqual([0, bf16Nearest(0.1), bf16Nearest(0.1), 0]); // where updated (0.10009765625), 0 where skipped
   });
 
-  it('refuses bf16 moments for an interleaved group (its pairs would span splats)', async () => {
+  it.each([3, 4, 1])('keeps an interleaved group\'s bf16 moments in planar words, each splat its own (stride %i): the float64 reference, sparse', async (stride) => {
+    const ctx = await testGpu();
+    const seed = freshSeed();
+    const random = rng(seed);
+    const [capacity, count] = [300, 277];
+    const p0 = Array.from({ length: capacity * stride }, () => random() - 0.5);
+    const grads = Array.from({ length: 4 }, () => Array.from({ length: capacity * stride }, () => (random() - 0.5) * 2));
+    const visible = Array.from({ length: 4 }, () => Uint32Array.from({ length: capacity }, () => (random() < 0.7 ? 1 : 0)));
+    const adam = await Adam.create(ctx);
+    const param = uploadStorage(ctx.device, 'p', new Float32Array(p0));
+    const grad = createStorage(ctx.device, 'g', capacity * stride * 4);
+    const flags = createStorage(ctx.device, 'visible', capacity * 4);
+    const counts = uploadStorage(ctx.device, 'n', new Uint32Array([count, 0, 0, 0]));
+    const group = adam.createGroup('means', param, grad, counts, stride, stride, undefined, 0, 'bf16');
+    expect([group.momentPlane, group.m.size]).toEqual([capacity, Math.max(16, capacity * Math.ceil(stride / 2) * 4)]);
+    for (let t = 0; t < grads.length; t++) {
+      ctx.device.queue.writeBuffer(grad, 0, new Float32Array(grads[t]));
+      ctx.device.queue.writeBuffer(flags, 0, visible[t]);
+      const commands = ctx.commands('adam');
+      adam.encode(commands, group, capacity, t + 1, 0.01, 0.01, 0, { visible: flags });
+      await commands.submit();
+    }
+    // the reference takes planar values: value `lane` of splat s at lane * capacity + s
+    const planar = (aos: ArrayLike<number>) => Array.from({ length: capacity * stride }, (_, i) => aos[(i % capacity) * stride + Math.floor(i / capacity)]);
+    const want = adamBf16Reference(planar(p0), grads.map(planar), 0.01, 0.01, stride, stride, count, capacity, (step, _lane, s) => visible[step][s] !== 0);
+    const got = planar(new Float32Array(await readBuffer(ctx.device, param, capacity * stride * 4)));
+    const p = planar(p0);
+    expect(relativeL2(got.map((x, i) => x - p[i]), want.param.map((x, i) => x - p[i])), `seed ${seed}`).toBeLessThan(1e-3);
+    for (const part of ['m', 'v'] as const) {
+      const moments = unpackBf16Planar(new Uint32Array(await readBuffer(ctx.device, group[part], group[part].size)), stride, capacity);
+      // exactly the reference's roundings where it took the same steps
+      expect(relativeL2(Array.from(moments), want[part]), `${part}, seed ${seed}`).toBeLessThan(1e-2);
+      for (let lane = 0; lane < stride; lane++) for (let s = count; s < capacity; s++) expect(moments[lane * capacity + s]).toBe(0);
+    }
+    // splats no step saw, and those past the count, are as they were
+    for (let s = 0; s < capacity; s++) {
+      if (s < count && visible.some((v) => v[s])) continue;
+      for (let lane = 0; lane < stride; lane++) expect(got[lane * capacity + s]).toBe(Math.fround(p[lane * capacity + s]));
+    }
+  });
+
+  it('refuses bf16 moments in an arena the group does not own', async () => {
     const ctx = await testGpu();
     const adam = await Adam.create(ctx);
     const b = createStorage(ctx.device, 'p', 48);
-    expect(() => adam.createGroup('means', b, b, b, 3, 3, undefined, 0, 'bf16')).toThrow(/adam\.means: bf16 moments need a planar group/);
+    const shared = new GpuArena(ctx.device, 'moments', 'shared', { m: 48, v: 48 });
+    expect(() => adam.createGroup('means', b, b, b, 3, 3, shared, 0, 'bf16')).toThrow(/adam\.means: bf16 moments need a group with its own moments/);
   });
 });
 

@@ -1,12 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { readBuffer, writeRange } from '../../../../main/engine/gpu/buffers.js';
-import { GpuSplats, shPlanarToAos } from '../../../../main/engine/render/gpu-splats.js';
+import { GpuSplats } from '../../../../main/engine/render/gpu-splats.js';
 import { Adam } from '../../../../main/engine/train/adam.js';
-import { packBf16Planar, unpackBf16Planar } from '../../../../main/engine/train/bf16-moments.js';
 import { AdcDensifier, ADC_DEFAULTS } from '../../../../main/engine/train/densify-adc.js';
 import { emptySplats } from '../../../../shared/scene/splats.js';
 import { testGpu } from '../../../helpers/gpu.js';
-import { parameterGroups } from '../../../helpers/adam-groups.js';
+import { filledMoments, momentsAos, parameterGroups } from '../../../helpers/adam-groups.js';
 
 /**
  * A refine on hand-made statistics: which splats are duplicated, split and pruned, where they
@@ -14,7 +13,7 @@ import { parameterGroups } from '../../../helpers/adam-groups.js';
  * DefaultStrategy rules.
  */
 describe('adaptive density control on the GPU', () => {
-  it.each(['f32', 'bf16'] as const)('duplicates small high-gradient splats, splits large ones, prunes transparent and huge ones (SH moments %s)', async (precision) => {
+  it.each(['f32', 'bf16', 'bf16-all'] as const)('duplicates small high-gradient splats, splits large ones, prunes transparent and huge ones (moments %s)', async (precision) => {
     const ctx = await testGpu();
     const sceneScale = 2;
     const n = 6;
@@ -35,16 +34,7 @@ describe('adaptive density control on the GPU', () => {
     const adam = await Adam.create(ctx);
     const groups = parameterGroups(adam, splats, { shStride: 12, precision });
     // moments: recognisable values (7 and 9 are exact in bf16)
-    const shMoments = async (part: 'm' | 'v') => {
-      const raw = await readBuffer(ctx.device, groups.sh[part], groups.sh[part].size);
-      return precision === 'bf16' ? unpackBf16Planar(new Uint32Array(raw), 12, splats.capacity) : new Float32Array(raw);
-    };
-    for (const g of Object.values(groups)) {
-      for (const [part, value] of [['m', 7], ['v', 9]] as const) {
-        const values = new Float32Array(g.param.size / 4).fill(value);
-        writeRange(ctx.device, g[part], g.momentShift ? packBf16Planar(values, g.stride, g.plane) : values);
-      }
-    }
+    for (const g of Object.values(groups)) for (const [part, value] of [['m', 7], ['v', 9]] as const) writeRange(ctx.device, g[part], filledMoments(g, value));
     const densifier = await AdcDensifier.create(ctx, 32, { ...ADC_DEFAULTS, refineGrowth: 1 }); // growth unlimited here
     const bytesBefore = densifier.bytes;
     // gradient statistics: 2 hits each, average 0.001 (> 0.0002) except splats 0 and 5
@@ -75,11 +65,12 @@ describe('adaptive density control on the GPU', () => {
     // moments: kept for originals, zero for the duplicate copy and the split children, in every plane
     const fresh = [7, 7, 0, 0, 0, 7];
     for (const [part, kept] of [['m', 7], ['v', 9]] as const) {
-      const values = shPlanarToAos(await shMoments(part), count, 12, splats.capacity);
-      expect(Array.from(values), `sh.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(12).fill(f && kept)));
-      const means = new Float32Array(await readBuffer(ctx.device, groups.means[part], count * 12));
-      expect(Array.from(means), `means.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(3).fill(f && kept)));
+      for (const g of Object.values(groups)) {
+        expect(Array.from(await momentsAos(ctx.device, g, part, count)), `${g.name}.${part}`).toEqual(fresh.flatMap((f) => new Array<number>(g.stride).fill(f && kept)));
+      }
     }
+    // bf16-all: every group's moments in bf16 pairs
+    expect(groups.quats.momentShift).toBe(precision === 'bf16-all' ? 1 : 0);
     // the refine's scratch is gone once its work is submitted: the densifier holds what it held before
     expect(densifier.bytes).toBe(bytesBefore);
     // statistics restart after a refine

@@ -1,19 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { readBuffer, writeRange } from '../../../../main/engine/gpu/buffers.js';
-import { GpuSplats, shPlanarToAos } from '../../../../main/engine/render/gpu-splats.js';
-import { Adam, type MomentsPrecision } from '../../../../main/engine/train/adam.js';
-import { packBf16Planar, unpackBf16Planar } from '../../../../main/engine/train/bf16-moments.js';
+import { GpuSplats } from '../../../../main/engine/render/gpu-splats.js';
+import { Adam } from '../../../../main/engine/train/adam.js';
+import type { ModelMomentsPrecision } from '../../../../main/engine/train/model.js';
 import { McmcDensifier, MCMC_DEFAULTS, relocationReference } from '../../../../main/engine/train/densify-mcmc.js';
 import { sampleScene } from '../../../../main/engine/train/sample-scene.js';
 import { defaultTrainerConfig, Trainer } from '../../../../main/engine/train/trainer.js';
 import { emptySplats } from '../../../../shared/scene/splats.js';
 import { testGpu } from '../../../helpers/gpu.js';
-import { parameterGroups } from '../../../helpers/adam-groups.js';
+import { filledMoments, momentsAos, parameterGroups } from '../../../helpers/adam-groups.js';
 
 const logit = (p: number) => Math.log(p / (1 - p));
 const sigmoid = (x: number) => 1 / (1 + Math.exp(-x));
 
-async function setup(opacities: number[], cap: number, capacity = cap, precision: MomentsPrecision = 'f32') {
+async function setup(opacities: number[], cap: number, capacity = cap, precision: ModelMomentsPrecision = 'f32') {
   const ctx = await testGpu();
   const n = opacities.length;
   const s = emptySplats(n, 1);
@@ -41,15 +41,12 @@ describe('MCMC densification on the GPU', () => {
     expect(two.scaleFactor).toBeLessThan(1.5);
   });
 
-  it.each(['f32', 'bf16'] as const)('relocates every dead splat onto a live one, grows 5% to the cap, and copies exactly (SH moments %s)', async (precision) => {
+  it.each(['f32', 'bf16', 'bf16-all'] as const)('relocates every dead splat onto a live one, grows 5% to the cap, and copies exactly (moments %s)', async (precision) => {
     const opacities = [0.9, 0.001, 0.5, 0.002, 0.7, 0.6, 0.001, 0.8, 0.4, 0.3, 0.0001, 0.9, 0.5, 0.6, 0.7, 0.8, 0.2, 0.3, 0.4, 0.5];
     const n = opacities.length;
     const { ctx, splats, groups, mcmc } = await setup(opacities, 1000, 64, precision);
-    // SH moments: 7 and 9 everywhere (exact in bf16), so the zeroed ones show
-    for (const [part, value] of [['m', 7], ['v', 9]] as const) {
-      const values = new Float32Array(64 * 12).fill(value);
-      writeRange(ctx.device, groups.sh[part], precision === 'bf16' ? packBf16Planar(values, 12, 64) : values);
-    }
+    // moments: 7 and 9 everywhere (exact in bf16), so the zeroed ones show
+    for (const g of Object.values(groups)) for (const [part, value] of [['m', 7], ['v', 9]] as const) writeRange(ctx.device, g[part], filledMoments(g, value));
     const commands = ctx.commands('mcmc');
     mcmc.encodeRefine(commands, splats.countBuffer, groups, 600, 7);
     await commands.submit();
@@ -68,13 +65,16 @@ describe('MCMC densification on the GPU', () => {
       expect(out.opacityLogits[d]).toBe(out.opacityLogits[src]);
       expect(out.logScales[3 * d]).toBe(out.logScales[3 * src]);
     }
-    // moments: zero for every destination (and the sampled sources), kept elsewhere; every lane alike
+    // moments: zero for every destination (and the sampled sources), kept elsewhere; every lane
+    // alike, in every group (scales and opacity: zeroed by the relocation itself)
     for (const [part, kept] of [['m', 7], ['v', 9]] as const) {
-      const raw = await readBuffer(ctx.device, groups.sh[part], groups.sh[part].size);
-      const m = shPlanarToAos(precision === 'bf16' ? unpackBf16Planar(new Uint32Array(raw), 12, 64) : new Float32Array(raw), count, 12, 64);
-      for (const d of [...dead, n]) expect(Array.from(m.subarray(12 * d, 12 * d + 12)), `${part} of ${d}`).toEqual(new Array<number>(12).fill(0));
-      for (let i = 0; i < count; i++) expect(new Set(m.subarray(12 * i, 12 * i + 12)).size, `${part} of ${i}`).toBe(1);
-      expect(Array.from({ length: count }, (_, i) => m[12 * i]), part).toContain(kept);
+      for (const g of Object.values(groups)) {
+        const k = g.stride;
+        const m = await momentsAos(ctx.device, g, part, count);
+        for (const d of [...dead, n]) expect(Array.from(m.subarray(k * d, k * d + k)), `${g.name}.${part} of ${d}`).toEqual(new Array<number>(k).fill(0));
+        for (let i = 0; i < count; i++) expect(new Set(m.subarray(k * i, k * i + k)).size, `${g.name}.${part} of ${i}`).toBe(1);
+        expect(Array.from({ length: count }, (_, i) => m[k * i]), `${g.name}.${part}`).toContain(kept);
+      }
     }
   });
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { writeRange } from '../../../../main/engine/gpu/buffers.js';
 import { GpuSplats } from '../../../../main/engine/render/gpu-splats.js';
-import { Adam, type MomentsPrecision } from '../../../../main/engine/train/adam.js';
+import { Adam } from '../../../../main/engine/train/adam.js';
 import { bf16Nearest } from '../../../reference/adam.js';
-import { Model } from '../../../../main/engine/train/model.js';
+import { Model, type ModelMomentsPrecision } from '../../../../main/engine/train/model.js';
 import { emptySplats } from '../../../../shared/scene/splats.js';
 import { testGpu } from '../../../helpers/gpu.js';
 
-async function model(count: number, capacity: number, precision: MomentsPrecision = 'f32') {
+async function model(count: number, capacity: number, precision: ModelMomentsPrecision = 'f32') {
   const ctx = await testGpu();
   const s = emptySplats(count, 1);
   for (const [key, values] of Object.entries({ means: s.means, logScales: s.logScales, quats: s.quats, opacityLogits: s.opacityLogits, sh: s.sh })) {
@@ -18,7 +18,7 @@ async function model(count: number, capacity: number, precision: MomentsPrecisio
 }
 
 describe('the training model', () => {
-  it.each(['f32', 'bf16'] as const)('moves parameters and moments to a larger capacity unchanged (planar SH included, its moments %s)', async (precision) => {
+  it.each(['f32', 'bf16', 'bf16-all'] as const)('moves parameters and moments to a larger capacity unchanged (planar SH included; moments %s)', async (precision) => {
     const { ctx, adam, model: small } = await model(5, 8, precision);
     // (as bits: a bf16 pair is a u32 word; any word pattern must move unchanged)
     for (const g of Object.values(small.groups)) writeRange(ctx.device, g.m, new Uint32Array(g.m.size / 4).map((_, i) => 0x3f80_0000 + (i + g.stride) * 0x0001_0001));
@@ -35,27 +35,34 @@ describe('the training model', () => {
     large.destroy();
   });
 
-  it('keeps f32 moments in checkpoints: a checkpoint of f32 moments resumes into bf16 moments (rounded to the nearest) and back', async () => {
+  it.each(['bf16', 'bf16-all'] as const)('keeps f32 moments in checkpoints: a checkpoint of f32 moments resumes into %s moments (rounded to the nearest) and back', async (precision) => {
     const { ctx, model: f32 } = await model(5, 8);
     const values = (g: { m: { size: number }; stride: number }) => new Float32Array(8 * g.stride).map((_, i) => (i % 2 ? -1 : 1) * (0.1 + i / 7));
-    writeRange(ctx.device, f32.groups.sh.m, values(f32.groups.sh));
-    writeRange(ctx.device, f32.groups.sh.v, values(f32.groups.sh).map(Math.abs));
+    for (const g of Object.values(f32.groups)) {
+      writeRange(ctx.device, g.m, values(g));
+      writeRange(ctx.device, g.v, values(g).map(Math.abs));
+    }
     const written = await f32.checkpointBlobs(ctx.device, 5);
     const blob = (from: typeof written) => (name: string, floats: number) => {
       const data = from.find((b) => b.name === name)!.data;
       expect(data.byteLength, name).toBe(floats * 4);
       return new Float32Array(data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength));
     };
-    const { model: bf16 } = await model(5, 16, 'bf16');
+    const { model: bf16 } = await model(5, 16, precision);
     expect(bf16.groups.sh.m.size).toBe(16 * 6 * 4); // SH degree 1: 12 values, 6 words a splat
+    // bf16-all: quaternions 2 words a splat, means 2 (the last half empty), opacity 1
+    if (precision === 'bf16-all') expect([bf16.groups.quats.m.size, bf16.groups.means.m.size, bf16.groups.opacityLogits.m.size]).toEqual([16 * 2 * 4, 16 * 2 * 4, 16 * 4]);
     bf16.restoreMoments(ctx.device.queue, 5, blob(written));
     const resumed = await bf16.checkpointBlobs(ctx.device, 5);
     for (const part of ['m', 'v']) {
-      const before = blob(written)(`sh.${part}`, 60);
-      expect(before.some((x) => x !== bf16Nearest(x)), 'the values need rounding').toBe(true);
-      expect(Array.from(blob(resumed)(`sh.${part}`, 60)), part).toEqual(Array.from(before, bf16Nearest));
-      // the other groups' moments stay f32, exactly
-      expect(Array.from(blob(resumed)(`means.${part}`, 15))).toEqual(Array.from(blob(written)(`means.${part}`, 15)));
+      for (const g of Object.values(bf16.groups)) {
+        const before = blob(written)(`${g.name}.${part}`, 5 * g.stride);
+        expect(before.some((x) => x !== bf16Nearest(x)), 'the values need rounding').toBe(true);
+        // the groups kept in bf16 round to the nearest; the others' stay f32, exactly
+        const want = g.momentShift ? Array.from(before, bf16Nearest) : Array.from(before);
+        expect(g.momentShift, g.name).toBe(g.name === 'sh' || precision === 'bf16-all' ? 1 : 0);
+        expect(Array.from(blob(resumed)(`${g.name}.${part}`, 5 * g.stride)), `${g.name}.${part}`).toEqual(want);
+      }
     }
     // and back: bf16 values are f32 values, exactly
     const { model: again } = await model(5, 8);
