@@ -3,7 +3,10 @@
  * per run: the training test's scene and perturbation (tests/main/engine/train/camera-refine-training.test.ts:
  * 1.5 degrees, 2% of the scene scale, focal x1.05, Random(11)), with the size, steps and refinement
  * settings from a JSON argument, printing the rig errors every `every` steps and the held-out PSNR
- * at the end (and of the unrefined and exact runs with "baselines": true).
+ * at the end (and of the unrefined and exact runs with "baselines": true). With "scene": "refine"
+ * it runs the well-posed scene and the issue's perturbation instead (tests/helpers/refine-scene.ts,
+ * refine-criterion.ts: the fractions of each camera's perturbation left, and the held-out PSNR
+ * after test-time pose alignment); docs/architecture.md has the table.
  *   node -e "import('esbuild').then(async (e) => e.build({ entryPoints: ['bench/camera-refine.ts'], bundle: true, platform: 'node', format: 'esm', outfile: 'out/tmp/camera-refine.mjs', external: ['webgpu', 'sharp', 'sql.js'], plugins: [(await import('./scripts/wgsl-plugin.mjs')).wgslEsbuild] }))"
  *   && nice node out/tmp/camera-refine.mjs '{"steps":600}'
  */
