@@ -10,9 +10,10 @@
  *
  * Not met yet (docs/architecture.md's camera-refinement table): at 1200 steps a tenth of the
  * rotation and of the focal is not reached, and the centre error left is mostly along each
- * camera's optical axis, the dolly that carries the focal error left. It takes about 10 minutes
- * of llvmpipe CPU, so it runs only with ARGONAUT_REFINE_CRITERION=1 (it fails today: it is the
- * issue's bar, not a bound fitted to what the code reaches; camera-refine-training.test.ts is that).
+ * camera's optical axis, the dolly that carries the focal error left. It takes about 15 minutes
+ * of llvmpipe CPU (two 1200-step runs of about 400 s each, and alignment), so it runs only with
+ * ARGONAUT_REFINE_CRITERION=1. It fails today: it is the issue's bar, not a bound fitted to what
+ * the code reaches (camera-refine-training.test.ts is that).
  */
 import { describe, expect, it } from 'vitest';
 import type { TrainingData } from '../../../../main/engine/train/data.js';
