@@ -21,8 +21,16 @@ function unit(random: Random): [number, number, number] {
 
 /** `camera` turned and moved by the perturbation (`shift` in world units), its focal scaled. */
 export function perturbedCamera(camera: PinholeCamera, random: Random, shift: number): PinholeCamera {
+  return perturbCamera(camera, random, { angle: PERTURB_ANGLE, shift, focal: PERTURB_FOCAL });
+}
+
+/**
+ * `camera` turned by `angle` (radians) about a random axis through its centre, its centre moved by
+ * `shift` (world units) in a random direction, its focal lengths times `focal`.
+ */
+export function perturbCamera(camera: PinholeCamera, random: Random, { angle, shift, focal }: { angle: number; shift: number; focal: number }): PinholeCamera {
   const axis = unit(random);
   const dir = unit(random);
-  const moved = correctCamera(camera, { rotation: [axis[0] * PERTURB_ANGLE, axis[1] * PERTURB_ANGLE, axis[2] * PERTURB_ANGLE], translation: [dir[0] * shift, dir[1] * shift, dir[2] * shift] });
-  return { ...moved, fx: camera.fx * PERTURB_FOCAL, fy: camera.fy * PERTURB_FOCAL };
+  const moved = correctCamera(camera, { rotation: [axis[0] * angle, axis[1] * angle, axis[2] * angle], translation: [dir[0] * shift, dir[1] * shift, dir[2] * shift] });
+  return { ...moved, fx: camera.fx * focal, fy: camera.fy * focal };
 }

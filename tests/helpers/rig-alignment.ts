@@ -38,6 +38,8 @@ export interface RigErrors {
   /** Per camera, after alignment: rotation error (radians) and centre error (scene units). */
   rotation: number[];
   centre: number[];
+  /** Per camera, after alignment: the centre's residual vector (world axes). */
+  centreResidual: V3[];
   /** The gauge motion removed: rotation (radians), translation, scale - 1. */
   gauge: { rotation: number; translation: number; scale: number };
 }
@@ -74,9 +76,7 @@ export function rigErrors(refined: readonly PinholeCamera[], truth: readonly Pin
   const x = solve(AtA, Atb);
   const omega = x.slice(0, 3);
   const rotation = residuals.map(({ phi }) => Math.hypot(...sub(phi, omega)));
-  const centre = residuals.map(({ d, p }) => {
-    const model = cross(omega, p).map((v, k) => v + x[6] * p[k] + x[3 + k]);
-    return Math.hypot(...sub(d, model));
-  });
-  return { rotation, centre, gauge: { rotation: Math.hypot(...omega), translation: Math.hypot(x[3], x[4], x[5]), scale: x[6] } };
+  const centreResidual = residuals.map(({ d, p }) => sub(d, cross(omega, p).map((v, k) => v + x[6] * p[k] + x[3 + k])));
+  const centre = centreResidual.map((r) => Math.hypot(...r));
+  return { rotation, centre, centreResidual, gauge: { rotation: Math.hypot(...omega), translation: Math.hypot(x[3], x[4], x[5]), scale: x[6] } };
 }

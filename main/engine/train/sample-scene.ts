@@ -70,16 +70,34 @@ export async function sampleScene(ctx: GpuContext, options: SampleSceneOptions =
   const width = options.width ?? SAMPLE_SCENE.width;
   const height = options.height ?? SAMPLE_SCENE.height;
   const truth = torusKnotSplats(options.splats ?? SAMPLE_SCENE.splats, options.seed ?? SAMPLE_SCENE.seed);
-  const views = sampleViews(options);
-  const cameras = views.map((v) => v.camera);
-  const rasterizer = await Rasterizer.create(ctx, { passes: 'forward' });
-  const gpuSplats = GpuSplats.fromHost(ctx, truth);
-  const frame = await rasterizer.createFrame(gpuSplats, width, height);
+  const views = sampleViews({ ...options, width, height });
   const background: [number, number, number] = [0, 0, 0];
+  const images = await renderSplatViews(ctx, truth, views.map((v) => v.camera), background);
+  return {
+    name: 'sample (torus knot)',
+    views,
+    background,
+    sceneScale: sceneScaleOf(views.map((v) => v.camera)),
+    initBox: [-1.2, -0.6, -1.2, 1.2, 0.6, 1.2],
+    truth,
+    loadImage: async (i) => images[i],
+  };
+}
+
+/**
+ * Ground-truth images of `splats` from each camera (all of one size) by our own forward pass,
+ * RGB in [0,1] over `background`: the sample scene's and the synthetic test scenes' renderer.
+ */
+export async function renderSplatViews(ctx: GpuContext, splats: SplatSet, cameras: readonly PinholeCamera[], background: [number, number, number]): Promise<Float32Array[]> {
+  const { width, height } = cameras[0];
+  const rasterizer = await Rasterizer.create(ctx, { passes: 'forward' });
+  const gpuSplats = GpuSplats.fromHost(ctx, splats);
+  const frame = await rasterizer.createFrame(gpuSplats, width, height);
   const images: Float32Array[] = [];
   for (const camera of cameras) {
+    if (camera.width !== width || camera.height !== height) throw new Error('renderSplatViews: every camera must have the same image size');
     const commands = ctx.commands('sample');
-    rasterizer.encodeForward(commands, frame, camera, { background, antialiased: false, shDegree: 0 });
+    rasterizer.encodeForward(commands, frame, camera, { background, antialiased: false, shDegree: splats.shDegree });
     await commands.submit();
     const rgba = new Float32Array(await readBuffer(ctx.device, frame.image, width * height * 16));
     const rgb = new Float32Array(width * height * 3);
@@ -88,13 +106,5 @@ export async function sampleScene(ctx: GpuContext, options: SampleSceneOptions =
   }
   frame.destroy();
   gpuSplats.destroy();
-  return {
-    name: 'sample (torus knot)',
-    views,
-    background,
-    sceneScale: sceneScaleOf(cameras),
-    initBox: [-1.2, -0.6, -1.2, 1.2, 0.6, 1.2],
-    truth,
-    loadImage: async (i) => images[i],
-  };
+  return images;
 }
