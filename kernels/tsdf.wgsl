@@ -26,7 +26,17 @@
 //   negative value becomes +1 (outside). Positive values stay as they are, so the true surface,
 //   whose outside neighbours are positive anyway, does not move; a spurious surface (a floater's
 //   inside, a fringe behind a silhouette) loses its negative points and with them its crossings.
-// Workgroup: WG threads, 1D over the slab's points (2D dispatch past 65535 workgroups).
+// tsdf_visibility (after marching cubes, one view at a time): one thread per mesh vertex; +1 to the
+//   vertex's count where this view sees it clear of any occluder: in front of the near plane,
+//   inside the image, and at most view.seen_depth (world units) plus one pixel footprint at its
+//   depth behind the NEAREST surface the 3x3 pixels around its projection show (pixels with alpha
+//   >= alpha_min). The window makes the test conservative: a vertex a pixel beside an occluding
+//   edge, on its far side, is not seen by that view (depth at a discontinuity is the least
+//   trustworthy); the footprint keeps a surface slanted up to about 45 degrees seen. A vertex no
+//   pixel of the window shows a surface for is not seen. Surfaces no view sees that way (a lid the
+//   splats painted over a hole, only ever glimpsed past its rim; the far side of a rim the
+//   truncation band thickened) are what the host's clean-up drops (docs/mesh.md "Unseen surfaces").
+// Workgroup: WG threads, 1D over the slab's points or the vertices (2D dispatch past 65535 workgroups).
 // Override constants: WG, DEPTH_MODE, DEPTH_STRIDE (f32 values per pixel of `depth`), CARVE,
 //   CARVE_VOTES (tsdf_carve).
 // Invariant: a point is written by one thread per dispatch, and dispatches of one submit run in
@@ -50,6 +60,7 @@ struct TsdfView {
   carve_alpha: f32, // free-space vote below this alpha (rendered or the image's)
   carve_depth: f32, // free-space vote where the seen surface lies this far (world units) beyond the point
   has_alpha: u32, // 1: view_alpha holds this view's image alpha
+  seen_depth: f32, // tsdf_visibility: a vertex this far (world units) behind the seen surface still counts as seen
 }
 
 #include "tsdf-common"
@@ -153,5 +164,55 @@ fn tsdf_carve(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups
   let index = carve_slab.z0 * per_layer + local;
   if (carve_free[index] >= CARVE_VOTES && carve_values[index] < 0.0) {
     carve_values[index] = 1.0;
+  }
+}
+
+// Separate bindings (its own pipeline): the view's camera and buffers, the mesh's vertices.
+@group(0) @binding(10) var<storage, read> vis_positions: array<f32>; // xyz per vertex
+@group(0) @binding(11) var<storage, read_write> vis_seen: array<u32>;
+
+@compute @workgroup_size(WG)
+fn tsdf_visibility(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let vertex = thread_id(gid, nwg);
+  if (vertex >= arrayLength(&vis_seen)) {
+    return;
+  }
+  let p = vec3f(vis_positions[3u * vertex], vis_positions[3u * vertex + 1u], vis_positions[3u * vertex + 2u]);
+  let pc = vec3f(dot(view.r0.xyz, p) + view.r0.w, dot(view.r1.xyz, p) + view.r1.w, dot(view.r2.xyz, p) + view.r2.w);
+  if (pc.z <= view.near) {
+    return;
+  }
+  let u = view.focal.x * pc.x / pc.z + view.principal.x;
+  let v = view.focal.y * pc.y / pc.z + view.principal.y;
+  if (!(u >= 0.0 && v >= 0.0 && u < f32(view.size.x) && v < f32(view.size.y))) {
+    return;
+  }
+  let x = i32(u);
+  let y = i32(v);
+  var nearest = 0.0;
+  var any = false;
+  for (var dy = -1; dy <= 1; dy++) {
+    for (var dx = -1; dx <= 1; dx++) {
+      let qx = x + dx;
+      let qy = y + dy;
+      if (qx < 0 || qy < 0 || qx >= i32(view.size.x) || qy >= i32(view.size.y)) {
+        continue;
+      }
+      let pixel = u32(qy) * view.size.x + u32(qx);
+      let alpha = image[pixel].w;
+      if (alpha < view.alpha_min) {
+        continue;
+      }
+      let d = view_surface_depth(pixel, alpha);
+      if (!any || d < nearest) {
+        nearest = d;
+      }
+      any = true;
+    }
+  }
+  // a neighbour one pixel away on a 45-degree slope lies one footprint nearer: no occluder
+  let footprint = pc.z / min(view.focal.x, view.focal.y);
+  if (any && pc.z <= nearest + view.seen_depth + footprint) {
+    vis_seen[vertex] = vis_seen[vertex] + 1u;
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: partitionwhole partition2w partition1w (need gpu-prepare.sh's set `queue`) info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine micfast-dense micfast-shrest statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
+# steps: partitionwhole partition2w partition1w (need gpu-prepare.sh's set `queue`) info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine micfast-dense micfast-shrest statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve bunny7k-views0 bunny7k-views1 bunny7k-views3 bunny7k-seen1 bunny7k-seen025 run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -67,10 +67,12 @@ for arg in "$@"; do
       --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh.glb" --out "$OUT/mesh-bunny-7k-$(date +%s).json" ;;
     # bench mesh's protocol trains with --geometry (bunny7k is the criterion); variants: bunny7k-ray and
     # bunny7k-expected (default training, that depth), bunny7k-geo (surface depth), bunny7k-geo-median, bunny7k-nocarve
-    # (the protocol without free-space carving and the support clean-up: the before of docs/mesh.md)
+    # (the protocol without free-space carving, the support clean-up and the visibility pass: the before of docs/mesh.md);
+    # the visibility pass's neighbours: bunny7k-views0 (off), -views1, -views3 (--min-views), -seen1, -seen025 (--seen-depth)
     bunny7k-*) variant=${step#bunny7k-}; extra=()
       case "$variant" in ray) extra=(--geometry=false --mesh-depth ray) ;; expected) extra=(--geometry=false --mesh-depth expected) ;; geo) extra=(--geometry --mesh-depth surface) ;; geo-median) extra=(--geometry --mesh-depth median) ;;
-        nocarve) extra=(--carve-votes 0 --image-alpha=false --min-support 0) ;; esac
+        nocarve) extra=(--carve-votes 0 --image-alpha=false --min-support 0 --min-views 0) ;;
+        views0) extra=(--min-views 0) ;; views1) extra=(--min-views 1) ;; views3) extra=(--min-views 3) ;; seen1) extra=(--seen-depth 1) ;; seen025) extra=(--seen-depth 0.25) ;; esac
       run "$step" ${limit:-480} $cli bench mesh .gpu-data/bunny --steps 7000 --resolution 512 --target-triangles 300000 "${extra[@]}" \
         --metrics .gpu-data/tools/mesh-metrics.mjs --mesh-out "$OUT/bunny-mesh-$variant.glb" --out "$OUT/mesh-bunny-7k-$variant-$(date +%s).json" ;;
     # run-NAME: `bench train` with the arguments in .gpu-data/runs/NAME (one line: dataset folder and

@@ -26,6 +26,7 @@ export function meshSummary(result: MeshResult) {
     unsupported_components_removed: s.unsupportedComponentsRemoved,
     unsupported_triangles_removed: s.unsupportedTrianglesRemoved,
     outside_cameras_removed: s.outsideCamerasRemoved,
+    unseen_triangles_removed: s.unseenTrianglesRemoved,
     simplify_error: s.simplifyError,
     mesh_s: s.timings.total_s,
     timings: s.timings,

@@ -280,6 +280,16 @@ export const PARAMS = [
     help: "Where the training photos have alpha (transparent background), their transparent pixels vote the voxels on their rays empty, whatever the splats render there (floaters the model drew over the background).",
   },
   {
+    key: 'mesh.minViews', flag: 'min-views', type: 'int', min: 0, max: 10_000, default: 2, unit: 'views',
+    group: 'Mesh', label: 'Seen by', commands: ['mesh', 'bench'], advanced: true,
+    help: 'Remove surface that fewer than this many training views see (hidden behind what each view shows: a lid fused over a hole, the far side of a thickened rim); 0 keeps it. 2 survives one stray view.',
+  },
+  {
+    key: 'mesh.seenDepth', flag: 'seen-depth', type: 'float', min: 0, max: 100, default: 0.5, unit: 'truncations',
+    group: 'Mesh', label: 'Seen depth', commands: ['mesh', 'bench'], advanced: true,
+    help: 'A vertex at most this many truncation distances behind the surface a view shows still counts as seen by that view.',
+  },
+  {
     key: 'mesh.minSupport', flag: 'min-support', type: 'float', min: 0, max: 1, default: 0.5,
     group: 'Mesh', label: 'Least splat support', commands: ['mesh', 'bench'], advanced: true,
     help: 'Remove disconnected pieces with fewer than this fraction of their vertices near an opaque splat (within --support-radius of its size); 0 keeps all.',

@@ -17,6 +17,7 @@ import { SELECT_CASES, selectParity } from '../parity/edit-select.parity.js';
 import { lossParity } from '../parity/loss.parity.js';
 import { MATCH_CASES, matchParity } from '../parity/match.parity.js';
 import { rayDepthEntryParity, rayDepthLoopParity, rayDepthPlaneParity } from '../parity/mesh-depth.parity.js';
+import { meshVisibilityParity } from '../parity/mesh-visibility.parity.js';
 import { MESH_CASES, marchingCubesParity, tsdfParity } from '../parity/mesh.parity.js';
 import { profileScans } from '../parity/profiler.parity.js';
 import { BIG_SPLAT_CASE, RASTER_CASES, rasterParity } from '../parity/rasterize.parity.js';
@@ -87,6 +88,8 @@ if (want('mesh')) {
   for (const c of MESH_CASES) await run(() => tsdfParity(ctx, freshSeed(), c));
   await run(() => tsdfParity(ctx, freshSeed(), MESH_CASES[1], { depthMode: 'direct', carve: false, depthStride: 4 }));
   for (const variant of variants) for (const c of MESH_CASES.slice(1)) await run(() => tsdfParity(ctx, freshSeed(), c, { views: 5, imageAlpha: true, carveVotes: 2, variant }));
+  for (const variant of variants) await run(() => meshVisibilityParity(ctx, freshSeed(), { views: 4, variant }));
+  await run(() => meshVisibilityParity(ctx, freshSeed(), { depthMode: 'direct', depthStride: 4 }));
   await run(() => rayDepthLoopParity(ctx, freshSeed(), 20_000));
   await run(() => rayDepthPlaneParity(ctx, freshSeed()));
   await run(() => rayDepthEntryParity(ctx, freshSeed()));

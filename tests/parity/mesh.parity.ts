@@ -24,7 +24,7 @@ export const MESH_CASES: readonly MeshCase[] = [
   { dims: [40, 33, 37], perDispatch: 5000, shapes: 4 },
 ];
 
-function randomShapes(random: () => number, count: number): Shape[] {
+export function randomShapes(random: () => number, count: number): Shape[] {
   const shapes: Shape[] = [];
   const r = () => random() * 2 - 1;
   for (let i = 0; i < count; i++) {
@@ -35,7 +35,7 @@ function randomShapes(random: () => number, count: number): Shape[] {
   return shapes;
 }
 
-function unitGrid(dims: [number, number, number]): VoxelGrid {
+export function unitGrid(dims: [number, number, number]): VoxelGrid {
   const voxelSize = 2 / (Math.max(...dims) - 1);
   return { origin: [-1, -1, -1], voxelSize, dims, truncation: 3 * voxelSize };
 }
@@ -99,7 +99,7 @@ export async function marchingCubesParity(ctx: GpuContext, seed: number, c: Mesh
 }
 
 /** A camera on a sphere of radius 2.5..3.5 around the origin, looking at it. */
-function randomCamera(random: () => number, width: number, height: number): PinholeCamera {
+export function randomCamera(random: () => number, width: number, height: number): PinholeCamera {
   const z = random() * 2 - 1;
   const phi = random() * 2 * Math.PI;
   const r = 2.5 + random();
@@ -111,7 +111,7 @@ function randomCamera(random: () => number, width: number, height: number): Pinh
 }
 
 /** Ray-marched depth of the shapes at each pixel centre; alpha and colour random inside, background outside. */
-function renderView(random: () => number, camera: PinholeCamera, shapes: readonly Shape[], depthMode: 'expected' | 'direct') {
+export function renderView(random: () => number, camera: PinholeCamera, shapes: readonly Shape[], depthMode: 'expected' | 'direct') {
   const { width, height } = camera;
   const depth = new Float32Array(width * height);
   const image = new Float32Array(width * height * 4);

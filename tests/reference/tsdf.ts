@@ -99,3 +99,53 @@ export function integrateReference(grid: VoxelGrid, state: TsdfState, view: Tsdf
 export function carveReference(state: TsdfState, votes: number): void {
   for (let p = 0; p < state.values.length; p++) if (state.freeVotes[p] >= votes && state.values[p] < 0) state.values[p] = 1;
 }
+
+export interface VisibilityReferenceOptions {
+  alphaMin: number;
+  depthMode: 'expected' | 'direct';
+  near: number;
+  /** World units a vertex may lie behind the nearest surface its 3x3 pixels show and still be seen. */
+  seenDepth: number;
+  /** f32 values per pixel of `view.depth` (the first is the depth). */
+  depthStride: number;
+}
+
+/**
+ * The visibility count (tsdf_visibility) for one view: +1 to every vertex in front of the near
+ * plane, inside the image, and at most seenDepth plus one pixel footprint (its depth over the
+ * smaller focal) behind the nearest surface (alpha >= alphaMin) among the 3x3 pixels around its
+ * projection (in place). Vertices whose outcome is a float32
+ * question (projection at a pixel edge, the near plane, the depth bound) go to `ambiguous`.
+ */
+export function visibilityReference(positions: Float32Array, seen: Float64Array, view: TsdfReferenceView, options: VisibilityReferenceOptions, ambiguous: Set<number>): void {
+  const m = view.camera.worldToCamera;
+  const { width, height, fx, fy, cx, cy } = view.camera;
+  for (let vertex = 0; vertex < seen.length; vertex++) {
+    const p = [positions[3 * vertex], positions[3 * vertex + 1], positions[3 * vertex + 2]];
+    const pc = [0, 1, 2].map((r) => m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3]);
+    if (Math.abs(pc[2] - options.near) < 1e-5) ambiguous.add(vertex);
+    if (pc[2] <= options.near) continue;
+    const u = (fx * pc[0]) / pc[2] + cx;
+    const v = (fy * pc[1]) / pc[2] + cy;
+    const nearEdge = (x: number) => Math.abs(x - Math.round(x)) < EDGE;
+    if (nearEdge(u) || nearEdge(v)) ambiguous.add(vertex);
+    if (!(u >= 0 && v >= 0 && u < width && v < height)) continue;
+    let nearest = Infinity;
+    for (let dy = -1; dy <= 1; dy++) {
+      for (let dx = -1; dx <= 1; dx++) {
+        const qx = Math.floor(u) + dx;
+        const qy = Math.floor(v) + dy;
+        if (qx < 0 || qy < 0 || qx >= width || qy >= height) continue;
+        const pixel = qy * width + qx;
+        const alpha = view.image[4 * pixel + 3];
+        if (alpha < options.alphaMin) continue;
+        const d = view.depth[pixel * options.depthStride];
+        nearest = Math.min(nearest, options.depthMode === 'expected' ? d / alpha : d);
+      }
+    }
+    if (!Number.isFinite(nearest)) continue;
+    const bound = nearest + options.seenDepth + pc[2] / Math.min(fx, fy); // plus one pixel footprint at the vertex's depth
+    if (Math.abs(pc[2] - bound) < 1e-4 * Math.max(1, bound)) ambiguous.add(vertex);
+    if (pc[2] <= bound) seen[vertex]++;
+  }
+}

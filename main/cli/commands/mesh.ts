@@ -74,7 +74,7 @@ export const meshCommand: CommandSpec = {
     out.result(
       summary,
       `${result.stats.triangles.toLocaleString()} triangles, ${result.stats.vertices.toLocaleString()} vertices (grid ${result.stats.grid.dims.join('x')}, ${result.stats.views} views) -> ${outFile}\n` +
-        `fuse ${t.fuse_s.toFixed(2)} s, marching cubes ${t.march_s.toFixed(2)} s, clean-up ${t.clean_s.toFixed(2)} s, simplify ${t.simplify_s.toFixed(2)} s`,
+        `fuse ${t.fuse_s.toFixed(2)} s, marching cubes ${t.march_s.toFixed(2)} s, visibility ${t.visibility_s.toFixed(2)} s, clean-up ${t.clean_s.toFixed(2)} s, simplify ${t.simplify_s.toFixed(2)} s`,
     );
   },
 };

@@ -1,6 +1,7 @@
 /**
  * Host-side clean-up of an extracted mesh: small disconnected pieces (floaters fused from stray
- * splats) and geometry no training camera sees. Both keep whole triangles and drop the vertices
+ * splats), geometry outside every training camera's frustum, and surfaces no view sees (hidden
+ * behind what every view shows: removeUnseen). All keep whole triangles and drop the vertices
  * nobody uses any more.
  */
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
@@ -80,6 +81,20 @@ export function removeOutsideCameras(mesh: TriangleMesh, cameras: readonly Pinho
     }
   }
   const keep = (t: number) => seen[mesh.indices[3 * t]] === 1 && seen[mesh.indices[3 * t + 1]] === 1 && seen[mesh.indices[3 * t + 2]] === 1;
+  const out = compactMesh(mesh, keep);
+  return { mesh: out, removedTriangles: triangleCount(mesh) - triangleCount(out) };
+}
+
+/**
+ * Drops the triangles none of whose vertices at least `minViews` views see (`seen`: per vertex,
+ * the views that see it; visibility.ts): a surface no view observed. A triangle with one seen
+ * vertex stays, so the border of an observed surface keeps its last row.
+ */
+export function removeUnseen(mesh: TriangleMesh, seen: Uint32Array, minViews: number): { mesh: TriangleMesh; removedTriangles: number } {
+  if (seen.length !== vertexCount(mesh)) throw new Error(`removeUnseen: ${seen.length} counts for ${vertexCount(mesh)} vertices`);
+  if (!(minViews > 0)) return { mesh, removedTriangles: 0 };
+  const i = mesh.indices;
+  const keep = (t: number) => seen[i[3 * t]] >= minViews || seen[i[3 * t + 1]] >= minViews || seen[i[3 * t + 2]] >= minViews;
   const out = compactMesh(mesh, keep);
   return { mesh: out, removedTriangles: triangleCount(mesh) - triangleCount(out) };
 }

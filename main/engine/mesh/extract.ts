@@ -8,19 +8,16 @@
 import { ArgonautError } from '../../../shared/rpc/errors.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
-import type { GpuRange } from '../gpu/buffers.js';
-import type { GpuCommands } from '../gpu/commands.js';
 import type { GpuContext } from '../gpu/context.js';
-import { GpuSplats } from '../render/gpu-splats.js';
-import { Rasterizer, type RasterFrame } from '../render/rasterizer.js';
-import { removeOutsideCameras, removeSmallComponents } from './cleanup.js';
+import { removeOutsideCameras, removeSmallComponents, removeUnseen } from './cleanup.js';
 import { gridForBounds, splatBounds, type Bounds, type VoxelGrid } from './grid.js';
 import { MarchingCubes } from './marching-cubes.js';
-import { RayDepth } from './ray-depth.js';
 import { computeNormals, triangleCount, vertexCount, weldSoup, type TriangleMesh } from './mesh.js';
 import { simplifyMesh } from './simplify.js';
 import { removeUnsupportedComponents, type SupportOptions } from './support.js';
 import { TsdfVolume } from './tsdf.js';
+import { ViewRenderer, type ResolvedDepthSource } from './view-render.js';
+import { MeshVisibility } from './visibility.js';
 
 export interface MeshInput {
   splats: SplatSet;
@@ -52,7 +49,7 @@ export type DepthSource = 'auto' | 'surface' | 'ray' | 'expected' | 'median';
  * 'expected' (the same bunny trained without --geometry: F 0.360 expected, 0.202 surface, 0.185
  * ray; ideal flat splats favour ray and surface instead, see tests/main/engine/mesh).
  */
-export function resolveDepthSource(depth: DepthSource | undefined, geometry: boolean | undefined): Exclude<DepthSource, 'auto'> {
+export function resolveDepthSource(depth: DepthSource | undefined, geometry: boolean | undefined): ResolvedDepthSource {
   if (!depth || depth === 'auto') return geometry ? 'median' : 'expected';
   return depth;
 }
@@ -77,6 +74,13 @@ export interface MeshOptions {
   carveAlpha?: number;
   /** A free-space vote where the seen surface lies more than this many truncations beyond the point (default 1). */
   carveDepthTruncations?: number;
+  /**
+   * Drop the triangles none of whose vertices this many views see (visibility.ts: not hidden
+   * behind the surface the view shows); 0 or absent: no visibility pass.
+   */
+  minViews?: number;
+  /** A vertex this many truncations behind the surface a view shows still counts as seen by it (default 0.5). */
+  seenDepthTruncations?: number;
   /** Drop pieces far from the opaque splats (support.ts; minFraction 0 or absent: keep all). */
   support?: SupportOptions;
   /** Default: the splats' robust bounds (splatBounds). */
@@ -85,17 +89,19 @@ export interface MeshOptions {
   maxPerDispatch?: number;
   antialiased?: boolean;
   signal?: AbortSignal;
-  onProgress?: (stage: 'fuse' | 'march' | 'clean' | 'simplify', done: number, total: number) => void;
+  onProgress?: (stage: 'fuse' | 'march' | 'visibility' | 'clean' | 'simplify', done: number, total: number) => void;
 }
 
 export interface MeshStats {
   grid: { dims: [number, number, number]; voxelSize: number; truncation: number; origin: [number, number, number] };
   views: number;
   /** The depth source used ('auto' resolved). */
-  depth: Exclude<DepthSource, 'auto'>;
+  depth: ResolvedDepthSource;
   rawTriangles: number;
   weldedVertices: number;
   outsideCamerasRemoved: number;
+  /** Triangles no vertex of which minViews views see (0 without the visibility pass). */
+  unseenTrianglesRemoved: number;
   /** Pieces (and their triangles) dropped as far from the opaque splats. */
   unsupportedComponentsRemoved: number;
   unsupportedTrianglesRemoved: number;
@@ -105,27 +111,13 @@ export interface MeshStats {
   triangles: number;
   vertices: number;
   /** Seconds per stage. */
-  timings: { fuse_s: number; march_s: number; clean_s: number; simplify_s: number; total_s: number };
+  timings: { fuse_s: number; march_s: number; visibility_s: number; clean_s: number; simplify_s: number; total_s: number };
 }
 
 export interface MeshResult {
   mesh: TriangleMesh;
   grid: VoxelGrid;
   stats: MeshStats;
-}
-
-interface ViewDepth {
-  buffer: GpuRange;
-  /** Extra work after the frame's forward (the ray depth pass). */
-  encode?: (commands: GpuCommands) => void;
-  destroy?: () => void;
-}
-
-function viewDepthOf(frame: RasterFrame, source: DepthSource, rayDepth: RayDepth | undefined): ViewDepth {
-  if (source === 'expected') return { buffer: frame.depth };
-  if (source === 'median') return { buffer: frame.geometry }; // (median, distortion, slot, depth) per pixel
-  const target = rayDepth!.bind(frame);
-  return { buffer: target.depth, encode: (commands) => rayDepth!.encode(commands, target), destroy: () => target.destroy() };
 }
 
 export async function extractMesh(ctx: GpuContext, input: MeshInput, options: MeshOptions): Promise<MeshResult> {
@@ -138,74 +130,86 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
     if (options.signal?.aborted) throw new ArgonautError('cancelled', 'mesh extraction cancelled');
   };
   const grid = gridForBounds(options.bounds ?? splatBounds(splats), options.resolution, options.truncationVoxels);
-  const width = Math.max(...cameras.map((c) => c.width));
-  const height = Math.max(...cameras.map((c) => c.height));
   const source = resolveDepthSource(options.depth, input.geometry);
-  const rasterizer = await Rasterizer.createTuned(ctx, { passes: 'forward', ...(source === 'median' ? { outputs: { median: true } } : {}) });
-  const gpuSplats = GpuSplats.fromHost(ctx, splats);
-  const rayDepth = source === 'ray' || source === 'surface' ? await RayDepth.create(ctx, { entry: source === 'surface' }) : undefined;
-  const volume = await TsdfVolume.create(ctx, grid, {
-    depthMode: source === 'expected' ? 'expected' : 'direct',
-    depthStride: source === 'median' ? 4 : 1,
-    alphaMin: options.alphaMin,
-    carve: options.carve,
-    carveAlpha: options.carveAlpha,
-    carveDepthTruncations: options.carveDepthTruncations,
-    maxPointsPerDispatch: options.maxPerDispatch,
-  });
-  let frame: RasterFrame | undefined;
-  let depth: ViewDepth | undefined;
+  const depthMode = source === 'expected' ? 'expected' : 'direct';
+  const depthStride = source === 'median' ? 4 : 1;
+  const renderer = await ViewRenderer.create(ctx, splats, cameras, source, options.antialiased ?? false);
   let soup;
   let fusedAt: number;
   let marchedAt: number;
+  let visibilityAt: number;
+  let visibleAt: number;
+  let seen: Uint32Array | undefined;
+  let mesh: TriangleMesh;
+  let outside: { mesh: TriangleMesh; removedTriangles: number };
   try {
-    let capacity = Math.max(1 << 16, splats.count * 4);
-    frame = await rasterizer.createFrame(gpuSplats, width, height, capacity);
-    depth = viewDepthOf(frame, source, rayDepth);
-    let binding = volume.bindView(depth.buffer, frame.image, width, height);
-    const settings = { background: [0, 0, 0] as const, antialiased: options.antialiased ?? false, shDegree: splats.shDegree };
-    for (let v = 0; v < cameras.length; v++) {
+    const volume = await TsdfVolume.create(ctx, grid, {
+      depthMode,
+      depthStride,
+      alphaMin: options.alphaMin,
+      carve: options.carve,
+      carveAlpha: options.carveAlpha,
+      carveDepthTruncations: options.carveDepthTruncations,
+      maxPointsPerDispatch: options.maxPerDispatch,
+    });
+    try {
+      await renderer.forEachView(
+        cameras,
+        () => volume.bindView(renderer.depthBuffer, renderer.image, renderer.width, renderer.height),
+        async (binding, v) => {
+          const fuse = ctx.commands('mesh.fuse');
+          volume.encodeIntegrate(fuse, binding, cameras[v], input.imageAlpha?.[v]);
+          await fuse.submit();
+          progress('fuse', v + 1, cameras.length);
+        },
+        checkCancel,
+      );
+      const carve = ctx.commands('mesh.carve');
+      await volume.encodeCarve(carve, options.carveVotes ?? 0);
+      await carve.submit();
+      await ctx.device.queue.onSubmittedWorkDone();
+      ctx.assertNoErrors('TSDF fusion');
+      fusedAt = performance.now();
       checkCancel();
-      for (;;) {
-        const render = ctx.commands('mesh.render');
-        rasterizer.encodeForward(render, frame, cameras[v], settings);
-        depth.encode?.(render);
-        await render.submit();
-        const counts = await rasterizer.readCounts(frame);
-        if (!counts.overflow) break;
-        frame.destroy();
-        depth.destroy?.();
-        capacity = Math.ceil(counts.intersections * 1.1);
-        frame = await rasterizer.createFrame(gpuSplats, width, height, capacity);
-        depth = viewDepthOf(frame, source, rayDepth);
-        binding = volume.bindView(depth.buffer, frame.image, width, height);
-      }
-      const fuse = ctx.commands('mesh.fuse');
-      volume.encodeIntegrate(fuse, binding, cameras[v], input.imageAlpha?.[v]);
-      await fuse.submit();
-      progress('fuse', v + 1, cameras.length);
+      const mc = await MarchingCubes.create(ctx, { maxCellsPerDispatch: options.maxPerDispatch });
+      soup = await mc.extract(volume, { onSlab: (done, total) => progress('march', done, total) });
+    } finally {
+      volume.destroy();
     }
-    const carve = ctx.commands('mesh.carve');
-    await volume.encodeCarve(carve, options.carveVotes ?? 0);
-    await carve.submit();
-    await ctx.device.queue.onSubmittedWorkDone();
-    ctx.assertNoErrors('TSDF fusion');
-    fusedAt = performance.now();
-    checkCancel();
-    const mc = await MarchingCubes.create(ctx, { maxCellsPerDispatch: options.maxPerDispatch });
-    soup = await mc.extract(volume, { onSlab: (done, total) => progress('march', done, total) });
     marchedAt = performance.now();
+    mesh = weldSoup(soup);
+    outside = removeOutsideCameras(mesh, cameras);
+    visibilityAt = performance.now();
+    const minViews = options.minViews ?? 0;
+    if (minViews > 0 && vertexCount(outside.mesh) > 0) {
+      const seenDepth = (options.seenDepthTruncations ?? 0.5) * grid.truncation;
+      const visibility = await MeshVisibility.create(ctx, outside.mesh.positions, { depthMode, depthStride, alphaMin: options.alphaMin, seenDepth });
+      try {
+        await renderer.forEachView(
+          cameras,
+          () => visibility.bindView(renderer.depthBuffer, renderer.image),
+          async (group, v) => {
+            const count = ctx.commands('mesh.visibility');
+            visibility.encodeView(count, group, cameras[v]);
+            await count.submit();
+            progress('visibility', v + 1, cameras.length);
+          },
+          checkCancel,
+        );
+        seen = await visibility.read();
+        ctx.assertNoErrors('mesh visibility');
+      } finally {
+        visibility.destroy();
+      }
+    }
+    visibleAt = performance.now();
   } finally {
-    depth?.destroy?.();
-    frame?.destroy();
-    volume.destroy();
-    gpuSplats.destroy();
+    renderer.destroy();
   }
   progress('clean', 0, 1);
-  let mesh = weldSoup(soup);
   const weldedVertices = vertexCount(mesh);
-  const outside = removeOutsideCameras(mesh, cameras);
-  const unsupported = options.support ? removeUnsupportedComponents(outside.mesh, splats, options.support) : { mesh: outside.mesh, removedComponents: 0, removedTriangles: 0 };
+  const unseen = seen ? removeUnseen(outside.mesh, seen, options.minViews ?? 0) : { mesh: outside.mesh, removedTriangles: 0 };
+  const unsupported = options.support ? removeUnsupportedComponents(unseen.mesh, splats, options.support) : { mesh: unseen.mesh, removedComponents: 0, removedTriangles: 0 };
   const components = removeSmallComponents(unsupported.mesh, options.minComponentFraction);
   mesh = components.mesh;
   const cleanedAt = performance.now();
@@ -224,6 +228,7 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
       rawTriangles: soup.triangles,
       weldedVertices,
       outsideCamerasRemoved: outside.removedTriangles,
+      unseenTrianglesRemoved: unseen.removedTriangles,
       unsupportedComponentsRemoved: unsupported.removedComponents,
       unsupportedTrianglesRemoved: unsupported.removedTriangles,
       componentsRemoved: components.removedComponents,
@@ -231,7 +236,7 @@ export async function extractMesh(ctx: GpuContext, input: MeshInput, options: Me
       simplifyError: simplified.error,
       triangles: triangleCount(mesh),
       vertices: vertexCount(mesh),
-      timings: { fuse_s: s(started, fusedAt), march_s: s(fusedAt, marchedAt), clean_s: s(marchedAt, cleanedAt), simplify_s: s(cleanedAt, done), total_s: s(started, done) },
+      timings: { fuse_s: s(started, fusedAt), march_s: s(fusedAt, marchedAt), visibility_s: s(visibilityAt, visibleAt), clean_s: s(marchedAt, visibilityAt) + s(visibleAt, cleanedAt), simplify_s: s(cleanedAt, done), total_s: s(started, done) },
     },
   };
 }

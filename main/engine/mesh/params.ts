@@ -21,6 +21,8 @@ export function meshOptionsFromParams(p: Readonly<MeshParamValues>): MeshOptions
     depth: p['mesh.depth'],
     carveVotes: p['mesh.carveVotes'],
     carveDepthTruncations: p['mesh.carveDepth'],
+    minViews: p['mesh.minViews'],
+    seenDepthTruncations: p['mesh.seenDepth'],
     support: { minFraction: p['mesh.minSupport'], radiusScales: p['mesh.supportRadius'], minOpacity: p['mesh.supportOpacity'] },
   };
 }

@@ -53,6 +53,7 @@ export function packTsdfView(camera: PinholeCamera, thresholds: TsdfThresholds, 
     carve_alpha: thresholds.carveAlpha,
     carve_depth: thresholds.carveDepth,
     has_alpha: hasAlpha,
+    seen_depth: thresholds.seenDepth ?? 0,
   });
 }
 
@@ -62,6 +63,8 @@ export interface TsdfThresholds {
   alphaMin: number;
   carveAlpha: number;
   carveDepth: number;
+  /** tsdf_visibility only: how far behind the seen surface a vertex still counts as seen. */
+  seenDepth?: number;
 }
 
 /** Packs TsdfGrid (shared by tsdf.wgsl and marching-cubes.wgsl). */

@@ -50,7 +50,7 @@ export const useExportStore = defineStore('exports', () => {
 
   const project = computed(() => useProjectStore().current);
   const meshRunning = computed(() => meshTask.value?.state === 'running');
-  const meshStages = computed(() => stageStates(MESH_STAGES.filter((s) => s.id !== 'simplify' || Number(meshValues.value['mesh.targetTriangles']) > 0), meshTask.value));
+  const meshStages = computed(() => stageStates(MESH_STAGES.filter((s) => (s.id !== 'simplify' || Number(meshValues.value['mesh.targetTriangles']) > 0) && (s.id !== 'visibility' || Number(meshValues.value['mesh.minViews']) > 0)), meshTask.value));
   /** True when the project has trained splats to export (a run with splats, or a checkpoint the engine finds). */
   const hasRuns = computed(() => (project.value?.runs.length ?? 0) > 0);
 

@@ -26,6 +26,7 @@ const MESH_LABELS: Record<string, string> = {
   load: 'Load splats',
   fuse: 'Fuse depth',
   march: 'Marching cubes',
+  visibility: 'Unseen surface',
   clean: 'Clean up',
   simplify: 'Simplify',
   write: 'Write file',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { removeOutsideCameras, removeSmallComponents, triangleComponents } from '../../../../main/engine/mesh/cleanup.js';
+import { removeOutsideCameras, removeSmallComponents, removeUnseen, triangleComponents } from '../../../../main/engine/mesh/cleanup.js';
 import { gridForBounds, slabsOf, splatBounds } from '../../../../main/engine/mesh/grid.js';
 import type { TriangleSoup } from '../../../../main/engine/mesh/marching-cubes.js';
 import { compactMesh, computeNormals, triangleCount, vertexCount, weldSoup, type TriangleMesh } from '../../../../main/engine/mesh/mesh.js';
@@ -70,6 +70,24 @@ describe('clean-up', () => {
     const out = removeOutsideCameras(both, [camera]);
     expect(out.removedTriangles).toBe(triangleCount(right));
     expect(triangleCount(out.mesh)).toBe(triangleCount(left));
+  });
+
+  it('drops the triangles none of whose vertices enough views see, and keeps a triangle one seen vertex holds', () => {
+    const mesh = weldSoup(sphereSoup(0.5));
+    const n = vertexCount(mesh);
+    // the lower half unseen (one view at most), the upper half seen by three
+    const seen = new Uint32Array(n);
+    for (let v = 0; v < n; v++) seen[v] = mesh.positions[3 * v + 1] > 0 ? 3 : v % 2;
+    const out = removeUnseen(mesh, seen, 2);
+    let want = 0;
+    for (let t = 0; t < triangleCount(mesh); t++) if ([0, 1, 2].some((k) => seen[mesh.indices[3 * t + k]] >= 2)) want++;
+    expect(triangleCount(out.mesh)).toBe(want);
+    expect(out.removedTriangles).toBe(triangleCount(mesh) - want);
+    expect(out.removedTriangles).toBeGreaterThan(triangleCount(mesh) / 3);
+    // every kept vertex of a removed-side triangle touches a seen one: the border row stays
+    for (let v = 0; v < vertexCount(out.mesh); v++) expect(Number.isFinite(out.mesh.positions[3 * v])).toBe(true);
+    expect(removeUnseen(mesh, seen, 0).removedTriangles).toBe(0);
+    expect(() => removeUnseen(mesh, new Uint32Array(n - 1), 2)).toThrow(/counts for/);
   });
 
   it('compacts to the vertices the kept triangles use', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed } from '../../../helpers/random.js';
+import { meshVisibilityParity } from '../../../parity/mesh-visibility.parity.js';
 import { MESH_CASES, marchingCubesParity, tsdfParity } from '../../../parity/mesh.parity.js';
 
 describe('marching-cubes kernels match the float64 reference on random SDFs', async () => {
@@ -38,4 +39,20 @@ describe('tsdf kernel matches the float64 reference on random views', async () =
       });
     }
   }
+});
+
+describe('tsdf_visibility matches the float64 reference on random views', async () => {
+  const ctx = await testGpu();
+  for (const variant of variantsOf(ctx)) {
+    it(`expected depth, 4 views (${variant})`, async () => {
+      const seed = freshSeed();
+      const result = await meshVisibilityParity(ctx, seed, { views: 4, variant });
+      expect(result.ok, `seed ${seed}: ${result.name}: error ${result.error} ${result.detail ?? ''}`).toBe(true);
+    });
+  }
+  it("direct depth with a stride of 4 (a frame's median depth)", async () => {
+    const seed = freshSeed();
+    const result = await meshVisibilityParity(ctx, seed, { depthMode: 'direct', depthStride: 4 });
+    expect(result.ok, `seed ${seed}: ${result.name}: error ${result.error} ${result.detail ?? ''}`).toBe(true);
+  });
 });
