@@ -77,6 +77,25 @@ struct TsdfView {
 @group(0) @binding(8) var<storage, read_write> free_votes: array<u32>;
 @group(0) @binding(9) var<storage, read> view_alpha: array<f32>;
 
+/** A world point in the view: its camera coordinates, its pixel coordinates, whether it is in front of the near plane and inside the image. */
+struct ViewPoint {
+  pc: vec3f,
+  uv: vec2f,
+  inside: bool,
+}
+
+fn view_point(p: vec3f) -> ViewPoint {
+  var out: ViewPoint;
+  out.pc = vec3f(dot(view.r0.xyz, p) + view.r0.w, dot(view.r1.xyz, p) + view.r1.w, dot(view.r2.xyz, p) + view.r2.w);
+  out.inside = false;
+  if (out.pc.z <= view.near) {
+    return out;
+  }
+  out.uv = vec2f(view.focal.x * out.pc.x / out.pc.z + view.principal.x, view.focal.y * out.pc.y / out.pc.z + view.principal.y);
+  out.inside = out.uv.x >= 0.0 && out.uv.y >= 0.0 && out.uv.x < f32(view.size.x) && out.uv.y < f32(view.size.y);
+  return out;
+}
+
 /** The surface depth a pixel shows (meaningful where its alpha >= alpha_min). */
 fn view_surface_depth(pixel: u32, alpha: f32) -> f32 {
   let d = depth[pixel * DEPTH_STRIDE];
@@ -98,17 +117,12 @@ fn tsdf_integrate(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
   let j = (local / nx) % ny;
   let k = slab.z0 + local / (nx * ny);
   let index = i + nx * (j + ny * k);
-  let p = grid.origin + vec3f(f32(i), f32(j), f32(k)) * grid.voxel;
-  let pc = vec3f(dot(view.r0.xyz, p) + view.r0.w, dot(view.r1.xyz, p) + view.r1.w, dot(view.r2.xyz, p) + view.r2.w);
-  if (pc.z <= view.near) {
+  let seen = view_point(grid.origin + vec3f(f32(i), f32(j), f32(k)) * grid.voxel);
+  if (!seen.inside) {
     return;
   }
-  let u = view.focal.x * pc.x / pc.z + view.principal.x;
-  let v = view.focal.y * pc.y / pc.z + view.principal.y;
-  if (!(u >= 0.0 && v >= 0.0 && u < f32(view.size.x) && v < f32(view.size.y))) {
-    return;
-  }
-  let pixel = u32(v) * view.size.x + u32(u);
+  let pc = seen.pc;
+  let pixel = u32(seen.uv.y) * view.size.x + u32(seen.uv.x);
   let rgba = image[pixel];
   let seen_surface = rgba.w >= view.alpha_min;
   var d = 0.0;
@@ -177,18 +191,13 @@ fn tsdf_visibility(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workg
   if (vertex >= arrayLength(&vis_seen)) {
     return;
   }
-  let p = vec3f(vis_positions[3u * vertex], vis_positions[3u * vertex + 1u], vis_positions[3u * vertex + 2u]);
-  let pc = vec3f(dot(view.r0.xyz, p) + view.r0.w, dot(view.r1.xyz, p) + view.r1.w, dot(view.r2.xyz, p) + view.r2.w);
-  if (pc.z <= view.near) {
+  let seen = view_point(vec3f(vis_positions[3u * vertex], vis_positions[3u * vertex + 1u], vis_positions[3u * vertex + 2u]));
+  if (!seen.inside) {
     return;
   }
-  let u = view.focal.x * pc.x / pc.z + view.principal.x;
-  let v = view.focal.y * pc.y / pc.z + view.principal.y;
-  if (!(u >= 0.0 && v >= 0.0 && u < f32(view.size.x) && v < f32(view.size.y))) {
-    return;
-  }
-  let x = i32(u);
-  let y = i32(v);
+  let pc = seen.pc;
+  let x = i32(seen.uv.x);
+  let y = i32(seen.uv.y);
   var nearest = 0.0;
   var any = false;
   for (var dy = -1; dy <= 1; dy++) {

@@ -40,24 +40,36 @@ export interface TsdfReferenceOptions {
 const EDGE = 1e-3; // pixels
 const BOUNDARY = 1e-4; // truncation units
 
+/**
+ * A world point in a camera (tsdf.wgsl view_point): camera coordinates and pixel coordinates, or
+ * undefined behind the near plane or outside the image; `onAmbiguous` where either test, or the
+ * pixel the point falls in, is a float32 question.
+ */
+function viewPoint(camera: PinholeCamera, p: readonly number[], near: number, onAmbiguous: () => void): { pc: number[]; u: number; v: number } | undefined {
+  const m = camera.worldToCamera;
+  const pc = [0, 1, 2].map((r) => m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3]);
+  if (Math.abs(pc[2] - near) < 1e-5) onAmbiguous();
+  if (pc[2] <= near) return undefined;
+  const u = (camera.fx * pc[0]) / pc[2] + camera.cx;
+  const v = (camera.fy * pc[1]) / pc[2] + camera.cy;
+  const nearEdge = (x: number) => Math.abs(x - Math.round(x)) < EDGE;
+  if (nearEdge(u) || nearEdge(v)) onAmbiguous();
+  if (!(u >= 0 && v >= 0 && u < camera.width && v < camera.height)) return undefined;
+  return { pc, u, v };
+}
+
 /** Fuses one view into `state` (in place); adds ambiguous point indices to `ambiguous`. */
 export function integrateReference(grid: VoxelGrid, state: TsdfState, view: TsdfReferenceView, options: TsdfReferenceOptions, ambiguous: Set<number>): void {
   const [nx, ny, nz] = grid.dims;
-  const m = view.camera.worldToCamera;
-  const { width, height, fx, fy, cx, cy } = view.camera;
+  const { width } = view.camera;
   for (let k = 0; k < nz; k++) {
     for (let j = 0; j < ny; j++) {
       for (let i = 0; i < nx; i++) {
         const index = i + nx * (j + ny * k);
         const p = [grid.origin[0] + i * grid.voxelSize, grid.origin[1] + j * grid.voxelSize, grid.origin[2] + k * grid.voxelSize];
-        const pc = [0, 1, 2].map((r) => m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3]);
-        if (Math.abs(pc[2] - options.near) < 1e-5) ambiguous.add(index);
-        if (pc[2] <= options.near) continue;
-        const u = (fx * pc[0]) / pc[2] + cx;
-        const v = (fy * pc[1]) / pc[2] + cy;
-        const nearEdge = (x: number) => Math.abs(x - Math.round(x)) < EDGE;
-        if (nearEdge(u) || nearEdge(v)) ambiguous.add(index);
-        if (!(u >= 0 && v >= 0 && u < width && v < height)) continue;
+        const seen = viewPoint(view.camera, p, options.near, () => ambiguous.add(index));
+        if (!seen) continue;
+        const { pc, u, v } = seen;
         const pixel = Math.floor(v) * width + Math.floor(u);
         const alpha = view.image[4 * pixel + 3];
         const seenSurface = alpha >= options.alphaMin;
@@ -114,22 +126,15 @@ export interface VisibilityReferenceOptions {
  * The visibility count (tsdf_visibility) for one view: +1 to every vertex in front of the near
  * plane, inside the image, and at most seenDepth plus one pixel footprint (its depth over the
  * smaller focal) behind the nearest surface (alpha >= alphaMin) among the 3x3 pixels around its
- * projection (in place). Vertices whose outcome is a float32
- * question (projection at a pixel edge, the near plane, the depth bound) go to `ambiguous`.
+ * projection (in place). Vertices whose outcome is a float32 question (projection at a pixel
+ * edge, the near plane, the depth bound) go to `ambiguous`.
  */
 export function visibilityReference(positions: Float32Array, seen: Float64Array, view: TsdfReferenceView, options: VisibilityReferenceOptions, ambiguous: Set<number>): void {
-  const m = view.camera.worldToCamera;
-  const { width, height, fx, fy, cx, cy } = view.camera;
+  const { width, height, fx, fy } = view.camera;
   for (let vertex = 0; vertex < seen.length; vertex++) {
-    const p = [positions[3 * vertex], positions[3 * vertex + 1], positions[3 * vertex + 2]];
-    const pc = [0, 1, 2].map((r) => m[4 * r] * p[0] + m[4 * r + 1] * p[1] + m[4 * r + 2] * p[2] + m[4 * r + 3]);
-    if (Math.abs(pc[2] - options.near) < 1e-5) ambiguous.add(vertex);
-    if (pc[2] <= options.near) continue;
-    const u = (fx * pc[0]) / pc[2] + cx;
-    const v = (fy * pc[1]) / pc[2] + cy;
-    const nearEdge = (x: number) => Math.abs(x - Math.round(x)) < EDGE;
-    if (nearEdge(u) || nearEdge(v)) ambiguous.add(vertex);
-    if (!(u >= 0 && v >= 0 && u < width && v < height)) continue;
+    const at = viewPoint(view.camera, [positions[3 * vertex], positions[3 * vertex + 1], positions[3 * vertex + 2]], options.near, () => ambiguous.add(vertex));
+    if (!at) continue;
+    const { pc, u, v } = at;
     let nearest = Infinity;
     for (let dy = -1; dy <= 1; dy++) {
       for (let dx = -1; dx <= 1; dx++) {
