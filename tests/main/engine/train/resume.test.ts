@@ -23,6 +23,8 @@ describe('checkpoints and exact resume', () => {
     const straight = await Trainer.create(ctx, data, config);
     for (let i = 0; i < 60; i++) await straight.trainStep();
     const want = await straight.download();
+    // the frame's visible capacity (sized by the views' counts, grown after refines) held every view
+    expect(straight.visibleOverflows, 'no view overflowed the visible capacity').toBe(0);
     straight.destroy();
 
     const first = await Trainer.create(ctx, data, config);
@@ -35,6 +37,7 @@ describe('checkpoints and exact resume', () => {
     expect(resumed.step).toBe(26);
     for (let i = 26; i < 60; i++) await resumed.trainStep();
     const got = await resumed.download();
+    expect(resumed.visibleOverflows, 'no view overflowed the visible capacity').toBe(0);
     resumed.destroy();
     expect(got.count).toBe(want.count);
     expect(want.count).not.toBe(400); // densification happened on both sides of the checkpoint
