@@ -43,6 +43,7 @@ import { formatBytes, isGpuOutOfMemory } from '../gpu/memory.js';
 import { capacityBindingLimit, describeCap, fittingCapacity, fittingIntersections, intersectionBindingLimit, resizePeakBytes, splatsWithRoom, type GrowthLimit, type MemoryCap, type TrainingFootprint } from './memory-growth.js';
 import { refusedAtStart, refusedByBinding } from './memory-refusal.js';
 import { VISIBLE_HEADROOM, VisibleCapacity, visibleCapacityFor } from './visible-capacity.js';
+import { countViews } from './view-counts.js';
 
 export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from './trainer-config.js';
 export type { Evaluation } from './evaluate-views.js';
@@ -329,24 +330,9 @@ export class Trainer {
    * sizes the buffers to 1.5x the largest: the count a full render gives.
    */
   private async sizeIntersections() {
-    // One submit per view (each writes the camera), one readback for all: the queue keeps order.
-    const views = this.trainViews.slice(0, 64);
-    const staging = this.ctx.device.createBuffer({ label: 'train.sizeCounts', size: views.length * 32, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    for (const [i, view] of views.entries()) {
-      const commands = this.ctx.commands('size');
-      this.rasterizer.encodeIntersectionCount(commands, this.frame, this.data.views[view].camera, this.settings(0));
-      commands.copyBuffer(this.frame.counts, 0, staging, i * 32, 32);
-      await commands.submit();
-    }
-    await staging.mapAsync(GPUMapMode.READ);
-    const counts = new Uint32Array(staging.getMappedRange().slice(0));
-    staging.destroy();
-    let most = 0;
-    let mostVisible = 0;
-    for (let i = 0; i < views.length; i++) {
-      most = Math.max(most, counts[i * 8 + COUNT.intersections]);
-      mostVisible = Math.max(mostVisible, counts[i * 8 + COUNT.visibleNeeded]);
-    }
+    const counts = await countViews(this.ctx, this.rasterizer, this.frame, this.trainViews.slice(0, 64).map((view) => this.data.views[view].camera), this.settings(0));
+    const most = Math.max(0, ...counts.map((c) => c[COUNT.intersections]));
+    const mostVisible = Math.max(0, ...counts.map((c) => c[COUNT.visibleNeeded]));
     const wanted = Math.ceil(most * 1.5) + 1024;
     const visible = Math.min(this.capacity, Math.max(MIN_VISIBLE_CAPACITY, Math.ceil(mostVisible * VISIBLE_HEADROOM)));
     if (wanted > this.isectCapacity || visible !== this.frame.visibleCapacity) await this.buildFrames(Math.max(wanted, this.isectCapacity), visible);
@@ -458,19 +444,9 @@ export class Trainer {
    * (the forward up to the count), and the frame grown when one would overflow it.
    */
   private async fitVisible(cameras: readonly PinholeCamera[]) {
-    if (this.frame.visibleCapacity >= this.capacity || !cameras.length) return;
-    const staging = this.ctx.device.createBuffer({ label: 'train.visibleCounts', size: cameras.length * 32, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    for (const [i, camera] of cameras.entries()) {
-      const commands = this.ctx.commands('visible');
-      this.rasterizer.encodeIntersectionCount(commands, this.frame, camera, this.settings(0));
-      commands.copyBuffer(this.frame.counts, 0, staging, i * 32, 32);
-      await commands.submit();
-    }
-    await staging.mapAsync(GPUMapMode.READ);
-    const counts = new Uint32Array(staging.getMappedRange().slice(0));
-    staging.destroy();
-    let most = 0;
-    for (let i = 0; i < cameras.length; i++) most = Math.max(most, counts[i * 8 + COUNT.visibleNeeded]);
+    if (this.frame.visibleCapacity >= this.capacity) return;
+    const counts = await countViews(this.ctx, this.rasterizer, this.frame, cameras, this.settings(0));
+    const most = Math.max(0, ...counts.map((c) => c[COUNT.visibleNeeded]));
     if (most > this.frame.visibleCapacity) await this.rebuildForVisible(visibleCapacityFor(most, this.frame.visibleCapacity, this.capacity));
   }
 
