@@ -354,6 +354,7 @@ export class Trainer {
   /** Records and submits one training step (train-step.ts). Never waits for the GPU. */
   async trainStep(): Promise<void> {
     const t = this.step;
+    await this.densify.retire?.(t);
     await this.ensureCapacity(t);
     if (t % INTERSECTION_CHECK_EVERY === 0) await this.growIntersections();
     if (t % INTERSECTION_CHECK_EVERY === 0 || this.refinedLastStep) await this.growVisible();

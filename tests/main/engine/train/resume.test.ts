@@ -16,6 +16,8 @@ describe('checkpoints and exact resume', () => {
     ['with a splat budget and coarse-to-fine images', { budget: 900 }, { coarseToFine: { factor: 2, until: 0.5 } }],
     // the fused SH Adam's sparse steps and every group's bf16 moments (checkpoints hold them as f32)
     ['every group\'s moments bf16, sparse Adam', {}, { momentsPrecision: 'bf16-all', sparseAdam: true }],
+    // checkpointed after the refine stop: the densifier's state is freed there (a checkpoint holds none)
+    ['checkpointed after the refine stop', { refineStop: 20 }, {}],
   ] as const)('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (%s)', async (_, adc, overrides) => {
     const ctx = await testGpu();
     const data = await sampleScene(ctx, { width: 48, height: 36, views: 16, splats: 600 });
