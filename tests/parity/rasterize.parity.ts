@@ -45,6 +45,8 @@ export interface RasterParityOptions {
    * their gradients must be zero).
    */
   visibleCapacity?: 'exact' | 'half';
+  /** false: project_backward without the screen-space gradient (MEAN2D_GRADS off): its buffer must stay as poisoned, every other gradient as the reference. */
+  mean2dGrads?: boolean;
 }
 
 /**
@@ -63,7 +65,7 @@ function zeroPixelWeights(weights: LossWeights, p: number): void {
 const STOP_TIE = 1e-5;
 
 export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase, options: RasterParityOptions = {}): Promise<ParityResult[]> {
-  const { backwardReduce = 'partials', backwardPixels = 1, bigSplat, gatherItems, workgroupSize, cameraGrads = false, visibleCapacity } = options;
+  const { backwardReduce = 'partials', backwardPixels = 1, bigSplat, gatherItems, workgroupSize, cameraGrads = false, visibleCapacity, mean2dGrads = true } = options;
   const random = rng(seed);
   const out = c.outputs ?? {};
   const refOptions = { antialiased: c.antialiased, medianDepth: Boolean(out.median), normals: Boolean(out.normals), distortion: Boolean(out.distortion), splatWeights: Boolean(out.weights) };
@@ -81,7 +83,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   const camera = { ...scene.camera, worldToCamera: Array.from(Float32Array.from(scene.camera.worldToCamera)) };
   const background = Array.from(Float32Array.from(scene.background)) as [number, number, number];
   const { device } = ctx;
-  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, backwardPixels, bigSplat, gatherItems, workgroupSize, outputs: out, cameraGrads });
+  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, backwardPixels, bigSplat, gatherItems, workgroupSize, outputs: out, cameraGrads, mean2dGrads });
   const settings = { background, antialiased: c.antialiased, shDegree: scene.shDegree };
   const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
   // the visible capacity asked for, and the splats it culls (by index, past the first V visible)
@@ -206,7 +208,12 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   splats.destroy();
   grads.destroy();
   frame.destroy();
-  const name = `raster${cameraGrads ? ' (camera grads)' : ''}${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${bigSplat !== undefined ? ` (big > ${bigSplat})` : ''}${gatherItems !== undefined ? ` (gather ${workgroupSize ?? 256}x${gatherItems})` : ''}${visibleCapacity ? ` (visible capacity ${visibleCapacity})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}${c.leading ? ` (${c.leading.length} leading)` : ''}`;
+  const name = `raster${cameraGrads ? ' (camera grads)' : ''}${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${bigSplat !== undefined ? ` (big > ${bigSplat})` : ''}${gatherItems !== undefined ? ` (gather ${workgroupSize ?? 256}x${gatherItems})` : ''}${visibleCapacity ? ` (visible capacity ${visibleCapacity})` : ''}${mean2dGrads ? '' : ' (no mean2d grads)'}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}${c.leading ? ` (${c.leading.length} leading)` : ''}`;
+  const untouched = (what: string, values: Float32Array): ParityResult => {
+    const words = new Uint32Array(values.buffer, values.byteOffset, values.length);
+    const written = words.filter((w) => w !== 0x7fc00001).length;
+    return { name: `${name}: ${what}`, variant, seed, ok: written === 0, error: written, tolerance: 0, detail: `${written} of ${words.length} words written` };
+  };
   const result = (what: string, g: ArrayLike<number>, w: ArrayLike<number>, tolerance: number): ParityResult => {
     const error = relativeL2(g, w);
     let finite = true;
@@ -225,8 +232,9 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     result('grad quats', got.quats, refGrads.quats, 1e-3),
     result('grad opacityLogits', got.opacityLogits, refGrads.opacityLogits, 1e-3),
     result('grad sh', got.sh, refGrads.sh, 1e-3),
-    result('grad mean2d', mean2d, refGrads.mean2d, 1e-3),
-    result('absgrad mean2d', absMean2d, refGrads.absMean2d, 1e-3),
+    ...(mean2dGrads
+      ? [result('grad mean2d', mean2d, refGrads.mean2d, 1e-3), result('absgrad mean2d', absMean2d, refGrads.absMean2d, 1e-3)]
+      : [untouched('grad mean2d never written', got.mean2dRaw)]),
     ...extra.map((e) => result(e.what, e.got, e.want, e.tolerance ?? 1e-4)),
   ];
 }

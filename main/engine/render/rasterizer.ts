@@ -53,6 +53,12 @@ export interface RasterizerOptions extends RasterTuning {
    * gradients' SH region is a placeholder (override SH_GRADS; the other gradients bit-identical).
    */
   shGrads?: boolean;
+  /**
+   * Whether project_backward stores the screen-space mean gradient (default on; densification
+   * reads it). Off it is an override (MEAN2D_GRADS) and `grads.mean2d` may be a placeholder; the
+   * other gradients bit-identical. A trainer turns it off once nothing reads it (dropMean2dGrads).
+   */
+  mean2dGrads?: boolean;
 }
 
 /**
@@ -74,6 +80,8 @@ export class Rasterizer {
     readonly cameraGrads: boolean,
     /** Intersection records per gather_grads workgroup (its WG x ITEMS). */
     readonly gatherChunk: number,
+    /** project_backward's constants (dropMean2dGrads compiles it again without the mean2d gradient). */
+    private readonly projectBackwardConstants: Record<string, number>,
   ) {}
 
   /** With the per-adapter tuning cache (bench raster --sweep) filling what `options` leaves out. */
@@ -104,10 +112,11 @@ export class Rasterizer {
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const weights: Record<string, number> = outputs.weights ? { OUT_WEIGHTS: 1, WEIGHT_SLOTS: 256 } : {};
     const withBackward = (options.passes ?? 'forward+backward') === 'forward+backward';
+    const projectBackwardConstants = { WG, OUT_NORMALS: N, ...(options.cameraGrads ? { CAMERA_GRADS: 1 } : {}), ...(options.shGrads === false ? { SH_GRADS: 0 } : {}), ...(options.mean2dGrads === false ? { MEAN2D_GRADS: 0 } : {}) };
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherCarries, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
       get('project', 'project_forward', { WG, OUT_NORMALS: N, BIG }),
-      withBackward ? get('project', 'project_backward', { WG, OUT_NORMALS: N, ...(options.cameraGrads ? { CAMERA_GRADS: 1 } : {}), ...(options.shGrads === false ? { SH_GRADS: 0 } : {}) }) : undefined,
+      withBackward ? get('project', 'project_backward', projectBackwardConstants) : undefined,
       get('intersect', 'finish_count'),
       get('intersect', 'compact_visible'),
       get('intersect', 'gather_sorted', { WG, OUT_NORMALS: N }),
@@ -123,7 +132,18 @@ export class Rasterizer {
     ]);
     const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherCarries, gatherWeights };
     const outputsOn = { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) };
-    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, outputsOn, Boolean(options.cameraGrads), gatherWg * gatherItems);
+    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, outputsOn, Boolean(options.cameraGrads), gatherWg * gatherItems, projectBackwardConstants);
+  }
+
+  /**
+   * From now on project_backward stores no screen-space mean gradient (as `mean2dGrads: false`):
+   * for a trainer whose densifier no longer reads it. Frames bound before must be bound again
+   * (bindBackward), after which `grads.mean2d` may be a placeholder.
+   */
+  async dropMean2dGrads(): Promise<void> {
+    this.backwardPipelines('dropMean2dGrads');
+    this.projectBackwardConstants.MEAN2D_GRADS = 0;
+    this.pipelines.projectBackward = await this.ctx.kernels.get({ kernel: 'project', entryPoint: 'project_backward', constants: this.projectBackwardConstants, variant: this.variant });
   }
 
   /** Kernel pipelines (for reports: workgroup memory per variant etc.); the backward's are absent with passes 'forward'. */

@@ -347,6 +347,11 @@ export class AdcStrategy implements DensifyStrategy {
     this.retired = true;
   }
 
+  /** The statistics read the screen-space gradient until the refine stop, and nothing after. */
+  readsMean2dFrom(step: number): boolean {
+    return step < this.config.refineStop;
+  }
+
   /** The gradient statistics gathered since the last refine survive a resize (one runs just before a refine). */
   holdStatistics(commands: GpuCommands): (() => Promise<void>) | undefined {
     if (this.retired) return undefined;

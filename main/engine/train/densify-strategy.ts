@@ -66,6 +66,8 @@ export interface DensifyStrategy {
    * May read back (once).
    */
   retire?(step: number): Promise<void>;
+  /** Whether step `step` or a later one reads the screen-space mean gradient (`DensifyStep.mean2dGrad`); absent: always. */
+  readsMean2dFrom?(step: number): boolean;
   /** GPU bytes of the strategy's state (statistics, refine scratch). */
   readonly bytes: number;
   /** Splats whose growth a refine clipped for want of capacity, over the run (where a refine can clip). */

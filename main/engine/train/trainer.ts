@@ -113,6 +113,8 @@ export class Trainer {
   private readonly visible: VisibleCapacity;
   /** Whether the last step recorded a refine (the next checks the visible capacity first: the count may have grown). */
   private refinedLastStep = false;
+  /** Whether the screen-space mean gradient is no longer stored (nothing reads it: dropMean2d). */
+  private mean2dDropped = false;
   /** The splat count training may grow to: --max-splats, or less once GPU memory capped it. */
   splatCap: number;
   /** Why growth was capped by GPU memory (set once; memory-growth.ts), and who hears of it. */
@@ -315,6 +317,7 @@ export class Trainer {
     // loss write the backward's inputs, the frame's pixelGrads
     this.lossFrame = this.loss.createFrame(width, height, this.appearance ? undefined : this.frame.pixelGrads!.image);
     this.geometry = this.config.geometry ? await GeometryLoss.create(this.ctx, this.frame) : undefined;
+    if (this.mean2dDropped) this.model.grads.releaseMean2d(this.ctx.device); // a resized model's
     this.rasterizer.bindBackward(this.frame, this.model.grads);
     this.shAdamBinding = this.shAdam.bind(this.frame, this.model.groups.sh, this.model.splats, this.adam);
     this.cameraSum?.destroy();
@@ -355,6 +358,7 @@ export class Trainer {
   async trainStep(): Promise<void> {
     const t = this.step;
     await this.densify.retire?.(t);
+    if (!this.mean2dDropped && this.densify.readsMean2dFrom?.(t) === false) await this.dropMean2d();
     await this.ensureCapacity(t);
     if (t % INTERSECTION_CHECK_EVERY === 0) await this.growIntersections();
     if (t % INTERSECTION_CHECK_EVERY === 0 || this.refinedLastStep) await this.growVisible();
@@ -428,6 +432,18 @@ export class Trainer {
       this.growIsect = isect;
       await this.buildFrames(isect); // the densifier's statistics start over
     }
+  }
+
+  /**
+   * Once the densifier reads the screen-space mean gradient no more (ADC: from its refine stop),
+   * project_backward stops storing it and its buffer (16 B a splat of capacity) is freed. Nothing
+   * read it, so training is unchanged.
+   */
+  private async dropMean2d() {
+    await this.rasterizer.dropMean2dGrads();
+    this.mean2dDropped = true;
+    this.model.grads.releaseMean2d(this.ctx.device);
+    this.rasterizer.bindBackward(this.frame, this.model.grads);
   }
 
   /**

@@ -86,6 +86,7 @@ describe('densification strategies', () => {
     const ctx = await testGpu();
     const adc = new AdcStrategy(ctx, { ...ADC_DEFAULTS, refineStop: 100 });
     await adc.rebuild(64);
+    expect([adc.readsMean2dFrom(99), adc.readsMean2dFrom(100)], 'the screen-space gradient is read until the refine stop').toEqual([true, false]);
     await adc.retire(99);
     expect(adc.bytes, 'before the refine stop: kept').toBeGreaterThan(0);
     await adc.retire(100);
