@@ -13,10 +13,15 @@
 //   tile; key `tiles` is a sentinel for unused slots and sorts last)
 //   resolve (per sorted intersection i < M): sorted_rank[i] = isect_rank[emit index];
 //                                        tile_ranges[tile] = [first, last + 1)
-// Counts live in `counts` (written on the GPU by the scans): [0] splats n, [1] visible V (scan
-// total), [2] intersections M (scan total), [3] overflow flag, [4] min(M, capacity).
-// Dispatches cover the capacity; threads past the count exit. Writes past the intersection
-// capacity are dropped and flagged so the host can grow the buffers and render again.
+// Counts live in `counts` (written on the GPU by the scans): [0] splats n, [1] visible V (the
+// scan's total, then clamped to the visible capacity by visible_args), [2] intersections M (scan
+// total), [3] overflow flag, [4] min(M, capacity), [5] the visible splats the view had before
+// the clamp. Dispatches cover the capacity; threads past the count exit. Writes past the
+// intersection capacity are dropped and flagged so the host can grow the buffers and render
+// again. The depth-ranked arrays hold `visible_capacity` splats (a training frame sizes them by
+// the visible count, not the splat capacity): a view with more visible splats keeps the first
+// `visible_capacity` by index, compact_visible clears the others' visible flag (so that every
+// later pass, project_backward included, sees them as culled), and [5] > [1] tells the host.
 
 #include "splat-common"
 #include "wg-scan"
@@ -33,15 +38,17 @@ struct IntersectParams {
   isect_capacity: u32,
   // records per gather_grads workgroup (gather.wgsl's WG x ITEMS): finish_count sizes its dispatch
   gather_chunk: u32,
-  _pad1: u32,
-  _pad2: u32,
+  // splats the depth-ranked arrays hold (<= the splat capacity)
+  visible_capacity: u32,
+  // counts[] slot of the visible count before the clamp
+  visible_needed_index: u32,
 }
 
 @group(0) @binding(0) var<uniform> cam: Camera;
 @group(0) @binding(1) var<uniform> ip: IntersectParams;
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>;
 // compact_visible
-@group(0) @binding(4) var<storage, read> visible: array<u32>;
+@group(0) @binding(4) var<storage, read_write> visible: array<u32>;
 @group(0) @binding(5) var<storage, read> visible_offset: array<u32>;
 @group(0) @binding(6) var<storage, read> color_depth: array<vec4f>; // arena projected.colorDepth
 @group(0) @binding(7) var<storage, read_write> depth_keys: array<u32>;
@@ -99,10 +106,14 @@ fn write_groups(at: u32, groups: u32) {
   dispatch_args[at + 2u] = 1u;
 }
 
-// After the scan of the visibility flags.
+// After the scan of the visibility flags: the visible count clamped to the ranked arrays' size.
 @compute @workgroup_size(1)
 fn visible_args() {
-  write_args(0u, counts[ip.visible_index]);
+  let v = counts[ip.visible_index];
+  let kept = min(v, ip.visible_capacity);
+  counts[ip.visible_needed_index] = v;
+  counts[ip.visible_index] = kept;
+  write_args(0u, kept);
 }
 
 // After the scan of the tile counts: the intersection count clamped to the capacity (what the
@@ -123,6 +134,10 @@ fn compact_visible(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workg
     return;
   }
   let at = visible_offset[s];
+  if (at >= ip.visible_capacity) {
+    visible[s] = 0u; // past the ranked arrays: culled for this frame (counts[visible_needed_index] says so)
+    return;
+  }
   depth_keys[at] = bitcast<u32>(color_depth[s].w);
   depth_vals[at] = s;
 }

@@ -13,7 +13,8 @@
 //   in:  the same parameters and camera, v2d[4k..4k+3] (screen-space gradients summed over the
 //        splat's tiles: (v_x, v_y, v_a, v_b), (v_c, v_opacity, v_z, |v_x|), (v_rgb, |v_y|),
 //        (v_normal, 0) with OUT_NORMALS)
-//   out: grads of every parameter of s, and mean2d_grad[s] = (v_x, v_y, |v_x|, |v_y|) for densification;
+//   out: grads of every parameter of s, and mean2d_grad[s] = (v_x, v_y, |v_x|, |v_y|) for densification
+//        (not with MEAN2D_GRADS false: training after ADC's refine stop, mean2d_grad a placeholder);
 //        with CAMERA_GRADS also the splat's share of dL/d(camera) in camera_grad_partials[3s..3s+2]
 //        (see below; camera-grads.wgsl sums the shares in a fixed order)
 // Workgroup: WG threads (override), 1D, dispatched over the splat capacity (threads past the
@@ -101,6 +102,9 @@ fn covariance_2d(j: Jacobian, cov_cam: mat3x3f) -> vec3f {
 // the SH Adam is fused (SH_GRADS false: sh-adam.wgsl computes it again and applies it at once;
 // grad_sh is then a 16-byte placeholder the dead branch never writes).
 override SH_GRADS: bool = true;
+// Whether the screen-space gradient is stored (densification reads it); false once nothing does
+// (ADC after its refine stop): mean2d_grad is then a 16-byte placeholder the dead branches never write.
+override MEAN2D_GRADS: bool = true;
 fn sh_coeff_grad(s: u32, k: u32, g: vec3f) {
   if (SH_GRADS) {
     let p = cam.sh_plane;
@@ -254,7 +258,9 @@ fn write_zero_grads(s: u32) {
   for (var k = 0u; k < cam.sh_coeffs; k++) {
     sh_coeff_grad(s, k, vec3f(0.0));
   }
-  mean2d_grad[s] = vec4f(0.0);
+  if (MEAN2D_GRADS) {
+    mean2d_grad[s] = vec4f(0.0);
+  }
   if (CAMERA_GRADS) {
     for (var i = 0u; i < 3u; i++) {
       camera_grad_partials[3u * s + i] = vec4f(0.0);
@@ -306,7 +312,9 @@ fn project_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
   let v_opacity = g1.y;
   let v_z = g1.z;
   let v_rgb = g2.xyz;
-  mean2d_grad[s] = vec4f(v_xy, g1.w, g2.w);
+  if (MEAN2D_GRADS) {
+    mean2d_grad[s] = vec4f(v_xy, g1.w, g2.w);
+  }
 
   // ---- recompute the forward ----
   let mean = load_vec3(0u, s);

@@ -60,6 +60,8 @@ for (const variant of variants) {
   if (want('raster') && variant === 'subgroup') for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { backwardPixels: 2 }));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1 }));
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { cameraGrads: true }));
+  if (want('raster')) for (const c of RASTER_CASES) for (const visibleCapacity of ['exact', 'half'] as const) await run(() => rasterParity(ctx, variant, freshSeed(), c, { visibleCapacity }));
+  if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { mean2dGrads: false }));
   // gather's segmented sum: chunks of 64 records (many splats cross a border), and splats over every tile of a big image
   if (want('raster')) for (const c of RASTER_CASES) await run(() => rasterParity(ctx, variant, freshSeed(), c, { bigSplat: 1, gatherItems: 1, workgroupSize: 64 }));
   if (want('raster')) for (const options of [{}, { gatherItems: 1, workgroupSize: 64 }, ...(variant === 'subgroup' ? [{ backwardPixels: 2 as const }] : [])]) await run(() => rasterParity(ctx, variant, freshSeed(), BIG_SPLAT_CASE, options));

@@ -5,6 +5,8 @@ import { GpuSplatGrads, GpuSplats, shPlanarToAos } from '../../main/engine/rende
 import { CameraGradSum } from '../../main/engine/render/camera-grads.js';
 import { Rasterizer } from '../../main/engine/render/rasterizer.js';
 import type { SplatSet } from '../../shared/scene/splats.js';
+import type { PinholeCamera } from '../../shared/scene/camera.js';
+import type { RenderSettings } from '../../main/engine/render/camera-uniform.js';
 import { rng } from '../helpers/random.js';
 import { rasterizeBackward, rasterizeForward } from '../reference/rasterize.js';
 import { randomLossWeights, randomScene, type LossWeights, type SplatKind } from '../reference/scenes.js';
@@ -36,6 +38,15 @@ export interface RasterParityOptions {
   workgroupSize?: number;
   /** Camera refinement: also compare the summed dL/d(camera) (project_backward's shares, camera-grads.wgsl's sum). */
   cameraGrads?: boolean;
+  /**
+   * The frame's visible capacity (createFrame's `visibleCapacity`): 'exact' the view's visible
+   * count (every ranked array full), 'half' half of it (the rest must be culled: the reference
+   * renders the first half of the visible splats by index, the others with zero opacity, and
+   * their gradients must be zero).
+   */
+  visibleCapacity?: 'exact' | 'half';
+  /** false: project_backward without the screen-space gradient (MEAN2D_GRADS off): its buffer must stay as poisoned, every other gradient as the reference. */
+  mean2dGrads?: boolean;
 }
 
 /**
@@ -54,7 +65,7 @@ function zeroPixelWeights(weights: LossWeights, p: number): void {
 const STOP_TIE = 1e-5;
 
 export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed: number, c: RasterCase, options: RasterParityOptions = {}): Promise<ParityResult[]> {
-  const { backwardReduce = 'partials', backwardPixels = 1, bigSplat, gatherItems, workgroupSize, cameraGrads = false } = options;
+  const { backwardReduce = 'partials', backwardPixels = 1, bigSplat, gatherItems, workgroupSize, cameraGrads = false, visibleCapacity, mean2dGrads = true } = options;
   const random = rng(seed);
   const out = c.outputs ?? {};
   const refOptions = { antialiased: c.antialiased, medianDepth: Boolean(out.median), normals: Boolean(out.normals), distortion: Boolean(out.distortion), splatWeights: Boolean(out.weights) };
@@ -71,7 +82,14 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   };
   const camera = { ...scene.camera, worldToCamera: Array.from(Float32Array.from(scene.camera.worldToCamera)) };
   const background = Array.from(Float32Array.from(scene.background)) as [number, number, number];
-  const input = { ...scene, splats: f32, camera, background };
+  const { device } = ctx;
+  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, backwardPixels, bigSplat, gatherItems, workgroupSize, outputs: out, cameraGrads, mean2dGrads });
+  const settings = { background, antialiased: c.antialiased, shDegree: scene.shDegree };
+  const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
+  // the visible capacity asked for, and the splats it culls (by index, past the first V visible)
+  const clamp = visibleCapacity ? await visibleClamp(ctx, rasterizer, splats, c, camera, settings, visibleCapacity) : undefined;
+  const refSplats = clamp ? { ...f32, opacityLogits: Float32Array.from(f32.opacityLogits, (x, i) => (clamp.dropped.has(i) ? -1e30 : x)) } : f32;
+  const input = { ...scene, splats: refSplats, camera, background };
   const ref = rasterizeForward(input);
   // Pixels at a discontinuity (alpha within float32 noise of the 1/255 cut, transmittance of
   // the 1e-4 stop) may legitimately go either way in float32: they are where nudging every
@@ -83,7 +101,7 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   // by d delta / sigma^2 with it: ~1e-3 relative at sigma ~ 0.5 px, 100x the opacity nudge, so a pixel
   // at its 1/255 cut goes either way (seed 557200633: one tiny splat's mean2d gradient 1.3% off).
   // Moving the principal point shifts every mean2d by exactly that many pixels.
-  const nudged = (delta: number) => rasterizeForward({ ...input, splats: { ...f32, opacityLogits: Float64Array.from(f32.opacityLogits, (x) => x + delta) } });
+  const nudged = (delta: number) => rasterizeForward({ ...input, splats: { ...refSplats, opacityLogits: Float64Array.from(refSplats.opacityLogits, (x) => x + delta) } });
   const shifted = (du: number, dv: number) => rasterizeForward({ ...input, camera: { ...camera, cx: camera.cx + du, cy: camera.cy + dv } });
   const shift = POSITION_NUDGE * Math.max(camera.fx, camera.fy);
   const nudges = [nudged(1e-5), nudged(-1e-5), shifted(shift, 0), shifted(-shift, 0), shifted(0, shift), shifted(0, -shift)];
@@ -97,12 +115,9 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
       ambiguousCount++;
     }
   }
-  const { device } = ctx;
-  const rasterizer = await Rasterizer.create(ctx, { variant, backwardReduce, backwardPixels, bigSplat, gatherItems, workgroupSize, outputs: out, cameraGrads });
-  const splats = GpuSplats.fromHost(ctx, f32, c.count + 7); // capacity > count: the GPU count must rule
   // room for every intersection of the big-splat case (a splat over every tile: tiles records)
   const tiles = Math.ceil(c.width / 16) * Math.ceil(c.height / 16);
-  const frame = await rasterizer.createFrame(splats, c.width, c.height, Math.max(1 << 16, splats.capacity * 4, tiles * 8));
+  const frame = await rasterizer.createFrame(splats, c.width, c.height, Math.max(1 << 16, splats.capacity * 4, tiles * 8), clamp?.capacity);
   const P = c.width * c.height;
   poisonBuffer(device, frame.image);
   poisonBuffer(device, frame.depth);
@@ -127,7 +142,6 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     poisonBuffer(device, frame.cameraGradPartials);
     poisonBuffer(device, cameraSum.result);
   }
-  const settings = { background, antialiased: c.antialiased, shDegree: scene.shDegree };
   const commands = ctx.commands('parity.raster');
   rasterizer.encodeForward(commands, frame, camera, settings);
   rasterizer.encodeBackward(commands, frame);
@@ -194,12 +208,20 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
   splats.destroy();
   grads.destroy();
   frame.destroy();
-  const name = `raster${cameraGrads ? ' (camera grads)' : ''}${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${bigSplat !== undefined ? ` (big > ${bigSplat})` : ''}${gatherItems !== undefined ? ` (gather ${workgroupSize ?? 256}x${gatherItems})` : ''}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}${c.leading ? ` (${c.leading.length} leading)` : ''}`;
+  const name = `raster${cameraGrads ? ' (camera grads)' : ''}${backwardReduce === 'cas' ? ' (cas)' : ''}${backwardPixels === 2 ? ' (2 px/thread)' : ''}${bigSplat !== undefined ? ` (big > ${bigSplat})` : ''}${gatherItems !== undefined ? ` (gather ${workgroupSize ?? 256}x${gatherItems})` : ''}${visibleCapacity ? ` (visible capacity ${visibleCapacity})` : ''}${mean2dGrads ? '' : ' (no mean2d grads)'}${c.outputs ? ` +${Object.keys(c.outputs).filter((k) => (c.outputs as Record<string, boolean>)[k]).join('+')}` : ''} ${c.count} splats ${c.width}x${c.height} deg ${scene.shDegree}/${c.setDegree}${c.antialiased ? ' aa' : ''}${c.kinds ? ` [${c.kinds.join(',')}]` : ''}${c.leading ? ` (${c.leading.length} leading)` : ''}`;
+  const untouched = (what: string, values: Float32Array): ParityResult => {
+    const words = new Uint32Array(values.buffer, values.byteOffset, values.length);
+    const written = words.filter((w) => w !== 0x7fc00001).length;
+    return { name: `${name}: ${what}`, variant, seed, ok: written === 0, error: written, tolerance: 0, detail: `${written} of ${words.length} words written` };
+  };
   const result = (what: string, g: ArrayLike<number>, w: ArrayLike<number>, tolerance: number): ParityResult => {
     const error = relativeL2(g, w);
     let finite = true;
     for (let i = 0; i < g.length; i++) if (!Number.isFinite(g[i])) finite = false;
-    return { name: `${name}: ${what}`, variant, seed, ok: finite && error < tolerance && ambiguousCount <= 0.02 * P && !counts.overflow, error, tolerance, detail: `${what} rel L2 ${error.toExponential(2)}${finite ? '' : ' (non-finite or unwritten values)'}${counts.overflow ? ' (intersections overflowed the capacity)' : ''}; ${counts.visible} visible, ${counts.intersections} intersections, ${ambiguousCount} pixels at a discontinuity left out` };
+    // a clamped frame must rank exactly its capacity and report the view's whole visible count
+    const clampOk = !clamp || (counts.visible === clamp.capacity && counts.visibleNeeded === clamp.needed);
+    const clampDetail = clamp ? `; visible capacity ${clamp.capacity} of ${counts.visibleNeeded} needed (want ${clamp.needed}), ${counts.visible} ranked` : '';
+    return { name: `${name}: ${what}`, variant, seed, ok: finite && error < tolerance && ambiguousCount <= 0.02 * P && !counts.overflow && clampOk, error, tolerance, detail: `${what} rel L2 ${error.toExponential(2)}${finite ? '' : ' (non-finite or unwritten values)'}${counts.overflow ? ' (intersections overflowed the capacity)' : ''}; ${counts.visible} visible, ${counts.intersections} intersections, ${ambiguousCount} pixels at a discontinuity left out${clampDetail}` };
   };
   return [
     result('forward rgb', rgb, refRgb, 1e-4),
@@ -210,10 +232,31 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     result('grad quats', got.quats, refGrads.quats, 1e-3),
     result('grad opacityLogits', got.opacityLogits, refGrads.opacityLogits, 1e-3),
     result('grad sh', got.sh, refGrads.sh, 1e-3),
-    result('grad mean2d', mean2d, refGrads.mean2d, 1e-3),
-    result('absgrad mean2d', absMean2d, refGrads.absMean2d, 1e-3),
+    ...(mean2dGrads
+      ? [result('grad mean2d', mean2d, refGrads.mean2d, 1e-3), result('absgrad mean2d', absMean2d, refGrads.absMean2d, 1e-3)]
+      : [untouched('grad mean2d never written', got.mean2dRaw)]),
     ...extra.map((e) => result(e.what, e.got, e.want, e.tolerance ?? 1e-4)),
   ];
+}
+
+/**
+ * The visible count of the scene's view (a full frame, the forward up to the count) and the
+ * visible capacity `mode` asks for; `dropped`: the visible splats past the first `capacity` by
+ * index, which a frame of that capacity must cull.
+ */
+async function visibleClamp(ctx: GpuContext, rasterizer: Rasterizer, splats: GpuSplats, c: RasterCase, camera: PinholeCamera, settings: RenderSettings, mode: 'exact' | 'half') {
+  const full = await rasterizer.createFrame(splats, c.width, c.height);
+  const commands = ctx.commands('parity.visible');
+  rasterizer.encodeIntersectionCount(commands, full, camera, settings);
+  await commands.submit();
+  const needed = (await rasterizer.readCounts(full)).visibleNeeded;
+  const flags = new Uint32Array(await readBuffer(ctx.device, full.internal.visible, c.count * 4));
+  full.destroy();
+  const capacity = Math.max(1, mode === 'exact' ? needed : Math.floor(needed / 2));
+  const dropped = new Set<number>();
+  let seen = 0;
+  for (let i = 0; i < c.count; i++) if (flags[i] && seen++ >= capacity) dropped.add(i);
+  return { needed, capacity, dropped };
 }
 
 export const RASTER_CASES: readonly RasterCase[] = [

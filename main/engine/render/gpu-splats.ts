@@ -107,14 +107,25 @@ export class GpuSplatGrads {
   readonly quats: GpuRegion;
   readonly opacityLogits: GpuRegion;
   readonly sh: GpuRegion;
-  /** vec4 per splat: (d mean2d x, y, sum |.| x, y) for densification. */
-  readonly mean2d: GPUBuffer;
+  /** vec4 per splat: (d mean2d x, y, sum |.| x, y) for densification; a placeholder after releaseMean2d. */
+  mean2d: GPUBuffer;
 
   constructor(ctx: GpuContext, readonly capacity: number, readonly shCoeffs: number, label = 'grads', sh = true) {
     const { device } = ctx;
     this.arena = new GpuArena(device, 'splat_grads', label, { means: capacity * 12, logScales: capacity * 12, quats: capacity * 16, opacityLogits: capacity * 4, sh: sh ? capacity * shCoeffs * 12 : 0 });
     ({ means: this.means, logScales: this.logScales, quats: this.quats, opacityLogits: this.opacityLogits, sh: this.sh } = this.arena.regions);
     this.mean2d = createStorage(device, `${label}.mean2d`, capacity * 16);
+  }
+
+  /**
+   * Frees the screen-space gradient (16 B a splat of capacity) for a 16-byte placeholder: only for
+   * a rasterizer whose project_backward no longer writes it (Rasterizer.dropMean2dGrads).
+   */
+  releaseMean2d(device: GPUDevice): void {
+    if (this.mean2d.size <= 16) return;
+    const label = this.mean2d.label;
+    this.mean2d.destroy();
+    this.mean2d = createStorage(device, label, 16);
   }
 
   /** Every gradient range (clearing before a step). */

@@ -29,8 +29,11 @@ export interface FrameBuffers {
   grads0: GpuRegion; grads1: GpuRegion; grads2: GpuRegion; grads3: GpuRegion; v2d: GPUBuffer; gatherCarries: GPUBuffer; isectWeights: GPUBuffer;
 }
 
-/** Indices into a frame's `counts` buffer (see kernels/intersect.wgsl). */
-export const COUNT = { splats: 0, visible: 1, intersections: 2, overflow: 3, clamped: 4 } as const;
+/**
+ * Indices into a frame's `counts` buffer (see kernels/intersect.wgsl): `visible` is the count the
+ * frame ranked (at most its visibleCapacity), `visibleNeeded` the view's visible splats.
+ */
+export const COUNT = { splats: 0, visible: 1, intersections: 2, overflow: 3, clamped: 4, visibleNeeded: 5 } as const;
 
 /** The rasterizer's compiled pipelines (the backward's absent with passes 'forward'). */
 export interface Pipelines {
@@ -61,6 +64,11 @@ export class RasterFrame {
   activeTiles: { x: number; y: number; total: number };
   readonly capacity: number;
   readonly isectCapacity: number;
+  /**
+   * Visible splats the depth-ranked arrays hold (<= capacity): a view with more renders the first
+   * this many by index and counts the rest in COUNT.visibleNeeded (kernels/intersect.wgsl).
+   */
+  readonly visibleCapacity: number;
   /** Arenas (gpu/arena.ts): the per-pixel outputs and, from createFrame, the per-splat and per-intersection data. */
   readonly arenas: GpuArena[] = [];
   // outputs
@@ -103,13 +111,14 @@ export class RasterFrame {
   /** Buffers the backward needs that callers may bind (v2d etc.). */
   internal!: FrameBuffers;
 
-  constructor(readonly ctx: GpuContext, readonly splats: GpuSplats, width: number, height: number, isectCapacity: number, outputs: Required<RasterOutputs>) {
+  constructor(readonly ctx: GpuContext, readonly splats: GpuSplats, width: number, height: number, isectCapacity: number, visibleCapacity: number, outputs: Required<RasterOutputs>) {
     this.width = width;
     this.height = height;
     this.tiles = tileCounts({ width, height });
     this.activeTiles = this.tiles;
     this.capacity = splats.capacity;
     this.isectCapacity = isectCapacity;
+    this.visibleCapacity = Math.max(1, Math.min(splats.capacity, Math.ceil(visibleCapacity)));
     const { device } = ctx;
     const pixels = width * height;
     const own = (label: string, bytes: number, usage = 0) => {

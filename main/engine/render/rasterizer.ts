@@ -53,6 +53,12 @@ export interface RasterizerOptions extends RasterTuning {
    * gradients' SH region is a placeholder (override SH_GRADS; the other gradients bit-identical).
    */
   shGrads?: boolean;
+  /**
+   * Whether project_backward stores the screen-space mean gradient (default on; densification
+   * reads it). Off it is an override (MEAN2D_GRADS) and `grads.mean2d` may be a placeholder; the
+   * other gradients bit-identical. A trainer turns it off once nothing reads it (dropMean2dGrads).
+   */
+  mean2dGrads?: boolean;
 }
 
 /**
@@ -74,6 +80,8 @@ export class Rasterizer {
     readonly cameraGrads: boolean,
     /** Intersection records per gather_grads workgroup (its WG x ITEMS). */
     readonly gatherChunk: number,
+    /** project_backward's constants (dropMean2dGrads compiles it again without the mean2d gradient). */
+    private readonly projectBackwardConstants: Record<string, number>,
   ) {}
 
   /** With the per-adapter tuning cache (bench raster --sweep) filling what `options` leaves out. */
@@ -104,10 +112,11 @@ export class Rasterizer {
     const get = (kernel: string, entryPoint: string, constants: Record<string, number> = { WG }) => ctx.kernels.get({ kernel, entryPoint, constants, variant });
     const weights: Record<string, number> = outputs.weights ? { OUT_WEIGHTS: 1, WEIGHT_SLOTS: 256 } : {};
     const withBackward = (options.passes ?? 'forward+backward') === 'forward+backward';
+    const projectBackwardConstants = { WG, OUT_NORMALS: N, ...(options.cameraGrads ? { CAMERA_GRADS: 1 } : {}), ...(options.shGrads === false ? { SH_GRADS: 0 } : {}), ...(options.mean2dGrads === false ? { MEAN2D_GRADS: 0 } : {}) };
     const [visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherCarries, gatherWeights, scan, sort] = await Promise.all([
       get('intersect', 'visible_args'),
       get('project', 'project_forward', { WG, OUT_NORMALS: N, BIG }),
-      withBackward ? get('project', 'project_backward', { WG, OUT_NORMALS: N, ...(options.cameraGrads ? { CAMERA_GRADS: 1 } : {}), ...(options.shGrads === false ? { SH_GRADS: 0 } : {}) }) : undefined,
+      withBackward ? get('project', 'project_backward', projectBackwardConstants) : undefined,
       get('intersect', 'finish_count'),
       get('intersect', 'compact_visible'),
       get('intersect', 'gather_sorted', { WG, OUT_NORMALS: N }),
@@ -123,7 +132,18 @@ export class Rasterizer {
     ]);
     const pipelines = { visibleArgs, projectForward, projectBackward, finishCount, compactVisible, gatherSorted, emit, resolve, rasterForward, rasterBackward, gatherGrads, gatherCarries, gatherWeights };
     const outputsOn = { median: Boolean(outputs.median), normals: Boolean(outputs.normals), distortion: Boolean(outputs.distortion), weights: Boolean(outputs.weights) };
-    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, outputsOn, Boolean(options.cameraGrads), gatherWg * gatherItems);
+    return new Rasterizer(ctx, pipelines, scan, sort, WG, variant, backward, outputsOn, Boolean(options.cameraGrads), gatherWg * gatherItems, projectBackwardConstants);
+  }
+
+  /**
+   * From now on project_backward stores no screen-space mean gradient (as `mean2dGrads: false`):
+   * for a trainer whose densifier no longer reads it. Frames bound before must be bound again
+   * (bindBackward), after which `grads.mean2d` may be a placeholder.
+   */
+  async dropMean2dGrads(): Promise<void> {
+    this.backwardPipelines('dropMean2dGrads');
+    this.projectBackwardConstants.MEAN2D_GRADS = 0;
+    this.pipelines.projectBackward = await this.ctx.kernels.get({ kernel: 'project', entryPoint: 'project_backward', constants: this.projectBackwardConstants, variant: this.variant });
   }
 
   /** Kernel pipelines (for reports: workgroup memory per variant etc.); the backward's are absent with passes 'forward'. */
@@ -131,10 +151,17 @@ export class Rasterizer {
     return this.pipelines;
   }
 
-  async createFrame(splats: GpuSplats, width: number, height: number, isectCapacity = Math.max(1 << 16, splats.capacity * 4)): Promise<RasterFrame> {
-    const frame = new RasterFrame(this.ctx, splats, width, height, isectCapacity, this.outputs);
+  /**
+   * `visibleCapacity`: the visible splats its depth-ranked arrays hold (default, and at most, the
+   * splat capacity); a training frame sizes them by the views' visible counts (Trainer's
+   * VisibleCapacity), since they are most of a frame's per-splat bytes.
+   */
+  async createFrame(splats: GpuSplats, width: number, height: number, isectCapacity = Math.max(1 << 16, splats.capacity * 4), visibleCapacity = splats.capacity): Promise<RasterFrame> {
+    const frame = new RasterFrame(this.ctx, splats, width, height, isectCapacity, visibleCapacity, this.outputs);
     const { device } = this.ctx;
     const N = splats.capacity;
+    // per depth rank k < V: the ranked attributes, tile counts and their scan, v2d, the depth sort
+    const V = frame.visibleCapacity;
     const M = isectCapacity;
     const T = frame.tiles.total;
     const own = (label: string, bytes: number) => {
@@ -147,9 +174,9 @@ export class Rasterizer {
     // storage bindings binds each as one; the optional outputs' members are placeholders when off.
     const projected = frame.arena('projected', 'projected', { conicOpacity: N * 16, colorDepth: N * 16, normal: normalsOn ? N * 16 : 0 });
     const projectedXyRect = frame.arena('projected_xy_rect', 'projectedXyRect', { xy: N * 8, rect: N * 8 });
-    const ranked = frame.arena('ranked', 'ranked', { conicOpacity: N * 16, colorDepth: N * 16, normal: normalsOn ? N * 16 : 0 });
-    const rankedXyRect = frame.arena('ranked_xy_rect', 'rankedXyRect', { xy: N * 8, rect: N * 8 });
-    const rankCounts = frame.arena('rank_counts', 'rankCounts', { count: N * 4, rankOfSplat: N * 4 });
+    const ranked = frame.arena('ranked', 'ranked', { conicOpacity: V * 16, colorDepth: V * 16, normal: normalsOn ? V * 16 : 0 });
+    const rankedXyRect = frame.arena('ranked_xy_rect', 'rankedXyRect', { xy: V * 8, rect: V * 8 });
+    const rankCounts = frame.arena('rank_counts', 'rankCounts', { count: V * 4, rankOfSplat: N * 4 });
     const tileOrder = frame.arena('tile_order', 'tileOrder', { rank: M * 4, emit: M * 4 });
     const isectGrads = frame.arena('isect_grads', 'isectGrads', { g0: M * 16, g1: M * 16, g2: M * 16, g3: normalsOn ? M * 16 : 0 });
     const P = width * height;
@@ -163,8 +190,8 @@ export class Rasterizer {
       tileRect: projectedXyRect.rect,
       visible: own('visible', N * 4),
       visibleOffset: own('visibleOffset', (N + 1) * 4),
-      depthKeys: own('depthKeys', N * 4),
-      depthVals: own('depthVals', N * 4),
+      depthKeys: own('depthKeys', V * 4),
+      depthVals: own('depthVals', V * 4),
       sortedXy: rankedXyRect.xy,
       sortedConicOpacity: ranked.conicOpacity,
       sortedColorDepth: ranked.colorDepth,
@@ -172,7 +199,7 @@ export class Rasterizer {
       sortedCount: rankCounts.count,
       sortedRect: rankedXyRect.rect,
       rankOfSplat: rankCounts.rankOfSplat,
-      isectOffset: own('isectOffset', (N + 1) * 4),
+      isectOffset: own('isectOffset', (V + 1) * 4),
       isectKeys: own('isectKeys', M * 4),
       isectVals: own('isectVals', M * 4),
       isectRank: own('isectRank', M * 4),
@@ -183,7 +210,7 @@ export class Rasterizer {
       grads1: isectGrads.g1,
       grads2: isectGrads.g2,
       grads3: isectGrads.g3,
-      v2d: own('v2d', N * 64),
+      v2d: own('v2d', V * 64),
       // per gather chunk: head and tail carries of 4 vec4 (gather.wgsl)
       gatherCarries: own('gatherCarries', Math.ceil(M / this.gatherChunk) * 128),
       isectWeights: own('isectWeights', this.outputs.weights ? M * 8 : 16),
@@ -191,18 +218,18 @@ export class Rasterizer {
     frame.internal = b;
     frame.splatWeights = own('splatWeights', this.outputs.weights ? N * 8 : 16);
     frame.cameraGradPartials = own('cameraGradPartials', this.cameraGrads ? N * 48 : 16);
-    // Byte accounting for reports: per splat, per intersection (sort scratch and histograms: ~9 B
-    // a key of the sorts), per pixel.
+    // Byte accounting for reports: per splat of capacity, per intersection (sort scratch and
+    // histograms: ~9 B a key of the sorts; the depth sort's keys are V), per pixel.
     const perSplat = [b.xy, b.conicOpacity, b.colorDepth, b.tileCount, b.tileRect, b.visible, b.visibleOffset, b.depthKeys, b.depthVals, b.sortedXy, b.sortedConicOpacity, b.sortedColorDepth, b.sortedCount, b.sortedRect, b.rankOfSplat, b.isectOffset, b.v2d].reduce((sum, x) => sum + x.size, 0);
     const perIsect = [b.isectKeys, b.isectVals, b.isectRank, b.sortedRank, b.sortedEmit, b.grads0, b.grads1, b.grads2, b.gatherCarries].reduce((sum, x) => sum + x.size, 0);
     const pixelGradBytes = frame.pixelGrads ? frame.pixelGrads.image.size + frame.pixelGrads.aux.size : 0;
-    frame.bytes = { perSplat: perSplat / N + 9, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.state.size + pixelGradBytes) / (width * height) };
+    frame.bytes = { perSplat: (perSplat + 9 * V) / N, perIntersection: perIsect / M + 9, perPixel: (frame.image.size + frame.depth.size + frame.state.size + pixelGradBytes) / (width * height) };
     const dispatchArgs = createStorage(device, 'raster.dispatchArgs', 48, GPUBufferUsage.INDIRECT);
     frame.buffers.push(dispatchArgs);
     frame.dispatchArgs = dispatchArgs;
     const intersect = UniformStruct.of('intersect', 'IntersectParams');
     const intersectParams = createUniform(device, 'raster.intersectParams', intersect.size);
-    device.queue.writeBuffer(intersectParams, 0, intersect.pack({ n_index: COUNT.splats, visible_index: COUNT.visible, isect_index: COUNT.intersections, overflow_index: COUNT.overflow, isect_capacity: M, gather_chunk: this.gatherChunk }));
+    device.queue.writeBuffer(intersectParams, 0, intersect.pack({ n_index: COUNT.splats, visible_index: COUNT.visible, isect_index: COUNT.intersections, overflow_index: COUNT.overflow, isect_capacity: M, gather_chunk: this.gatherChunk, visible_capacity: V, visible_needed_index: COUNT.visibleNeeded }));
     const gather = UniformStruct.of('gather', 'GatherParams');
     const gatherParams = createUniform(device, 'raster.gatherParams', gather.size);
     device.queue.writeBuffer(gatherParams, 0, gather.pack({ visible_index: COUNT.visible, isect_capacity: M, clamped_index: COUNT.clamped }));
@@ -211,11 +238,11 @@ export class Rasterizer {
     const counts = { buffer: frame.counts, index: 0 };
     frame.scans = {
       visible: this.scan.createPlan(N, b.visible, b.visibleOffset, { ...counts, index: COUNT.splats }, COUNT.visible),
-      isect: this.scan.createPlan(N, b.sortedCount, b.isectOffset, { ...counts, index: COUNT.visible }, COUNT.intersections),
+      isect: this.scan.createPlan(V, b.sortedCount, b.isectOffset, { ...counts, index: COUNT.visible }, COUNT.intersections),
     };
     const tileBits = Math.max(1, Math.ceil(Math.log2(T + 1)));
     frame.sorts = {
-      depth: await this.sort.createPlan(N, b.depthKeys, b.depthVals, { ...counts, index: COUNT.visible }, 32),
+      depth: await this.sort.createPlan(V, b.depthKeys, b.depthVals, { ...counts, index: COUNT.visible }, 32),
       tile: await this.sort.createPlan(M, b.isectKeys, b.isectVals, { ...counts, index: COUNT.clamped }, tileBits),
     };
     const order = frame.sorts.depth.resultVals;
@@ -337,8 +364,8 @@ export class Rasterizer {
   }
 
   /** Reads the frame's counters (a sync point: tests, benchmarks, sizing; never inside a training step). */
-  async readCounts(frame: RasterFrame): Promise<{ splats: number; visible: number; intersections: number; overflow: boolean }> {
+  async readCounts(frame: RasterFrame): Promise<{ splats: number; visible: number; visibleNeeded: number; intersections: number; overflow: boolean }> {
     const c = new Uint32Array(await readBuffer(this.ctx.device, frame.counts, 32));
-    return { splats: c[COUNT.splats], visible: c[COUNT.visible], intersections: c[COUNT.intersections], overflow: c[COUNT.overflow] !== 0 };
+    return { splats: c[COUNT.splats], visible: c[COUNT.visible], visibleNeeded: c[COUNT.visibleNeeded], intersections: c[COUNT.intersections], overflow: c[COUNT.overflow] !== 0 };
   }
 }

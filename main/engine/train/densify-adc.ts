@@ -327,14 +327,34 @@ export class AdcStrategy implements DensifyStrategy {
 
   /** Growth clipped by the densifiers replaced so far (a resize follows a clipped refine). */
   private clippedBefore = 0;
+  /** From the refine stop on nothing reads the statistics or the refine's state: freed (retire). */
+  private retired = false;
 
   async rebuild(capacity: number): Promise<void> {
+    if (this.retired) return;
     if (this.densifier.bytes) this.clippedBefore += await this.densifier.current.clippedGrowth();
     await this.densifier.replace(() => AdcDensifier.create(this.ctx, capacity, this.config));
   }
 
+  /**
+   * From the refine stop: the statistics (20 B a splat of capacity) and the refine's state are
+   * freed, since encodeAfterAdam no longer touches them (no statistics, refines or opacity resets).
+   */
+  async retire(step: number): Promise<void> {
+    if (this.retired || step < this.config.refineStop) return;
+    if (this.densifier.bytes) this.clippedBefore += await this.densifier.current.clippedGrowth();
+    this.densifier.destroy();
+    this.retired = true;
+  }
+
+  /** The statistics read the screen-space gradient until the refine stop, and nothing after. */
+  readsMean2dFrom(step: number): boolean {
+    return step < this.config.refineStop;
+  }
+
   /** The gradient statistics gathered since the last refine survive a resize (one runs just before a refine). */
-  holdStatistics(commands: GpuCommands): () => Promise<void> {
+  holdStatistics(commands: GpuCommands): (() => Promise<void>) | undefined {
+    if (this.retired) return undefined;
     const { device } = this.ctx;
     const old = this.densifier.current;
     const acc = createStorage(device, 'resize.gradAcc', old.gradAcc.size);
@@ -384,6 +404,7 @@ export class AdcStrategy implements DensifyStrategy {
   }
 
   async checkpointBlobs(count: number): Promise<{ name: string; data: Uint8Array }[]> {
+    if (this.retired) return []; // nothing reads statistics from here on: a resume starts fresh ones (restore)
     const { device } = this.ctx;
     const d = this.densifier.current;
     return [
@@ -408,6 +429,7 @@ export class AdcStrategy implements DensifyStrategy {
 
   /** Growers the run's refines left ungrown for want of capacity (a GPU sync point). */
   async clippedGrowth(): Promise<number> {
+    if (this.retired) return this.clippedBefore;
     return this.clippedBefore + (await this.densifier.current.clippedGrowth());
   }
 

@@ -60,6 +60,14 @@ export interface DensifyStrategy {
   checkpointBlobs(count: number): Promise<{ name: string; data: Uint8Array }[]>;
   /** Puts `checkpointBlobs`' state back (`floats` reads one blob, checking its size). */
   restore(blobs: ReadonlyMap<string, Uint8Array>, count: number, floats: (name: string, count: number) => Float32Array): void;
+  /**
+   * Before recording step `step`: frees the state no step from `step` on uses (ADC: all of it from
+   * the refine stop; then rebuild and holdStatistics do nothing and checkpoints hold no statistics).
+   * May read back (once).
+   */
+  retire?(step: number): Promise<void>;
+  /** Whether step `step` or a later one reads the screen-space mean gradient (`DensifyStep.mean2dGrad`); absent: always. */
+  readsMean2dFrom?(step: number): boolean;
   /** GPU bytes of the strategy's state (statistics, refine scratch). */
   readonly bytes: number;
   /** Splats whose growth a refine clipped for want of capacity, over the run (where a refine can clip). */

@@ -264,6 +264,7 @@ export async function runTrainingJob(ctx: GpuContext, options: TrainJobOptions):
     const splats = await trainer.download();
     if (trainer.nonFiniteSkipped > 0) log('warn', `${trainer.nonFiniteSkipped} non-finite gradient values were skipped (never applied to the parameters)`);
     if (trainer.isectOverflows > 0) log('warn', `${trainer.isectOverflows} steps needed more intersections than the buffers held (their gradients missed some; the buffers grew after)`);
+    if (trainer.visibleOverflows > 0) log('warn', `${trainer.visibleOverflows} steps' views had more visible splats than the frame held (rendered without the rest; the frame grew after)`);
     const clippedGrowth = await trainer.clippedGrowth();
     if (clippedGrowth > 0) log('info', `${clippedGrowth} splats a refine would have grown waited for a later one (train.refineGrowth: the most one refine grows)`);
     const train = data.views.filter((v) => v.split === 'train');

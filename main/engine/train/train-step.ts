@@ -11,7 +11,7 @@ import type { PinholeCamera } from '../../../shared/scene/camera.js';
 import { rangeOf } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
 import { CAMERA_GRADIENT_BYTES, type CameraGradSum } from '../render/camera-grads.js';
-import type { RasterFrame, Rasterizer } from '../render/rasterizer.js';
+import { COUNT, type RasterFrame, type Rasterizer } from '../render/rasterizer.js';
 import type { Adam } from './adam.js';
 import type { ShAdam } from './sh-adam.js';
 import { appearanceLearningRate, type Appearance } from './appearance.js';
@@ -92,6 +92,8 @@ export interface StepReports {
   splatCount(count: number): void;
   /** Intersections the step needed, against the `capacity` its frame held. */
   intersections(needed: number, capacity: number): void;
+  /** Visible splats the step's view had, against the `capacity` its frame's ranked arrays held. */
+  visible(needed: number, capacity: number): void;
 }
 
 /** The render settings of a step: the data's background, the config's antialiasing, the SH degree active at `step`. */
@@ -99,8 +101,8 @@ export function renderSettings(data: TrainingData, config: TrainerConfig, step: 
   return { background: data.background, antialiased: config.antialiased, shDegree: activeShDegree(step, config.shDegree, config.shDegreeEvery) };
 }
 
-/** Records and submits step `plan.step`; returns once it is submitted (never waits for the GPU). */
-export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports: StepReports): Promise<void> {
+/** Records and submits step `plan.step`; returns once it is submitted (never waits for the GPU), saying whether a refine may have changed the count. */
+export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports: StepReports): Promise<{ refined: boolean }> {
   const { ctx, data, config: cfg, rasterizer, frame, lossFrame, appearance, geometry, adam, densify, readbacks, model } = parts;
   const { step: t, view, camera } = plan;
   const loc = parts.targets.location[view];
@@ -178,8 +180,13 @@ export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports:
   if (flagStaging) readbacks.read(flagStaging, (bytes) => reports.adamFlags(new Uint32Array(bytes), t));
   if (countStaging) readbacks.read(countStaging, (bytes) => reports.splatCount(new Uint32Array(bytes)[0]));
   const capacity = parts.isectCapacity;
-  // [2]: intersections this step needed
-  readbacks.read(frameCounts, (bytes) => reports.intersections(new Uint32Array(bytes)[2], capacity));
+  const visibleCapacity = frame.visibleCapacity;
+  readbacks.read(frameCounts, (bytes) => {
+    const c = new Uint32Array(bytes);
+    reports.intersections(c[COUNT.intersections], capacity);
+    reports.visible(c[COUNT.visibleNeeded], visibleCapacity);
+  });
+  return { refined };
 }
 
 /**

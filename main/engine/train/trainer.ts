@@ -42,6 +42,8 @@ import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, t
 import { formatBytes, isGpuOutOfMemory } from '../gpu/memory.js';
 import { capacityBindingLimit, describeCap, fittingCapacity, fittingIntersections, intersectionBindingLimit, resizePeakBytes, splatsWithRoom, type GrowthLimit, type MemoryCap, type TrainingFootprint } from './memory-growth.js';
 import { refusedAtStart, refusedByBinding } from './memory-refusal.js';
+import { VISIBLE_HEADROOM, VisibleCapacity, visibleCapacityFor } from './visible-capacity.js';
+import { countViews } from './view-counts.js';
 
 export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from './trainer-config.js';
 export type { Evaluation } from './evaluate-views.js';
@@ -77,8 +79,14 @@ interface BuildAttempt {
   initialCapacity?: number;
 }
 
-/** Steps between the intersection-buffer checks (growIntersections). */
+/**
+ * Steps between the intersection-buffer checks (growIntersections) and the visible-capacity
+ * checks (growVisible), which also run on the step after every refine (the count may have grown).
+ */
 const INTERSECTION_CHECK_EVERY = 100;
+
+/** The least visible capacity a frame is built with (small scenes: the capacity itself). */
+const MIN_VISIBLE_CAPACITY = 1024;
 
 /** What Trainer.create takes besides the data and the configuration. */
 export interface TrainerCreateOptions {
@@ -101,6 +109,12 @@ export class Trainer {
   onWarning?: (message: string) => void;
   /** Steps that needed more intersections than the buffers held (their gradient missed some). */
   isectOverflows = 0;
+  /** The frame's visible capacity and the counts it is sized from (visible-capacity.ts). */
+  private readonly visible: VisibleCapacity;
+  /** Whether the last step recorded a refine (the next checks the visible capacity first: the count may have grown). */
+  private refinedLastStep = false;
+  /** Whether the screen-space mean gradient is no longer stored (nothing reads it: dropMean2d). */
+  private mean2dDropped = false;
   /** The splat count training may grow to: --max-splats, or less once GPU memory capped it. */
   splatCap: number;
   /** Why growth was capped by GPU memory (set once; memory-growth.ts), and who hears of it. */
@@ -142,6 +156,7 @@ export class Trainer {
     this.model = new Model(splats, adam, ctx, config.momentsPrecision);
     this.readbacks = new StepReadbacks(ctx.device);
     this.splatCount = splats.count;
+    this.visible = new VisibleCapacity(splats.count);
     this.splatCap = config.maxSplats;
     this.trainViews = trainViewsOf(data);
     this.testViews = data.views.flatMap((v, i) => (v.split === 'test' ? [i] : []));
@@ -281,22 +296,28 @@ export class Trainer {
   private isectCapacity = 0;
   private growIsect = 0;
 
+  /** Steps whose view had more visible splats than the frame's ranked arrays held (rendered without the rest). */
+  get visibleOverflows(): number {
+    return this.visible.overflows;
+  }
+
   /** The largest view's width and height: what every per-image buffer is sized for. */
   private frameSize(): [number, number] {
     return frameSizeOf(this.data);
   }
 
-  private async buildFrames(isectCapacity = Math.min(Math.max(this.isectCapacity, 1 << 16, this.capacity * 4), intersectionBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize))) {
+  private async buildFrames(isectCapacity = Math.min(Math.max(this.isectCapacity, 1 << 16, this.capacity * 4), intersectionBindingLimit(this.ctx.device.limits.maxStorageBufferBindingSize)), visibleCapacity = this.frame?.visibleCapacity ?? this.capacity) {
     const [width, height] = this.frameSize();
     this.frame?.destroy();
     this.lossFrame?.destroy();
     this.geometry?.destroy();
     this.isectCapacity = isectCapacity;
-    this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isectCapacity);
+    this.frame = await this.rasterizer.createFrame(this.model.splats, width, height, isectCapacity, visibleCapacity);
     // the loss (or, with appearance compensation, the colour model's backward) and the geometry
     // loss write the backward's inputs, the frame's pixelGrads
     this.lossFrame = this.loss.createFrame(width, height, this.appearance ? undefined : this.frame.pixelGrads!.image);
     this.geometry = this.config.geometry ? await GeometryLoss.create(this.ctx, this.frame) : undefined;
+    if (this.mean2dDropped) this.model.grads.releaseMean2d(this.ctx.device); // a resized model's
     this.rasterizer.bindBackward(this.frame, this.model.grads);
     this.shAdamBinding = this.shAdam.bind(this.frame, this.model.groups.sh, this.model.splats, this.adam);
     this.cameraSum?.destroy();
@@ -307,26 +328,17 @@ export class Trainer {
   }
 
   /**
-   * Counts the intersections of the first 64 training views (the forward up to the count, no
-   * sort or raster) and sizes the buffers to 1.5x the largest: the count a full render gives.
+   * Counts the intersections and visible splats of the first 64 training views (the forward up to
+   * the count, no sort or raster; built at the full visible capacity, so the counts are whole) and
+   * sizes the buffers to 1.5x the largest: the count a full render gives.
    */
   private async sizeIntersections() {
-    // One submit per view (each writes the camera), one readback for all: the queue keeps order.
-    const views = this.trainViews.slice(0, 64);
-    const staging = this.ctx.device.createBuffer({ label: 'train.sizeCounts', size: views.length * 32, usage: GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST });
-    for (const [i, view] of views.entries()) {
-      const commands = this.ctx.commands('size');
-      this.rasterizer.encodeIntersectionCount(commands, this.frame, this.data.views[view].camera, this.settings(0));
-      commands.copyBuffer(this.frame.counts, 0, staging, i * 32, 32);
-      await commands.submit();
-    }
-    await staging.mapAsync(GPUMapMode.READ);
-    const counts = new Uint32Array(staging.getMappedRange().slice(0));
-    staging.destroy();
-    let most = 0;
-    for (let i = 0; i < views.length; i++) most = Math.max(most, counts[i * 8 + COUNT.intersections]);
+    const counts = await countViews(this.ctx, this.rasterizer, this.frame, this.trainViews.slice(0, 64).map((view) => this.data.views[view].camera), this.settings(0));
+    const most = Math.max(0, ...counts.map((c) => c[COUNT.intersections]));
+    const mostVisible = Math.max(0, ...counts.map((c) => c[COUNT.visibleNeeded]));
     const wanted = Math.ceil(most * 1.5) + 1024;
-    if (wanted > this.isectCapacity) await this.buildFrames(wanted);
+    const visible = Math.min(this.capacity, Math.max(MIN_VISIBLE_CAPACITY, Math.ceil(mostVisible * VISIBLE_HEADROOM)));
+    if (wanted > this.isectCapacity || visible !== this.frame.visibleCapacity) await this.buildFrames(Math.max(wanted, this.isectCapacity), visible);
     this.ctx.assertNoErrors('the training set-up');
   }
 
@@ -345,14 +357,17 @@ export class Trainer {
   /** Records and submits one training step (train-step.ts). Never waits for the GPU. */
   async trainStep(): Promise<void> {
     const t = this.step;
+    await this.densify.retire?.(t);
+    if (!this.mean2dDropped && this.densify.readsMean2dFrom?.(t) === false) await this.dropMean2d();
     await this.ensureCapacity(t);
     if (t % INTERSECTION_CHECK_EVERY === 0) await this.growIntersections();
+    if (t % INTERSECTION_CHECK_EVERY === 0 || this.refinedLastStep) await this.growVisible();
     const view = this.nextView();
     await this.targets.whenReady(view);
     await this.cameraRefiner?.before(t);
     const coarse = this.coarse?.at(t, this.cameraOf(view));
     const plan = { step: t, view, camera: coarse?.camera ?? this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount, resolutionFactor: coarse?.factor ?? 1 };
-    await recordTrainStep({ ...this.stepParts(), ...(coarse ? { targets: coarse.targets } : {}) }, plan, this.reports);
+    ({ refined: this.refinedLastStep } = await recordTrainStep({ ...this.stepParts(), ...(coarse ? { targets: coarse.targets } : {}) }, plan, this.reports));
     this.step = t + 1;
   }
 
@@ -381,6 +396,7 @@ export class Trainer {
       if (needed > 0.85 * capacity) this.growIsect = Math.max(this.growIsect, Math.ceil(needed * 1.5));
       if (needed > capacity) this.isectOverflows += 1;
     },
+    visible: (needed, capacity) => this.visible.report(needed, capacity),
   };
 
   /** Waits for every asynchronous readback (losses, counts). */
@@ -415,6 +431,58 @@ export class Trainer {
       this.warnIntersectionsCapped(isect);
       this.growIsect = isect;
       await this.buildFrames(isect); // the densifier's statistics start over
+    }
+  }
+
+  /**
+   * Once the densifier reads the screen-space mean gradient no more (ADC: from its refine stop),
+   * project_backward stops storing it and its buffer (16 B a splat of capacity) is freed. Nothing
+   * read it, so training is unchanged.
+   */
+  private async dropMean2d() {
+    await this.rasterizer.dropMean2dGrads();
+    this.mean2dDropped = true;
+    this.model.grads.releaseMean2d(this.ctx.device);
+    this.rasterizer.bindBackward(this.frame, this.model.grads);
+  }
+
+  /**
+   * At a fixed step (with the intersection check, and on the step after a refine): every readback
+   * waited for, the frame's visible capacity grows if the views' counts and the splats the refines
+   * added ask for it (visible-capacity.ts), keeping the densifier's statistics.
+   */
+  private async growVisible() {
+    await this.readbacks.drain(0);
+    await this.rebuildForVisible(this.visible.check(this.frame.visibleCapacity, this.capacity, this.splatCount));
+  }
+
+  /**
+   * Before rendering views outside the steps (evaluation, pose alignment): their visible counts
+   * (the forward up to the count), and the frame grown when one would overflow it.
+   */
+  private async fitVisible(cameras: readonly PinholeCamera[]) {
+    if (this.frame.visibleCapacity >= this.capacity) return;
+    const counts = await countViews(this.ctx, this.rasterizer, this.frame, cameras, this.settings(0));
+    const most = Math.max(0, ...counts.map((c) => c[COUNT.visibleNeeded]));
+    if (most > this.frame.visibleCapacity) await this.rebuildForVisible(visibleCapacityFor(most, this.frame.visibleCapacity, this.capacity));
+  }
+
+  /** Rebuilds the frames with `visible` ranked splats (when that is more), the densifier's statistics kept. */
+  private async rebuildForVisible(visible: number) {
+    const held = this.frame.visibleCapacity;
+    if (visible <= held) return;
+    try {
+      await this.ctx.memory.guard(this.ctx.device, `growing the frame's visible capacity to ${visible}`, async () => {
+        const commands = this.ctx.commands('visible.grow');
+        const restoreStatistics = this.densify.holdStatistics(commands);
+        await commands.submit();
+        await this.buildFrames(this.isectCapacity, visible);
+        await restoreStatistics?.();
+      });
+    } catch (error) {
+      if (!isGpuOutOfMemory(error)) throw error;
+      this.onWarning?.(`GPU memory: the frame's visible capacity held at ${held.toLocaleString('en-US')} (wanted ${visible.toLocaleString('en-US')}); views with more visible splats render without the rest`);
+      await this.buildFrames(this.isectCapacity, held); // the densifier's statistics start over
     }
   }
 
@@ -496,6 +564,7 @@ export class Trainer {
   async evaluate(views: readonly number[] = this.evaluationViews, cameras?: ReadonlyMap<number, PinholeCamera>): Promise<Evaluation> {
     await this.settle();
     await this.targets.allReady();
+    await this.fitVisible(views.map((view) => cameras?.get(view) ?? this.cameraOf(view)));
     const evaluation = await evaluateViews(
       { ctx: this.ctx, data: this.data, config: this.config, rasterizer: this.rasterizer, loss: this.loss, lossFrame: this.lossFrame, frame: this.frame, targets: this.targets, appearance: this.appearance, trainViews: this.trainViews, step: this.step, cameraOf: (view) => this.cameraOf(view) },
       views,
@@ -574,6 +643,7 @@ export class Trainer {
     if (!this.cameraSum) throw new Error('cameraGradient: this trainer refines no cameras (no camera-gradient pipelines)');
     await this.settle();
     await this.targets.whenReady(view);
+    await this.fitVisible([camera]);
     await recordCameraGradient(this.stepParts(), view, camera, activeShDegree(Math.max(0, this.step - 1), this.config.shDegree, this.config.shDegreeEvery));
     return this.cameraSum.read();
   }

@@ -45,7 +45,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
     size: 48,
     offsets: { width: 0, height: 4, tiles_x: 8, _pad: 12, fx: 16, fy: 20, cx: 24, cy: 28, lambda_distortion: 32, lambda_normal: 36, _pad1: 40, _pad2: 44 },
   },
-  { kernel: 'intersect', struct: 'IntersectParams', size: 32, offsets: { n_index: 0, visible_index: 4, isect_index: 8, overflow_index: 12, isect_capacity: 16, gather_chunk: 20, _pad1: 24, _pad2: 28 } },
+  { kernel: 'intersect', struct: 'IntersectParams', size: 32, offsets: { n_index: 0, visible_index: 4, isect_index: 8, overflow_index: 12, isect_capacity: 16, gather_chunk: 20, visible_capacity: 24, visible_needed_index: 28 } },
   { kernel: 'gather', struct: 'GatherParams', size: 16, offsets: { visible_index: 0, isect_capacity: 4, clamped_index: 8, _pad0: 12 } },
   { kernel: 'camera-grads', struct: 'CameraGradParams', size: 16, offsets: { count_index: 0, chunks: 4, _pad0: 8, _pad1: 12 } },
   { kernel: 'scan', struct: 'ScanParams', size: 16, offsets: { level: 0, count_index: 4, total_index: 8, _pad1: 12 } },

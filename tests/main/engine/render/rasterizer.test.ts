@@ -43,6 +43,30 @@ describe('rasterizer kernels match the float64 reference (forward and backward) 
         expect(intersections, 'the huge splats reached most tiles').toBeGreaterThan(20_000);
       }, 180_000);
     }
+    // a frame whose depth-ranked arrays hold exactly the visible splats, and one holding half of
+    // them (the rest culled by index: their gradients zero, the image without them)
+    // (on a second adapter: the first case, clamped, which reaches the subgroup variant's kernels on SwiftShader)
+    for (const c of second ? SECOND_ADAPTER_CASES.slice(0, 1) : [RASTER_CASES[2], RASTER_CASES[4], RASTER_CASES[5]]) {
+      for (const visibleCapacity of second ? (['half'] as const) : (['exact', 'half'] as const)) {
+        it(`${variant} (visible capacity ${visibleCapacity}): ${c.count} splats ${c.width}x${c.height}${c.outputs ? ` +${Object.keys(c.outputs).join('+')}` : ''}`, async () => {
+          const seed = freshSeed();
+          const results = await rasterParity(ctx, variant, seed, c, { visibleCapacity });
+          const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
+          expect(failures, `seed ${seed}`).toEqual([]);
+          expect(results[0].detail, 'the clamp was checked').toContain('visible capacity');
+        }, TIMEOUT_MS);
+      }
+    }
+    // after ADC's refine stop: project_backward without the screen-space gradient, the rest unchanged
+    for (const c of second ? SECOND_ADAPTER_CASES.slice(0, 1) : [RASTER_CASES[2], RASTER_CASES[5]]) {
+      it(`${variant} (no mean2d gradient): ${c.count} splats ${c.width}x${c.height}${c.outputs ? ` +${Object.keys(c.outputs).join('+')}` : ''}`, async () => {
+        const seed = freshSeed();
+        const results = await rasterParity(ctx, variant, seed, c, { mean2dGrads: false });
+        const failures = results.filter((r) => !r.ok).map((r) => `${r.name}: ${r.detail}`);
+        expect(failures, `seed ${seed}`).toEqual([]);
+        expect(results.some((r) => r.name.includes('mean2d never written'))).toBe(true);
+      }, TIMEOUT_MS);
+    }
     // camera refinement: the per-splat camera shares and their fixed-order sum, with and without the optional outputs
     for (const c of second ? [] : [RASTER_CASES[2], RASTER_CASES[3], RASTER_CASES[5]]) {
       it(`${variant} (camera gradients): ${c.count} splats ${c.width}x${c.height}${c.antialiased ? ' antialiased' : ''}${c.outputs ? ` +${Object.keys(c.outputs).join('+')}` : ''}`, async () => {

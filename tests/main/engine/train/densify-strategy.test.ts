@@ -72,7 +72,7 @@ describe('densification strategies', () => {
     const restore = adc.holdStatistics(commands);
     await commands.submit();
     await adc.rebuild(256);
-    await restore();
+    await restore!();
     expect(adc.bytes).toBeGreaterThan(bytes64);
     expect(await saved()).toEqual({ 'adc.gradAcc': Array.from(new Uint32Array(acc.buffer)), 'adc.hits': [1, 2, 3] });
 
@@ -80,5 +80,22 @@ describe('densification strategies', () => {
     expect(await saved()).toEqual({ 'adc.gradAcc': [0, 0, 0], 'adc.hits': [0, 0, 0] });
     adc.destroy();
     expect(adc.bytes).toBe(0);
+  });
+
+  it('ADC frees its statistics and refine state at the refine stop, and keeps nothing of them after', async () => {
+    const ctx = await testGpu();
+    const adc = new AdcStrategy(ctx, { ...ADC_DEFAULTS, refineStop: 100 });
+    await adc.rebuild(64);
+    expect([adc.readsMean2dFrom(99), adc.readsMean2dFrom(100)], 'the screen-space gradient is read until the refine stop').toEqual([true, false]);
+    await adc.retire(99);
+    expect(adc.bytes, 'before the refine stop: kept').toBeGreaterThan(0);
+    await adc.retire(100);
+    expect(adc.bytes).toBe(0);
+    await adc.rebuild(256); // a frame rebuild after the stop (intersections, visible capacity)
+    expect(adc.bytes, 'rebuild makes nothing after the stop').toBe(0);
+    expect(adc.holdStatistics(ctx.commands('hold'))).toBeUndefined();
+    expect(await adc.checkpointBlobs(3), 'a checkpoint holds no statistics: a resume starts fresh ones, unused').toEqual([]);
+    expect(await adc.clippedGrowth()).toBe(0);
+    adc.destroy();
   });
 });

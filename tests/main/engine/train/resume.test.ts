@@ -16,6 +16,8 @@ describe('checkpoints and exact resume', () => {
     ['with a splat budget and coarse-to-fine images', { budget: 900 }, { coarseToFine: { factor: 2, until: 0.5 } }],
     // the fused SH Adam's sparse steps and every group's bf16 moments (checkpoints hold them as f32)
     ['every group\'s moments bf16, sparse Adam', {}, { momentsPrecision: 'bf16-all', sparseAdam: true }],
+    // checkpointed after the refine stop: the densifier's state is freed there (a checkpoint holds none)
+    ['checkpointed after the refine stop', { refineStop: 20 }, {}],
   ] as const)('a run resumed from a checkpoint ends bit-identical to the uninterrupted run (%s)', async (_, adc, overrides) => {
     const ctx = await testGpu();
     const data = await sampleScene(ctx, { width: 48, height: 36, views: 16, splats: 600 });
@@ -23,6 +25,8 @@ describe('checkpoints and exact resume', () => {
     const straight = await Trainer.create(ctx, data, config);
     for (let i = 0; i < 60; i++) await straight.trainStep();
     const want = await straight.download();
+    // the frame's visible capacity (sized by the views' counts, grown after refines) held every view
+    expect(straight.visibleOverflows, 'no view overflowed the visible capacity').toBe(0);
     straight.destroy();
 
     const first = await Trainer.create(ctx, data, config);
@@ -35,6 +39,7 @@ describe('checkpoints and exact resume', () => {
     expect(resumed.step).toBe(26);
     for (let i = 26; i < 60; i++) await resumed.trainStep();
     const got = await resumed.download();
+    expect(resumed.visibleOverflows, 'no view overflowed the visible capacity').toBe(0);
     resumed.destroy();
     expect(got.count).toBe(want.count);
     expect(want.count).not.toBe(400); // densification happened on both sides of the checkpoint
