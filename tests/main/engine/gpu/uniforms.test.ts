@@ -67,7 +67,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
     ),
   },
   { kernel: 'match-nearest', struct: 'MatchParams', size: 16, offsets: { train_first: 0, train_end: 4, table_first: 8, _pad0: 12 } },
-  { kernel: 'tsdf', struct: 'TsdfView', size: 96, offsets: { r0: 0, r1: 16, r2: 32, focal: 48, principal: 56, size: 64, near: 72, alpha_min: 76, carve_alpha: 80, carve_depth: 84, has_alpha: 88 } },
+  { kernel: 'tsdf', struct: 'TsdfView', size: 96, offsets: { r0: 0, r1: 16, r2: 32, focal: 48, principal: 56, size: 64, near: 72, alpha_min: 76, carve_alpha: 80, carve_depth: 84, has_alpha: 88, seen_depth: 92 } },
   {
     kernel: 'edit-select',
     struct: 'SelectParams',
