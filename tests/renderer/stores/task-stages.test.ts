@@ -9,7 +9,7 @@ describe('task stages', () => {
     expect(captureStages(['video'], { sfm: 'colmap' }).map((s) => s.id)).toEqual(['scan', 'extract', 'features', 'matching', 'mapping', 'import', 'verify']);
     expect(captureStages(['photos'], { sfm: 'colmap', bundleAdjust: true }).map((s) => s.id)).toEqual(['photos', 'features', 'matching', 'mapping', 'bundle', 'import', 'verify']);
     expect(captureStages(['video', 'photos']).slice(0, 3).map((s) => s.id)).toEqual(['scan', 'extract', 'photos']);
-    expect(MESH_STAGES.map((s) => s.id)).toEqual(['load', 'fuse', 'march', 'clean', 'simplify', 'write']);
+    expect(MESH_STAGES.map((s) => s.id)).toEqual(['load', 'fuse', 'march', 'visibility', 'clean', 'simplify', 'write']);
   });
 
   it('marks stages before the current one done, the current one active or failed, the rest pending', () => {
