@@ -51,7 +51,8 @@
  *
  * The alternating solve (`solve`, registry train.cameraSolveEvery, off; the refine scene at 600
  * steps, docs/architecture.md): the rotation left 0.52 -> 0.36 of its perturbation, held-out
- * +0.5 dB (aligned +1.0), centre (along the axis) and focal unchanged; the means' rate x0.1 for
+ * +0.5 dB (aligned +1.0), centre (along the axis) and focal unchanged (seed 12: rotation 0.63 -> 0.60,
+ * centre 0.89 -> 1.11, so not robust); the means' rate x0.1 for
  * the first half (`meansRate`): rotation 0.46, nothing else moves.
  */
 import { correctCamera, intrinsicsCorrectionGradient, poseCorrectionGradient, type CameraGradient, type IntrinsicsCorrection, type PoseCorrection } from '../../../shared/scene/camera-correction.js';
