@@ -43,8 +43,10 @@ interface Options {
   points: number;
   /** The refine scene's focal perturbation (refine-criterion.ts: 0.05). */
   focal: number;
+  /** The refine scene's perturbation seed (refine-criterion.ts: 11). */
+  perturbSeed: number;
 }
-const options: Options = { steps: 600, width: 64, height: 48, views: 12, splats: 1500, every: 100, baselines: false, baselinesOnly: false, refine: {}, scene: 'sample', refineStop: 0.6, initPoints: 1500, points: 0, focal: 0.05, ...JSON.parse(process.argv[2] ?? '{}') };
+const options: Options = { steps: 600, width: 64, height: 48, views: 12, splats: 1500, every: 100, baselines: false, baselinesOnly: false, refine: {}, scene: 'sample', refineStop: 0.6, initPoints: 1500, points: 0, focal: 0.05, perturbSeed: 11, ...JSON.parse(process.argv[2] ?? '{}') };
 /** The training test's refinement settings, which `refine` overrides. */
 const TEST_REFINE: CameraRefineConfig = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics', start: 100, ramp: 100, rates: { rotation: 5e-3, translation: 5e-3, logFocal: 1e-3, principal: 3e-4 } };
 
@@ -55,7 +57,7 @@ const ctx = await openGpu();
 const isRefine = options.scene === 'refine';
 const truth = isRefine ? await refineScene(ctx, { width: options.width, height: options.height, views: options.views, points: options.points }) : await sampleScene(ctx, { width: options.width, height: options.height, views: options.views, splats: options.splats });
 const random = new Random(11);
-const perturbation = isRefine ? perturbTraining(truth, 11, options.focal) : undefined;
+const perturbation = isRefine ? perturbTraining(truth, options.perturbSeed, options.focal) : undefined;
 const given: TrainingData = perturbation?.given ?? { ...truth, views: truth.views.map((v) => (v.split === 'train' ? { ...v, camera: perturbedCamera(v.camera, random, PERTURB_SHIFT * truth.sceneScale) } : v)), posesEstimated: true };
 const train = truth.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
 const trueCameras = train.map((i) => truth.views[i].camera);

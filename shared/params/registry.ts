@@ -121,6 +121,11 @@ export const PARAMS = [
     help: "Learn per-image pose corrections (and with 'poses+intrinsics' per-camera focal length and principal point) from the photometric loss, after a warm-up. 'auto': off for NeRF-synthetic and the sample scene (exact poses); for captures (COLMAP, transforms.json) off too until measured on real captures (see train/camera-refine.ts).",
   },
   {
+    key: 'train.cameraSolveEvery', flag: 'camera-solve-every', type: 'int', min: 0, max: 100_000, default: 0, unit: 'steps',
+    group: 'Training', label: 'Camera solve every', commands: ['train', 'bench'], advanced: true,
+    help: 'With --refine-cameras: every N steps after the warm-up (0: never), until 60% of the run, each refined camera takes 20 Adam steps of its own against the splats as they are (frozen): an alternating solve of the cameras (see train/camera-refine.ts).',
+  },
+  {
     key: 'train.seed', flag: 'seed', type: 'int', min: 0, max: 2 ** 31 - 1, default: 0,
     group: 'Training', label: 'Seed', commands: ['train', 'bench'], advanced: true, help: 'Seed of every random choice (initialization, image order, densification noise).',
   },

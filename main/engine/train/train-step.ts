@@ -130,7 +130,7 @@ export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports:
   const r = cfg.rates;
   const n = model.splats.capacity;
   const k = t + 1;
-  const meansLr = meansLearningRate(r, data.sceneScale, t, cfg.iterations);
+  const meansLr = meansLearningRate(r, data.sceneScale, t, cfg.iterations) * (parts.cameraRefiner?.meansRateFactor(t) ?? 1);
   const densifyStep = {
     step: t, seed: cfg.seed, sceneScale: data.sceneScale, splatCount: plan.splatCount, maxSplats: parts.splatCap,
     countBuffer: model.splats.countBuffer, groups: g, visible: frame.internal.visible, mean2dGrad: model.grads.mean2d,

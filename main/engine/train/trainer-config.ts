@@ -103,7 +103,7 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     sparseAdam: paramDefault('train.sparseAdam'),
     shRestEvery: paramDefault('train.shRestEvery'),
     lossEvery: LOSS_EVERY,
-    cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: paramDefault('train.refineCameras') },
+    cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: paramDefault('train.refineCameras'), solve: { ...CAMERA_REFINE_DEFAULTS.solve, every: paramDefault('train.cameraSolveEvery') } },
     coarseToFine: { factor: paramDefault('train.coarseFactor'), until: paramDefault('train.coarseUntil') },
     ...overrides,
     // MCMC grows to the run's splat cap
@@ -116,12 +116,13 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
  * A run's recorded `train.*` values (a manifest's record, a job's, a benchmark's), typed. A run
  * recorded before `train.ssimPadding` existed trained with zero padding, one recorded before
  * `train.appearance` without a colour model, one before `train.refineCameras` without camera
- * refinement, one before `train.refineGrowth` with refines that could double the count: they
+ * refinement, one before `train.refineGrowth` with refines that could double the count, one before
+ * `train.cameraSolveEvery` without the camera solve: they
  * resume so; any other missing key takes the registry's default.
  */
 export function trainParamValues(record: Readonly<Record<string, ParamValue | undefined>>): TrainParamValues {
   const given = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, ParamValue] => entry[1] !== undefined));
-  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', 'train.refineGrowth': 1, ...given });
+  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', 'train.refineGrowth': 1, 'train.cameraSolveEvery': 0, ...given });
 }
 
 /** The trainer's configuration from a run's `train.*` values. */
@@ -143,7 +144,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
     momentsPrecision: p['train.momentsPrecision'],
     sparseAdam: p['train.sparseAdam'],
     shRestEvery: p['train.shRestEvery'],
-    cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: p['train.refineCameras'] },
+    cameraRefine: { ...CAMERA_REFINE_DEFAULTS, mode: p['train.refineCameras'], solve: { ...CAMERA_REFINE_DEFAULTS.solve, every: p['train.cameraSolveEvery'] } },
     coarseToFine: { factor: p['train.coarseFactor'], until: p['train.coarseUntil'] },
     adc: {
       ...defaultTrainerConfig().adc,

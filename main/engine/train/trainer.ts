@@ -365,6 +365,7 @@ export class Trainer {
     const view = this.nextView();
     await this.targets.whenReady(view);
     await this.cameraRefiner?.before(t);
+    if (this.cameraRefiner?.solvesAt(t)) await this.cameraRefiner.solve(t, this.trainViews, (v, camera) => this.cameraGradient(v, camera));
     const coarse = this.coarse?.at(t, this.cameraOf(view));
     const plan = { step: t, view, camera: coarse?.camera ?? this.cameraOf(view), appearanceSlot: this.trainViews.indexOf(view), splatCount: this.splatCount, resolutionFactor: coarse?.factor ?? 1 };
     ({ refined: this.refinedLastStep } = await recordTrainStep({ ...this.stepParts(), ...(coarse ? { targets: coarse.targets } : {}) }, plan, this.reports));

@@ -72,6 +72,26 @@ describe('camera refiner (host side)', () => {
     expect(r.camera(0)).toEqual(correctCamera(CAMERA, r.pose(0), r.intrinsicsOf(0)));
   });
 
+  it('the camera solve runs every solve.every steps after start, before solve.until; it moves only views already stepped, deterministically', async () => {
+    const config = { ...CAMERA_REFINE_DEFAULTS, mode: 'poses+intrinsics' as const, start: 0, ramp: 1, solve: { every: 10, iterations: 5, rate: 1, until: 0.5 } };
+    expect([0, 5, 10, 20, 40, 50, 60].map((s) => new CameraRefiner(config, [CAMERA], 2, 100).solvesAt(s))).toEqual([false, false, true, true, true, false, false]);
+    expect(new CameraRefiner({ ...config, solve: { ...config.solve, every: 0 } }, [CAMERA], 2, 100).solvesAt(10)).toBe(false);
+    const run = async () => {
+      const r = new CameraRefiner(config, [CAMERA, { ...CAMERA, worldToCamera: [1, 0, 0, 0.1, 0, 1, 0, 0, 0, 0, 1, 3, 0, 0, 0, 1] }, { ...CAMERA }], 2, 100);
+      r.rendered(0, 0, Promise.resolve(GRADIENT));
+      r.rendered(1, 1, Promise.resolve(GRADIENT));
+      await r.before(10);
+      const before = [0, 1, 2].map((v) => r.pose(v));
+      const asked: number[] = [];
+      await r.solve(10, [0, 1, 2], async (view) => (asked.push(view), { omega: [0.1, -0.2, 0.3], tau: [1, 0.1, 0.1], fx: -0.1, fy: 1, cx: 0, cy: 0 }));
+      expect(asked).toEqual([0, 1, 0, 1, 0, 1, 0, 1, 0, 1]); // view 2 never stepped: left out
+      expect(r.pose(0).rotation[0]).toBeLessThan(before[0].rotation[0]);
+      expect(r.pose(1).rotation[0]).toBeLessThan(before[1].rotation[0]);
+      return r.state();
+    };
+    expect(await run()).toEqual(await run());
+  });
+
   it('poses mode leaves the intrinsics alone; a non-finite gradient is skipped', async () => {
     const r = new CameraRefiner({ ...CAMERA_REFINE_DEFAULTS, mode: 'poses', start: 0, ramp: 1 }, [CAMERA], 1, 100);
     r.rendered(0, 0, Promise.resolve([NaN, ...GRADIENT.slice(1)]));
