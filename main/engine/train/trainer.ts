@@ -419,19 +419,29 @@ export class Trainer {
     if (fitting < this.growIsect) this.warnIntersectionsCapped(fitting);
     this.growIsect = fitting;
     if (fitting <= isect) return;
+    await this.rebuildFramesKeepingStatistics(`growing the intersection buffers to ${fitting}`, fitting, this.frame.visibleCapacity, async () => {
+      this.warnIntersectionsCapped(isect);
+      this.growIsect = isect;
+      await this.buildFrames(isect); // the densifier's statistics start over
+    });
+  }
+
+  /**
+   * Rebuilds the frames at `isect` intersections and `visible` ranked splats with the densifier's
+   * statistics held across; where GPU memory refuses, `onRefused` decides what is built instead.
+   */
+  private async rebuildFramesKeepingStatistics(what: string, isect: number, visible: number, onRefused: () => Promise<void>) {
     try {
-      await this.ctx.memory.guard(this.ctx.device, `growing the intersection buffers to ${fitting}`, async () => {
-        const commands = this.ctx.commands('isect.grow');
+      await this.ctx.memory.guard(this.ctx.device, what, async () => {
+        const commands = this.ctx.commands('frames.grow');
         const restoreStatistics = this.densify.holdStatistics(commands);
         await commands.submit();
-        await this.buildFrames(fitting);
+        await this.buildFrames(isect, visible);
         await restoreStatistics?.();
       });
     } catch (error) {
       if (!isGpuOutOfMemory(error)) throw error;
-      this.warnIntersectionsCapped(isect);
-      this.growIsect = isect;
-      await this.buildFrames(isect); // the densifier's statistics start over
+      await onRefused();
     }
   }
 
@@ -453,7 +463,7 @@ export class Trainer {
    * added ask for it (visible-capacity.ts), keeping the densifier's statistics.
    */
   private async growVisible() {
-    await this.readbacks.drain(0);
+    await this.readbacks.drain(0); // nothing is pending when growIntersections drained this step
     await this.rebuildForVisible(this.visible.check(this.frame.visibleCapacity, this.capacity, this.splatCount));
   }
 
@@ -472,19 +482,10 @@ export class Trainer {
   private async rebuildForVisible(visible: number) {
     const held = this.frame.visibleCapacity;
     if (visible <= held) return;
-    try {
-      await this.ctx.memory.guard(this.ctx.device, `growing the frame's visible capacity to ${visible}`, async () => {
-        const commands = this.ctx.commands('visible.grow');
-        const restoreStatistics = this.densify.holdStatistics(commands);
-        await commands.submit();
-        await this.buildFrames(this.isectCapacity, visible);
-        await restoreStatistics?.();
-      });
-    } catch (error) {
-      if (!isGpuOutOfMemory(error)) throw error;
+    await this.rebuildFramesKeepingStatistics(`growing the frame's visible capacity to ${visible}`, this.isectCapacity, visible, async () => {
       this.onWarning?.(`GPU memory: the frame's visible capacity held at ${held.toLocaleString('en-US')} (wanted ${visible.toLocaleString('en-US')}); views with more visible splats render without the rest`);
       await this.buildFrames(this.isectCapacity, held); // the densifier's statistics start over
-    }
+    });
   }
 
   private warnIntersectionsCapped(held: number) {

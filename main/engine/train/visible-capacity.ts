@@ -35,11 +35,6 @@ export class VisibleCapacity {
     if (needed > held) this.overflows += 1;
   }
 
-  /** A count taken outside the steps (set-up, evaluation views): no overflow, only what to size for. */
-  observe(needed: number): void {
-    this.seen = Math.max(this.seen, needed);
-  }
-
   /**
    * At a check (readbacks drained): the size the frame should have for `splatCount` splats within
    * `capacity`, or `held` when it holds enough. Starts the next period.
