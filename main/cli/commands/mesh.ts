@@ -67,7 +67,14 @@ export const meshCommand: CommandSpec = {
       described = { dataset: source.datasetDir, source: source.splatsFile };
     }
     const { result, gpu } = await extractWithProgress(context, meshInput, { ...meshOptionsFromParams(params), antialiased });
-    if (result.stats.triangles === 0) out.warn(`mesh: no surface found (no pixel of any view reached alpha 0.5 inside the grid, or every piece was removed); writing an empty mesh. Is the model trained, and are these its cameras?`);
+    if (result.stats.triangles === 0) {
+      const unseen = result.stats.unseenTrianglesRemoved;
+      out.warn(
+        unseen > 0 && unseen >= result.stats.rawTriangles - result.stats.outsideCamerasRemoved
+          ? `mesh: the visibility pass removed every triangle (${unseen.toLocaleString('en-US')}): no surface is seen by --min-views ${params['mesh.minViews']} of the ${result.stats.views} views; writing an empty mesh. Lower --min-views (0 turns the pass off).`
+          : `mesh: no surface found (no pixel of any view reached alpha 0.5 inside the grid, or every piece was removed); writing an empty mesh. Is the model trained, and are these its cameras?`,
+      );
+    }
     const format = await writeMesh(outFile, result.mesh);
     const summary = { out: outFile, format, splats: meshInput.splats.count, ...described, ...meshSummary(result), ...benchStamp(gpu) };
     const t = result.stats.timings;
