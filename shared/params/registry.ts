@@ -161,6 +161,11 @@ export const PARAMS = [
     group: 'Densification', label: 'Refine until', commands: ['train', 'bench'], advanced: true, help: 'Last step of densification (ADC uses the smaller of this and half the iterations).',
   },
   {
+    key: 'train.scheduleSteps', flag: 'schedule-steps', type: 'int', min: 0, max: 10_000_000, default: 0, unit: 'steps',
+    group: 'Densification', label: 'Schedule length', commands: ['train', 'bench'], advanced: true,
+    help: 'The steps the learning-rate decays and densification are laid out over (ADC refines until the smaller of --refine-stop and half of it); the steps after it train at the final rates. 0: the run\'s length.',
+  },
+  {
     key: 'train.densifyBudget', flag: 'densify-budget', type: 'int', min: 0, max: 50_000_000, default: 0, unit: 'splats',
     group: 'Densification', label: 'Splat budget', commands: ['train', 'bench'], advanced: true,
     help: 'ADC grows to this many splats by the refine stop along a front-loaded curve, each refine growing its best-scoring splats (gradient, opacity, views seen; Taming 3DGS) instead of all over --grow-grad2d; 0: the threshold.',

@@ -130,7 +130,7 @@ export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports:
   const r = cfg.rates;
   const n = model.splats.capacity;
   const k = t + 1;
-  const meansLr = meansLearningRate(r, data.sceneScale, t, cfg.iterations) * (parts.cameraRefiner?.meansRateFactor(t) ?? 1);
+  const meansLr = meansLearningRate(r, data.sceneScale, t, cfg.scheduleSteps) * (parts.cameraRefiner?.meansRateFactor(t) ?? 1);
   const densifyStep = {
     step: t, seed: cfg.seed, sceneScale: data.sceneScale, splatCount: plan.splatCount, maxSplats: parts.splatCap,
     countBuffer: model.splats.countBuffer, groups: g, visible: frame.internal.visible, mean2dGrad: model.grads.mean2d,
@@ -148,7 +148,7 @@ export async function recordTrainStep(parts: StepParts, plan: StepPlan, reports:
   adam.encode(commands, g.logScales, n, k, r.logScales, r.logScales, 0, sparse);
   adam.encode(commands, g.quats, n, k, r.quats, r.quats, 0, sparse);
   adam.encode(commands, g.opacityLogits, n, k, r.opacityLogits, r.opacityLogits, 0, sparse);
-  appearance?.encodeAdam(commands, adam, k, appearanceLearningRate(cfg.appearanceLr, t, cfg.iterations));
+  appearance?.encodeAdam(commands, adam, k, appearanceLearningRate(cfg.appearanceLr, t, cfg.scheduleSteps));
   const refined = densify.encodeAfterAdam(commands, densifyStep);
   const readLoss = t % cfg.lossEvery === 0 || t === cfg.iterations - 1;
   const lossStaging = readLoss ? readbacks.copy(commands, lossFrame.sums, lossFrame.activeSumsBytes) : undefined;

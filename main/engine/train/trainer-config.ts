@@ -19,6 +19,11 @@ export type TrainParamValues = ParamValuesOf<ParamsWithPrefix<'train.'>>;
 
 export interface TrainerConfig {
   iterations: number;
+  /**
+   * The steps the learning-rate decays and ADC's refine stop are laid out over (the run's length
+   * unless a shorter horizon is asked for: the steps after it train at the final rates).
+   */
+  scheduleSteps: number;
   strategy: DensifyStrategyName;
   maxSplats: number;
   shDegree: number;
@@ -86,8 +91,10 @@ const LOSS_EVERY = 10;
 
 export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): TrainerConfig {
   const iterations = overrides.iterations ?? paramDefault('train.iterations');
+  const scheduleSteps = overrides.scheduleSteps ?? iterations;
   return {
     iterations,
+    scheduleSteps,
     strategy: paramDefault('train.strategy'),
     maxSplats: paramDefault('train.maxSplats'),
     shDegree: paramDefault('train.shDegree'),
@@ -108,7 +115,7 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
     ...overrides,
     // MCMC grows to the run's splat cap
     mcmc: { ...MCMC_DEFAULTS, capMax: overrides.maxSplats ?? paramDefault('train.maxSplats'), ...overrides.mcmc },
-    adc: { ...ADC_DEFAULTS, refineStop: adcRefineStop(ADC_DEFAULTS.refineStop, iterations), ...overrides.adc },
+    adc: { ...ADC_DEFAULTS, refineStop: adcRefineStop(ADC_DEFAULTS.refineStop, scheduleSteps), ...overrides.adc },
   };
 }
 
@@ -125,12 +132,19 @@ export function trainParamValues(record: Readonly<Record<string, ParamValue | un
   return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', 'train.refineGrowth': 1, 'train.cameraSolveEvery': 0, ...given });
 }
 
+/** The schedule's horizon: `train.scheduleSteps` where given (at most the run), else the run's length. */
+export function scheduleLength(scheduleSteps: number, iterations: number): number {
+  return scheduleSteps > 0 ? Math.min(scheduleSteps, iterations) : iterations;
+}
+
 /** The trainer's configuration from a run's `train.*` values. */
 export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerConfig {
   const iterations = p['train.iterations'];
+  const scheduleSteps = scheduleLength(p['train.scheduleSteps'], iterations);
   const geometryStart = (start: number) => Math.min(start, Math.floor(iterations / 4));
   return defaultTrainerConfig({
     iterations,
+    scheduleSteps,
     strategy: p['train.strategy'],
     maxSplats: p['train.maxSplats'],
     shDegree: p['train.shDegree'],
@@ -150,7 +164,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
       ...defaultTrainerConfig().adc,
       refineStart: p['train.refineStart'],
       refineEvery: p['train.refineEvery'],
-      refineStop: adcRefineStop(p['train.refineStop'], iterations),
+      refineStop: adcRefineStop(p['train.refineStop'], scheduleSteps),
       growGrad2d: p['train.growGrad2d'],
       absgrad: p['train.absgrad'],
       refineGrowth: p['train.refineGrowth'],
