@@ -129,6 +129,11 @@ export class Appearance {
   private groups?: { rendered: GpuRange; vOut: GpuRange; vRendered: GpuRange; forward: GPUBindGroup; backward: GPUBindGroup; partials: GPUBindGroup; tv: GPUBindGroup; reduce: GPUBindGroup };
   private active = { width: 0, height: 0, chunks: 0 };
 
+  /** The compiled pipelines, for the benchmark's workgroup-memory table. */
+  compiledPipelines(): CompiledPipeline[] {
+    return Object.values(this.pipelines);
+  }
+
   private constructor(
     private readonly ctx: GpuContext,
     readonly model: AppearanceModelName,
