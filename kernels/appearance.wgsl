@@ -12,25 +12,32 @@
 //   apply_forward:       out (vec4 per pixel: corrected rgb, alpha passed through) from image
 //   apply_backward:      v_image = d out / d image^T v_out, through the matrix and through the
 //                        luminance slice coordinate (v_image.a = v_out.a)
-//   grid_grad_partials:  per (xy node, chunk of its support's rows) and per l: the sum over the
-//                        chunk's pixels of weight * v_out_r * [rgb, 1]_k, reduced in a fixed
-//                        order in workgroup memory (no float atomics: deterministic)
+//   grid_grad_partials:  per GT x GT tile of one xy cell's pixels (each pixel read once) and per
+//                        l: for each of the cell's 4 corner nodes and matrix row r, the sum over
+//                        the tile's pixels of weight * v_out_r * [rgb, 1]_k, reduced in a fixed
+//                        order in workgroup memory (no float atomics: deterministic); `partials`
+//                        is vec4 (((tile * 4 + corner) * GRID_L + l) * 3 + r), tile = the
+//                        workgroup's index in the dispatch (row-major), corner = a + 2 b for
+//                        node (cx + a, cy + b)
 //   grid_tv:             grad = d TV / d grid for every image's grid (written, not added): the
 //                        total variation of gsplat's total_variation_loss, sum over the three
 //                        axes of the mean squared difference of neighbours, / images, x weight
-//   grid_grad_reduce:    grad of the current image's grid += the sum of its chunk partials, in
-//                        chunk order (runs after grid_tv, which zeroes the other images' terms)
+//   grid_grad_reduce:    grad of the current image's grid += the sum of its tile partials: the
+//                        up to 4 cells a node is a corner of, each cell's tiles in dispatch order
+//                        (runs after grid_tv, which zeroes the other images' terms)
 //   grid_gauge:          after each Adam step, per grid float: every image's value moved by
 //                        (identity - the mean over images), so the images' mean colour model is
 //                        the identity (a render with no model is the capture's mean appearance)
-// Workgroups: apply_* 16x16 pixels; grid_grad_partials WG threads per (node, chunk);
+// Workgroups: apply_* 16x16 pixels; grid_grad_partials GRAD_WG = 64 threads per tile, a
+//   (cells_x * tiles_x) x (cells_y * tiles_y) dispatch, cells = max(nodes, 2) - 1 per axis;
 //   grid_tv and grid_grad_reduce WG threads, one value each (2D dispatch over a long range).
-// Override constants: GRID_X, GRID_Y, GRID_L (GRID_L <= MAX_L: the per-thread accumulators
-//   are a fixed array), WG.
-// Both capability variants compile this one body: the reductions are workgroup trees, no subgroup
-//   operations (the gradient sums stay in a fixed order on every device).
-// Invariant: a node's support is the pixels with |u - gx| < 1 and |v - gy| < 1 (all pixels on
-//   an axis of one node); the host sizes chunks so `chunks * chunk_rows` rows cover every node's.
+// Override constants: GRID_X, GRID_Y, GRID_L (GRID_L <= 32: the tiles' layer mask is a u32),
+//   WG.
+// Both capability variants compile this one body: the reductions are fixed-order sums in workgroup
+//   memory, no subgroup operations (the gradient sums stay in a fixed order on every device).
+// Invariant: a pixel's nonzero slice weights are on the corners of the cell axis_of's i0 names
+//   (every pixel on an axis of one node); the host sizes tiles_x so tiles_x * GT pixels cover
+//   every cell's cell_span (and tiles_y likewise).
 
 #include "dispatch"
 
@@ -38,7 +45,6 @@ override GRID_X: u32 = 16u;
 override GRID_Y: u32 = 16u;
 override GRID_L: u32 = 8u;
 override WG: u32 = 128u;
-const MAX_L: u32 = 8u;
 const TS: u32 = 16u;
 const LUMA: vec3f = vec3f(0.299, 0.587, 0.114);
 
@@ -47,8 +53,8 @@ struct AppearanceParams {
   height: u32,
   image_slot: u32, // which image's grid the current frame uses
   images: u32, // grids in `grid`
-  chunk_rows: u32, // rows of a node's support per grid_grad_partials workgroup
-  chunks: u32, // workgroups per node
+  tiles_x: u32, // grid_grad_partials tiles per cell along x (GT pixels each)
+  tiles_y: u32,
   tv_x: f32, // 2 x weight / (images x pairs along x x 12); 0 where GRID_X = 1
   tv_y: f32,
   tv_l: f32,
@@ -168,15 +174,17 @@ fn apply_backward(@builtin(global_invocation_id) gid: vec3u) {
   v_image[q] = vec4f(v, g.a);
 }
 
-// The pixel range [first, last] of node i's support on an axis of `nodes` nodes over `pixels`.
-fn support(i: u32, nodes: u32, pixels: u32) -> vec2u {
+// The pixel range [first, last] of cell c (between nodes c and c + 1) on an axis of `nodes` nodes
+// over `pixels`: |(p + 0.5) / per_cell| in [c, c + 1), widened by a pixel (a pixel counts in the
+// cell axis_of's i0 names, so a pixel of the widened range outside the cell is skipped); the last
+// cell runs to the last pixel (the clamp), an axis of one node is one cell of every pixel.
+fn cell_span(c: u32, nodes: u32, pixels: u32) -> vec2u {
   if (nodes == 1u) {
     return vec2u(0u, pixels - 1u);
   }
-  let per_node = f32(pixels) / f32(nodes - 1u); // pixels between two nodes
-  // |(p + 0.5) / per_node - i| < 1, widened by a pixel (the weight is 0 past the edge)
-  let first = max(0.0, floor((f32(i) - 1.0) * per_node - 0.5) - 1.0);
-  let last = min(f32(pixels - 1u), ceil((f32(i) + 1.0) * per_node - 0.5) + 1.0);
+  let per_cell = f32(pixels) / f32(nodes - 1u);
+  let first = max(0.0, floor(f32(c) * per_cell - 0.5) - 1.0);
+  let last = select(min(f32(pixels - 1u), ceil(f32(c + 1u) * per_cell - 0.5) + 1.0), f32(pixels - 1u), c + 2u == nodes);
   return vec2u(u32(first), u32(last));
 }
 
@@ -192,60 +200,65 @@ fn node_weight(a: Axis, i: u32) -> f32 {
   return w;
 }
 
-var<workgroup> s_red: array<vec4f, 3u * WG>;
-// Luminance layers some pixel of the workgroup reached (bit l): the others' sums are 0 and skip
-// their tree (a node's support usually spans a few of the 8 layers).
+// grid_grad_partials: a workgroup is one GT x GT tile of one xy cell's pixels (every pixel is in
+// exactly one tile, and a tile's pixels share the cell's 2 x 2 corner nodes); a thread holds one
+// column's TILE_ROWS pixels in registers and, per luminance layer some pixel reached, sums their
+// terms for the 4 corners x 3 matrix rows (12 vec4: no per-layer accumulator arrays). The 12
+// sums are reduced over the threads in a fixed order: 4 parts of 16 threads each (thread order),
+// then the parts in order.
+const GT: u32 = 16u;
+const GRAD_WG: u32 = 64u;
+const TILE_ROWS: u32 = GT * GT / GRAD_WG;
+const SLOTS: u32 = 12u; // 4 corners (x + 2 y) x 3 rows
+const PARTS: u32 = 4u;
+
+var<workgroup> s_acc: array<vec4f, SLOTS * GRAD_WG>;
+var<workgroup> s_part: array<vec4f, SLOTS * PARTS>;
+// Luminance layers some pixel of the tile reached (bit l): the others' sums are 0, written as 0
+// without a reduction (a 16 x 16 tile usually spans 2 or 3 of the 8 layers).
 var<workgroup> s_layers: atomic<u32>;
 var<workgroup> s_layers_seen: u32;
 
-@compute @workgroup_size(WG)
-fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
-  let node = wid.x; // gy * GRID_X + gx
-  let chunk = wid.y;
-  let gx = node % GRID_X;
-  let gy = node / GRID_X;
-  let cols = support(gx, GRID_X, ap.width);
-  let rows = support(gy, GRID_Y, ap.height);
-  let row0 = rows.x + chunk * ap.chunk_rows;
-  let row1 = min(rows.y + 1u, row0 + ap.chunk_rows);
-  let span = cols.y + 1u - cols.x;
-  var acc: array<vec4f, 3u * MAX_L>;
-  for (var i = 0u; i < 3u * MAX_L; i++) {
-    acc[i] = vec4f(0.0);
-  }
+// The float index of partial (tile, corner, l, r) (vec4 units).
+fn partial_index(tile: u32, corner: u32, l: u32, r: u32) -> u32 {
+  return ((tile * 4u + corner) * GRID_L + l) * 3u + r;
+}
+
+@compute @workgroup_size(GRAD_WG)
+fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+  let cx = wid.x / ap.tiles_x;
+  let cy = wid.y / ap.tiles_y;
+  let tile = wid.y * nwg.x + wid.x;
+  let xs = cell_span(cx, GRID_X, ap.width);
+  let ys = cell_span(cy, GRID_Y, ap.height);
+  let px = xs.x + (wid.x % ap.tiles_x) * GT + li % GT;
+  let ax = axis_of(pixel_u(px), GRID_X);
+  let wx = vec2f(node_weight(ax, cx), node_weight(ax, cx + 1u));
   if (li == 0u) {
     atomicStore(&s_layers, 0u);
   }
   workgroupBarrier();
+  // the column's pixels: dL/d out, colour, luminance layers (i0 = GRID_L: not in the cell), y weights
+  var g: array<vec3f, TILE_ROWS>;
+  var rgb: array<vec3f, TILE_ROWS>;
+  var z0: array<u32, TILE_ROWS>;
+  var zf: array<f32, TILE_ROWS>;
+  var wy: array<vec2f, TILE_ROWS>;
   var layers = 0u;
-  if (row0 < row1) {
-    let count = (row1 - row0) * span;
-    for (var i = li; i < count; i += WG) {
-      let px = cols.x + i % span;
-      let py = row0 + i / span;
-      let w_xy = node_weight(axis_of(pixel_u(px), GRID_X), gx) * node_weight(axis_of(pixel_v(py), GRID_Y), gy);
-      if (w_xy == 0.0) {
-        continue;
-      }
+  for (var j = 0u; j < TILE_ROWS; j++) {
+    let py = ys.x + (wid.y % ap.tiles_y) * GT + li / GT + (GRAD_WG / GT) * j;
+    let ay = axis_of(pixel_v(py), GRID_Y);
+    z0[j] = GRID_L;
+    if (px <= xs.y && px < ap.width && ax.i0 == cx && py <= ys.y && py < ap.height && ay.i0 == cy) {
       let q = py * ap.width + px;
       let pixel = image[q];
-      let g = v_out[q];
-      let x = vec4f(pixel.rgb, 1.0);
+      g[j] = v_out[q].rgb;
+      rgb[j] = pixel.rgb;
       let az = axis_of(lum_z(pixel.rgb), GRID_L);
-      let w0 = w_xy * (1.0 - az.f);
-      let w1 = w_xy * az.f;
+      z0[j] = az.i0;
+      zf[j] = az.f;
+      wy[j] = vec2f(node_weight(ay, cy), node_weight(ay, cy + 1u));
       layers |= (1u << az.i0) | (1u << az.i1);
-      // constant indices into acc (a loop over the layers, not acc[3 * az.i0 + r]): an array
-      // indexed by a runtime value lives in local memory on GPUs (the H200: 0.40 ms a step at
-      // 2000x1324, 10% of the step)
-      for (var l = 0u; l < MAX_L; l++) {
-        let w = select(0.0, w0, az.i0 == l) + select(0.0, w1, az.i1 == l);
-        if (w != 0.0) {
-          for (var r = 0u; r < 3u; r++) {
-            acc[3u * l + r] += w * (g[r] * x);
-          }
-        }
-      }
     }
   }
   atomicOr(&s_layers, layers);
@@ -254,30 +267,58 @@ fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocati
     s_layers_seen = atomicLoad(&s_layers);
   }
   let seen = workgroupUniformLoad(&s_layers_seen);
-  // one layer at a time through workgroup memory: a tree in a fixed order
   for (var l = 0u; l < GRID_L; l++) {
     if ((seen & (1u << l)) == 0u) {
-      if (li < 3u) {
-        partials[((node * ap.chunks + chunk) * GRID_L + l) * 3u + li] = vec4f(0.0);
+      if (li < SLOTS) {
+        partials[partial_index(tile, li / 3u, l, li % 3u)] = vec4f(0.0);
       }
       continue;
     }
-    for (var r = 0u; r < 3u; r++) {
-      s_red[3u * li + r] = acc[3u * l + r];
+    var acc: array<vec4f, SLOTS>;
+    for (var i = 0u; i < SLOTS; i++) {
+      acc[i] = vec4f(0.0);
     }
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride >>= 1u) {
-      if (li < stride) {
-        for (var r = 0u; r < 3u; r++) {
-          s_red[3u * li + r] += s_red[3u * (li + stride) + r];
+    for (var j = 0u; j < TILE_ROWS; j++) {
+      let i0 = z0[j];
+      let i1 = select(i0 + 1u, i0, GRID_L == 1u);
+      if (i0 != l && i1 != l) {
+        continue;
+      }
+      let x = vec4f(rgb[j], 1.0);
+      // constant indices into acc (loops over the corners and rows, not acc[runtime]): an array
+      // indexed by a runtime value lives in local memory on GPUs
+      for (var corner = 0u; corner < 4u; corner++) {
+        // the terms of the former per-node pass, float for float: weight x (v_out_r [rgb, 1])
+        let w_xy = wx[corner % 2u] * wy[j][corner / 2u];
+        let w = select(0.0, w_xy * (1.0 - zf[j]), i0 == l) + select(0.0, w_xy * zf[j], i1 == l);
+        if (w != 0.0) {
+          for (var r = 0u; r < 3u; r++) {
+            acc[3u * corner + r] += w * (g[j][r] * x);
+          }
         }
       }
-      workgroupBarrier();
     }
-    if (li < 3u) {
-      partials[((node * ap.chunks + chunk) * GRID_L + l) * 3u + li] = s_red[li];
+    for (var i = 0u; i < SLOTS; i++) {
+      s_acc[SLOTS * li + i] = acc[i];
     }
     workgroupBarrier();
+    if (li < SLOTS * PARTS) {
+      let slot = li % SLOTS;
+      let part = li / SLOTS;
+      var sum = vec4f(0.0);
+      for (var t = part * (GRAD_WG / PARTS); t < (part + 1u) * (GRAD_WG / PARTS); t++) {
+        sum += s_acc[SLOTS * t + slot];
+      }
+      s_part[li] = sum;
+    }
+    workgroupBarrier();
+    if (li < SLOTS) {
+      var sum = s_part[li];
+      for (var part = 1u; part < PARTS; part++) {
+        sum += s_part[SLOTS * part + li];
+      }
+      partials[partial_index(tile, li / 3u, l, li % 3u)] = sum;
+    }
   }
 }
 
@@ -316,12 +357,29 @@ fn grid_grad_reduce(@builtin(global_invocation_id) gid: vec3u, @builtin(num_work
   let r = i % 3u;
   let l = (i / 3u) % GRID_L;
   let node = i / (3u * GRID_L);
-  var sum = vec4f(0.0);
-  for (var chunk = 0u; chunk < ap.chunks; chunk++) {
-    sum += partials_in[((node * ap.chunks + chunk) * GRID_L + l) * 3u + r];
-  }
   let gx = node % GRID_X;
   let gy = node / GRID_X;
+  let cells_x = max(GRID_X, 2u) - 1u;
+  let cells_y = max(GRID_Y, 2u) - 1u;
+  let row_tiles = cells_x * ap.tiles_x; // tiles in a row of grid_grad_partials' dispatch
+  // the node is corner (a, b) of cell (gx - a, gy - b): up to 4 cells, each cell's tiles in
+  // dispatch order, the cells in (b, a) order
+  var sum = vec4f(0.0);
+  for (var b = 0u; b < 2u; b++) {
+    for (var a = 0u; a < 2u; a++) {
+      if (gx < a || gy < b || gx - a >= cells_x || gy - b >= cells_y) {
+        continue;
+      }
+      let cx = gx - a;
+      let cy = gy - b;
+      for (var ty = 0u; ty < ap.tiles_y; ty++) {
+        for (var tx = 0u; tx < ap.tiles_x; tx++) {
+          let tile = (cy * ap.tiles_y + ty) * row_tiles + cx * ap.tiles_x + tx;
+          sum += partials_in[partial_index(tile, a + 2u * b, l, r)];
+        }
+      }
+    }
+  }
   let o = ((((ap.image_slot * GRID_L + l) * GRID_Y + gy) * GRID_X + gx) * 12u) + 4u * r;
   grad[o] += sum.x;
   grad[o + 1u] += sum.y;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { APPEARANCE_GRIDS, appearanceLearningRate, appearanceModelFor, gradChunks, gridFloats, identityGrids, neighbourBlend, tvCoefficients, type GridShape } from '../../../../main/engine/train/appearance.js';
+import { APPEARANCE_GRIDS, appearanceLearningRate, appearanceModelFor, gradTiles, gridFloats, identityGrids, neighbourBlend, tvCoefficients, type GridShape } from '../../../../main/engine/train/appearance.js';
 import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { APPEARANCE_CASES, appearanceParity, randomGrids } from '../../../parity/appearance.parity.js';
@@ -148,22 +148,32 @@ describe('appearance host rules', () => {
 
   it.each([
     [1920, 1440],
+    [2000, 1324],
     [37, 29],
     [800, 800],
     [5, 3],
-  ])('grid_grad_partials chunks cover every node support of %ix%i', (width, height) => {
+  ])('grid_grad_partials tiles cover every cell of %ix%i, and every pixel is in exactly one cell', (width, height) => {
     for (const shape of Object.values(APPEARANCE_GRIDS)) {
-      const { rows, chunks } = gradChunks(shape, width, height);
-      for (let gy = 0; gy < shape.y; gy++) {
-        // the kernel's support: |(p + 0.5) / perNode - gy| < 1, widened by a pixel
-        if (shape.y === 1) {
-          expect(rows * chunks).toBeGreaterThanOrEqual(height);
+      const tiles = gradTiles(shape, width, height);
+      for (const [nodes, pixels, perCell] of [[shape.x, width, tiles.x], [shape.y, height, tiles.y]]) {
+        if (nodes === 1) {
+          expect(perCell * 16).toBeGreaterThanOrEqual(pixels);
           continue;
         }
-        const perNode = height / (shape.y - 1);
-        const first = Math.max(0, Math.floor((gy - 1) * perNode - 0.5) - 1);
-        const last = Math.min(height - 1, Math.ceil((gy + 1) * perNode - 0.5) + 1);
-        expect(rows * chunks, `node ${gy}`).toBeGreaterThanOrEqual(last - first + 1);
+        // the kernel's cell_span: [floor(c per - 0.5) - 1, ceil((c + 1) per - 0.5) + 1], the last cell to the last pixel
+        const per = pixels / (nodes - 1);
+        const cellOf = new Int32Array(pixels).fill(-1);
+        for (let c = 0; c < nodes - 1; c++) {
+          const first = Math.max(0, Math.floor(c * per - 0.5) - 1);
+          const last = c === nodes - 2 ? pixels - 1 : Math.min(pixels - 1, Math.ceil((c + 1) * per - 0.5) + 1);
+          expect(perCell * 16, `cell ${c}`).toBeGreaterThanOrEqual(last - first + 1);
+          // axis_of's cell of each pixel lies inside the span of that cell
+          for (let p = first; p <= last; p++) {
+            const i0 = Math.min(Math.floor(Math.min(nodes - 1, ((p + 0.5) / pixels) * (nodes - 1))), nodes - 2);
+            if (i0 === c) cellOf[p] = c;
+          }
+        }
+        expect(cellOf.every((c) => c >= 0)).toBe(true);
       }
     }
   });
