@@ -22,15 +22,17 @@
 //   grid_tv:             grad = d TV / d grid for every image's grid (written, not added): the
 //                        total variation of gsplat's total_variation_loss, sum over the three
 //                        axes of the mean squared difference of neighbours, / images, x weight
+//                        and `tile_layers[tile]` the layers it wrote (bit l; the others are 0)
 //   grid_grad_reduce:    grad of the current image's grid += the sum of its tile partials: the
-//                        up to 4 cells a node is a corner of, each cell's tiles in dispatch order
+//                        up to 4 cells a node is a corner of, their tiles in a fixed order
 //                        (runs after grid_tv, which zeroes the other images' terms)
 //   grid_gauge:          after each Adam step, per grid float: every image's value moved by
 //                        (identity - the mean over images), so the images' mean colour model is
 //                        the identity (a render with no model is the capture's mean appearance)
 // Workgroups: apply_* 16x16 pixels; grid_grad_partials GRAD_WG = 64 threads per tile, a
 //   (cells_x * tiles_x) x (cells_y * tiles_y) dispatch, cells = max(nodes, 2) - 1 per axis;
-//   grid_tv and grid_grad_reduce WG threads, one value each (2D dispatch over a long range).
+//   grid_grad_reduce 96 threads per (node, l); grid_tv and grid_gauge WG threads, one value
+//   each (2D dispatch over a long range).
 // Override constants: GRID_X, GRID_Y, GRID_L (GRID_L <= 32: the tiles' layer mask is a u32),
 //   WG.
 // Both capability variants compile this one body: the reductions are fixed-order sums in workgroup
@@ -73,6 +75,8 @@ struct AppearanceParams {
 @group(0) @binding(7) var<storage, read_write> grad: array<f32>;
 @group(0) @binding(8) var<storage, read> partials_in: array<vec4f>;
 @group(0) @binding(9) var<storage, read_write> grid_rw: array<f32>;
+@group(0) @binding(10) var<storage, read_write> tile_layers: array<u32>;
+@group(0) @binding(11) var<storage, read> tile_layers_in: array<u32>;
 
 // One axis of the slice: the lower node, the fraction towards the next, both nodes' indices
 // (equal on an axis of one node, whose fraction is 0).
@@ -267,12 +271,12 @@ fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups
     s_layers_seen = atomicLoad(&s_layers);
   }
   let seen = workgroupUniformLoad(&s_layers_seen);
+  if (li == 0u) {
+    tile_layers[tile] = seen;
+  }
   for (var l = 0u; l < GRID_L; l++) {
     if ((seen & (1u << l)) == 0u) {
-      if (li < SLOTS) {
-        partials[partial_index(tile, li / 3u, l, li % 3u)] = vec4f(0.0);
-      }
-      continue;
+      continue; // not written: the reduce reads tile_layers
     }
     var acc: array<vec4f, SLOTS>;
     for (var i = 0u; i < SLOTS; i++) {
@@ -347,44 +351,57 @@ fn grid_tv(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) n
   grad[i] = g;
 }
 
-@compute @workgroup_size(WG)
-fn grid_grad_reduce(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = thread_id(gid, nwg); // (node, l, r): one row of one node's matrix
-  let nodes = GRID_X * GRID_Y;
-  if (i >= nodes * GRID_L * 3u) {
-    return;
-  }
-  let r = i % 3u;
-  let l = (i / 3u) % GRID_L;
-  let node = i / (3u * GRID_L);
+// grid_grad_reduce: a workgroup per (node, l), REDUCE_PARTS x 3 rows threads; part p sums the
+// node's tiles k = p, p + REDUCE_PARTS, ... (k: the tiles of the up to 4 cells the node is a
+// corner of, the cells in (b, a) order, each cell's tiles in dispatch order), then one thread
+// per row sums the parts in order.
+const REDUCE_PARTS: u32 = 32u;
+var<workgroup> s_sums: array<vec4f, 3u * REDUCE_PARTS>;
+
+@compute @workgroup_size(3u * REDUCE_PARTS)
+fn grid_grad_reduce(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+  let node = wid.x / GRID_L;
+  let l = wid.x % GRID_L;
+  let r = li % 3u;
+  let part = li / 3u;
   let gx = node % GRID_X;
   let gy = node / GRID_X;
   let cells_x = max(GRID_X, 2u) - 1u;
   let cells_y = max(GRID_Y, 2u) - 1u;
   let row_tiles = cells_x * ap.tiles_x; // tiles in a row of grid_grad_partials' dispatch
-  // the node is corner (a, b) of cell (gx - a, gy - b): up to 4 cells, each cell's tiles in
-  // dispatch order, the cells in (b, a) order
+  let per_cell = ap.tiles_x * ap.tiles_y;
   var sum = vec4f(0.0);
+  var base = 0u; // k of the cell's first tile
   for (var b = 0u; b < 2u; b++) {
     for (var a = 0u; a < 2u; a++) {
+      // the node is corner (a, b) of cell (gx - a, gy - b)
       if (gx < a || gy < b || gx - a >= cells_x || gy - b >= cells_y) {
         continue;
       }
       let cx = gx - a;
       let cy = gy - b;
-      for (var ty = 0u; ty < ap.tiles_y; ty++) {
-        for (var tx = 0u; tx < ap.tiles_x; tx++) {
-          let tile = (cy * ap.tiles_y + ty) * row_tiles + cx * ap.tiles_x + tx;
+      for (var i = (part + REDUCE_PARTS - base % REDUCE_PARTS) % REDUCE_PARTS; i < per_cell; i += REDUCE_PARTS) {
+        let tile = (cy * ap.tiles_y + i / ap.tiles_x) * row_tiles + cx * ap.tiles_x + i % ap.tiles_x;
+        if ((tile_layers_in[tile] & (1u << l)) != 0u) {
           sum += partials_in[partial_index(tile, a + 2u * b, l, r)];
         }
       }
+      base += per_cell;
     }
   }
-  let o = ((((ap.image_slot * GRID_L + l) * GRID_Y + gy) * GRID_X + gx) * 12u) + 4u * r;
-  grad[o] += sum.x;
-  grad[o + 1u] += sum.y;
-  grad[o + 2u] += sum.z;
-  grad[o + 3u] += sum.w;
+  s_sums[li] = sum;
+  workgroupBarrier();
+  if (li < 3u) {
+    var total = s_sums[li];
+    for (var p = 1u; p < REDUCE_PARTS; p++) {
+      total += s_sums[3u * p + li];
+    }
+    let o = ((((ap.image_slot * GRID_L + l) * GRID_Y + gy) * GRID_X + gx) * 12u) + 4u * li;
+    grad[o] += total.x;
+    grad[o + 1u] += total.y;
+    grad[o + 2u] += total.z;
+    grad[o + 3u] += total.w;
+  }
 }
 
 // The gauge of the colour models: a common change of every image's model is undone by the splats'

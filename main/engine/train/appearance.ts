@@ -127,6 +127,8 @@ export class Appearance {
   /** The corrected image (vec4 per pixel), the loss's input. */
   readonly image: GPUBuffer;
   private readonly partials: GPUBuffer;
+  /** u32 per grid_grad_partials tile: the luminance layers it wrote partials of. */
+  private readonly tileLayers: GPUBuffer;
   private readonly params: GPUBuffer;
   /** u32 [floats]: Adam's element count. */
   private readonly count: GPUBuffer;
@@ -161,7 +163,9 @@ export class Appearance {
     ({ m: this.m, v: this.v } = this.moments.regions);
     this.image = createStorage(device, 'appearance.image', width * height * 16);
     // the largest frame's tiles: a smaller frame's cells are narrower, never more
-    this.partials = createStorage(device, 'appearance.partials', gradTiles(shape, width, height).count * 4 * shape.l * 3 * 16);
+    const tiles = gradTiles(shape, width, height).count;
+    this.partials = createStorage(device, 'appearance.partials', tiles * 4 * shape.l * 3 * 16);
+    this.tileLayers = createStorage(device, 'appearance.tileLayers', tiles * 4);
     this.params = createUniform(device, 'appearance.params', UniformStruct.of('appearance', 'AppearanceParams').size);
     this.count = createStorage(device, 'appearance.count', 16);
     device.queue.writeBuffer(this.count, 0, new Uint32Array([this.floats, 0, 0, 0]));
@@ -183,7 +187,7 @@ export class Appearance {
     if (this.groups?.rendered === rendered && this.groups.vOut === vOut && this.groups.vRendered === vRendered) return this.groups;
     const { device } = this.ctx;
     const p = this.pipelines;
-    const all = { 0: this.params, 1: this.grid, 2: rendered, 3: this.image, 4: vOut, 5: vRendered, 6: this.partials, 7: this.grad, 8: this.partials };
+    const all = { 0: this.params, 1: this.grid, 2: rendered, 3: this.image, 4: vOut, 5: vRendered, 6: this.partials, 7: this.grad, 8: this.partials, 10: this.tileLayers, 11: this.tileLayers };
     this.groups = {
       rendered,
       vOut,
@@ -231,7 +235,7 @@ export class Appearance {
     commands.dispatch(p.backward, [g.backward], Math.ceil(width / TS), Math.ceil(height / TS));
     commands.dispatch(p.tv, [g.tv], ...this.spread(this.floats));
     commands.dispatch(p.partials, [g.partials], tiles.groupsX, tiles.groupsY);
-    commands.dispatch(p.reduce, [g.reduce], ...this.spread(this.shape.x * this.shape.y * this.shape.l * 3));
+    commands.dispatch(p.reduce, [g.reduce], this.shape.x * this.shape.y * this.shape.l);
   }
 
   /** A 1D range of WG-thread workgroups as a 2D dispatch (kernels/dispatch.wgsl). */
@@ -304,7 +308,7 @@ export class Appearance {
   }
 
   destroy(): void {
-    for (const b of [this.grid, this.grad, this.moments, this.image, this.partials, this.params, this.count]) b.destroy();
+    for (const b of [this.grid, this.grad, this.moments, this.image, this.partials, this.tileLayers, this.params, this.count]) b.destroy();
     this.heldOut?.destroy();
     this.adamGroup?.uniform.destroy();
   }

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { APPEARANCE_GRIDS, appearanceLearningRate, appearanceModelFor, gradTiles, gridFloats, identityGrids, neighbourBlend, tvCoefficients, type GridShape } from '../../../../main/engine/train/appearance.js';
+import { createStorage, readBuffer, uploadStorage } from '../../../../main/engine/gpu/buffers.js';
+import { Appearance, APPEARANCE_GRIDS, appearanceLearningRate, appearanceModelFor, gradTiles, gridFloats, identityGrids, neighbourBlend, tvCoefficients, type GridShape } from '../../../../main/engine/train/appearance.js';
+import { APPEARANCE_BENCH_IMAGES, APPEARANCE_BENCH_SLOT, appearanceBenchLoad } from '../../../../main/engine/train/bench-appearance.js';
 import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { APPEARANCE_CASES, appearanceParity, randomGrids } from '../../../parity/appearance.parity.js';
@@ -190,4 +192,32 @@ describe('appearance kernels match the reference', async () => {
       });
     }
   }
+
+  it('the grid gradient is the same bits on every run and in every capability variant (fixed-order sums)', async () => {
+    const [width, height] = [171, 133];
+    const load = appearanceBenchLoad(width, height);
+    const gradients: string[] = [];
+    for (const variant of variantsOf(ctx))
+      for (let run = 0; run < 2; run++) {
+        const appearance = await Appearance.create(ctx, 'bilagrid', APPEARANCE_BENCH_IMAGES, 200, 150, { variant });
+        ctx.device.queue.writeBuffer(appearance.grid, 0, load.grids);
+        const pad = (v: Float32Array) => {
+          const out = new Float32Array(200 * 150 * 4);
+          out.set(v);
+          return out;
+        };
+        const image = uploadStorage(ctx.device, 'appearance.test.image', pad(load.image));
+        const vOut = uploadStorage(ctx.device, 'appearance.test.vOut', pad(load.vOut));
+        const vImage = createStorage(ctx.device, 'appearance.test.vImage', 200 * 150 * 16);
+        const commands = ctx.commands('appearance.test.bits');
+        appearance.encodeForward(commands, APPEARANCE_BENCH_SLOT, image, vOut, width, height, vImage);
+        appearance.encodeBackward(commands);
+        await commands.submit();
+        gradients.push(Buffer.from(await readBuffer(ctx.device, appearance.grad, appearance.floats * 4)).toString('base64'));
+        for (const b of [image, vOut, vImage]) b.destroy();
+        appearance.destroy();
+      }
+    expect(gradients.length).toBeGreaterThanOrEqual(2);
+    for (const g of gradients) expect(g === gradients[0]).toBe(true);
+  });
 });
