@@ -10,26 +10,26 @@
 // Grid layout (`grid`, `grad`, Adam's flat group): float ((((image * GRID_L + l) * GRID_Y + y)
 //   * GRID_X + x) * 12 + 4 r + k): row r of the matrix, column k (k = 3: the offset).
 //   apply_forward:       out (vec4 per pixel: corrected rgb, alpha passed through) from image
-//   apply_backward:      per GT x GT tile of one xy cell's pixels (each pixel read once):
-//                        v_image = d out / d image^T v_out, through the matrix and through the
-//                        luminance slice coordinate (v_image.a = v_out.a); and the grid
-//                        gradient's partials: per l reached, for each of the cell's 4 corner
-//                        nodes and matrix row r, the sum over the tile's pixels of weight *
-//                        v_out_r * [rgb, 1]_k, reduced in a fixed order in workgroup memory (no
-//                        float atomics: deterministic). `partials` is vec4 (((tile * 4 + corner)
-//                        * GRID_L + l) * 3 + r), tile = the workgroup's index in the dispatch
-//                        (row-major), corner = a + 2 b for node (cx + a, cy + b);
-//                        `tile_layers[tile]` the layers it wrote (bit l; the others are 0)
+//   apply_backward:      v_image = d out / d image^T v_out, through the matrix and through the
+//                        luminance slice coordinate (v_image.a = v_out.a)
+//   grid_grad_partials:  per GT x GT tile of one xy cell's pixels (each pixel read once) and per
+//                        l: for each of the cell's 4 corner nodes and matrix row r, the sum over
+//                        the tile's pixels of weight * v_out_r * [rgb, 1]_k, reduced in a fixed
+//                        order in workgroup memory (no float atomics: deterministic); `partials`
+//                        is vec4 (((tile * 4 + corner) * GRID_L + l) * 3 + r), tile = the
+//                        workgroup's index in the dispatch (row-major), corner = a + 2 b for
+//                        node (cx + a, cy + b)
 //   grid_tv:             grad = d TV / d grid for every image's grid (written, not added): the
 //                        total variation of gsplat's total_variation_loss, sum over the three
 //                        axes of the mean squared difference of neighbours, / images, x weight
+//                        and `tile_layers[tile]` the layers it wrote (bit l; the others are 0)
 //   grid_grad_reduce:    grad of the current image's grid += the sum of its tile partials: the
 //                        up to 4 cells a node is a corner of, their tiles in a fixed order
 //                        (runs after grid_tv, which zeroes the other images' terms)
 //   grid_gauge:          after each Adam step, per grid float: every image's value moved by
 //                        (identity - the mean over images), so the images' mean colour model is
 //                        the identity (a render with no model is the capture's mean appearance)
-// Workgroups: apply_forward 16x16 pixels; apply_backward GRAD_WG = 64 threads per tile, a
+// Workgroups: apply_* 16x16 pixels; grid_grad_partials GRAD_WG = 64 threads per tile, a
 //   (cells_x * tiles_x) x (cells_y * tiles_y) dispatch, cells = max(nodes, 2) - 1 per axis;
 //   grid_grad_reduce 96 threads per (node, l); grid_tv and grid_gauge WG threads, one value
 //   each (2D dispatch over a long range).
@@ -55,7 +55,7 @@ struct AppearanceParams {
   height: u32,
   image_slot: u32, // which image's grid the current frame uses
   images: u32, // grids in `grid`
-  tiles_x: u32, // apply_backward tiles per cell along x (GT pixels each)
+  tiles_x: u32, // grid_grad_partials tiles per cell along x (GT pixels each)
   tiles_y: u32,
   tv_x: f32, // 2 x weight / (images x pairs along x x 12); 0 where GRID_X = 1
   tv_y: f32,
@@ -158,9 +158,15 @@ fn apply_forward(@builtin(global_invocation_id) gid: vec3u) {
   out_image[q] = vec4f(dot(s.rows[0], x), dot(s.rows[1], x), dot(s.rows[2], x), pixel.a);
 }
 
-// dL/d image of one pixel (apply_backward's first output; v_image.a = v_out.a).
-fn image_grad(px: u32, py: u32, pixel: vec4f, g: vec4f) -> vec4f {
-  let s = slice_at(px, py, pixel.rgb);
+@compute @workgroup_size(TS, TS, 1)
+fn apply_backward(@builtin(global_invocation_id) gid: vec3u) {
+  if (gid.x >= ap.width || gid.y >= ap.height) {
+    return;
+  }
+  let q = gid.y * ap.width + gid.x;
+  let pixel = image[q];
+  let g = v_out[q];
+  let s = slice_at(gid.x, gid.y, pixel.rgb);
   let x = vec4f(pixel.rgb, 1.0);
   // through the matrix: A[:, :3]^T v_out
   var v = (g.r * s.rows[0] + g.g * s.rows[1] + g.b * s.rows[2]).xyz;
@@ -169,7 +175,7 @@ fn image_grad(px: u32, py: u32, pixel: vec4f, g: vec4f) -> vec4f {
     let d_lum = (g.r * dot(s.d_rows_dz[0], x) + g.g * dot(s.d_rows_dz[1], x) + g.b * dot(s.d_rows_dz[2], x)) * f32(GRID_L - 1u);
     v += d_lum * LUMA;
   }
-  return vec4f(v, g.a);
+  v_image[q] = vec4f(v, g.a);
 }
 
 // The pixel range [first, last] of cell c (between nodes c and c + 1) on an axis of `nodes` nodes
@@ -198,10 +204,9 @@ fn node_weight(a: Axis, i: u32) -> f32 {
   return w;
 }
 
-// apply_backward: a workgroup is one GT x GT tile of one xy cell's pixels (every pixel is in
-// exactly one tile, and a tile's pixels share the cell's 2 x 2 corner nodes); a thread reads one
-// column's TILE_ROWS pixels once, writes their dL/d image, holds them in registers and, per
-// luminance layer some pixel reached, sums their
+// grid_grad_partials: a workgroup is one GT x GT tile of one xy cell's pixels (every pixel is in
+// exactly one tile, and a tile's pixels share the cell's 2 x 2 corner nodes); a thread holds one
+// column's TILE_ROWS pixels in registers and, per luminance layer some pixel reached, sums their
 // terms for the 4 corners x 3 matrix rows (12 vec4: no per-layer accumulator arrays). The 12
 // sums are reduced over the threads in a fixed order: 4 parts of 16 threads each (thread order),
 // then the parts in order.
@@ -224,7 +229,7 @@ fn partial_index(tile: u32, corner: u32, l: u32, r: u32) -> u32 {
 }
 
 @compute @workgroup_size(GRAD_WG)
-fn apply_backward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
+fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u, @builtin(local_invocation_index) li: u32) {
   let cx = wid.x / ap.tiles_x;
   let cy = wid.y / ap.tiles_y;
   let tile = wid.y * nwg.x + wid.x;
@@ -251,9 +256,7 @@ fn apply_backward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nw
     if (px <= xs.y && px < ap.width && ax.i0 == cx && py <= ys.y && py < ap.height && ay.i0 == cy) {
       let q = py * ap.width + px;
       let pixel = image[q];
-      let grad_out = v_out[q];
-      v_image[q] = image_grad(px, py, pixel, grad_out);
-      g[j] = grad_out.rgb;
+      g[j] = v_out[q].rgb;
       rgb[j] = pixel.rgb;
       let az = axis_of(lum_z(pixel.rgb), GRID_L);
       z0[j] = az.i0;
@@ -365,7 +368,7 @@ fn grid_grad_reduce(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation
   let gy = node / GRID_X;
   let cells_x = max(GRID_X, 2u) - 1u;
   let cells_y = max(GRID_Y, 2u) - 1u;
-  let row_tiles = cells_x * ap.tiles_x; // tiles in a row of apply_backward's dispatch
+  let row_tiles = cells_x * ap.tiles_x; // tiles in a row of grid_grad_partials' dispatch
   let per_cell = ap.tiles_x * ap.tiles_y;
   var sum = vec4f(0.0);
   var base = 0u; // k of the cell's first tile

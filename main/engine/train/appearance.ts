@@ -35,11 +35,11 @@ export const APPEARANCE_GRIDS: Readonly<Record<AppearanceModelName, GridShape>> 
   bilagrid: { x: 16, y: 16, l: 8 },
 };
 
-/** apply_backward's layer mask is a u32 (kernels/appearance.wgsl). */
+/** grid_grad_partials' layer mask is a u32 (kernels/appearance.wgsl). */
 const MAX_L = 32;
 const TS = 16;
 const WG = 128;
-/** apply_backward's tile side in pixels (kernels/appearance.wgsl GT). */
+/** grid_grad_partials' tile side in pixels (kernels/appearance.wgsl GT). */
 const GRAD_TILE = 16;
 /** gsplat's bilagrid TV multiplier (`bilateral_grid_tv_loss`'s 10). */
 export const BILAGRID_TV_WEIGHT = 10;
@@ -97,7 +97,7 @@ function cellSpan(nodes: number, pixels: number): number {
 /** Cells between nodes on an axis (one on an axis of one node). */
 const cellsOf = (nodes: number) => Math.max(nodes, 2) - 1;
 
-/** How apply_backward tiles each xy cell for an image size: tiles per cell, the dispatch, the tiles in all. */
+/** How grid_grad_partials tiles each xy cell for an image size: tiles per cell, the dispatch, the tiles in all. */
 export function gradTiles(shape: GridShape, width: number, height: number): { x: number; y: number; groupsX: number; groupsY: number; count: number } {
   const x = Math.ceil(cellSpan(shape.x, width) / GRAD_TILE);
   const y = Math.ceil(cellSpan(shape.y, height) / GRAD_TILE);
@@ -127,7 +127,7 @@ export class Appearance {
   /** The corrected image (vec4 per pixel), the loss's input. */
   readonly image: GPUBuffer;
   private readonly partials: GPUBuffer;
-  /** u32 per apply_backward tile: the luminance layers it wrote partials of. */
+  /** u32 per grid_grad_partials tile: the luminance layers it wrote partials of. */
   private readonly tileLayers: GPUBuffer;
   private readonly params: GPUBuffer;
   /** u32 [floats]: Adam's element count. */
@@ -136,7 +136,7 @@ export class Appearance {
   private gaugeGroup?: GPUBindGroup;
   /** A held-out view's colour model (setHeldOutModel), one image's grid. */
   private heldOut?: GPUBuffer;
-  private groups?: { rendered: GpuRange; vOut: GpuRange; vRendered: GpuRange; forward: GPUBindGroup; backward: GPUBindGroup; tv: GPUBindGroup; reduce: GPUBindGroup };
+  private groups?: { rendered: GpuRange; vOut: GpuRange; vRendered: GpuRange; forward: GPUBindGroup; backward: GPUBindGroup; partials: GPUBindGroup; tv: GPUBindGroup; reduce: GPUBindGroup };
   private active = { width: 0, height: 0 };
 
   /** The compiled pipelines, for the benchmark's workgroup-memory table. */
@@ -151,7 +151,7 @@ export class Appearance {
     readonly images: number,
     readonly width: number,
     readonly height: number,
-    private readonly pipelines: Record<'forward' | 'backward' | 'tv' | 'reduce' | 'gauge', CompiledPipeline>,
+    private readonly pipelines: Record<'forward' | 'backward' | 'partials' | 'tv' | 'reduce' | 'gauge', CompiledPipeline>,
     readonly tvWeight: number,
   ) {
     const { device } = ctx;
@@ -178,9 +178,9 @@ export class Appearance {
     if (!(images >= 1)) throw new Error(`appearance: ${images} images`);
     const constants = { GRID_X: shape.x, GRID_Y: shape.y, GRID_L: shape.l, WG };
     const request = (entryPoint: string) => ({ kernel: 'appearance', entryPoint, constants, variant: options.variant });
-    const [forward, backward, tv, reduce, gauge] = await ctx.kernels.preload(['apply_forward', 'apply_backward', 'grid_tv', 'grid_grad_reduce', 'grid_gauge'].map(request));
+    const [forward, backward, partials, tv, reduce, gauge] = await ctx.kernels.preload(['apply_forward', 'apply_backward', 'grid_grad_partials', 'grid_tv', 'grid_grad_reduce', 'grid_gauge'].map(request));
     const tvWeight = options.tvWeight ?? (model === 'bilagrid' ? BILAGRID_TV_WEIGHT : 0);
-    return new Appearance(ctx, model, shape, images, width, height, { forward, backward, tv, reduce, gauge }, tvWeight);
+    return new Appearance(ctx, model, shape, images, width, height, { forward, backward, partials, tv, reduce, gauge }, tvWeight);
   }
 
   private bind(rendered: GpuRange, vOut: GpuRange, vRendered: GpuRange) {
@@ -194,6 +194,7 @@ export class Appearance {
       vRendered,
       forward: bindGroup(device, p.forward, all),
       backward: bindGroup(device, p.backward, all),
+      partials: bindGroup(device, p.partials, all),
       tv: bindGroup(device, p.tv, all),
       reduce: bindGroup(device, p.reduce, all),
     };
@@ -231,8 +232,9 @@ export class Appearance {
     const { width, height } = this.active;
     const p = this.pipelines;
     const tiles = gradTiles(this.shape, width, height);
-    commands.dispatch(p.backward, [g.backward], tiles.groupsX, tiles.groupsY);
+    commands.dispatch(p.backward, [g.backward], Math.ceil(width / TS), Math.ceil(height / TS));
     commands.dispatch(p.tv, [g.tv], ...this.spread(this.floats));
+    commands.dispatch(p.partials, [g.partials], tiles.groupsX, tiles.groupsY);
     commands.dispatch(p.reduce, [g.reduce], this.shape.x * this.shape.y * this.shape.l);
   }
 

@@ -154,7 +154,7 @@ describe('appearance host rules', () => {
     [37, 29],
     [800, 800],
     [5, 3],
-  ])('apply_backward tiles cover every cell of %ix%i, and every pixel is in exactly one cell', (width, height) => {
+  ])('grid_grad_partials tiles cover every cell of %ix%i, and every pixel is in exactly one cell', (width, height) => {
     for (const shape of Object.values(APPEARANCE_GRIDS)) {
       const tiles = gradTiles(shape, width, height);
       for (const [nodes, pixels, perCell] of [[shape.x, width, tiles.x], [shape.y, height, tiles.y]]) {
