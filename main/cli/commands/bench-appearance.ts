@@ -4,17 +4,19 @@ import { benchAppearance } from '../../engine/train/bench-appearance.js';
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
-import { LOSS_BENCH_SIZE } from './bench-loss.js';
+
+/** The size `bench appearance` measures unless told: the phone capture's, as `bench loss`. */
+export const APPEARANCE_BENCH_SIZE = { width: 1920, height: 1440 } as const;
 
 /**
  * `bench appearance`: one training step's bilateral-grid colour model (apply, its backward, TV,
- * the grid gradient) on a fixed load at --width x --height (train/bench-appearance.ts); the loss
- * benchmark's size unless told.
+ * the grid gradient) on a fixed load at --width x --height (train/bench-appearance.ts); 1920x1440
+ * unless told.
  */
 export async function benchAppearanceCommand(context: CommandContext): Promise<void> {
   const { options, out } = context;
-  const width = (options.width as number | undefined) ?? LOSS_BENCH_SIZE.width;
-  const height = (options.height as number | undefined) ?? LOSS_BENCH_SIZE.height;
+  const width = (options.width as number | undefined) ?? APPEARANCE_BENCH_SIZE.width;
+  const height = (options.height as number | undefined) ?? APPEARANCE_BENCH_SIZE.height;
   if (width < 1 || height < 1) throw new UsageError(`bench appearance: --width and --height must be at least 1 (got ${width}x${height})`);
   out.progress({ stage: 'generate', message: `colour-model load ${width}x${height} (bilagrid)` }, true);
   const gpu = await openGpu({ ...context.engineOptions, profile: true });

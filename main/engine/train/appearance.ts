@@ -35,11 +35,11 @@ export const APPEARANCE_GRIDS: Readonly<Record<AppearanceModelName, GridShape>> 
   bilagrid: { x: 16, y: 16, l: 8 },
 };
 
-/** grid_grad_partials' layer mask is a u32 (kernels/appearance.wgsl). */
+/** grid_grad_partials' layer mask is a u32 (kernels/appearance-grad.wgsl). */
 const MAX_L = 32;
 const TS = 16;
 const WG = 128;
-/** grid_grad_partials' tile side in pixels (kernels/appearance.wgsl GT). */
+/** grid_grad_partials' tile side in pixels (kernels/appearance-grad.wgsl GT). */
 const GRAD_TILE = 16;
 /** gsplat's bilagrid TV multiplier (`bilateral_grid_tv_loss`'s 10). */
 export const BILAGRID_TV_WEIGHT = 10;
@@ -87,7 +87,7 @@ export function tvCoefficients(shape: GridShape, images: number, weight: number)
 }
 
 /**
- * Pixels of the widest cell on an axis (kernels/appearance.wgsl `cell_span`: [floor(c per - 0.5)
+ * Pixels of the widest cell on an axis (kernels/appearance-grad.wgsl `cell_span`: [floor(c per - 0.5)
  * - 1, ceil((c + 1) per - 0.5) + 1], fewer than per + 5 pixels).
  */
 function cellSpan(nodes: number, pixels: number): number {
@@ -177,8 +177,15 @@ export class Appearance {
     if (shape.l > MAX_L) throw new Error(`appearance: ${shape.l} luminance nodes exceed the kernel's ${MAX_L}`);
     if (!(images >= 1)) throw new Error(`appearance: ${images} images`);
     const constants = { GRID_X: shape.x, GRID_Y: shape.y, GRID_L: shape.l, WG };
-    const request = (entryPoint: string) => ({ kernel: 'appearance', entryPoint, constants, variant: options.variant });
-    const [forward, backward, partials, tv, reduce, gauge] = await ctx.kernels.preload(['apply_forward', 'apply_backward', 'grid_grad_partials', 'grid_tv', 'grid_grad_reduce', 'grid_gauge'].map(request));
+    const request = (entryPoint: string, kernel = 'appearance') => ({ kernel, entryPoint, constants, variant: options.variant });
+    const [forward, backward, partials, tv, reduce, gauge] = await ctx.kernels.preload([
+      request('apply_forward'),
+      request('apply_backward'),
+      request('grid_grad_partials', 'appearance-grad'),
+      request('grid_tv'),
+      request('grid_grad_reduce', 'appearance-grad'),
+      request('grid_gauge'),
+    ]);
     const tvWeight = options.tvWeight ?? (model === 'bilagrid' ? BILAGRID_TV_WEIGHT : 0);
     return new Appearance(ctx, model, shape, images, width, height, { forward, backward, partials, tv, reduce, gauge }, tvWeight);
   }

@@ -1,12 +1,13 @@
 /**
  * The fixed-load colour-model benchmark (`bench appearance`, docs/benchmarks.md): one training
- * step's bilateral-grid passes (kernels/appearance.wgsl: apply_forward, apply_backward, grid_tv,
- * the grid gradient's per-tile partials and their reduce) on a deterministic rendered image,
- * dL/d corrected image and non-identity grids at a given size (1920x1440 by default), timed with
- * GPU timestamps around the step's dispatches (median of 20 after 3 warm-ups; host time where the
- * adapter has no timestamps), then a profiled pass for the per-kernel table. The check values
- * (sums of the outputs, read back once) let a test compare the load with the float64 reference.
- * Pure engine code: the CLI's `bench appearance` prints and saves it.
+ * step's bilateral-grid passes (kernels/appearance.wgsl: apply_forward, apply_backward, grid_tv;
+ * kernels/appearance-grad.wgsl: the grid gradient's per-tile partials and their reduce) on a
+ * deterministic rendered image, dL/d corrected image and non-identity grids at a given size
+ * (1920x1440 by default), timed with GPU timestamps around the step's dispatches (median of 20
+ * after 3 warm-ups; host time where the adapter has no timestamps), then a profiled pass for the
+ * per-kernel table. The check values (sums of the outputs, read back once) let a test compare the
+ * load with the float64 reference. Pure engine code: the CLI's `bench appearance` prints and
+ * saves it.
  */
 import type { ProfileRow } from '../../../shared/contract/profile.js';
 import { lowbias32 } from '../../../shared/random.js';
