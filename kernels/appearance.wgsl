@@ -12,96 +12,33 @@
 //   apply_forward:       out (vec4 per pixel: corrected rgb, alpha passed through) from image
 //   apply_backward:      v_image = d out / d image^T v_out, through the matrix and through the
 //                        luminance slice coordinate (v_image.a = v_out.a)
-//   grid_grad_partials:  per (xy node, chunk of its support's rows) and per l: the sum over the
-//                        chunk's pixels of weight * v_out_r * [rgb, 1]_k, reduced in a fixed
-//                        order in workgroup memory (no float atomics: deterministic)
 //   grid_tv:             grad = d TV / d grid for every image's grid (written, not added): the
 //                        total variation of gsplat's total_variation_loss, sum over the three
 //                        axes of the mean squared difference of neighbours, / images, x weight
-//   grid_grad_reduce:    grad of the current image's grid += the sum of its chunk partials, in
-//                        chunk order (runs after grid_tv, which zeroes the other images' terms)
+//                        (the frame image's photometric term is added after it:
+//                        kernels/appearance-grad.wgsl)
 //   grid_gauge:          after each Adam step, per grid float: every image's value moved by
 //                        (identity - the mean over images), so the images' mean colour model is
 //                        the identity (a render with no model is the capture's mean appearance)
-// Workgroups: apply_* 16x16 pixels; grid_grad_partials WG threads per (node, chunk);
-//   grid_tv and grid_grad_reduce WG threads, one value each (2D dispatch over a long range).
-// Override constants: GRID_X, GRID_Y, GRID_L (GRID_L <= MAX_L: the per-thread accumulators
-//   are a fixed array), WG.
-// Both capability variants compile this one body: the reductions are workgroup trees, no subgroup
-//   operations (the gradient sums stay in a fixed order on every device).
-// Invariant: a node's support is the pixels with |u - gx| < 1 and |v - gy| < 1 (all pixels on
-//   an axis of one node); the host sizes chunks so `chunks * chunk_rows` rows cover every node's.
+// Workgroups: apply_* 16x16 pixels; grid_tv and grid_gauge WG threads, one value each (2D
+//   dispatch over a long range).
+// Override constants (appearance-common): GRID_X, GRID_Y, GRID_L, WG.
+// Both capability variants compile this one body (no subgroup operations).
+// Invariant: the slice's weights are grid_sample's: those of a pixel sum to 1 over the 8 nodes
+//   around it, so an identity grid leaves the image unchanged.
 
+#include "appearance-common"
 #include "dispatch"
 
-override GRID_X: u32 = 16u;
-override GRID_Y: u32 = 16u;
-override GRID_L: u32 = 8u;
-override WG: u32 = 128u;
-const MAX_L: u32 = 8u;
 const TS: u32 = 16u;
-const LUMA: vec3f = vec3f(0.299, 0.587, 0.114);
 
-struct AppearanceParams {
-  width: u32,
-  height: u32,
-  image_slot: u32, // which image's grid the current frame uses
-  images: u32, // grids in `grid`
-  chunk_rows: u32, // rows of a node's support per grid_grad_partials workgroup
-  chunks: u32, // workgroups per node
-  tv_x: f32, // 2 x weight / (images x pairs along x x 12); 0 where GRID_X = 1
-  tv_y: f32,
-  tv_l: f32,
-  _pad0: u32,
-  _pad1: u32,
-  _pad2: u32,
-}
-
-@group(0) @binding(0) var<uniform> ap: AppearanceParams;
 @group(0) @binding(1) var<storage, read> grid: array<f32>;
 @group(0) @binding(2) var<storage, read> image: array<vec4f>;
 @group(0) @binding(3) var<storage, read_write> out_image: array<vec4f>;
 @group(0) @binding(4) var<storage, read> v_out: array<vec4f>;
 @group(0) @binding(5) var<storage, read_write> v_image: array<vec4f>;
-@group(0) @binding(6) var<storage, read_write> partials: array<vec4f>;
 @group(0) @binding(7) var<storage, read_write> grad: array<f32>;
-@group(0) @binding(8) var<storage, read> partials_in: array<vec4f>;
 @group(0) @binding(9) var<storage, read_write> grid_rw: array<f32>;
-
-// One axis of the slice: the lower node, the fraction towards the next, both nodes' indices
-// (equal on an axis of one node, whose fraction is 0).
-struct Axis {
-  i0: u32,
-  i1: u32,
-  f: f32,
-}
-
-fn axis_of(coordinate: f32, nodes: u32) -> Axis {
-  if (nodes == 1u) {
-    return Axis(0u, 0u, 0.0);
-  }
-  let c = clamp(coordinate, 0.0, f32(nodes - 1u));
-  let i0 = min(u32(floor(c)), nodes - 2u);
-  return Axis(i0, i0 + 1u, c - f32(i0));
-}
-
-fn pixel_u(px: u32) -> f32 {
-  return (f32(px) + 0.5) / f32(ap.width) * f32(GRID_X - 1u);
-}
-
-fn pixel_v(py: u32) -> f32 {
-  return (f32(py) + 0.5) / f32(ap.height) * f32(GRID_Y - 1u);
-}
-
-// Whether the luminance lies inside [0, 1], where the slice coordinate follows it.
-fn lum_inside(rgb: vec3f) -> bool {
-  let lum = dot(rgb, LUMA);
-  return lum > 0.0 && lum < 1.0;
-}
-
-fn lum_z(rgb: vec3f) -> f32 {
-  return clamp(dot(rgb, LUMA), 0.0, 1.0) * f32(GRID_L - 1u);
-}
 
 // Row r of the matrix at node (x, y, l) of the current image's grid.
 fn node_row(x: u32, y: u32, l: u32, r: u32) -> vec4f {
@@ -168,119 +105,6 @@ fn apply_backward(@builtin(global_invocation_id) gid: vec3u) {
   v_image[q] = vec4f(v, g.a);
 }
 
-// The pixel range [first, last] of node i's support on an axis of `nodes` nodes over `pixels`.
-fn support(i: u32, nodes: u32, pixels: u32) -> vec2u {
-  if (nodes == 1u) {
-    return vec2u(0u, pixels - 1u);
-  }
-  let per_node = f32(pixels) / f32(nodes - 1u); // pixels between two nodes
-  // |(p + 0.5) / per_node - i| < 1, widened by a pixel (the weight is 0 past the edge)
-  let first = max(0.0, floor((f32(i) - 1.0) * per_node - 0.5) - 1.0);
-  let last = min(f32(pixels - 1u), ceil((f32(i) + 1.0) * per_node - 0.5) + 1.0);
-  return vec2u(u32(first), u32(last));
-}
-
-// The weight of node i in an axis' slice (0 when the node is not one of the two).
-fn node_weight(a: Axis, i: u32) -> f32 {
-  var w = 0.0;
-  if (a.i0 == i) {
-    w += 1.0 - a.f;
-  }
-  if (a.i1 == i) {
-    w += a.f;
-  }
-  return w;
-}
-
-var<workgroup> s_red: array<vec4f, 3u * WG>;
-// Luminance layers some pixel of the workgroup reached (bit l): the others' sums are 0 and skip
-// their tree (a node's support usually spans a few of the 8 layers).
-var<workgroup> s_layers: atomic<u32>;
-var<workgroup> s_layers_seen: u32;
-
-@compute @workgroup_size(WG)
-fn grid_grad_partials(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
-  let node = wid.x; // gy * GRID_X + gx
-  let chunk = wid.y;
-  let gx = node % GRID_X;
-  let gy = node / GRID_X;
-  let cols = support(gx, GRID_X, ap.width);
-  let rows = support(gy, GRID_Y, ap.height);
-  let row0 = rows.x + chunk * ap.chunk_rows;
-  let row1 = min(rows.y + 1u, row0 + ap.chunk_rows);
-  let span = cols.y + 1u - cols.x;
-  var acc: array<vec4f, 3u * MAX_L>;
-  for (var i = 0u; i < 3u * MAX_L; i++) {
-    acc[i] = vec4f(0.0);
-  }
-  if (li == 0u) {
-    atomicStore(&s_layers, 0u);
-  }
-  workgroupBarrier();
-  var layers = 0u;
-  if (row0 < row1) {
-    let count = (row1 - row0) * span;
-    for (var i = li; i < count; i += WG) {
-      let px = cols.x + i % span;
-      let py = row0 + i / span;
-      let w_xy = node_weight(axis_of(pixel_u(px), GRID_X), gx) * node_weight(axis_of(pixel_v(py), GRID_Y), gy);
-      if (w_xy == 0.0) {
-        continue;
-      }
-      let q = py * ap.width + px;
-      let pixel = image[q];
-      let g = v_out[q];
-      let x = vec4f(pixel.rgb, 1.0);
-      let az = axis_of(lum_z(pixel.rgb), GRID_L);
-      let w0 = w_xy * (1.0 - az.f);
-      let w1 = w_xy * az.f;
-      layers |= (1u << az.i0) | (1u << az.i1);
-      // constant indices into acc (a loop over the layers, not acc[3 * az.i0 + r]): an array
-      // indexed by a runtime value lives in local memory on GPUs (the H200: 0.40 ms a step at
-      // 2000x1324, 10% of the step)
-      for (var l = 0u; l < MAX_L; l++) {
-        let w = select(0.0, w0, az.i0 == l) + select(0.0, w1, az.i1 == l);
-        if (w != 0.0) {
-          for (var r = 0u; r < 3u; r++) {
-            acc[3u * l + r] += w * (g[r] * x);
-          }
-        }
-      }
-    }
-  }
-  atomicOr(&s_layers, layers);
-  workgroupBarrier();
-  if (li == 0u) {
-    s_layers_seen = atomicLoad(&s_layers);
-  }
-  let seen = workgroupUniformLoad(&s_layers_seen);
-  // one layer at a time through workgroup memory: a tree in a fixed order
-  for (var l = 0u; l < GRID_L; l++) {
-    if ((seen & (1u << l)) == 0u) {
-      if (li < 3u) {
-        partials[((node * ap.chunks + chunk) * GRID_L + l) * 3u + li] = vec4f(0.0);
-      }
-      continue;
-    }
-    for (var r = 0u; r < 3u; r++) {
-      s_red[3u * li + r] = acc[3u * l + r];
-    }
-    workgroupBarrier();
-    for (var stride = WG / 2u; stride > 0u; stride >>= 1u) {
-      if (li < stride) {
-        for (var r = 0u; r < 3u; r++) {
-          s_red[3u * li + r] += s_red[3u * (li + stride) + r];
-        }
-      }
-      workgroupBarrier();
-    }
-    if (li < 3u) {
-      partials[((node * ap.chunks + chunk) * GRID_L + l) * 3u + li] = s_red[li];
-    }
-    workgroupBarrier();
-  }
-}
-
 @compute @workgroup_size(WG)
 fn grid_tv(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = thread_id(gid, nwg);
@@ -304,29 +128,6 @@ fn grid_tv(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) n
   if (l > 0u) { g += ap.tv_l * (value - grid[i - sl]); }
   if (l + 1u < GRID_L) { g -= ap.tv_l * (grid[i + sl] - value); }
   grad[i] = g;
-}
-
-@compute @workgroup_size(WG)
-fn grid_grad_reduce(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = thread_id(gid, nwg); // (node, l, r): one row of one node's matrix
-  let nodes = GRID_X * GRID_Y;
-  if (i >= nodes * GRID_L * 3u) {
-    return;
-  }
-  let r = i % 3u;
-  let l = (i / 3u) % GRID_L;
-  let node = i / (3u * GRID_L);
-  var sum = vec4f(0.0);
-  for (var chunk = 0u; chunk < ap.chunks; chunk++) {
-    sum += partials_in[((node * ap.chunks + chunk) * GRID_L + l) * 3u + r];
-  }
-  let gx = node % GRID_X;
-  let gy = node / GRID_X;
-  let o = ((((ap.image_slot * GRID_L + l) * GRID_Y + gy) * GRID_X + gx) * 12u) + 4u * r;
-  grad[o] += sum.x;
-  grad[o + 1u] += sum.y;
-  grad[o + 2u] += sum.z;
-  grad[o + 3u] += sum.w;
 }
 
 // The gauge of the colour models: a common change of every image's model is undone by the splats'

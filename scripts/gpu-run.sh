@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine (after scripts/gpu-prepare.sh here; docs/gpu-machine.md):
 #   bash scripts/gpu-run.sh <step> [<step> ...]
-# steps: partitionwhole partition2w partition1w (need gpu-prepare.sh's set `queue`) info parity raster bigsplat loss sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine micfast-dense micfast-shrest statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve bunny7k-views0 bunny7k-views1 bunny7k-views3 bunny7k-seen1 bunny7k-seen025 run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
+# steps: partitionwhole partition2w partition1w (need gpu-prepare.sh's set `queue`) info parity raster bigsplat loss appearance sweep raster10m select10m statue statue-same mic7k mic7k-same mic30k micfast micfast-budget micfast-fine micfast-dense micfast-shrest statuefast statuefast-budget bunny7k bunny7k-ray bunny7k-expected bunny7k-geo bunny7k-geo-median bunny7k-nocarve bunny7k-views0 bunny7k-views1 bunny7k-views3 bunny7k-seen1 bunny7k-seen025 run-NAME sfm-NAME cli-NAME; `step:seconds` overrides its limit
 # Everything lands in $OUT (JSON results + run.log). Each step has its own time limit so one
 # slow step cannot eat the whole call.
 set -uo pipefail
@@ -48,6 +48,7 @@ for arg in "$@"; do
     sweep) run sweep ${limit:-300} $cli bench raster --data .gpu-data --sweep --out "$OUT/raster-sweep.json" ;;
     bigsplat) run bigsplat ${limit:-240} $cli bench raster --data .gpu-data --load bigsplat --out "$OUT/raster-bigsplat.json" ;;
     loss) run loss ${limit:-120} $cli bench loss --width 1920 --height 1440 --out "$OUT/loss.json" ;;
+    appearance) run appearance ${limit:-120} $cli bench appearance --width 2000 --height 1324 --out "$OUT/appearance.json" ;;
     raster10m) run raster10m ${limit:-300} $cli bench raster --data .gpu-data --splats 10000000 --out "$OUT/raster-10m.json" ;;
     select10m) run select10m ${limit:-300} $cli bench select --splats 10000000 --clean --out "$OUT/select-10m.json" ;;
     statue) run statue ${limit:-420} $cli bench train .gpu-data/colmap_statue --steps 7000 --out "$OUT/train-statue-7k-$(date +%s).json" ;;

@@ -9,6 +9,7 @@ import { loadTuning, type RasterTuning, saveTuning, tuningFile } from '../../eng
 import { UsageError } from '../args.js';
 import { benchStamp, writeResult } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
+import { benchAppearanceCommand } from './bench-appearance.js';
 import { BENCH_BA_SIZE, benchBa } from './bench-ba.js';
 import { benchLossCommand, LOSS_BENCH_SIZE } from './bench-loss.js';
 import { benchMesh } from './bench-mesh.js';
@@ -86,8 +87,8 @@ async function raster(context: CommandContext) {
 
 export const benchCommand: CommandSpec = {
   name: 'bench',
-  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection, matching, verification, global mapping and bundle adjustment, per stage), `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity), `bench ba` (bundle adjustment of a synthetic problem, GPU against CPU) and `bench select` (one selection per shape on 10M splats: GPU time and round trip)',
-  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--preset fast|balanced|quality] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--focal PX] [--reference <transforms.json|model-dir>] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]\n       argonaut --no-gui bench ba [--images N] [--points N] [--obs-per-point N] [--lm-iterations N] [--skip-cpu] [--profile-kernels] [--out FILE] [--json]\n       argonaut --no-gui bench select [--splats N] [--width N] [--height N] [--clean] [--out FILE] [--json]',
+  summary: 'benchmarks: `bench raster` (the fixed raster load), `bench loss` (L1 + SSIM on a fixed image pair), `bench appearance` (one step of the bilateral-grid colour model on a fixed load), `bench train <dataset>` (the training protocol), `bench mesh <dataset>` (train, extract, score against gt_mesh.ply), `bench sfm <images-dir|video>` (our SIFT, pair selection, matching, verification, global mapping and bundle adjustment, per stage), `bench sfm-accuracy <model> --reference <transforms.json|model>` (recovered poses against reference ones after a similarity), `bench ba` (bundle adjustment of a synthetic problem, GPU against CPU) and `bench select` (one selection per shape on 10M splats: GPU time and round trip)',
+  usage: 'bench raster [--load fixed|bigsplat] [--splats N] [--data DIR] [--sweep] [--out FILE] [--json]\n       argonaut --no-gui bench loss [--width N] [--height N] [--ssim-padding same|valid] [--out FILE] [--json]\n       argonaut --no-gui bench appearance [--width N] [--height N] [--out FILE] [--json]\n       argonaut --no-gui bench train <dataset> [--steps N] [--preset fast|balanced|quality] [--protocol mic|statue|capture|custom] [--out FILE] [--json]\n       argonaut --no-gui bench mesh <dataset> [--steps N] [--resolution N] [--target-triangles N] [--metrics FILE] [--gt FILE] [--mesh-out FILE] [--out FILE] [--json]\n       argonaut --no-gui bench sfm <images-dir|video> [--max-features N] [--first-octave 0|-1] [--pairs auto|exhaustive|sequential|retrieval] [--neighbours N] [--words N] [--frames N] [--max-size N] [--focal PX] [--reference <transforms.json|model-dir>] [--out FILE] [--json]\n       argonaut --no-gui bench sfm-accuracy <model-dir> --reference <transforms.json|model-dir> [--out FILE] [--json]\n       argonaut --no-gui bench ba [--images N] [--points N] [--obs-per-point N] [--lm-iterations N] [--skip-cpu] [--profile-kernels] [--out FILE] [--json]\n       argonaut --no-gui bench select [--splats N] [--width N] [--height N] [--clean] [--out FILE] [--json]',
   options: [
     JSON_OPTION,
     { flag: 'splats', type: 'int', help: `raster: splats of the load (default ${RASTER_LOAD_COUNT.toLocaleString()}); select: splats of the scene (default ${SELECT_BENCH_SPLATS.toLocaleString()})` },
@@ -96,8 +97,8 @@ export const benchCommand: CommandSpec = {
     { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
     { flag: 'backward-reduce', type: 'string', choices: ['partials', 'cas'], help: 'raster: how the subgroup backward sums over a tile (default partials)' },
     { flag: 'backward-pixels', type: 'int', choices: [1, 2], help: 'raster: pixels per thread of the subgroup partials backward' },
-    { flag: 'width', type: 'int', help: `loss: image width (default ${LOSS_BENCH_SIZE.width}); select: view width (default 1920)` },
-    { flag: 'height', type: 'int', help: `loss: image height (default ${LOSS_BENCH_SIZE.height}); select: view height (default 1080)` },
+    { flag: 'width', type: 'int', help: `loss, appearance: image width (default ${LOSS_BENCH_SIZE.width}); select: view width (default 1920)` },
+    { flag: 'height', type: 'int', help: `loss, appearance: image height (default ${LOSS_BENCH_SIZE.height}); select: view height (default 1080)` },
     { flag: 'clean', type: 'bool', help: 'select: also time the floater cleanup (CPU) on the same scene' },
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
@@ -131,12 +132,15 @@ export const benchCommand: CommandSpec = {
     } else if (kind === 'loss') {
       if (rest.length) throw new UsageError(`bench loss takes no positional arguments (got ${rest.join(' ')})`);
       await benchLossCommand(context);
+    } else if (kind === 'appearance') {
+      if (rest.length) throw new UsageError(`bench appearance takes no positional arguments (got ${rest.join(' ')})`);
+      await benchAppearanceCommand(context);
     } else if (kind === 'train') await benchTrain({ ...context, positionals: rest });
     else if (kind === 'mesh') await benchMesh({ ...context, positionals: rest });
     else if (kind === 'sfm') await benchSfm({ ...context, positionals: rest });
     else if (kind === 'sfm-accuracy') await benchSfmAccuracy({ ...context, positionals: rest });
     else if (kind === 'ba') await benchBa({ ...context, positionals: rest });
     else if (kind === 'select') await benchSelectCommand({ ...context, positionals: rest });
-    else throw new UsageError(`bench: expected "raster", "loss", "train", "mesh", "sfm", "sfm-accuracy", "ba" or "select", got ${kind ? `"${kind}"` : 'nothing'}`);
+    else throw new UsageError(`bench: expected "raster", "loss", "appearance", "train", "mesh", "sfm", "sfm-accuracy", "ba" or "select", got ${kind ? `"${kind}"` : 'nothing'}`);
   },
 };

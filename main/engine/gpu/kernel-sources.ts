@@ -5,6 +5,8 @@
 import adam from '../../../kernels/adam.wgsl';
 import adamCommon from '../../../kernels/adam-common.wgsl';
 import appearance from '../../../kernels/appearance.wgsl';
+import appearanceCommon from '../../../kernels/appearance-common.wgsl';
+import appearanceGrad from '../../../kernels/appearance-grad.wgsl';
 import bigSplats from '../../../kernels/big-splats.wgsl';
 import bundleBlocks from '../../../kernels/bundle-blocks.wgsl';
 import bundleCommon from '../../../kernels/bundle-common.wgsl';
@@ -47,6 +49,8 @@ export const KERNEL_SOURCES: Readonly<Record<string, string>> = {
   adam,
   'adam-common': adamCommon,
   appearance,
+  'appearance-common': appearanceCommon,
+  'appearance-grad': appearanceGrad,
   'big-splats': bigSplats,
   'bundle-blocks': bundleBlocks,
   'bundle-common': bundleCommon,

@@ -35,12 +35,12 @@ export const APPEARANCE_GRIDS: Readonly<Record<AppearanceModelName, GridShape>> 
   bilagrid: { x: 16, y: 16, l: 8 },
 };
 
-/** The WGSL accumulators hold this many luminance nodes (kernels/appearance.wgsl MAX_L). */
-const MAX_L = 8;
+/** grid_grad_partials' layer mask is a u32 (kernels/appearance-grad.wgsl). */
+const MAX_L = 32;
 const TS = 16;
 const WG = 128;
-/** Pixels one grid_grad_partials workgroup sums (its share of a node's support). */
-const PIXELS_PER_CHUNK = WG * 32;
+/** grid_grad_partials' tile side in pixels (kernels/appearance-grad.wgsl GT). */
+const GRAD_TILE = 16;
 /** gsplat's bilagrid TV multiplier (`bilateral_grid_tv_loss`'s 10). */
 export const BILAGRID_TV_WEIGHT = 10;
 
@@ -86,16 +86,24 @@ export function tvCoefficients(shape: GridShape, images: number, weight: number)
   return { x: coefficient(shape.x), y: coefficient(shape.y), l: coefficient(shape.l) };
 }
 
-/** Rows (or columns) of the largest support of a node on an axis (kernels/appearance.wgsl `support`). */
-function supportSpan(nodes: number, pixels: number): number {
-  return nodes === 1 ? pixels : Math.min(pixels, Math.ceil((2 * pixels) / (nodes - 1)) + 5);
+/**
+ * Pixels of the widest cell on an axis (kernels/appearance-grad.wgsl `cell_span`: [floor(c per - 0.5)
+ * - 1, ceil((c + 1) per - 0.5) + 1], fewer than per + 5 pixels).
+ */
+function cellSpan(nodes: number, pixels: number): number {
+  return nodes === 1 ? pixels : Math.min(pixels, Math.ceil(pixels / (nodes - 1)) + 4);
 }
 
-/** How grid_grad_partials splits a node's support for an image size. */
-export function gradChunks(shape: GridShape, width: number, height: number): { rows: number; chunks: number } {
-  const cols = supportSpan(shape.x, width);
-  const rows = Math.max(1, Math.floor(PIXELS_PER_CHUNK / cols));
-  return { rows, chunks: Math.ceil(supportSpan(shape.y, height) / rows) };
+/** Cells between nodes on an axis (one on an axis of one node). */
+const cellsOf = (nodes: number) => Math.max(nodes, 2) - 1;
+
+/** How grid_grad_partials tiles each xy cell for an image size: tiles per cell, the dispatch, the tiles in all. */
+export function gradTiles(shape: GridShape, width: number, height: number): { x: number; y: number; groupsX: number; groupsY: number; count: number } {
+  const x = Math.ceil(cellSpan(shape.x, width) / GRAD_TILE);
+  const y = Math.ceil(cellSpan(shape.y, height) / GRAD_TILE);
+  const groupsX = cellsOf(shape.x) * x;
+  const groupsY = cellsOf(shape.y) * y;
+  return { x, y, groupsX, groupsY, count: groupsX * groupsY };
 }
 
 export interface AppearanceOptions {
@@ -119,6 +127,8 @@ export class Appearance {
   /** The corrected image (vec4 per pixel), the loss's input. */
   readonly image: GPUBuffer;
   private readonly partials: GPUBuffer;
+  /** u32 per grid_grad_partials tile: the luminance layers it wrote partials of. */
+  private readonly tileLayers: GPUBuffer;
   private readonly params: GPUBuffer;
   /** u32 [floats]: Adam's element count. */
   private readonly count: GPUBuffer;
@@ -127,7 +137,12 @@ export class Appearance {
   /** A held-out view's colour model (setHeldOutModel), one image's grid. */
   private heldOut?: GPUBuffer;
   private groups?: { rendered: GpuRange; vOut: GpuRange; vRendered: GpuRange; forward: GPUBindGroup; backward: GPUBindGroup; partials: GPUBindGroup; tv: GPUBindGroup; reduce: GPUBindGroup };
-  private active = { width: 0, height: 0, chunks: 0 };
+  private active = { width: 0, height: 0 };
+
+  /** The compiled pipelines, for the benchmark's workgroup-memory table. */
+  compiledPipelines(): CompiledPipeline[] {
+    return Object.values(this.pipelines);
+  }
 
   private constructor(
     private readonly ctx: GpuContext,
@@ -147,8 +162,10 @@ export class Appearance {
     this.moments = new GpuArena(device, 'moments', 'appearance.moments', { m: this.floats * 4, v: this.floats * 4 });
     ({ m: this.m, v: this.v } = this.moments.regions);
     this.image = createStorage(device, 'appearance.image', width * height * 16);
-    const { chunks } = gradChunks(shape, width, height);
-    this.partials = createStorage(device, 'appearance.partials', shape.x * shape.y * chunks * shape.l * 3 * 16);
+    // the largest frame's tiles: a smaller frame's cells are narrower, never more
+    const tiles = gradTiles(shape, width, height).count;
+    this.partials = createStorage(device, 'appearance.partials', tiles * 4 * shape.l * 3 * 16);
+    this.tileLayers = createStorage(device, 'appearance.tileLayers', tiles * 4);
     this.params = createUniform(device, 'appearance.params', UniformStruct.of('appearance', 'AppearanceParams').size);
     this.count = createStorage(device, 'appearance.count', 16);
     device.queue.writeBuffer(this.count, 0, new Uint32Array([this.floats, 0, 0, 0]));
@@ -160,8 +177,15 @@ export class Appearance {
     if (shape.l > MAX_L) throw new Error(`appearance: ${shape.l} luminance nodes exceed the kernel's ${MAX_L}`);
     if (!(images >= 1)) throw new Error(`appearance: ${images} images`);
     const constants = { GRID_X: shape.x, GRID_Y: shape.y, GRID_L: shape.l, WG };
-    const request = (entryPoint: string) => ({ kernel: 'appearance', entryPoint, constants, variant: options.variant });
-    const [forward, backward, partials, tv, reduce, gauge] = await ctx.kernels.preload(['apply_forward', 'apply_backward', 'grid_grad_partials', 'grid_tv', 'grid_grad_reduce', 'grid_gauge'].map(request));
+    const request = (entryPoint: string, kernel = 'appearance') => ({ kernel, entryPoint, constants, variant: options.variant });
+    const [forward, backward, partials, tv, reduce, gauge] = await ctx.kernels.preload([
+      request('apply_forward'),
+      request('apply_backward'),
+      request('grid_grad_partials', 'appearance-grad'),
+      request('grid_tv'),
+      request('grid_grad_reduce', 'appearance-grad'),
+      request('grid_gauge'),
+    ]);
     const tvWeight = options.tvWeight ?? (model === 'bilagrid' ? BILAGRID_TV_WEIGHT : 0);
     return new Appearance(ctx, model, shape, images, width, height, { forward, backward, partials, tv, reduce, gauge }, tvWeight);
   }
@@ -170,7 +194,7 @@ export class Appearance {
     if (this.groups?.rendered === rendered && this.groups.vOut === vOut && this.groups.vRendered === vRendered) return this.groups;
     const { device } = this.ctx;
     const p = this.pipelines;
-    const all = { 0: this.params, 1: this.grid, 2: rendered, 3: this.image, 4: vOut, 5: vRendered, 6: this.partials, 7: this.grad, 8: this.partials };
+    const all = { 0: this.params, 1: this.grid, 2: rendered, 3: this.image, 4: vOut, 5: vRendered, 6: this.partials, 7: this.grad, 8: this.partials, 10: this.tileLayers, 11: this.tileLayers };
     this.groups = {
       rendered,
       vOut,
@@ -193,11 +217,11 @@ export class Appearance {
   encodeForward(commands: GpuCommands, slot: number, rendered: GpuRange, vOut: GpuRange, width: number, height: number, vRendered: GpuRange): GPUBuffer {
     if (width > this.width || height > this.height) throw new Error(`appearance: image ${width}x${height} is larger than the frame's ${this.width}x${this.height}`);
     if (!(slot >= 0 && slot < this.images)) throw new Error(`appearance: image slot ${slot} of ${this.images}`);
-    const { chunks, rows } = gradChunks(this.shape, width, height);
+    const tiles = gradTiles(this.shape, width, height);
     const tv = tvCoefficients(this.shape, this.images, this.tvWeight);
-    this.active = { width, height, chunks };
+    this.active = { width, height };
     const data = UniformStruct.of('appearance', 'AppearanceParams').pack({
-      width, height, image_slot: slot, images: this.images, chunk_rows: rows, chunks, tv_x: tv.x, tv_y: tv.y, tv_l: tv.l,
+      width, height, image_slot: slot, images: this.images, tiles_x: tiles.x, tiles_y: tiles.y, tv_x: tv.x, tv_y: tv.y, tv_l: tv.l,
     });
     this.ctx.device.queue.writeBuffer(this.params, 0, data);
     const g = this.bind(rendered, vOut, vRendered);
@@ -212,12 +236,13 @@ export class Appearance {
   encodeBackward(commands: GpuCommands): void {
     const g = this.groups;
     if (!g || !this.active.width) throw new Error('appearance: backward before forward');
-    const { width, height, chunks } = this.active;
+    const { width, height } = this.active;
     const p = this.pipelines;
+    const tiles = gradTiles(this.shape, width, height);
     commands.dispatch(p.backward, [g.backward], Math.ceil(width / TS), Math.ceil(height / TS));
     commands.dispatch(p.tv, [g.tv], ...this.spread(this.floats));
-    commands.dispatch(p.partials, [g.partials], this.shape.x * this.shape.y, chunks);
-    commands.dispatch(p.reduce, [g.reduce], ...this.spread(this.shape.x * this.shape.y * this.shape.l * 3));
+    commands.dispatch(p.partials, [g.partials], tiles.groupsX, tiles.groupsY);
+    commands.dispatch(p.reduce, [g.reduce], this.shape.x * this.shape.y * this.shape.l);
   }
 
   /** A 1D range of WG-thread workgroups as a 2D dispatch (kernels/dispatch.wgsl). */
@@ -266,9 +291,9 @@ export class Appearance {
   encodeHeldOutForward(commands: GpuCommands, rendered: GpuRange, width: number, height: number): GPUBuffer {
     if (!this.heldOut) throw new Error('appearance: no held-out model set');
     if (width > this.width || height > this.height) throw new Error(`appearance: image ${width}x${height} is larger than the frame's ${this.width}x${this.height}`);
-    const data = UniformStruct.of('appearance', 'AppearanceParams').pack({ width, height, image_slot: 0, images: 1, chunk_rows: 1, chunks: 1, tv_x: 0, tv_y: 0, tv_l: 0 });
+    const data = UniformStruct.of('appearance', 'AppearanceParams').pack({ width, height, image_slot: 0, images: 1, tiles_x: 1, tiles_y: 1, tv_x: 0, tv_y: 0, tv_l: 0 });
     this.ctx.device.queue.writeBuffer(this.params, 0, data);
-    this.active = { width: 0, height: 0, chunks: 0 }; // no backward of this forward
+    this.active = { width: 0, height: 0 }; // no backward of this forward
     const group = bindGroup(this.ctx.device, this.pipelines.forward, { 0: this.params, 1: this.heldOut, 2: rendered, 3: this.image });
     commands.dispatch(this.pipelines.forward, [group], Math.ceil(width / TS), Math.ceil(height / TS));
     return this.image;
@@ -290,7 +315,7 @@ export class Appearance {
   }
 
   destroy(): void {
-    for (const b of [this.grid, this.grad, this.moments, this.image, this.partials, this.params, this.count]) b.destroy();
+    for (const b of [this.grid, this.grad, this.moments, this.image, this.partials, this.tileLayers, this.params, this.count]) b.destroy();
     this.heldOut?.destroy();
     this.adamGroup?.uniform.destroy();
   }

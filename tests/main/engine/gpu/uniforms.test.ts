@@ -36,7 +36,7 @@ const LAYOUTS: readonly { kernel: string; struct: string; size: number; offsets:
     kernel: 'appearance',
     struct: 'AppearanceParams',
     size: 48,
-    offsets: { width: 0, height: 4, image_slot: 8, images: 12, chunk_rows: 16, chunks: 20, tv_x: 24, tv_y: 28, tv_l: 32, _pad0: 36, _pad1: 40, _pad2: 44 },
+    offsets: { width: 0, height: 4, image_slot: 8, images: 12, tiles_x: 16, tiles_y: 20, tv_x: 24, tv_y: 28, tv_l: 32, _pad0: 36, _pad1: 40, _pad2: 44 },
   },
   { kernel: 'loss', struct: 'LossParams', size: 48, offsets: { width: 0, height: 4, target_offset: 8, tiles_x: 12, l1_values: 16, ssim_values: 20, _pad0: 24, _pad1: 28, background: 32, _pad2: 44 } },
   {

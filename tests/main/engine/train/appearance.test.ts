@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { APPEARANCE_GRIDS, appearanceLearningRate, appearanceModelFor, gradChunks, gridFloats, identityGrids, neighbourBlend, tvCoefficients, type GridShape } from '../../../../main/engine/train/appearance.js';
+import { createStorage, readBuffer, uploadStorage } from '../../../../main/engine/gpu/buffers.js';
+import { Appearance, APPEARANCE_GRIDS, appearanceLearningRate, appearanceModelFor, gradTiles, gridFloats, identityGrids, neighbourBlend, tvCoefficients, type GridShape } from '../../../../main/engine/train/appearance.js';
+import { APPEARANCE_BENCH_IMAGES, APPEARANCE_BENCH_SLOT, appearanceBenchLoad } from '../../../../main/engine/train/bench-appearance.js';
 import { testGpu, variantsOf } from '../../../helpers/gpu.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 import { APPEARANCE_CASES, appearanceParity, randomGrids } from '../../../parity/appearance.parity.js';
@@ -148,22 +150,32 @@ describe('appearance host rules', () => {
 
   it.each([
     [1920, 1440],
+    [2000, 1324],
     [37, 29],
     [800, 800],
     [5, 3],
-  ])('grid_grad_partials chunks cover every node support of %ix%i', (width, height) => {
+  ])('grid_grad_partials tiles cover every cell of %ix%i, and every pixel is in exactly one cell', (width, height) => {
     for (const shape of Object.values(APPEARANCE_GRIDS)) {
-      const { rows, chunks } = gradChunks(shape, width, height);
-      for (let gy = 0; gy < shape.y; gy++) {
-        // the kernel's support: |(p + 0.5) / perNode - gy| < 1, widened by a pixel
-        if (shape.y === 1) {
-          expect(rows * chunks).toBeGreaterThanOrEqual(height);
+      const tiles = gradTiles(shape, width, height);
+      for (const [nodes, pixels, perCell] of [[shape.x, width, tiles.x], [shape.y, height, tiles.y]]) {
+        if (nodes === 1) {
+          expect(perCell * 16).toBeGreaterThanOrEqual(pixels);
           continue;
         }
-        const perNode = height / (shape.y - 1);
-        const first = Math.max(0, Math.floor((gy - 1) * perNode - 0.5) - 1);
-        const last = Math.min(height - 1, Math.ceil((gy + 1) * perNode - 0.5) + 1);
-        expect(rows * chunks, `node ${gy}`).toBeGreaterThanOrEqual(last - first + 1);
+        // the kernel's cell_span: [floor(c per - 0.5) - 1, ceil((c + 1) per - 0.5) + 1], the last cell to the last pixel
+        const per = pixels / (nodes - 1);
+        const cellOf = new Int32Array(pixels).fill(-1);
+        for (let c = 0; c < nodes - 1; c++) {
+          const first = Math.max(0, Math.floor(c * per - 0.5) - 1);
+          const last = c === nodes - 2 ? pixels - 1 : Math.min(pixels - 1, Math.ceil((c + 1) * per - 0.5) + 1);
+          expect(perCell * 16, `cell ${c}`).toBeGreaterThanOrEqual(last - first + 1);
+          // axis_of's cell of each pixel lies inside the span of that cell
+          for (let p = first; p <= last; p++) {
+            const i0 = Math.min(Math.floor(Math.min(nodes - 1, ((p + 0.5) / pixels) * (nodes - 1))), nodes - 2);
+            if (i0 === c) cellOf[p] = c;
+          }
+        }
+        expect(cellOf.every((c) => c >= 0)).toBe(true);
       }
     }
   });
@@ -180,4 +192,32 @@ describe('appearance kernels match the reference', async () => {
       });
     }
   }
+
+  it('the grid gradient is the same bits on every run and in every capability variant (fixed-order sums)', async () => {
+    const [width, height] = [171, 133];
+    const load = appearanceBenchLoad(width, height);
+    const gradients: string[] = [];
+    for (const variant of variantsOf(ctx))
+      for (let run = 0; run < 2; run++) {
+        const appearance = await Appearance.create(ctx, 'bilagrid', APPEARANCE_BENCH_IMAGES, 200, 150, { variant });
+        ctx.device.queue.writeBuffer(appearance.grid, 0, load.grids);
+        const pad = (v: Float32Array) => {
+          const out = new Float32Array(200 * 150 * 4);
+          out.set(v);
+          return out;
+        };
+        const image = uploadStorage(ctx.device, 'appearance.test.image', pad(load.image));
+        const vOut = uploadStorage(ctx.device, 'appearance.test.vOut', pad(load.vOut));
+        const vImage = createStorage(ctx.device, 'appearance.test.vImage', 200 * 150 * 16);
+        const commands = ctx.commands('appearance.test.bits');
+        appearance.encodeForward(commands, APPEARANCE_BENCH_SLOT, image, vOut, width, height, vImage);
+        appearance.encodeBackward(commands);
+        await commands.submit();
+        gradients.push(Buffer.from(await readBuffer(ctx.device, appearance.grad, appearance.floats * 4)).toString('base64'));
+        for (const b of [image, vOut, vImage]) b.destroy();
+        appearance.destroy();
+      }
+    expect(gradients.length).toBeGreaterThanOrEqual(2);
+    for (const g of gradients) expect(g === gradients[0]).toBe(true);
+  });
 });
