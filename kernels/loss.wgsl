@@ -30,26 +30,19 @@
 // Outputs: partials (9 floats per pixel: the three partials of r, g, b, unpadded), sums (vec4
 //   per workgroup: sum S, sum |I - T|, sum (I - T)^2),
 //   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
-// Workgroup: 64 threads per 16x16 output tile, one channel at a time through workgroup memory
-//   (26x26 inputs, then the horizontal sums of 26 rows x 16 columns). Every pass works on
-//   segments of 4 outputs, so a thread reads the 14 values a segment's windows span once:
-//   horizontally 26 rows x 4 segments, vertically 16 columns x 4 segments (thread li: column
-//   li % 16, rows 4 (li / 16) .. + 3). About 29 workgroup-memory reads an output and channel
-//   where one output a thread took 100 (docs/benchmarks.md, "The loss at capture size"). Each
-//   output's taps are summed in the window's order, as before; the inputs are read from memory
-//   per channel (the L2 serves the re-reads).
+// Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
+//   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below). Each thread
+//   reads its share of the 26x26 inputs (HALO_SHARE pixels) from memory once, for all three
+//   channels, and keeps it in registers: 2.64 reads of a pixel's 20 B (forward) and 36 B
+//   (backward) where a read per channel was 7.9 (docs/benchmarks.md, "The loss at capture size").
 
 #include "loss-target"
 
 const TS: u32 = 16u;
 const HALO: u32 = 5u;
 const SPAN: u32 = 26u; // TS + 2 HALO
-const SEG: u32 = 4u; // outputs a thread computes along a row (horizontal pass) or a column (vertical)
-const SEGS: u32 = 4u; // TS / SEG
-const WIN: u32 = 14u; // SEG + 2 HALO: the inputs one segment reads
-const WG: u32 = 64u; // TS * SEGS: one thread per (column, 4-row segment) of the 16x16 outputs
-const ROW: u32 = 20u; // row stride of the horizontal sums (TS + 4: the vertical pass's two 16-lane halves hit other banks)
 const PARTIALS: u32 = 9u; // floats per pixel of `partials`: dS/dmu, dS/dE[x^2], dS/dE[xy] of r, g, b
+const HALO_SHARE: u32 = 3u; // ceil(SPAN^2 / 256): the inputs each of the 256 threads loads
 const C1: f32 = 0.0001; // 0.01^2
 const C2: f32 = 0.0009; // 0.03^2
 const L1_WEIGHT: f32 = 0.8;
@@ -77,19 +70,22 @@ struct LossParams {
 @group(0) @binding(5) var<storage, read> partials_in: array<f32>;
 @group(0) @binding(6) var<storage, read_write> v_image: array<vec4f>;
 
-// Workgroup memory is allocated per pipeline for the variables its entry point uses:
-// ssim_forward 16,124 B (s_a, s_b, s_h5, s_gauss), ssim_backward 14,612 B (s_a, s_b, s_c, s_h3,
-// s_gauss), both within WebGPU's guaranteed 16,384.
+// Workgroup memory is allocated per pipeline for the variables its entry point uses, so each pass
+// has its own horizontal-sum array of the size it needs, and the forward's final reduction reuses
+// its one: ssim_forward 13,772 B (s_a, s_b, s_h5, s_gauss), ssim_backward 13,148 B (s_a, s_b, s_c, s_h3, s_gauss),
+// both within WebGPU's guaranteed 16,384 at today's 16x16 tile (before: 17,824 and 16,432).
 var<workgroup> s_a: array<f32, SPAN * SPAN>; // x, or partial mu
 var<workgroup> s_b: array<f32, SPAN * SPAN>; // y, or partial E[x^2]
 var<workgroup> s_c: array<f32, SPAN * SPAN>; // partial E[xy] (backward)
-var<workgroup> s_h5: array<f32, 5u * SPAN * ROW>; // forward: horizontal sums of 5 statistics [stat][row][col], then the workgroup's sums
-var<workgroup> s_h3: array<f32, 3u * SPAN * ROW>; // backward: horizontal sums of 3 partials [partial][row][col]
-// The window's weights where every thread reads them with a runtime index (a function-scope array
-// indexed so may live in a GPU's local memory).
+var<workgroup> s_h5: array<f32, SPAN * TS * 5u>; // forward: horizontal sums of 5 statistics, then the workgroup's sums
+var<workgroup> s_h3: array<f32, SPAN * TS * 3u>; // backward: horizontal sums of 3 partials
+
+// The window's weights in workgroup memory, filled once a workgroup (load_gauss): every tap reads
+// them with a runtime index, and a function-scope array indexed so may be built in a GPU's local
+// memory at each call.
 var<workgroup> s_gauss: array<f32, 11>;
 
-fn gauss(i: u32) -> f32 {
+fn gauss_weight(i: u32) -> f32 {
   // normalized 11-tap Gaussian, sigma = 1.5
   var w = array<f32, 11>(
     0.0010283800, 0.0075987582, 0.0360007721, 0.1093606895, 0.2130055377, 0.2660117249,
@@ -98,10 +94,15 @@ fn gauss(i: u32) -> f32 {
   return w[i];
 }
 
+// Fills s_gauss; the barrier that follows the halo's staging publishes it.
 fn load_gauss(li: u32) {
   if (li < 11u) {
-    s_gauss[li] = gauss(li);
+    s_gauss[li] = gauss_weight(li);
   }
+}
+
+fn gauss(i: u32) -> f32 {
+  return s_gauss[i];
 }
 
 fn target_rgb(pixel: u32) -> vec3f {
@@ -129,285 +130,208 @@ fn valid_ssim() -> bool {
   return SSIM_VALID && lp.width > 2u * HALO && lp.height > 2u * HALO;
 }
 
+
 fn pixel_index(p: vec2i) -> u32 {
   return u32(p.y) * lp.width + u32(p.x);
 }
 
-// The SSIM value of a pixel's statistics and its partials w.r.t. mu_x, E[x^2], E[xy].
-struct SsimAt {
-  s: f32,
-  d_mu: f32,
-  d_xx: f32,
-  d_xy: f32,
-}
-
-fn ssim_at(m: vec4f, exy: f32) -> SsimAt {
-  let mx = m.x;
-  let my = m.y;
-  let vx = m.z - mx * mx;
-  let vy = m.w - my * my;
-  let cxy = exy - mx * my;
-  let a = 2.0 * mx * my + C1;
-  let b = 2.0 * cxy + C2;
-  let cc = mx * mx + my * my + C1;
-  let d = vx + vy + C2;
-  let s = a * b / (cc * d);
-  // dS/dmu_x with E[x^2], E[xy] held fixed (they are separate blurred statistics). Written
-  // without dividing by b = 2 cov_xy + C2, which reaches 0 for anticorrelated patches.
-  let cd_inv = 1.0 / (cc * d);
-  let ds_dmu = 2.0 * my * (b - a) * cd_inv - 2.0 * mx * s * (1.0 / cc - 1.0 / d);
-  return SsimAt(s, ds_dmu, -s / d, 2.0 * a * cd_inv);
-}
-
-@compute @workgroup_size(WG)
-fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+@compute @workgroup_size(TS, TS, 1)
+fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32) {
   let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
-  // the vertical pass's outputs: column li % TS, rows SEG (li / TS) .. + SEG - 1
-  let col = li % TS;
-  let row0 = (li / TS) * SEG;
+  let me = vec2i(wid.xy * TS + lid.xy);
+  let inside = in_image(me);
+  let kept = inside && target_kept(pixel_index(me));
+  let counted = ssim_counted(me) && kept;
+  load_gauss(li);
   let d_s = -SSIM_WEIGHT / f32(lp.ssim_values); // dL/dS for every counted pixel and channel
   var ssim_sum = 0.0;
   var l1_sum = 0.0;
   var sq_sum = 0.0;
-  load_gauss(li);
+  var out_mu = vec4f(0.0);
+  var out_xx = vec4f(0.0);
+  var out_xy = vec4f(0.0);
+  // the thread's share of the 26x26 inputs, read from memory once for the three channels
+  var halo_x: array<vec3f, HALO_SHARE>;
+  var halo_y: array<vec3f, HALO_SHARE>;
+  for (var j = 0u; j < HALO_SHARE; j++) {
+    let i = li + j * 256u;
+    let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
+    halo_x[j] = vec3f(0.0);
+    halo_y[j] = vec3f(0.0);
+    if (i < SPAN * SPAN && in_image(p)) {
+      let q = pixel_index(p);
+      if (target_kept(q)) {
+        halo_x[j] = image[q].xyz;
+        halo_y[j] = target_rgb(q);
+      }
+    }
+  }
   for (var c = 0u; c < 3u; c++) {
-    for (var i = li; i < SPAN * SPAN; i += WG) {
-      let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
-      var x = 0.0;
-      var y = 0.0;
-      if (in_image(p)) {
-        let q = pixel_index(p);
-        if (target_kept(q)) {
-          x = image[q][c];
-          y = target_rgb(q)[c];
-        }
+    for (var j = 0u; j < HALO_SHARE; j++) {
+      let i = li + j * 256u;
+      if (i < SPAN * SPAN) {
+        s_a[i] = halo_x[j][c];
+        s_b[i] = halo_y[j][c];
       }
-      s_a[i] = x;
-      s_b[i] = y;
     }
     workgroupBarrier();
-    // horizontal: SPAN rows x SEGS segments, each 4 outputs from 14 inputs kept in registers
-    for (var i = li; i < SPAN * SEGS; i += WG) {
-      let row = i / SEGS;
-      let c0 = (i % SEGS) * SEG;
-      var m0 = vec4f(0.0);
-      var m1 = vec4f(0.0);
-      var m2 = vec4f(0.0);
-      var m3 = vec4f(0.0);
-      var e = vec4f(0.0);
-      for (var j = 0u; j < WIN; j++) {
-        let x = s_a[row * SPAN + c0 + j];
-        let y = s_b[row * SPAN + c0 + j];
-        let v = vec4f(x, y, x * x, y * y);
-        if (j < 11u) {
-          let g = s_gauss[j];
-          m0 += g * v;
-          e.x += g * x * y;
-        }
-        if (j >= 1u && j < 12u) {
-          let g = s_gauss[j - 1u];
-          m1 += g * v;
-          e.y += g * x * y;
-        }
-        if (j >= 2u && j < 13u) {
-          let g = s_gauss[j - 2u];
-          m2 += g * v;
-          e.z += g * x * y;
-        }
-        if (j >= 3u) {
-          let g = s_gauss[j - 3u];
-          m3 += g * v;
-          e.w += g * x * y;
-        }
+    // horizontal: rows 0..SPAN, output columns 0..TS; 5 statistics
+    for (var i = li; i < SPAN * TS; i += 256u) {
+      let row = i / TS;
+      let col = i % TS;
+      var m = vec4f(0.0); // mu_x, mu_y, E[x^2], E[y^2]
+      var exy = 0.0;
+      for (var k = 0u; k < 11u; k++) {
+        let at = row * SPAN + col + k;
+        let g = gauss(k);
+        let x = s_a[at];
+        let y = s_b[at];
+        m += g * vec4f(x, y, x * x, y * y);
+        exy += g * x * y;
       }
-      let at = row * ROW + c0;
-      let plane = SPAN * ROW;
-      s_h5[at] = m0.x; s_h5[at + 1u] = m1.x; s_h5[at + 2u] = m2.x; s_h5[at + 3u] = m3.x;
-      s_h5[plane + at] = m0.y; s_h5[plane + at + 1u] = m1.y; s_h5[plane + at + 2u] = m2.y; s_h5[plane + at + 3u] = m3.y;
-      s_h5[2u * plane + at] = m0.z; s_h5[2u * plane + at + 1u] = m1.z; s_h5[2u * plane + at + 2u] = m2.z; s_h5[2u * plane + at + 3u] = m3.z;
-      s_h5[3u * plane + at] = m0.w; s_h5[3u * plane + at + 1u] = m1.w; s_h5[3u * plane + at + 2u] = m2.w; s_h5[3u * plane + at + 3u] = m3.w;
-      s_h5[4u * plane + at] = e.x; s_h5[4u * plane + at + 1u] = e.y; s_h5[4u * plane + at + 2u] = e.z; s_h5[4u * plane + at + 3u] = e.w;
+      let o = i * 5u;
+      s_h5[o] = m.x;
+      s_h5[o + 1u] = m.y;
+      s_h5[o + 2u] = m.z;
+      s_h5[o + 3u] = m.w;
+      s_h5[o + 4u] = exy;
     }
     workgroupBarrier();
-    // vertical: column col, 4 outputs from 14 rows of horizontal sums
-    var v0 = vec4f(0.0);
-    var v1 = vec4f(0.0);
-    var v2 = vec4f(0.0);
-    var v3 = vec4f(0.0);
-    var ev = vec4f(0.0);
-    for (var j = 0u; j < WIN; j++) {
-      let o = (row0 + j) * ROW + col;
-      let plane = SPAN * ROW;
-      let h = vec4f(s_h5[o], s_h5[plane + o], s_h5[2u * plane + o], s_h5[3u * plane + o]);
-      let hxy = s_h5[4u * plane + o];
-      if (j < 11u) {
-        let g = s_gauss[j];
-        v0 += g * h;
-        ev.x += g * hxy;
-      }
-      if (j >= 1u && j < 12u) {
-        let g = s_gauss[j - 1u];
-        v1 += g * h;
-        ev.y += g * hxy;
-      }
-      if (j >= 2u && j < 13u) {
-        let g = s_gauss[j - 2u];
-        v2 += g * h;
-        ev.z += g * hxy;
-      }
-      if (j >= 3u) {
-        let g = s_gauss[j - 3u];
-        v3 += g * h;
-        ev.w += g * hxy;
-      }
+    var m = vec4f(0.0);
+    var exy = 0.0;
+    for (var k = 0u; k < 11u; k++) {
+      let o = ((lid.y + k) * TS + lid.x) * 5u;
+      let g = gauss(k);
+      m += g * vec4f(s_h5[o], s_h5[o + 1u], s_h5[o + 2u], s_h5[o + 3u]);
+      exy += g * s_h5[o + 4u];
     }
-    for (var o = 0u; o < SEG; o++) {
-      let me = vec2i(wid.xy * TS + vec2u(col, row0 + o));
-      if (!in_image(me)) {
-        continue;
-      }
-      let q = pixel_index(me);
-      var m = v0;
-      var exy = ev.x;
-      if (o == 1u) { m = v1; exy = ev.y; }
-      if (o == 2u) { m = v2; exy = ev.z; }
-      if (o == 3u) { m = v3; exy = ev.w; }
-      let r = ssim_at(m, exy);
-      let at = (row0 + o + HALO) * SPAN + col + HALO;
-      let xc = s_a[at];
-      let yc = s_b[at];
+    if (inside) {
+      let mx = m.x;
+      let my = m.y;
+      let vx = m.z - mx * mx;
+      let vy = m.w - my * my;
+      let cxy = exy - mx * my;
+      let a = 2.0 * mx * my + C1;
+      let b = 2.0 * cxy + C2;
+      let cc = mx * mx + my * my + C1;
+      let d = vx + vy + C2;
+      let s = a * b / (cc * d);
+      let xc = s_a[(lid.y + HALO) * SPAN + lid.x + HALO];
+      let yc = s_b[(lid.y + HALO) * SPAN + lid.x + HALO];
       l1_sum += abs(xc - yc);
       sq_sum += (xc - yc) * (xc - yc);
-      var out = vec3f(0.0);
-      if (ssim_counted(me) && target_kept(q)) {
-        ssim_sum += r.s;
-        out = d_s * vec3f(r.d_mu, r.d_xx, r.d_xy);
+      // dS/dmu_x with E[x^2], E[xy] held fixed (they are separate blurred statistics). Written
+      // without dividing by b = 2 cov_xy + C2, which reaches 0 for anticorrelated patches.
+      let cd_inv = 1.0 / (cc * d);
+      let ds_dmu = 2.0 * my * (b - a) * cd_inv - 2.0 * mx * s * (1.0 / cc - 1.0 / d);
+      let ds_dxx = -s / d;
+      let ds_dxy = 2.0 * a * cd_inv;
+      if (counted) {
+        ssim_sum += s;
+        out_mu[c] = d_s * ds_dmu;
+        out_xx[c] = d_s * ds_dxx;
+        out_xy[c] = d_s * ds_dxy;
       }
-      partials[PARTIALS * q + c] = out.x;
-      partials[PARTIALS * q + 3u + c] = out.y;
-      partials[PARTIALS * q + 6u + c] = out.z;
     }
     workgroupBarrier();
   }
-  // a tree over the workgroup's threads in s_h5 (free now: the channel loop ended on a barrier)
+  if (inside) {
+    let q = pixel_index(me);
+    for (var c = 0u; c < 3u; c++) {
+      partials[PARTIALS * q + c] = out_mu[c];
+      partials[PARTIALS * q + 3u + c] = out_xx[c];
+      partials[PARTIALS * q + 6u + c] = out_xy[c];
+    }
+  }
+  // The same tree as a vec4 array would take, one component per 256 floats of s_h5 (free now:
+  // the channel loop ended on a barrier).
   s_h5[li] = ssim_sum;
-  s_h5[WG + li] = l1_sum;
-  s_h5[2u * WG + li] = sq_sum;
+  s_h5[256u + li] = l1_sum;
+  s_h5[512u + li] = sq_sum;
   workgroupBarrier();
-  for (var stride = WG / 2u; stride > 0u; stride >>= 1u) {
+  for (var stride = 128u; stride > 0u; stride >>= 1u) {
     if (li < stride) {
       s_h5[li] += s_h5[li + stride];
-      s_h5[WG + li] += s_h5[WG + li + stride];
-      s_h5[2u * WG + li] += s_h5[2u * WG + li + stride];
+      s_h5[256u + li] += s_h5[256u + li + stride];
+      s_h5[512u + li] += s_h5[512u + li + stride];
     }
     workgroupBarrier();
   }
   if (li == 0u) {
-    sums[wid.y * lp.tiles_x + wid.x] = vec4f(s_h5[0], s_h5[WG], s_h5[2u * WG], 0.0);
+    sums[wid.y * lp.tiles_x + wid.x] = vec4f(s_h5[0], s_h5[256u], s_h5[512u], 0.0);
   }
 }
 
-@compute @workgroup_size(WG)
-fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) li: u32) {
+@compute @workgroup_size(TS, TS, 1)
+fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(local_invocation_index) li: u32) {
   let origin = vec2i(wid.xy * TS) - vec2i(i32(HALO));
-  let col = li % TS;
-  let row0 = (li / TS) * SEG;
+  let me = vec2i(wid.xy * TS + lid.xy);
+  let inside = in_image(me);
+  let kept = inside && target_kept(pixel_index(me));
   let n_values = f32(lp.l1_values);
-  // dL/dI of the thread's 4 pixels, every channel (written once at the end; alpha's is 0)
-  var grads = array<vec4f, SEG>(vec4f(0.0), vec4f(0.0), vec4f(0.0), vec4f(0.0));
   load_gauss(li);
+  var grad = vec4f(0.0);
+  var x = vec3f(0.0);
+  var y = vec3f(0.0);
+  if (inside) {
+    let q = pixel_index(me);
+    x = image[q].xyz;
+    y = target_rgb(q);
+  }
+  // the thread's share of the 26x26 partials (mu, E[x^2], E[xy] of the three channels), read once
+  var halo_mu: array<vec3f, HALO_SHARE>;
+  var halo_xx: array<vec3f, HALO_SHARE>;
+  var halo_xy: array<vec3f, HALO_SHARE>;
+  for (var j = 0u; j < HALO_SHARE; j++) {
+    let i = li + j * 256u;
+    let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
+    halo_mu[j] = vec3f(0.0);
+    halo_xx[j] = vec3f(0.0);
+    halo_xy[j] = vec3f(0.0);
+    if (i < SPAN * SPAN && in_image(p)) {
+      let q = pixel_index(p);
+      let o = PARTIALS * q;
+      halo_mu[j] = vec3f(partials_in[o], partials_in[o + 1u], partials_in[o + 2u]);
+      halo_xx[j] = vec3f(partials_in[o + 3u], partials_in[o + 4u], partials_in[o + 5u]);
+      halo_xy[j] = vec3f(partials_in[o + 6u], partials_in[o + 7u], partials_in[o + 8u]);
+    }
+  }
   for (var c = 0u; c < 3u; c++) {
-    for (var i = li; i < SPAN * SPAN; i += WG) {
-      let p = origin + vec2i(i32(i % SPAN), i32(i / SPAN));
-      var mu = 0.0;
-      var xx = 0.0;
-      var xy = 0.0;
-      if (in_image(p)) {
-        let o = PARTIALS * pixel_index(p);
-        mu = partials_in[o + c];
-        xx = partials_in[o + 3u + c];
-        xy = partials_in[o + 6u + c];
+    for (var j = 0u; j < HALO_SHARE; j++) {
+      let i = li + j * 256u;
+      if (i < SPAN * SPAN) {
+        s_a[i] = halo_mu[j][c];
+        s_b[i] = halo_xx[j][c];
+        s_c[i] = halo_xy[j][c];
       }
-      s_a[i] = mu;
-      s_b[i] = xx;
-      s_c[i] = xy;
     }
     workgroupBarrier();
-    for (var i = li; i < SPAN * SEGS; i += WG) {
-      let row = i / SEGS;
-      let c0 = (i % SEGS) * SEG;
-      var h0 = vec3f(0.0);
-      var h1 = vec3f(0.0);
-      var h2 = vec3f(0.0);
-      var h3 = vec3f(0.0);
-      for (var j = 0u; j < WIN; j++) {
-        let at = row * SPAN + c0 + j;
-        let v = vec3f(s_a[at], s_b[at], s_c[at]);
-        if (j < 11u) {
-          h0 += s_gauss[j] * v;
-        }
-        if (j >= 1u && j < 12u) {
-          h1 += s_gauss[j - 1u] * v;
-        }
-        if (j >= 2u && j < 13u) {
-          h2 += s_gauss[j - 2u] * v;
-        }
-        if (j >= 3u) {
-          h3 += s_gauss[j - 3u] * v;
-        }
+    for (var i = li; i < SPAN * TS; i += 256u) {
+      let row = i / TS;
+      let col = i % TS;
+      var h = vec3f(0.0);
+      for (var k = 0u; k < 11u; k++) {
+        let at = row * SPAN + col + k;
+        h += gauss(k) * vec3f(s_a[at], s_b[at], s_c[at]);
       }
-      let at = row * ROW + c0;
-      let plane = SPAN * ROW;
-      s_h3[at] = h0.x; s_h3[at + 1u] = h1.x; s_h3[at + 2u] = h2.x; s_h3[at + 3u] = h3.x;
-      s_h3[plane + at] = h0.y; s_h3[plane + at + 1u] = h1.y; s_h3[plane + at + 2u] = h2.y; s_h3[plane + at + 3u] = h3.y;
-      s_h3[2u * plane + at] = h0.z; s_h3[2u * plane + at + 1u] = h1.z; s_h3[2u * plane + at + 2u] = h2.z; s_h3[2u * plane + at + 3u] = h3.z;
+      s_h3[i * 3u] = h.x;
+      s_h3[i * 3u + 1u] = h.y;
+      s_h3[i * 3u + 2u] = h.z;
     }
     workgroupBarrier();
-    var b0 = vec3f(0.0);
-    var b1 = vec3f(0.0);
-    var b2 = vec3f(0.0);
-    var b3 = vec3f(0.0);
-    for (var j = 0u; j < WIN; j++) {
-      let o = (row0 + j) * ROW + col;
-      let plane = SPAN * ROW;
-      let h = vec3f(s_h3[o], s_h3[plane + o], s_h3[2u * plane + o]);
-      if (j < 11u) {
-        b0 += s_gauss[j] * h;
-      }
-      if (j >= 1u && j < 12u) {
-        b1 += s_gauss[j - 1u] * h;
-      }
-      if (j >= 2u && j < 13u) {
-        b2 += s_gauss[j - 2u] * h;
-      }
-      if (j >= 3u) {
-        b3 += s_gauss[j - 3u] * h;
-      }
+    var blurred = vec3f(0.0);
+    for (var k = 0u; k < 11u; k++) {
+      let o = ((lid.y + k) * TS + lid.x) * 3u;
+      blurred += gauss(k) * vec3f(s_h3[o], s_h3[o + 1u], s_h3[o + 2u]);
     }
-    for (var o = 0u; o < SEG; o++) {
-      let me = vec2i(wid.xy * TS + vec2u(col, row0 + o));
-      if (!in_image(me)) {
-        continue;
-      }
-      let q = pixel_index(me);
-      var blurred = b0;
-      if (o == 1u) { blurred = b1; }
-      if (o == 2u) { blurred = b2; }
-      if (o == 3u) { blurred = b3; }
-      if (target_kept(q)) {
-        let x = image[q][c];
-        let y = target_rgb(q)[c];
-        let l1 = L1_WEIGHT * sign(x - y) / n_values;
-        grads[o][c] = blurred.x + 2.0 * x * blurred.y + y * blurred.z + l1;
-      }
+    let l1 = L1_WEIGHT * sign(x[c] - y[c]) / n_values;
+    if (kept) {
+      grad[c] = blurred.x + 2.0 * x[c] * blurred.y + y[c] * blurred.z + l1;
     }
     workgroupBarrier();
   }
-  for (var o = 0u; o < SEG; o++) {
-    let me = vec2i(wid.xy * TS + vec2u(col, row0 + o));
-    if (in_image(me)) {
-      v_image[pixel_index(me)] = grads[o];
-    }
+  if (inside) {
+    v_image[pixel_index(me)] = grad;
   }
 }
 
