@@ -30,7 +30,8 @@
 // Outputs: partials (9 floats per pixel: the three partials of r, g, b, unpadded), sums (vec4
 //   per workgroup: sum S, sum |I - T|, sum (I - T)^2),
 //   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
-// Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
+// Workgroup: 16x16, one output pixel each (the horizontal pass: one column pair a thread, 208 of
+//   the 256 threads); one channel at a time through workgroup memory
 //   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below). Each thread
 //   reads its share of the 26x26 inputs (HALO_SHARE pixels) from memory once, for all three
 //   channels, and keeps it in registers: 2.64 reads of a pixel's 20 B (forward) and 36 B
@@ -175,26 +176,42 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       }
     }
     workgroupBarrier();
-    // horizontal: rows 0..SPAN, output columns 0..TS; 5 statistics
-    for (var i = li; i < SPAN * TS; i += 256u) {
-      let row = i / TS;
-      let col = i % TS;
-      var m = vec4f(0.0); // mu_x, mu_y, E[x^2], E[y^2]
-      var exy = 0.0;
-      for (var k = 0u; k < 11u; k++) {
+    // horizontal: rows 0..SPAN, output columns 0..TS in pairs (26 x 8 = 208 pairs, one round of
+    // the 256 threads): a pair's 12 inputs are read once, each output's taps summed in order
+    if (li < SPAN * TS / 2u) {
+      let row = li / (TS / 2u);
+      let col = (li % (TS / 2u)) * 2u;
+      var m0 = vec4f(0.0); // mu_x, mu_y, E[x^2], E[y^2] of column col
+      var m1 = vec4f(0.0); // and of col + 1
+      var exy0 = 0.0;
+      var exy1 = 0.0;
+      for (var k = 0u; k < 12u; k++) {
         let at = row * SPAN + col + k;
-        let g = gauss(k);
         let x = s_a[at];
         let y = s_b[at];
-        m += g * vec4f(x, y, x * x, y * y);
-        exy += g * x * y;
+        let v = vec4f(x, y, x * x, y * y);
+        if (k < 11u) {
+          let g = gauss(k);
+          m0 += g * v;
+          exy0 += g * x * y;
+        }
+        if (k >= 1u) {
+          let g = gauss(k - 1u);
+          m1 += g * v;
+          exy1 += g * x * y;
+        }
       }
-      let o = i * 5u;
-      s_h5[o] = m.x;
-      s_h5[o + 1u] = m.y;
-      s_h5[o + 2u] = m.z;
-      s_h5[o + 3u] = m.w;
-      s_h5[o + 4u] = exy;
+      let o = (row * TS + col) * 5u;
+      s_h5[o] = m0.x;
+      s_h5[o + 1u] = m0.y;
+      s_h5[o + 2u] = m0.z;
+      s_h5[o + 3u] = m0.w;
+      s_h5[o + 4u] = exy0;
+      s_h5[o + 5u] = m1.x;
+      s_h5[o + 6u] = m1.y;
+      s_h5[o + 7u] = m1.z;
+      s_h5[o + 8u] = m1.w;
+      s_h5[o + 9u] = exy1;
     }
     workgroupBarrier();
     var m = vec4f(0.0);
@@ -306,17 +323,29 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
       }
     }
     workgroupBarrier();
-    for (var i = li; i < SPAN * TS; i += 256u) {
-      let row = i / TS;
-      let col = i % TS;
-      var h = vec3f(0.0);
-      for (var k = 0u; k < 11u; k++) {
+    // horizontal in column pairs, as the forward's
+    if (li < SPAN * TS / 2u) {
+      let row = li / (TS / 2u);
+      let col = (li % (TS / 2u)) * 2u;
+      var h0 = vec3f(0.0);
+      var h1 = vec3f(0.0);
+      for (var k = 0u; k < 12u; k++) {
         let at = row * SPAN + col + k;
-        h += gauss(k) * vec3f(s_a[at], s_b[at], s_c[at]);
+        let v = vec3f(s_a[at], s_b[at], s_c[at]);
+        if (k < 11u) {
+          h0 += gauss(k) * v;
+        }
+        if (k >= 1u) {
+          h1 += gauss(k - 1u) * v;
+        }
       }
-      s_h3[i * 3u] = h.x;
-      s_h3[i * 3u + 1u] = h.y;
-      s_h3[i * 3u + 2u] = h.z;
+      let o = (row * TS + col) * 3u;
+      s_h3[o] = h0.x;
+      s_h3[o + 1u] = h0.y;
+      s_h3[o + 2u] = h0.z;
+      s_h3[o + 3u] = h1.x;
+      s_h3[o + 4u] = h1.y;
+      s_h3[o + 5u] = h1.z;
     }
     workgroupBarrier();
     var blurred = vec3f(0.0);
