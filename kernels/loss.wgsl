@@ -30,8 +30,7 @@
 // Outputs: partials (9 floats per pixel: the three partials of r, g, b, unpadded), sums (vec4
 //   per workgroup: sum S, sum |I - T|, sum (I - T)^2),
 //   v_image (vec4 per pixel: dL/d rgb, dL/d alpha = 0).
-// Workgroup: 16x16, one output pixel each (the horizontal pass: one column pair a thread, 208 of
-//   the 256 threads); one channel at a time through workgroup memory
+// Workgroup: 16x16, one output pixel each; one channel at a time through workgroup memory
 //   (26x26 inputs + 26x16 horizontal sums: under 16 KiB, see the arrays below). Each thread
 //   reads its share of the 26x26 inputs (HALO_SHARE pixels) from memory once, for all three
 //   channels, and keeps it in registers: 2.64 reads of a pixel's 20 B (forward) and 36 B
@@ -73,7 +72,7 @@ struct LossParams {
 
 // Workgroup memory is allocated per pipeline for the variables its entry point uses, so each pass
 // has its own horizontal-sum array of the size it needs, and the forward's final reduction reuses
-// its one: ssim_forward 13,772 B (s_a, s_b, s_h5, s_gauss), ssim_backward 13,148 B (s_a, s_b, s_c, s_h3, s_gauss),
+// its one: ssim_forward 13,728 B (s_a, s_b, s_h5), ssim_backward 13,104 B (s_a, s_b, s_c, s_h3),
 // both within WebGPU's guaranteed 16,384 at today's 16x16 tile (before: 17,824 and 16,432).
 var<workgroup> s_a: array<f32, SPAN * SPAN>; // x, or partial mu
 var<workgroup> s_b: array<f32, SPAN * SPAN>; // y, or partial E[x^2]
@@ -81,29 +80,13 @@ var<workgroup> s_c: array<f32, SPAN * SPAN>; // partial E[xy] (backward)
 var<workgroup> s_h5: array<f32, SPAN * TS * 5u>; // forward: horizontal sums of 5 statistics, then the workgroup's sums
 var<workgroup> s_h3: array<f32, SPAN * TS * 3u>; // backward: horizontal sums of 3 partials
 
-// The window's weights in workgroup memory, filled once a workgroup (load_gauss): every tap reads
-// them with a runtime index, and a function-scope array indexed so may be built in a GPU's local
-// memory at each call.
-var<workgroup> s_gauss: array<f32, 11>;
-
-fn gauss_weight(i: u32) -> f32 {
+fn gauss(i: u32) -> f32 {
   // normalized 11-tap Gaussian, sigma = 1.5
   var w = array<f32, 11>(
     0.0010283800, 0.0075987582, 0.0360007721, 0.1093606895, 0.2130055377, 0.2660117249,
     0.2130055377, 0.1093606895, 0.0360007721, 0.0075987582, 0.0010283800,
   );
   return w[i];
-}
-
-// Fills s_gauss; the barrier that follows the halo's staging publishes it.
-fn load_gauss(li: u32) {
-  if (li < 11u) {
-    s_gauss[li] = gauss_weight(li);
-  }
-}
-
-fn gauss(i: u32) -> f32 {
-  return s_gauss[i];
 }
 
 fn target_rgb(pixel: u32) -> vec3f {
@@ -143,7 +126,6 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   let inside = in_image(me);
   let kept = inside && target_kept(pixel_index(me));
   let counted = ssim_counted(me) && kept;
-  load_gauss(li);
   let d_s = -SSIM_WEIGHT / f32(lp.ssim_values); // dL/dS for every counted pixel and channel
   var ssim_sum = 0.0;
   var l1_sum = 0.0;
@@ -176,42 +158,26 @@ fn ssim_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       }
     }
     workgroupBarrier();
-    // horizontal: rows 0..SPAN, output columns 0..TS in pairs (26 x 8 = 208 pairs, one round of
-    // the 256 threads): a pair's 12 inputs are read once, each output's taps summed in order
-    if (li < SPAN * TS / 2u) {
-      let row = li / (TS / 2u);
-      let col = (li % (TS / 2u)) * 2u;
-      var m0 = vec4f(0.0); // mu_x, mu_y, E[x^2], E[y^2] of column col
-      var m1 = vec4f(0.0); // and of col + 1
-      var exy0 = 0.0;
-      var exy1 = 0.0;
-      for (var k = 0u; k < 12u; k++) {
+    // horizontal: rows 0..SPAN, output columns 0..TS; 5 statistics
+    for (var i = li; i < SPAN * TS; i += 256u) {
+      let row = i / TS;
+      let col = i % TS;
+      var m = vec4f(0.0); // mu_x, mu_y, E[x^2], E[y^2]
+      var exy = 0.0;
+      for (var k = 0u; k < 11u; k++) {
         let at = row * SPAN + col + k;
+        let g = gauss(k);
         let x = s_a[at];
         let y = s_b[at];
-        let v = vec4f(x, y, x * x, y * y);
-        if (k < 11u) {
-          let g = gauss(k);
-          m0 += g * v;
-          exy0 += g * x * y;
-        }
-        if (k >= 1u) {
-          let g = gauss(k - 1u);
-          m1 += g * v;
-          exy1 += g * x * y;
-        }
+        m += g * vec4f(x, y, x * x, y * y);
+        exy += g * x * y;
       }
-      let o = (row * TS + col) * 5u;
-      s_h5[o] = m0.x;
-      s_h5[o + 1u] = m0.y;
-      s_h5[o + 2u] = m0.z;
-      s_h5[o + 3u] = m0.w;
-      s_h5[o + 4u] = exy0;
-      s_h5[o + 5u] = m1.x;
-      s_h5[o + 6u] = m1.y;
-      s_h5[o + 7u] = m1.z;
-      s_h5[o + 8u] = m1.w;
-      s_h5[o + 9u] = exy1;
+      let o = i * 5u;
+      s_h5[o] = m.x;
+      s_h5[o + 1u] = m.y;
+      s_h5[o + 2u] = m.z;
+      s_h5[o + 3u] = m.w;
+      s_h5[o + 4u] = exy;
     }
     workgroupBarrier();
     var m = vec4f(0.0);
@@ -286,7 +252,6 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
   let inside = in_image(me);
   let kept = inside && target_kept(pixel_index(me));
   let n_values = f32(lp.l1_values);
-  load_gauss(li);
   var grad = vec4f(0.0);
   var x = vec3f(0.0);
   var y = vec3f(0.0);
@@ -323,29 +288,17 @@ fn ssim_backward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
       }
     }
     workgroupBarrier();
-    // horizontal in column pairs, as the forward's
-    if (li < SPAN * TS / 2u) {
-      let row = li / (TS / 2u);
-      let col = (li % (TS / 2u)) * 2u;
-      var h0 = vec3f(0.0);
-      var h1 = vec3f(0.0);
-      for (var k = 0u; k < 12u; k++) {
+    for (var i = li; i < SPAN * TS; i += 256u) {
+      let row = i / TS;
+      let col = i % TS;
+      var h = vec3f(0.0);
+      for (var k = 0u; k < 11u; k++) {
         let at = row * SPAN + col + k;
-        let v = vec3f(s_a[at], s_b[at], s_c[at]);
-        if (k < 11u) {
-          h0 += gauss(k) * v;
-        }
-        if (k >= 1u) {
-          h1 += gauss(k - 1u) * v;
-        }
+        h += gauss(k) * vec3f(s_a[at], s_b[at], s_c[at]);
       }
-      let o = (row * TS + col) * 3u;
-      s_h3[o] = h0.x;
-      s_h3[o + 1u] = h0.y;
-      s_h3[o + 2u] = h0.z;
-      s_h3[o + 3u] = h1.x;
-      s_h3[o + 4u] = h1.y;
-      s_h3[o + 5u] = h1.z;
+      s_h3[i * 3u] = h.x;
+      s_h3[i * 3u + 1u] = h.y;
+      s_h3[i * 3u + 2u] = h.z;
     }
     workgroupBarrier();
     var blurred = vec3f(0.0);
