@@ -1,12 +1,8 @@
 import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { benchAppearance } from '../../engine/train/bench-appearance.js';
-import { UsageError } from '../args.js';
-import { benchStamp, writeResult } from '../bench-result.js';
+import { benchImageSize, benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
-
-/** The size `bench appearance` measures unless told: the phone capture's, as `bench loss`. */
-export const APPEARANCE_BENCH_SIZE = { width: 1920, height: 1440 } as const;
 
 /**
  * `bench appearance`: one training step's bilateral-grid colour model (apply, its backward, TV,
@@ -15,9 +11,7 @@ export const APPEARANCE_BENCH_SIZE = { width: 1920, height: 1440 } as const;
  */
 export async function benchAppearanceCommand(context: CommandContext): Promise<void> {
   const { options, out } = context;
-  const width = (options.width as number | undefined) ?? APPEARANCE_BENCH_SIZE.width;
-  const height = (options.height as number | undefined) ?? APPEARANCE_BENCH_SIZE.height;
-  if (width < 1 || height < 1) throw new UsageError(`bench appearance: --width and --height must be at least 1 (got ${width}x${height})`);
+  const { width, height } = benchImageSize('appearance', options);
   out.progress({ stage: 'generate', message: `colour-model load ${width}x${height} (bilagrid)` }, true);
   const gpu = await openGpu({ ...context.engineOptions, profile: true });
   try {

@@ -2,13 +2,9 @@ import { formatProfileTable } from '../../../shared/contract/profile.js';
 import { openGpu } from '../../engine/gpu/context.js';
 import { benchLoss } from '../../engine/train/bench-loss.js';
 import { trainParamValues } from '../../engine/train/trainer-config.js';
-import { UsageError } from '../args.js';
-import { benchStamp, writeResult } from '../bench-result.js';
+import { benchImageSize, benchStamp, writeResult } from '../bench-result.js';
 import type { CommandContext } from '../command.js';
 import { resolveTrainParams } from '../training.js';
-
-/** The size `bench loss` measures unless told: the 1920x1440 phone capture of issue 14. */
-export const LOSS_BENCH_SIZE = { width: 1920, height: 1440 } as const;
 
 /**
  * `bench loss`: the training loss (L1 + SSIM forward and backward) on a fixed image pair at
@@ -16,9 +12,7 @@ export const LOSS_BENCH_SIZE = { width: 1920, height: 1440 } as const;
  */
 export async function benchLossCommand(context: CommandContext): Promise<void> {
   const { options, out } = context;
-  const width = (options.width as number | undefined) ?? LOSS_BENCH_SIZE.width;
-  const height = (options.height as number | undefined) ?? LOSS_BENCH_SIZE.height;
-  if (width < 1 || height < 1) throw new UsageError(`bench loss: --width and --height must be at least 1 (got ${width}x${height})`);
+  const { width, height } = benchImageSize('loss', options);
   const padding = trainParamValues(resolveTrainParams(context))['train.ssimPadding']; // --ssim-padding, as training resolves it
   out.progress({ stage: 'generate', message: `loss load ${width}x${height} (${padding} SSIM)` }, true);
   const gpu = await openGpu({ ...context.engineOptions, profile: true });

@@ -11,7 +11,8 @@ import { benchStamp, writeResult } from '../bench-result.js';
 import { JSON_OPTION, type CommandContext, type CommandSpec } from '../command.js';
 import { benchAppearanceCommand } from './bench-appearance.js';
 import { BENCH_BA_SIZE, benchBa } from './bench-ba.js';
-import { benchLossCommand, LOSS_BENCH_SIZE } from './bench-loss.js';
+import { benchLossCommand } from './bench-loss.js';
+import { CAPTURE_BENCH_SIZE } from '../bench-result.js';
 import { benchMesh } from './bench-mesh.js';
 import { BENCH_PROTOCOLS } from './bench-protocol.js';
 import { benchSelectCommand, SELECT_BENCH_SPLATS } from './bench-select.js';
@@ -97,8 +98,8 @@ export const benchCommand: CommandSpec = {
     { flag: 'sweep', type: 'bool', help: 'raster: also time other workgroup and batch sizes and report the best' },
     { flag: 'backward-reduce', type: 'string', choices: ['partials', 'cas'], help: 'raster: how the subgroup backward sums over a tile (default partials)' },
     { flag: 'backward-pixels', type: 'int', choices: [1, 2], help: 'raster: pixels per thread of the subgroup partials backward' },
-    { flag: 'width', type: 'int', help: `loss, appearance: image width (default ${LOSS_BENCH_SIZE.width}); select: view width (default 1920)` },
-    { flag: 'height', type: 'int', help: `loss, appearance: image height (default ${LOSS_BENCH_SIZE.height}); select: view height (default 1080)` },
+    { flag: 'width', type: 'int', help: `loss, appearance: image width (default ${CAPTURE_BENCH_SIZE.width}); select: view width (default 1920)` },
+    { flag: 'height', type: 'int', help: `loss, appearance: image height (default ${CAPTURE_BENCH_SIZE.height}); select: view height (default 1080)` },
     { flag: 'clean', type: 'bool', help: 'select: also time the floater cleanup (CPU) on the same scene' },
     { flag: 'out', type: 'string', help: 'also write the JSON result to this file', valueName: 'file' },
     { flag: 'steps', type: 'int', help: 'train: training steps (default: --iterations)' },
