@@ -4,14 +4,18 @@ import { removeUnsupportedComponents, supportedVertices } from '../../../../main
 import { emptySplats, type SplatSet } from '../../../../shared/scene/splats.js';
 import { freshSeed, rng } from '../../../helpers/random.js';
 
-/** Random splats: centres in the unit cube, scales over two decades (a few very large), opacities either side of 0.5. */
+/**
+ * Random splats: centres in the unit cube, scales over a decade, opacities either side of 0.5; the
+ * first four are big (radius past BIG_SPLAT_CELLS cells, so they take the list of their own), two
+ * opaque and two transparent, so they neither cover the whole volume nor all drop out.
+ */
 function randomSplats(random: () => number, count: number): SplatSet {
   const splats = emptySplats(count, 0);
   for (let i = 0; i < count; i++) {
     splats.means.set([random() * 2 - 1, random() * 2 - 1, random() * 2 - 1], 3 * i);
-    const big = random() < 0.01 ? Math.log(12) : 0; // a few past BIG_SPLAT_CELLS cells: the list of their own
-    splats.logScales.set([0, 1, 2].map(() => Math.log(0.005) + 2 * Math.log(10) * random() * 0.5 + big), 3 * i);
-    splats.opacityLogits[i] = random() * 6 - 3;
+    const big = i < 4 ? Math.log(0.3 / 0.003) : 0; // radius 0.9..1.2 against 8 cells of at most ~0.09
+    splats.logScales.set([0, 1, 2].map(() => Math.log(0.003) + Math.log(10) * random() * (big ? 0.125 : 1) + big), 3 * i);
+    splats.opacityLogits[i] = i < 4 ? (i % 2 === 0 ? 2 : -2) : random() * 6 - 3;
   }
   return splats;
 }
