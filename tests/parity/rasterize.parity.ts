@@ -218,8 +218,10 @@ export async function rasterParity(ctx: GpuContext, variant: KernelVariant, seed
     const error = relativeL2(g, w);
     let finite = true;
     for (let i = 0; i < g.length; i++) if (!Number.isFinite(g[i])) finite = false;
-    // a clamped frame must rank exactly its capacity and report the view's whole visible count
-    const clampOk = !clamp || (counts.visible === clamp.capacity && counts.visibleNeeded === clamp.needed);
+    // a clamped frame must rank exactly its capacity (every visible splat where fewer are visible:
+    // a lone random splat is off the image now and then, and the capacity is never below 1) and
+    // report the view's whole visible count
+    const clampOk = !clamp || (counts.visible === Math.min(clamp.capacity, clamp.needed) && counts.visibleNeeded === clamp.needed);
     const clampDetail = clamp ? `; visible capacity ${clamp.capacity} of ${counts.visibleNeeded} needed (want ${clamp.needed}), ${counts.visible} ranked` : '';
     return { name: `${name}: ${what}`, variant, seed, ok: finite && error < tolerance && ambiguousCount <= 0.02 * P && !counts.overflow && clampOk, error, tolerance, detail: `${what} rel L2 ${error.toExponential(2)}${finite ? '' : ' (non-finite or unwritten values)'}${counts.overflow ? ' (intersections overflowed the capacity)' : ''}; ${counts.visible} visible, ${counts.intersections} intersections, ${ambiguousCount} pixels at a discontinuity left out${clampDetail}` };
   };
