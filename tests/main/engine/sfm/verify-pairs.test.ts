@@ -15,9 +15,11 @@ function keypoints(points: Float64Array): Float32Array {
 }
 
 describe(`verifying many pairs (seed ${seed})`, () => {
-  // Images 0 and 1 see one scene; image 2 is unrelated (random keypoints, 30 random matches: few
-  // enough that no model gathers 15 chance inliers, half of them; with 50, seed 2093930038 drew a
-  // set an F explained 15 of at 4 px, exactly the minimum, verify-two-view.test.ts).
+  // Images 0 and 1 see one scene; image 2 is unrelated (random keypoints, 20 random matches: few
+  // enough that no model gathers 15 chance inliers. The best F of random matches holds its 8 and a
+  // few within 4 px: of 20, 9-12 over 480 seeds; of 30, 10-13 over 80, a tail that reaches 15 about
+  // once in 3,000 by its decay (x6 a step); with 50, seed 2093930038 drew a set an F explained 15 of,
+  // exactly the minimum, verify-two-view.test.ts).
   const scene = syntheticPair(seed, 'general', 400, 0.4, 0.5);
   const n = scene.isInlier.length;
   const random = new Random(seed);
@@ -30,8 +32,8 @@ describe(`verifying many pairs (seed ${seed})`, () => {
   // match through one repeated keypoint fits an F whose epipole sits on it (seed 3887536860 drew
   // such a set, and 50 random matches reached 15 "inliers")
   const randomMatches = (from: number): Uint32Array => {
-    const a = random.permutation(from).slice(0, 30);
-    const b = random.permutation(100).slice(0, 30);
+    const a = random.permutation(from).slice(0, 20);
+    const b = random.permutation(100).slice(0, 20);
     return Uint32Array.from(a.flatMap((k, i) => [k, b[i]]));
   };
   const pairs = [[0, 1], [0, 2], [1, 2]] as const;

@@ -75,13 +75,14 @@ describe(`two-view geometry on synthetic pairs, 0.5 px noise, 30-50% outliers (s
     }
   });
 
-  // 60 random matches: a model's chance inliers (within 4 px of a line across a 1000 px image,
-  // ~1%) stay well below 15 over all the hypotheses drawn. From 120 random matches the best of
-  // ~7000 samples x up to 10 E solutions reached 15 once (COLMAP's search would do the same).
+  // 20 random matches: the best model's inliers are its own sample (8 for F) and the few chance
+  // ones within 4 px of a line. Over 480 seeds the best held 9-12 of 20, 12 once. Of 60 random
+  // matches it held 11-15, and 15 (the minimum: a verified pair) on 2 seeds of 45 (seed 5004: F
+  // 15 of 60): there the right answer is UNCALIBRATED, so 60 asked for what chance breaks.
   it('random matches, or fewer than 15: DEGENERATE with no inliers', () => {
-    const scene = syntheticPair(seed, 'general', 60, 1, 0.5);
+    const scene = syntheticPair(seed, 'general', 20, 1, 0.5);
     const g = estimateTwoViewGeometry(scene.points1, scene.points2, [CAMERA, CAMERA]);
-    expect(g.configuration, JSON.stringify(g.inlierCounts)).toBe(TwoViewConfiguration.DEGENERATE);
+    expect(g.configuration, `seed ${seed}: ${JSON.stringify(g.inlierCounts)}`).toBe(TwoViewConfiguration.DEGENERATE);
     expect(g.inliers).toHaveLength(0);
     const few = syntheticPair(seed, 'general', 14, 0, 0.5);
     expect(estimateTwoViewGeometry(few.points1, few.points2, [CAMERA, CAMERA]).configuration).toBe(TwoViewConfiguration.DEGENERATE);

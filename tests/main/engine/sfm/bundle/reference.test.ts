@@ -159,18 +159,22 @@ describe(`bundle adjustment reference (seed ${seed})`, () => {
     expect(maxRelativeDifference(dp, exact.subarray(n))).toBeLessThan(1e-7);
   });
 
-  it('one lmIteration lowers the robust cost as its model predicts (gain ratio near 1 close to the optimum)', () => {
+  it('one lmIteration lowers the robust cost as its model predicts (gain ratio near 1 for a short step)', () => {
     const { problem, options } = tinyProblem(random);
     const step = lmIteration(problem, initialLmState(options), options);
     expect(step.accepted).toBe(true);
     expect(step.cost).toBeLessThan(0.5 * step.previousCost);
     expect(step.cost).toBeCloseTo(robustCost(step.problem, options), 9);
     expect(step.state.lambda).toBeLessThan(options.initialLambda);
-    // A second step from there: a quadratic model of a nearly quadratic cost.
-    const next = lmIteration(step.problem, step.state, options);
-    expect(next.accepted).toBe(true);
-    expect(next.gainRatio).toBeGreaterThan(0.5);
-    expect(next.gainRatio).toBeLessThan(1.5);
+    // A second step from there, damped (lambda 1: about half the Gauss-Newton step): the quadratic
+    // model's error shrinks faster than the step, so a short step must gain about what the model
+    // predicts. Measured 1.06-1.24 over 200 seeds. The undamped second step (lambda ~3e-5) is not
+    // short: where the first one stopped far from the optimum its ratio fell to 0.07-0.29 on about
+    // 1 seed in 50 (seeds 3451867389, 2654759368), however right the model.
+    const next = lmIteration(step.problem, { ...step.state, lambda: 1 }, options);
+    expect(next.accepted, `seed ${seed}`).toBe(true);
+    expect(next.gainRatio, `seed ${seed}`).toBeGreaterThan(0.5);
+    expect(next.gainRatio, `seed ${seed}`).toBeLessThan(1.5);
   });
 
   it('a step that raises the cost is rejected: x kept, lambda times nu, nu doubled, the linearisation kept', () => {

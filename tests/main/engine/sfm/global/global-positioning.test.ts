@@ -19,19 +19,33 @@ function relativeErrors(estimated: Float64Array, truth: readonly Vec3[]): number
   return aligned.map((p, k) => Math.hypot(p[0] - truth[k][0], p[1] - truth[k][1], p[2] - truth[k][2]) / size);
 }
 
+/**
+ * Random centres and a random 40% of the pairs' directions, `wrongRatio` of them random. A draw in
+ * which some camera has fewer than two right directions is drawn again: with one ray its distance
+ * along it is free (any answer fits), so no positioning can recover it. In 25 cameras that happens
+ * about once in 1,000 draws (seed 3536 left camera positions 43% of the scene off).
+ */
 function scene(random: Random, cameras: number, noiseDeg: number, wrongRatio: number) {
-  const truth: Vec3[] = Array.from({ length: cameras }, () => [3 * random.normal(), random.normal(), 3 * random.normal()]);
-  const constraints: DirectionConstraint[] = [];
-  const noise = (noiseDeg * Math.PI) / 180;
-  for (let a = 0; a < cameras; a++) {
-    for (let b = a + 1; b < cameras; b++) {
-      if (random.next() > 0.4) continue;
-      const exact = normalise3([truth[b][0] - truth[a][0], truth[b][1] - truth[a][1], truth[b][2] - truth[a][2]]);
-      const direction = random.next() < wrongRatio ? normalise3([random.normal(), random.normal(), random.normal()]) : normalise3(applyMat3(rotationFromVector([noise * random.normal(), noise * random.normal(), noise * random.normal()]), exact));
-      constraints.push({ from: a, to: b, direction, weight: 1 });
+  for (;;) {
+    const truth: Vec3[] = Array.from({ length: cameras }, () => [3 * random.normal(), random.normal(), 3 * random.normal()]);
+    const constraints: DirectionConstraint[] = [];
+    const rightDirections = new Array<number>(cameras).fill(0);
+    const noise = (noiseDeg * Math.PI) / 180;
+    for (let a = 0; a < cameras; a++) {
+      for (let b = a + 1; b < cameras; b++) {
+        if (random.next() > 0.4) continue;
+        const exact = normalise3([truth[b][0] - truth[a][0], truth[b][1] - truth[a][1], truth[b][2] - truth[a][2]]);
+        const wrong = random.next() < wrongRatio;
+        const direction = wrong ? normalise3([random.normal(), random.normal(), random.normal()]) : normalise3(applyMat3(rotationFromVector([noise * random.normal(), noise * random.normal(), noise * random.normal()]), exact));
+        constraints.push({ from: a, to: b, direction, weight: 1 });
+        if (!wrong) {
+          rightDirections[a]++;
+          rightDirections[b]++;
+        }
+      }
     }
+    if (rightDirections.every((n) => n >= 2)) return { truth, constraints };
   }
-  return { truth, constraints };
 }
 
 describe(`global positioning (seed ${seed})`, () => {
