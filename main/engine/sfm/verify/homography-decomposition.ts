@@ -35,6 +35,8 @@ export interface ScoredHomographyPose extends HomographyPose {
   planeInFront: number;
   /** Inliers triangulated in front of both cameras with an epipolar error under the threshold (not counted, 0, for a candidate that fails the plane test when another passes it). */
   consistent: number;
+  /** MSAC cost over the inliers: the sum of min(Sampson error^2, maxError^2), normalised units (Infinity where not counted). */
+  cost: number;
 }
 
 const cross = (a: Vec3, b: Vec3): Vec3 => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
@@ -125,15 +127,20 @@ export function scoreHomographyPoses(candidates: readonly HomographyPose[], norm
   const anyPasses = inFront.some((count) => count >= half);
   const scored = candidates.map((candidate, k) => {
     const planeInFront = inFront[k];
-    if (anyPasses && planeInFront < half) return { ...candidate, planeInFront, consistent: 0 };
-    const epipolar = epipolarIndices(multiply3(crossMatrix(candidate.translation), candidate.rotation), normalised1, normalised2, indices, maxError);
-    const consistent = countInFront(candidate.rotation, candidate.translation, normalised1, normalised2, epipolar);
-    return { ...candidate, planeInFront, consistent };
+    if (anyPasses && planeInFront < half) return { ...candidate, planeInFront, consistent: 0, cost: Infinity };
+    const { kept, cost } = epipolarIndices(multiply3(crossMatrix(candidate.translation), candidate.rotation), normalised1, normalised2, indices, maxError);
+    const consistent = countInFront(candidate.rotation, candidate.translation, normalised1, normalised2, kept);
+    return { ...candidate, planeInFront, consistent, cost };
   });
   const passing = (c: ScoredHomographyPose) => c.planeInFront >= half;
   const bestConsistent = Math.max(0, ...scored.filter(passing).map((c) => c.consistent));
-  // within 2% of the best: the plane's twofold ambiguity (noise decides the counts), broken by the more frontal plane
-  const tied = (c: ScoredHomographyPose) => passing(c) && c.consistent >= AMBIGUOUS_SHARE * bestConsistent;
+  // within 2% of the best count: the plane's twofold ambiguity, or points off the plane with too
+  // little parallax to leave the looser pose's threshold; their epipolar errors still tell them
+  // apart, so only those within AMBIGUOUS_COST of the lowest cost are the ambiguity, broken by the
+  // more frontal plane
+  const tiedCount = (c: ScoredHomographyPose) => passing(c) && c.consistent >= AMBIGUOUS_SHARE * bestConsistent;
+  const bestCost = Math.min(...scored.filter(tiedCount).map((c) => c.cost));
+  const tied = (c: ScoredHomographyPose) => tiedCount(c) && c.cost <= bestCost / AMBIGUOUS_COST;
   return scored
     .map((c, order) => ({ c, order }))
     .sort((x, y) => Number(passing(y.c)) - Number(passing(x.c)) || Number(tied(y.c)) - Number(tied(x.c)) || (tied(x.c) ? y.c.normal[2] - x.c.normal[2] : 0) || y.c.consistent - x.c.consistent || x.order - y.order)
@@ -141,14 +148,24 @@ export function scoreHomographyPoses(candidates: readonly HomographyPose[], norm
 }
 
 /**
- * Candidates explaining at least this share of the best one's consistent inliers are the plane's
- * ambiguity, not a worse pose: a 10% share off the plane separates them by 10%, noise by far less.
+ * Candidates explaining at least this share of the best one's consistent inliers may be the
+ * plane's ambiguity, not a worse pose: a 10% share off the plane with parallax separates them by
+ * 10%, noise by far less.
  */
 const AMBIGUOUS_SHARE = 0.98;
+/**
+ * ... and they are when their MSAC cost is at least this fraction of the lowest: on a plane alone
+ * both decompositions fit every point alike (the same noise, costs a few percent apart), while
+ * points off the plane with little parallax (394 of 400 against 400 in the same threshold, R
+ * 2 deg off: seeds 3583072233 and 2386177679 of verify-homography-decomposition.test.ts) cost the
+ * wrong one many times the noise.
+ */
+const AMBIGUOUS_COST = 0.8;
 
-/** The indices whose Sampson error under E (normalised coordinates) is at most maxError. */
-function epipolarIndices(e: Mat3, normalised1: Float64Array, normalised2: Float64Array, indices: ArrayLike<number>, maxError: number): number[] {
+/** The indices whose Sampson error under E (normalised coordinates) is at most maxError, and the MSAC cost over all of them. */
+function epipolarIndices(e: Mat3, normalised1: Float64Array, normalised2: Float64Array, indices: ArrayLike<number>, maxError: number): { kept: number[]; cost: number } {
   const kept: number[] = [];
+  let cost = 0;
   for (let k = 0; k < indices.length; k++) {
     const i = indices[k];
     const x1: Vec3 = [normalised1[2 * i], normalised1[2 * i + 1], 1];
@@ -157,9 +174,11 @@ function epipolarIndices(e: Mat3, normalised1: Float64Array, normalised2: Float6
     const etx2 = applyMat3(transpose3(e), x2);
     const c = dot(x2, ex1);
     const denominator = ex1[0] * ex1[0] + ex1[1] * ex1[1] + etx2[0] * etx2[0] + etx2[1] * etx2[1];
-    if (denominator > 0 && (c * c) / denominator <= maxError * maxError) kept.push(i);
+    const squared = denominator > 0 ? (c * c) / denominator : Infinity;
+    if (squared <= maxError * maxError) kept.push(i);
+    cost += Math.min(squared, maxError * maxError);
   }
-  return kept;
+  return { kept, cost };
 }
 
 /**
