@@ -155,7 +155,9 @@ describe('the contract validates every call (fuzzed through the gateway)', () =>
     const h = harness();
     let id = 0;
     const start = performance.now();
-    while (id < 4000 && performance.now() - start < 5000) {
+    // 4,000 calls, or as many as 5 s allow past the first 2,000: the counts below need a few
+    // thousand, whatever the machine's load
+    while (id < 4000 && (id < 2000 || performance.now() - start < 5000)) {
       const name = methods[Math.floor(random() * methods.length)];
       const [service, method] = name.split('.');
       const args = random() < 0.5 ? nearValid(VALID[name], random) : randomValue(random);
