@@ -16,7 +16,7 @@ import { GpuSplats } from '../render/gpu-splats.js';
 import { Rasterizer } from '../render/rasterizer.js';
 import type { CameraGradient } from '../render/camera-grads.js';
 import type { PinholeCamera } from '../../../shared/scene/camera.js';
-import { CameraRefiner, resolveRefineCameras, type CameraRefineState } from './camera-refine.js';
+import { CameraRefiner, resolveRefineCameras } from './camera-refine.js';
 import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
 import { Adam } from './adam.js';
 import { ShAdam } from './sh-adam.js';
@@ -34,8 +34,8 @@ import { StepReadbacks } from './readbacks.js';
 import { activeShDegree } from './schedule.js';
 import { GpuTargets } from './targets.js';
 import type { TrainerConfig } from './trainer-config.js';
-import { checkpointFloats, checkpointSplats, type Checkpoint, type CheckpointHeader } from './checkpoint.js';
-import { badInput } from '../../../shared/rpc/errors.js';
+import type { Checkpoint } from './checkpoint.js';
+import { checkpointOf, restoreCheckpoint, resumePlan, type CheckpointParts, type CheckpointState } from './trainer-checkpoint.js';
 import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, type StepParts, type StepReports } from './train-step.js';
 import { isGpuOutOfMemory } from '../gpu/memory.js';
 import { capacityBindingLimit, splatsWithRoom, type GrowthLimit, type MemoryCap } from './memory-growth.js';
@@ -374,60 +374,27 @@ export class Trainer {
     return evaluation;
   }
 
-  /** Everything exact resume needs, read back from the GPU (a sync point: between steps only). */
-  async checkpointState(): Promise<{ header: Omit<CheckpointHeader, 'blobs' | 'format' | 'version' | 'savedAt'>; blobs: { name: string; data: Uint8Array }[] }> {
+  /** Everything exact resume needs, read back from the GPU (a sync point: between steps only; trainer-checkpoint.ts). */
+  async checkpointState(): Promise<CheckpointState> {
     await this.settle();
-    await this.cameraRefiner?.settle();
-    const { device } = this.ctx;
-    const count = new Uint32Array(await readBuffer(device, this.model.splats.countBuffer, 4))[0];
+    const position = { step: this.step, random: this.random.state, order: this.order, orderPosition: this.orderPosition, nonFiniteSkipped: this.nonFiniteSkipped };
+    const { count, state } = await checkpointOf(this.checkpointParts(), position, { data: this.data, config: this.config, trainViews: this.trainViews.length, memoryCap: this.memoryCap });
     this.splatCount = count;
-    const blobs = [...(await this.model.checkpointBlobs(device, count)), ...(await this.densify.checkpointBlobs(count)), ...((await this.appearance?.checkpointBlobs()) ?? [])];
-    return {
-      header: {
-        step: this.step,
-        splatCount: count,
-        shDegree: this.model.splats.shDegree,
-        random: this.random.state,
-        order: this.order,
-        orderPosition: this.orderPosition,
-        nonFiniteSkipped: this.nonFiniteSkipped,
-        ...(this.cameraRefiner ? { cameraRefine: this.cameraRefiner.state() } : {}),
-        ...(this.memoryCap ? { memoryCap: this.memoryCap } : {}),
-        data: { name: this.data.name, views: this.data.views.length, train: this.trainViews.length },
-        config: this.config,
-      },
-      blobs,
-    };
+    return state;
   }
 
   /** A trainer continuing exactly where a checkpoint left off (same data and configuration). */
   static async resume(ctx: GpuContext, data: TrainingData, config: TrainerConfig, checkpoint: Checkpoint, file: string): Promise<Trainer> {
-    const h = checkpoint.header;
-    const train = data.views.filter((v) => v.split === 'train').length;
-    if (h.data.views !== data.views.length || h.data.train !== train) {
-      throw badInput(file, `the checkpoint was made on ${h.data.views} views (${h.data.train} training), this dataset has ${data.views.length} (${train})`);
-    }
-    if (h.shDegree !== config.shDegree) throw badInput(file, `the checkpoint has SH degree ${h.shDegree}, the run asks for ${config.shDegree}`);
-    const blob = checkpointFloats(checkpoint, file);
-    const n = h.splatCount;
-    // a run GPU memory capped resumes at the capacity it stopped at, capped the same: exact resume
-    const memoryCap = h.memoryCap as MemoryCap | undefined;
-    const trainer = await Trainer.create(ctx, data, config, { initial: checkpointSplats(checkpoint, file), loadFirst: h.order.slice(h.orderPosition), ...(memoryCap ? { memoryCap } : {}) });
-    const q = ctx.device.queue;
-    trainer.model.restoreMoments(q, n, blob);
-    trainer.densify.restore(checkpoint.blobs, n, blob);
-    trainer.appearance?.restore(blob);
-    trainer.step = h.step;
-    trainer.random.state = h.random >>> 0;
-    trainer.order = [...h.order];
-    trainer.orderPosition = h.orderPosition;
-    trainer.nonFiniteSkipped = h.nonFiniteSkipped;
-    if (trainer.cameraRefiner) {
-      if (!h.cameraRefine) throw badInput(file, 'the checkpoint has no camera refinement state, the run refines cameras');
-      trainer.cameraRefiner.restore(h.cameraRefine as CameraRefineState, (message) => badInput(file, message));
-    }
-    await q.onSubmittedWorkDone();
+    const { blob, options } = resumePlan(checkpoint, data, config, file);
+    const trainer = await Trainer.create(ctx, data, config, options);
+    const at = await restoreCheckpoint(trainer.checkpointParts(), checkpoint, blob, file);
+    [trainer.step, trainer.random.state, trainer.order, trainer.orderPosition, trainer.nonFiniteSkipped] = [at.step, at.random, at.order, at.orderPosition, at.nonFiniteSkipped];
     return trainer;
+  }
+
+  /** The parts a checkpoint reads and a resume writes back. */
+  private checkpointParts(): CheckpointParts {
+    return { ctx: this.ctx, model: this.model, densify: this.densify, appearance: this.appearance, cameraRefiner: this.cameraRefiner };
   }
 
   /** The held-out views (or the training views when there are none): what `evaluate` scores. */
