@@ -3,51 +3,50 @@
  * hooks: statistics, and at refine steps the refine itself), recorded into one submit: nothing is
  * read back inside a step (train-step.ts records it). Losses, splat counts and guard flags are
  * read back asynchronously a few steps late (readbacks.ts); the trainer keeps them. The trainer
- * builds the parts a step records with and rebuilds them when they outgrow their buffers, keeps
- * the run's state (checkpoints, exact resume) and evaluates. The model's GPU state is model.ts;
- * the configuration trainer-config.ts; the frame-sized parts a step records with and their growth
- * training-frames.ts; the capacity's growth within the GPU memory budget capacity-growth.ts (the
- * arithmetic: memory-growth.ts); what the state costs in bytes state-bytes.ts.
+ * owns the run's state and decides when its parts are built and grown; each concern is its own
+ * module: the set-up within the GPU memory budget (trainer-setup.ts), the frame-sized parts a step
+ * records with and their growth (training-frames.ts), the capacity's growth within GPU memory
+ * (capacity-growth.ts; the arithmetic in memory-growth.ts), what the state costs in bytes
+ * (state-bytes.ts), checkpoints and exact resume (trainer-checkpoint.ts), evaluation
+ * (evaluate-views.ts). The model's GPU state is model.ts; the configuration trainer-config.ts.
  */
+import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
+import type { Random } from '../../../shared/random.js';
 import type { SplatSet } from '../../../shared/scene/splats.js';
 import { readBuffer } from '../gpu/buffers.js';
 import type { GpuContext } from '../gpu/context.js';
-import { GpuSplats } from '../render/gpu-splats.js';
-import { Rasterizer } from '../render/rasterizer.js';
 import type { CameraGradient } from '../render/camera-grads.js';
-import type { PinholeCamera } from '../../../shared/scene/camera.js';
+import type { GpuSplats } from '../render/gpu-splats.js';
+import type { Rasterizer } from '../render/rasterizer.js';
+import type { Adam } from './adam.js';
+import type { Appearance } from './appearance.js';
 import { CameraRefiner, resolveRefineCameras } from './camera-refine.js';
-import type { ViewCorrection } from '../../../shared/scene/camera-correction.js';
-import { Adam } from './adam.js';
-import { ShAdam } from './sh-adam.js';
-import { Appearance, appearanceModelFor } from './appearance.js';
-import type { TrainingData } from './data.js';
-import { createDensifyStrategy } from './densify.js';
-import type { DensifyStrategy } from './densify-strategy.js';
-import { initialSplats } from './init.js';
+import { growWithinMemory, type CapacityState, type GrowthParts } from './capacity-growth.js';
+import type { Checkpoint } from './checkpoint.js';
 import { CoarseToFine } from './coarse-to-fine.js';
+import type { TrainingData } from './data.js';
+import type { DensifyStrategy } from './densify-strategy.js';
 import { evaluateViews, type Evaluation } from './evaluate-views.js';
-import { TrainingLoss } from './loss.js';
+import type { TrainingLoss } from './loss.js';
+import { splatsWithRoom, type GrowthLimit, type MemoryCap } from './memory-growth.js';
 import { Model } from './model.js';
-import { Random } from '../../../shared/random.js';
 import { StepReadbacks } from './readbacks.js';
 import { activeShDegree } from './schedule.js';
-import { GpuTargets } from './targets.js';
-import type { TrainerConfig } from './trainer-config.js';
-import type { Checkpoint } from './checkpoint.js';
-import { checkpointOf, restoreCheckpoint, resumePlan, type CheckpointParts, type CheckpointState } from './trainer-checkpoint.js';
-import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, type StepParts, type StepReports } from './train-step.js';
-import { isGpuOutOfMemory } from '../gpu/memory.js';
-import { capacityBindingLimit, splatsWithRoom, type GrowthLimit, type MemoryCap } from './memory-growth.js';
-import { refusedAtStart, refusedByBinding } from './memory-refusal.js';
-import { growWithinMemory, type CapacityState, type GrowthParts } from './capacity-growth.js';
+import type { ShAdam } from './sh-adam.js';
 import { stateBytesBreakdown, stateBytesTotal, type StateBytesBreakdown } from './state-bytes.js';
+import type { GpuTargets } from './targets.js';
+import { recordCameraGradient, recordTrainStep, renderSettings, type StepLoss, type StepParts, type StepReports } from './train-step.js';
+import { checkpointOf, restoreCheckpoint, resumePlan, type CheckpointParts, type CheckpointState } from './trainer-checkpoint.js';
+import type { TrainerConfig } from './trainer-config.js';
+import { buildParts, buildWithinMemory, drawEpoch, frameSizeOf, trainViewsOf, type BuildAttempt, type TrainerCreateOptions, type TrainerParts } from './trainer-setup.js';
 import { TrainingFrames } from './training-frames.js';
 
 export { defaultTrainerConfig, type GeometryConfig, type TrainerConfig } from './trainer-config.js';
 export type { Evaluation } from './evaluate-views.js';
 export type { StepLoss } from './train-step.js';
 export type { StateBytesBreakdown } from './state-bytes.js';
+export type { TrainerCreateOptions } from './trainer-setup.js';
 
 /**
  * The backward configuration training uses, measured on training runs rather than on the fixed
@@ -58,27 +57,11 @@ export type { StateBytesBreakdown } from './state-bytes.js';
  */
 export const TRAINING_BACKWARD = { backwardReduce: 'partials', backwardPixels: 1 } as const;
 
-/** A set-up's capacity: asked for ('initial': the initial splats' own, after a refusal) and as built. */
-interface BuildAttempt {
-  /** 'initial': the initial splats' own capacity; a number: that capacity (a capped run resumed). */
-  capacityOf?: 'initial' | number;
-  capacity?: number;
-  initialCapacity?: number;
-}
-
 /**
  * Steps between the intersection-buffer checks (growIntersections) and the visible-capacity
  * checks (growVisible), which also run on the step after every refine (the count may have grown).
  */
 const INTERSECTION_CHECK_EVERY = 100;
-
-/** What Trainer.create takes besides the data and the configuration. */
-export interface TrainerCreateOptions {
-  initial?: SplatSet;
-  loadFirst?: readonly number[];
-  onProgress?: (stage: string, done: number, total: number) => void;
-  onStage?: (stage: 'splats' | 'pipelines' | 'frames' | 'intersections') => void;
-}
 
 export class Trainer {
   step = 0;
@@ -140,83 +123,39 @@ export class Trainer {
   }
 
   /**
-   * Builds everything, overlapped (issue 18's cold start): every pipeline the first step needs is
-   * requested at once (Dawn compiles them on its worker threads) while this thread makes the
-   * initial splats, and the images load behind the first steps, the first epoch's views first
-   * (GpuTargets; trainStep waits for its view). `loadFirst`: the views to load first instead (a
-   * resumed run's remaining order).
-   * Within the GPU memory budget: when the configuration's capacity does not fit, the trainer
-   * starts at the initial splats' own capacity and grows to what fits (capped, reported once);
-   * when even that does not fit, the configuration is refused with the numbers (bad_input).
+   * Builds everything, overlapped, within the GPU memory budget (trainer-setup.ts). `loadFirst`:
+   * the views to load first instead of the first epoch's (a resumed run's remaining order).
    */
   static async create(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: TrainerCreateOptions & { memoryCap?: MemoryCap } = {}): Promise<Trainer> {
-    const liveBefore = ctx.memory.live;
-    const tried: BuildAttempt = options.memoryCap ? { capacityOf: options.memoryCap.capacity } : {};
-    try {
-      const trainer = await ctx.memory.guard(ctx.device, 'the training set-up', () => Trainer.build(ctx, data, config, options, tried));
-      if (options.memoryCap) {
-        trainer.memoryCap = options.memoryCap;
-        trainer.splatCap = Math.min(config.maxSplats, splatsWithRoom(trainer.capacity, (n, c) => trainer.densify.hasRoom(n, c)));
-        return trainer;
-      }
-      const wanted = trainer.densify.capacityFor(trainer.splatCount, config.maxSplats);
-      if (trainer.capacity < wanted) await trainer.growWithinMemory(0, wanted); // held to the binding limit: capped, said once
-      return trainer;
-    } catch (error) {
-      if (!isGpuOutOfMemory(error)) throw error;
-      const attempt: BuildAttempt = { capacityOf: 'initial' };
-      const refuse = (refusal: unknown) => (isGpuOutOfMemory(refusal) ? refusedAtStart(refusal, data.name, refusal.refusal.liveBytes + refusal.refusal.requestedBytes - liveBefore) : refusal);
-      if (tried.capacity !== undefined && tried.capacity <= (tried.initialCapacity ?? 0)) throw refuse(error); // the smallest start was what failed
-      const trainer = await ctx.memory.guard(ctx.device, 'the training set-up', () => Trainer.build(ctx, data, config, options, attempt)).catch((again: unknown) => {
-        throw refuse(again);
-      });
-      await trainer.growWithinMemory(0, trainer.densify.capacityFor(trainer.splatCount, config.maxSplats), error.refusal.refusedBy);
-      return trainer;
-    }
+    const build = (attempt: BuildAttempt) => buildParts(ctx, data, config, options, attempt, TRAINING_BACKWARD, (parts) => Trainer.build(ctx, data, config, options, parts));
+    return buildWithinMemory(ctx, data.name, options.memoryCap, build, (trainer, refusedBy) => trainer.growAtStart(options.memoryCap, refusedBy));
   }
 
-  private static async build(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: TrainerCreateOptions, attempt: BuildAttempt): Promise<Trainer> {
-    const cameraGrads = resolveRefineCameras(config.cameraRefine.mode, data.posesEstimated) !== 'off';
-    const compiled = Promise.all([Rasterizer.create(ctx, { ...TRAINING_BACKWARD, absgrad: config.adc.absgrad, outputs: config.geometry ? { median: true, normals: true, distortion: true } : undefined, cameraGrads, shGrads: false }), TrainingLoss.create(ctx, config.ssimPadding, { randomBackground: config.randomBackground }), Adam.create(ctx), ShAdam.create(ctx)]);
-    const appearanceModel = appearanceModelFor(config.appearance, data.photographed ?? false);
-    const appearing = appearanceModel === 'off' ? undefined : Appearance.create(ctx, appearanceModel, trainViewsOf(data).length, ...frameSizeOf(data));
-    // awaited below; a throw before then must not leave them unhandled
-    compiled.catch(() => undefined);
-    appearing?.catch(() => undefined);
-    const random = new Random(config.seed ^ 0x5eed);
-    const densify = createDensifyStrategy(ctx, config);
-    const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
-    if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
-    const bindingLimit = capacityBindingLimit(ctx.device.limits.maxStorageBufferBindingSize, config.shDegree);
-    if (initial.count > bindingLimit) throw refusedByBinding(data.name, initial.count, bindingLimit, ctx.device.limits.maxStorageBufferBindingSize);
-    attempt.initialCapacity = Math.min(bindingLimit, densify.capacityFor(initial.count, initial.count));
-    const asked = attempt.capacityOf === 'initial' ? attempt.initialCapacity : typeof attempt.capacityOf === 'number' ? Math.max(attempt.capacityOf, initial.count) : densify.capacityFor(initial.count, config.maxSplats);
-    const capacity = (attempt.capacity = Math.min(bindingLimit, asked));
-    options.onStage?.('splats');
-    // the order nextView will draw first, from a copy of the generator in the state it will have
-    const loadFirst = options.loadFirst ?? drawEpoch(new Random(random.state), trainViewsOf(data));
-    // upload progress is the set-up's: the views still loading once training runs report nothing
-    let settingUp = true;
-    const targets = GpuTargets.start(ctx, data, data.views.map((_, i) => i), { first: loadFirst, onProgress: (d, t) => settingUp && options.onProgress?.('upload', d, t) });
-    try {
-      const splats = GpuSplats.fromHost(ctx, initial, capacity, 'model');
-      const [rasterizer, loss, adam, shAdam] = await compiled;
-      options.onStage?.('pipelines');
-      const trainer = new Trainer(ctx, data, config, rasterizer, loss, adam, shAdam, targets, splats, random, densify);
-      trainer.coarse = await CoarseToFine.create(ctx, data, trainer.trainViews, config.coarseToFine, config.iterations);
-      trainer.appearance = await appearing;
-      await trainer.buildFrames();
-      options.onStage?.('frames');
-      await trainer.frames.size(trainer.model, trainer.trainViews.slice(0, 64).map((view) => data.views[view].camera), trainer.settings(0));
-      options.onStage?.('intersections');
-      return trainer;
-    } catch (error) {
-      targets.destroy();
-      void appearing?.then((a) => a.destroy(), () => undefined);
-      throw error;
-    } finally {
-      settingUp = false;
+  private static async build(ctx: GpuContext, data: TrainingData, config: TrainerConfig, options: TrainerCreateOptions, p: TrainerParts): Promise<Trainer> {
+    const trainer = new Trainer(ctx, data, config, p.rasterizer, p.loss, p.adam, p.shAdam, p.targets, p.splats, p.random, p.densify);
+    trainer.coarse = await CoarseToFine.create(ctx, data, trainer.trainViews, config.coarseToFine, config.iterations);
+    trainer.appearance = await p.appearing;
+    await trainer.buildFrames();
+    options.onStage?.('frames');
+    await trainer.frames.size(trainer.model, trainer.trainViews.slice(0, 64).map((view) => data.views[view].camera), trainer.settings(0));
+    options.onStage?.('intersections');
+    return trainer;
+  }
+
+  /**
+   * The set-up's growth to the capacity the configuration wants (held to the binding limit or GPU
+   * memory: capped, said once); after a refusal (`refusedBy`), from the initial splats' own. A run
+   * GPU memory capped resumes at the capacity it stopped at, capped the same.
+   */
+  private async growAtStart(resumedCap: MemoryCap | undefined, refusedBy?: GrowthLimit) {
+    if (refusedBy !== undefined) return this.growWithinMemory(0, this.densify.capacityFor(this.splatCount, this.config.maxSplats), refusedBy);
+    if (resumedCap) {
+      this.memoryCap = resumedCap;
+      this.splatCap = Math.min(this.config.maxSplats, splatsWithRoom(this.capacity, (n, c) => this.densify.hasRoom(n, c)));
+      return;
     }
+    const wanted = this.densify.capacityFor(this.splatCount, this.config.maxSplats);
+    if (this.capacity < wanted) await this.growWithinMemory(0, wanted);
   }
 
   get splats(): GpuSplats {
@@ -449,19 +388,4 @@ export class Trainer {
     this.coarse?.destroy();
     this.readbacks.destroy();
   }
-}
-
-/** The training views' indices in data order. */
-function trainViewsOf(data: TrainingData): number[] {
-  return data.views.flatMap((v, i) => (v.split === 'train' ? [i] : []));
-}
-
-/** One epoch's order of the training views: a permutation drawn from the run's generator. */
-function drawEpoch(random: Random, trainViews: readonly number[]): number[] {
-  return random.permutation(trainViews.length).map((i) => trainViews[i]);
-}
-
-/** The largest view's width and height. */
-function frameSizeOf(data: TrainingData): [number, number] {
-  return [Math.max(...data.views.map((v) => v.camera.width)), Math.max(...data.views.map((v) => v.camera.height))];
 }
