@@ -205,7 +205,18 @@ export class SplatViewer {
       this.splatMesh = new GaussianSplattingMesh('splats', null, this.scene, false);
       this.splatMesh.parent = this.engineWorld;
     }
-    if (count > 0) await this.splatMesh.updateDataAsync(data);
+    if (count > 0) {
+      try {
+        await this.splatMesh.updateDataAsync(data);
+      } catch (error) {
+        // disposed while the data went up (the view left mid-update): the mesh has no scene left,
+        // and what the update failed on is no longer anyone's
+        if (this.disposed) return;
+        throw error;
+      }
+    }
+    // nothing of a disposed scene is touched again (its meshes have no scene: getEngine of null)
+    if (this.disposed) return;
     this.splatMesh.setEnabled(count > 0 && this.splatsVisible);
     this.splatCount = count;
     this.updatesApplied++;
