@@ -10,6 +10,7 @@ import path from 'node:path';
 import { badInput } from '../../../shared/rpc/errors.js';
 import { cameraGroupKey } from '../../engine/capture/camera-groups.js';
 import { readExifCamera } from '../../engine/capture/exif-focal.js';
+import { worldToCameraFromRotation } from '../../engine/dataset/pose.js';
 import { DEFAULT_FOCAL_LENGTH_FACTOR } from '../../engine/sfm/colmap-database.js';
 import type { GpuContext } from '../../engine/gpu/context.js';
 import { bundleSolverFor } from '../../engine/sfm/bundle/solver-for.js';
@@ -168,8 +169,7 @@ export function mappedAccuracy(poses: readonly (CameraPose | undefined)[], files
   const estimated: NamedPose[] = [];
   poses.forEach((pose, i) => {
     if (!pose) return;
-    const [r, t] = [pose.rotation, pose.translation];
-    estimated.push({ name: poseKey(path.basename(files[i])), worldToCamera: [r[0], r[1], r[2], t[0], r[3], r[4], r[5], t[1], r[6], r[7], r[8], t[2], 0, 0, 0, 1] });
+    estimated.push({ name: poseKey(path.basename(files[i])), worldToCamera: worldToCameraFromRotation(pose.rotation, pose.translation) });
   });
   let accuracy;
   try {

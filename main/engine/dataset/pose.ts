@@ -8,7 +8,11 @@ import { badInput } from '../../../shared/rpc/errors.js';
 /** COLMAP's (qw, qx, qy, qz) + t, world-to-camera, to a row-major 4x4. The quaternion is normalized. */
 export function worldToCameraFromQuaternion(q: readonly number[], t: readonly number[]): number[] {
   const n = Math.hypot(q[0], q[1], q[2], q[3]);
-  const r = wxyzToMatrix([q[0] / n, q[1] / n, q[2] / n, q[3] / n]);
+  return worldToCameraFromRotation(wxyzToMatrix([q[0] / n, q[1] / n, q[2] / n, q[3] / n]), t);
+}
+
+/** A row-major 3x3 rotation and a translation, world-to-camera, as a row-major 4x4. */
+export function worldToCameraFromRotation(r: ArrayLike<number>, t: readonly number[]): number[] {
   return [r[0], r[1], r[2], t[0], r[3], r[4], r[5], t[1], r[6], r[7], r[8], t[2], 0, 0, 0, 1];
 }
 

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { worldToCameraFromRotation } from '../../../../../main/engine/dataset/pose.js';
 import { readJsonObject, readTransformsFrames } from '../../../../../main/engine/dataset/transforms.js';
 import { globalMapping } from '../../../../../main/engine/sfm/global/global-mapper.js';
 import { poseAccuracy, rotationAngle, type NamedPose } from '../../../../../main/engine/sfm/pose-accuracy.js';
@@ -35,9 +36,7 @@ function namedPoses(poses: readonly (CameraPose | undefined)[], views: readonly 
   const named: NamedPose[] = [];
   poses.forEach((pose, i) => {
     if (!pose) return;
-    const r = pose.rotation;
-    const t = pose.translation;
-    named.push({ name: poseKey(views[i].name), worldToCamera: [r[0], r[1], r[2], t[0], r[3], r[4], r[5], t[1], r[6], r[7], r[8], t[2], 0, 0, 0, 1] });
+    named.push({ name: poseKey(views[i].name), worldToCamera: worldToCameraFromRotation(pose.rotation, pose.translation) });
   });
   return named;
 }
