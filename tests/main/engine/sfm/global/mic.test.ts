@@ -10,9 +10,16 @@ import { mat3, multiply3, transpose3 } from '../../../../../main/engine/sfm/veri
 import { median } from '../../../../../shared/math/median.js';
 import { poseKey } from '../../../../../main/cli/commands/bench-sfm-accuracy.js';
 import { sharedDataset } from '../../../../helpers/shared-data.js';
-import { posedFrontEnd } from './posed-front-end.js';
+import { posedFrontEnd, posedFrontEndCached, type PosedFrontEndRequest } from './posed-front-end.js';
 
 const mic = sharedDataset('nerf_synthetic_mic');
+const request: PosedFrontEndRequest = { name: 'mic', dir: mic.dir, transforms: 'transforms_train.json', background: [255, 255, 255], pairs: 'exhaustive', log: console.log };
+// The front end takes ~17 min on a fresh machine's llvmpipe (100 views, 4,950 pairs): more than
+// the rest of the suite. It runs when its stages are cached (then seconds) or when asked for.
+const runMic = mic.available && (process.env.ARGONAUT_SLOW_TESTS === '1' || posedFrontEndCached(request));
+if (mic.available && !runMic) {
+  console.warn(`skipping mic's global mapping: its front end (~17 min on llvmpipe) is not cached in the temporary folder; ARGONAUT_SLOW_TESTS=1 runs it`);
+}
 
 /**
  * Issue 16's accuracy check on mic: its 100 training views (800 x 800 RGBA) composited over white
@@ -42,8 +49,8 @@ function namedPoses(poses: readonly (CameraPose | undefined)[], views: readonly 
 }
 
 describe('global mapping of mic (our front end on llvmpipe, transforms_train.json as the reference)', () => {
-  it.runIf(mic.available)('maps every view; the close pairs are right, the wider ones (and so the model) are not yet', async () => {
-    const front = await posedFrontEnd({ name: 'mic', dir: mic.dir, transforms: 'transforms_train.json', background: [255, 255, 255], pairs: 'exhaustive', log: console.log });
+  it.runIf(runMic)('maps every view; the close pairs are right, the wider ones (and so the model) are not yet', async () => {
+    const front = await posedFrontEnd(request);
     const started = performance.now();
     const result = globalMapping({ imageCount: front.views.length, verified: front.verified, keypoints: front.keypoints, cameras: front.views.map(() => front.camera) });
     const ms = performance.now() - started;

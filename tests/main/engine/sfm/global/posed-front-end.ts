@@ -66,14 +66,33 @@ async function compositedGrey(file: string, background: readonly [number, number
   return { width, height, data: out };
 }
 
+interface TransformsFile {
+  camera_angle_x: number;
+  frames: { file_path: string; transform_matrix: number[][] }[];
+}
+
+/** Where the request's stages are cached, and its verified pairs' file there. */
+function cachePaths(request: PosedFrontEndRequest, viewCount: number): { cacheDir: string; pairsFile: string } {
+  const cacheDir = path.join(tmpdir(), `argonaut-posed-${request.name}-v${CACHE_VERSION}-${viewCount}`);
+  return { cacheDir, pairsFile: path.join(cacheDir, `pairs-${request.pairs}.json`) };
+}
+
+function readTransforms(request: PosedFrontEndRequest): TransformsFile {
+  return JSON.parse(readFileSync(path.join(request.dir, request.transforms), 'utf8')) as TransformsFile;
+}
+
+/** Whether the request's verified pairs are cached already (the front end would take no time). */
+export function posedFrontEndCached(request: PosedFrontEndRequest): boolean {
+  return existsSync(cachePaths(request, readTransforms(request).frames.length).pairsFile);
+}
+
 export async function posedFrontEnd(request: PosedFrontEndRequest): Promise<PosedFrontEnd> {
   const log = request.log ?? (() => {});
-  const transforms = JSON.parse(readFileSync(path.join(request.dir, request.transforms), 'utf8')) as { camera_angle_x: number; frames: { file_path: string; transform_matrix: number[][] }[] };
+  const transforms = readTransforms(request);
   const views = transforms.frames.map((f) => ({ name: f.file_path, cameraToWorld: f.transform_matrix }));
   const files = views.map((v) => path.join(request.dir, /\.\w+$/.test(v.name) ? v.name : `${v.name}.png`));
-  const cacheDir = path.join(tmpdir(), `argonaut-posed-${request.name}-v${CACHE_VERSION}-${views.length}`);
+  const { cacheDir, pairsFile } = cachePaths(request, views.length);
   mkdirSync(cacheDir, { recursive: true });
-  const pairsFile = path.join(cacheDir, `pairs-${request.pairs}.json`);
   const started = performance.now();
   let width = 0;
   let height = 0;
