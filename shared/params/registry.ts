@@ -161,6 +161,11 @@ export const PARAMS = [
     group: 'Densification', label: 'Refine until', commands: ['train', 'bench'], advanced: true, help: 'Last step of densification (ADC uses the smaller of this and half the iterations).',
   },
   {
+    key: 'train.captureRefineStop', flag: 'capture-refine-stop', type: 'int', min: 0, max: 10_000_000, default: 3_500, unit: 'steps',
+    group: 'Densification', label: 'Refine until (captures)', commands: ['train', 'bench'], advanced: true,
+    help: "Last step of densification on captures (COLMAP, transforms.json with estimated poses, video, photos): the smaller of this and --refine-stop (itself at most half the schedule). Growth after the first few thousand steps fits the few training views of a capture and costs held-out PSNR (docs/training.md). 0: --refine-stop's value.",
+  },
+  {
     key: 'train.scheduleSteps', flag: 'schedule-steps', type: 'int', min: 0, max: 10_000_000, default: 0, unit: 'steps',
     group: 'Densification', label: 'Schedule length', commands: ['train', 'bench'], advanced: true,
     help: 'The steps the learning-rate decays and densification are laid out over (ADC refines until the smaller of --refine-stop and half of it); the steps after it train at the final rates. 0: the run\'s length.',

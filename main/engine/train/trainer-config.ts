@@ -124,12 +124,13 @@ export function defaultTrainerConfig(overrides: Partial<TrainerConfig> = {}): Tr
  * recorded before `train.ssimPadding` existed trained with zero padding, one recorded before
  * `train.appearance` without a colour model, one before `train.refineCameras` without camera
  * refinement, one before `train.refineGrowth` with refines that could double the count, one before
- * `train.cameraSolveEvery` without the camera solve: they
+ * `train.cameraSolveEvery` without the camera solve, one before `train.captureRefineStop` with the
+ * refine stop on captures too: they
  * resume so; any other missing key takes the registry's default.
  */
 export function trainParamValues(record: Readonly<Record<string, ParamValue | undefined>>): TrainParamValues {
   const given = Object.fromEntries(Object.entries(record).filter((entry): entry is [string, ParamValue] => entry[1] !== undefined));
-  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', 'train.refineGrowth': 1, 'train.cameraSolveEvery': 0, ...given });
+  return resolveParams(paramsWithPrefix('train.'), { 'train.ssimPadding': 'same', 'train.appearance': 'off', 'train.refineCameras': 'off', 'train.refineGrowth': 1, 'train.cameraSolveEvery': 0, 'train.captureRefineStop': 0, ...given });
 }
 
 /** The schedule's horizon: `train.scheduleSteps` where given (at most the run), else the run's length. */
@@ -165,6 +166,7 @@ export function trainerConfigFromParams(p: Readonly<TrainParamValues>): TrainerC
       refineStart: p['train.refineStart'],
       refineEvery: p['train.refineEvery'],
       refineStop: adcRefineStop(p['train.refineStop'], scheduleSteps),
+      captureRefineStop: p['train.captureRefineStop'],
       growGrad2d: p['train.growGrad2d'],
       absgrad: p['train.absgrad'],
       refineGrowth: p['train.refineGrowth'],

@@ -98,7 +98,7 @@ export async function buildParts<T>(ctx: GpuContext, data: TrainingData, config:
   compiled.catch(() => undefined);
   appearing?.catch(() => undefined);
   const random = new Random(config.seed ^ 0x5eed);
-  const densify = createDensifyStrategy(ctx, config);
+  const densify = createDensifyStrategy(ctx, config, data.photographed ?? false);
   const initial = options.initial ?? initialSplats(data, config.shDegree, config.initPoints, random, densify.initialSplats);
   if (initial.shDegree !== config.shDegree) throw new Error(`initial splats have SH degree ${initial.shDegree}, the config wants ${config.shDegree}`);
   const bindingLimit = capacityBindingLimit(ctx.device.limits.maxStorageBufferBindingSize, config.shDegree);

@@ -14,9 +14,21 @@ const noGpu = {} as GpuContext;
 describe('densification strategies', () => {
   it('implements every strategy the registry offers, by its name', () => {
     for (const name of getParam('train.strategy').choices) {
-      const strategy = createDensifyStrategy(noGpu, defaultTrainerConfig({ strategy: name }));
+      const strategy = createDensifyStrategy(noGpu, defaultTrainerConfig({ strategy: name }), false);
       expect(strategy.name).toBe(name);
     }
+  });
+
+  it('ADC on a capture refines until the capture refine stop (at most the refine stop), elsewhere until the refine stop', () => {
+    const refinesOf = (photographed: boolean, adc: Partial<typeof ADC_DEFAULTS>) => {
+      const strategy = createDensifyStrategy(noGpu, defaultTrainerConfig({ adc: { ...ADC_DEFAULTS, refineStart: 500, refineEvery: 100, ...adc } }), photographed);
+      const refines = Array.from({ length: 20_000 }, (_, step) => step).filter((step) => strategy.checksCapacityAt(step));
+      return [refines[0], refines[refines.length - 1]];
+    };
+    expect(refinesOf(false, { refineStop: 15_000, captureRefineStop: 3_500 })).toEqual([600, 14_900]);
+    expect(refinesOf(true, { refineStop: 15_000, captureRefineStop: 3_500 })).toEqual([600, 3_400]);
+    expect(refinesOf(true, { refineStop: 2_000, captureRefineStop: 3_500 })).toEqual([600, 1_900]); // the smaller
+    expect(refinesOf(true, { refineStop: 15_000, captureRefineStop: 0 })).toEqual([600, 14_900]); // 0: the refine stop's
   });
 
   it('ADC checks capacity exactly before its refine steps, for the most a refine grows (1.25x the count with refineGrowth 0.25)', () => {

@@ -23,6 +23,7 @@ describe('trainer configuration', () => {
       [config.adc.refineEvery, 'train.refineEvery'],
       [config.adc.absgrad, 'train.absgrad'],
       [ADC_DEFAULTS.refineStop, 'train.refineStop'],
+      [config.adc.captureRefineStop, 'train.captureRefineStop'],
       [config.mcmc.capMax, 'train.maxSplats'],
     ];
     for (const [value, key] of fromRegistry) expect(value, key).toBe(getParam(key).default);
@@ -43,6 +44,13 @@ describe('trainer configuration', () => {
     const { ['train.appearance']: _dropped, ...older } = fresh;
     expect(trainerConfigFromParams(trainParamValues(older)).appearance).toBe('off');
     expect(trainerConfigFromParams(trainParamValues({ ...fresh, 'train.appearance': 'affine', 'train.appearanceLr': 0.01 }))).toMatchObject({ appearance: 'affine', appearanceLr: 0.01 });
+  });
+
+  it('new runs stop densifying captures at the capture refine stop; a run recorded before it existed resumes with the refine stop on captures too', () => {
+    const fresh = resolveParams(allParams().filter((p) => p.key.startsWith('train.')), {});
+    expect(trainerConfigFromParams(trainParamValues(fresh)).adc.captureRefineStop).toBe(3500);
+    const { ['train.captureRefineStop']: _dropped, ...older } = fresh;
+    expect(trainerConfigFromParams(trainParamValues(older)).adc.captureRefineStop).toBe(0);
   });
 
   it('continues trained splats in a warm start: every SH band from step 0, no densification, the final position rate throughout', () => {
