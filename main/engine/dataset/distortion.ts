@@ -139,19 +139,21 @@ export function applyUndistortion(map: UndistortionMap, image: FloatImage): Floa
   const { width: w, height: h, channels: c, data } = image;
   if (w !== map.width || h !== map.height) throw new Error(`undistortion map is ${map.width}x${map.height}, the image ${w}x${h}`);
   const out = new Float32Array(data.length);
+  const { source, tx: txs, ty: tys } = map;
   for (let i = 0; i < w * h; i++) {
-    const s = map.source[i];
+    const s = source[i];
     if (s < 0) continue;
     const x0 = s % w;
-    const y0 = (s - x0) / w;
-    const x1 = Math.min(x0 + 1, w - 1);
-    const y1 = Math.min(y0 + 1, h - 1);
-    const tx = map.tx[i];
-    const ty = map.ty[i];
+    // the four samples' first channel: (x0, y0), (x1, y0), (x0, y1), (x1, y1), x1 and y1 clamped to the last pixel
+    const right = x0 + 1 < w ? c : 0;
+    const down = s + w < w * h ? w * c : 0;
+    const a = s * c;
+    const tx = txs[i];
+    const ty = tys[i];
     const to = i * c;
     for (let k = 0; k < c; k++) {
-      const top = data[(y0 * w + x0) * c + k] * (1 - tx) + data[(y0 * w + x1) * c + k] * tx;
-      const bottom = data[(y1 * w + x0) * c + k] * (1 - tx) + data[(y1 * w + x1) * c + k] * tx;
+      const top = data[a + k] * (1 - tx) + data[a + right + k] * tx;
+      const bottom = data[a + down + k] * (1 - tx) + data[a + down + right + k] * tx;
       out[to + k] = top * (1 - ty) + bottom * ty;
     }
   }

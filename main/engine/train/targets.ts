@@ -134,7 +134,8 @@ export class GpuTargets {
     const words = masked ? new Uint32Array(rgb.buffer.slice(rgb.byteOffset, rgb.byteOffset + rgb.byteLength)) : rgb instanceof Uint8Array ? packRgb8(rgb, pixels) : packRgba8(rgb, pixels);
     this.ctx.device.queue.writeBuffer(this.buffers[loc.buffer], loc.offset * 4, words);
     if (masked) {
-      const mask = Uint8Array.from({ length: pixels }, (_, p) => rgb[4 * p + 3]);
+      const mask = new Uint8Array(pixels);
+      for (let p = 0; p < pixels; p++) mask[p] = rgb[4 * p + 3];
       loc.masked = { same: lossCounts(loc.width, loc.height, 'same', mask), valid: lossCounts(loc.width, loc.height, 'valid', mask) };
     }
     this.onProgress?.(++this.done, this.total);
