@@ -49,6 +49,8 @@ const node = [
   // Worker threads are bundles of their own, beside each entry that starts them (the engine finds
   // them at new URL('./<name>.mjs', import.meta.url): sfm/verify/verify-pool.ts).
   ...['cli', 'host'].map((entry) => ({ entryPoints: [path.join(root, 'main/engine/sfm/verify/verify-worker.ts')], outfile: path.join(root, `out/${entry}/verify-worker.mjs`), format: 'esm', banner: esmBanner })),
+  // (dataset/view-image-pool.ts: training's view images)
+  ...['cli', 'host'].map((entry) => ({ entryPoints: [path.join(root, 'main/engine/dataset/view-image-worker.ts')], outfile: path.join(root, `out/${entry}/view-image-worker.mjs`), format: 'esm', banner: esmBanner })),
 ];
 // The exported web viewer (renderer/web-viewer/): a page of its own that web exports copy
 // (main/engine/project/web-export.ts), so the engine's tests need it and --node builds it too. One

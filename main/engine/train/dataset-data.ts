@@ -1,5 +1,6 @@
 import { loadDataset, type Dataset } from '../dataset/dataset.js';
-import { loadViewImage, loadViewImageRgb8, type AlphaUse } from '../dataset/view-image.js';
+import { loadViewImage, type AlphaUse } from '../dataset/view-image.js';
+import { loadViewImageRgb8OffThread } from '../dataset/view-image-pool.js';
 import { resolveCacheDir } from '../formats/image-cache.js';
 import type { TrainingData } from './data.js';
 import type { ParamValues } from '../../../shared/params/index.js';
@@ -56,7 +57,7 @@ export async function trainingDataFromPath(datasetPath: string, options: Dataset
     // NeRF-synthetic objects sit in [-1.3, 1.3]^3 (the 3DGS random initialization box)
     ...(dataset.format === 'nerf-synthetic' ? { initBox: [-1.3, -1.3, -1.3, 1.3, 1.3, 1.3] as [number, number, number, number, number, number] } : {}),
     loadImage: async (index) => (await loadViewImage(views[index], { downscale, background, cacheDir, alpha, warn: options.warn })).rgb,
-    loadImageRgb8: async (index) => (await loadViewImageRgb8(views[index], { downscale, background, cacheDir, alpha, warn: options.warn })).data,
+    loadImageRgb8: async (index) => (await loadViewImageRgb8OffThread(views[index], { downscale, background, cacheDir, alpha, warn: options.warn })).data,
     dispose: () => undefined,
   };
 }
