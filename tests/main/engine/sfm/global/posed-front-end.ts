@@ -34,6 +34,8 @@ export interface PosedFrontEnd {
   views: PosedView[];
   camera: PinholeIntrinsics;
   keypoints: Float32Array[];
+  /** Per image, 128 bytes per keypoint (features.ts). */
+  descriptors: Uint8Array[];
   verified: VerifiedPair[];
   frontEndSeconds: number;
   fromCache: boolean;
@@ -138,10 +140,12 @@ export async function posedFrontEnd(request: PosedFrontEndRequest): Promise<Pose
     const k = readFileSync(path.join(cacheDir, `${i}.keypoints`));
     return new Float32Array(k.buffer.slice(k.byteOffset, k.byteOffset + k.byteLength));
   });
+  const descriptors = views.map((_, i) => new Uint8Array(readFileSync(path.join(cacheDir, `${i}.descriptors`))));
   return {
     views,
     camera: cameraOf(transforms.camera_angle_x, cached.width, cached.height),
     keypoints,
+    descriptors,
     verified: cached.pairs.map(verifiedPairOf),
     frontEndSeconds: cached.seconds,
     fromCache: !ctx,
