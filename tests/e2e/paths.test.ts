@@ -89,7 +89,16 @@ describe.skipIf(skip || !ffmpeg.available)('camera paths and video in Chromium a
 
   it('renders the 2-second orbit to an MP4 with a progress bar; ffprobe counts its frames', async () => {
     const out = path.join(dir, 'ball orbit.mp4');
+    // What is being typed stays while the panel updates for something else (here the timeline's
+    // time, moved while the field has focus): a late update once put 1280 back in the width before
+    // Tab committed 64, and the video came out 1280 x 48.
     await field('video-width').fill('64');
+    await field('path-time').evaluate((el) => {
+      (el as unknown as { value: string }).value = '1';
+      el.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+    await expect.poll(() => page.locator('[data-test="path-time"]').textContent()).toMatch(/^1\.00 \//);
+    expect(await field('video-width').inputValue()).toBe('64');
     await field('video-width').press('Tab');
     await field('video-height').fill('48');
     await field('video-height').press('Tab');

@@ -73,13 +73,32 @@ describe.skipIf(skip)('studio in Chromium against browser mode and a real engine
   });
 
   it('renders every view without console errors, and saves a screenshot of each', async () => {
+    // Edit mode's chunk (loaded when a viewer starts) held back until the Viewer has been left: a
+    // view left before its lazily loaded tools arrive (slow under load) must not build them on the
+    // disposed viewer (e2e train saw 'uncaught: Cannot read properties of null (reading getEngine)')
+    const editChunk = /\/assets\/edit-session-[^/]*\.js$/;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let editChunkHeld = false;
+    await page.route(editChunk, async (route) => {
+      editChunkHeld = true;
+      await held;
+      await route.continue();
+    });
     for (const view of VIEWS) {
       await openView(view);
       if (view === 'viewer') await page.locator('[data-component="splat-viewer"][data-ready="true"]').waitFor({ timeout: 60_000 });
+      if (view === 'export') {
+        expect(editChunkHeld).toBe(true);
+        const arrived = page.waitForResponse(editChunk);
+        release();
+        await arrived;
+      }
       if (view === 'settings') await page.locator('[data-test="settings-adapter"]').waitFor();
       await page.waitForTimeout(view === 'viewer' ? 1500 : 200);
       await page.screenshot({ path: path.join(screenshots, `${view}.png`) });
     }
+    await page.unroute(editChunk);
     expect(problems.errors).toEqual([]);
   }, VIEWER_TIMEOUT_MS);
 

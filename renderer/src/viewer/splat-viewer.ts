@@ -167,6 +167,8 @@ export class SplatViewer {
    */
   setSplats(buffer: ArrayBuffer, count: number): Promise<void> {
     viewSplatBuffer(buffer, count); // validates the size before anything is queued
+    // nothing is queued once disposed: it would never be applied, and its promise never settle
+    if (this.disposed) return Promise.reject(new Error('viewer disposed'));
     return new Promise((resolve, reject) => {
       const waiters = [...(this.queued?.waiters ?? []), resolve];
       const failers = [...(this.queued?.failers ?? []), reject];
@@ -487,6 +489,11 @@ export class SplatViewer {
 
   resize(): void {
     this.engine.resize();
+  }
+
+  /** True once dispose() ran: what finishes later (a lazily loaded tool, an update) leaves it alone. */
+  get isDisposed(): boolean {
+    return this.disposed;
   }
 
   dispose(): void {

@@ -119,6 +119,41 @@ Object.assign(window, {
       await Promise.all(promises);
       return viewer.stats();
     },
+    /**
+     * The view leaving while splats go up (the Viewer unmounted mid-update): `rounds` viewers of
+     * their own, each disposed at once or a few milliseconds into an update (half of them into their
+     * second update, the first already shown), then left alone for a while. What the page reports as
+     * uncaught meanwhile comes back, with its stack.
+     */
+    async disposeMidUpdate(rounds: number) {
+      const errors: string[] = [];
+      const onError = (event: ErrorEvent) => errors.push(`${event.message}\n${(event.error as Error | undefined)?.stack ?? ''}`);
+      const onRejection = (event: PromiseRejectionEvent) => errors.push(`unhandled rejection: ${(event.reason as Error | undefined)?.stack ?? String(event.reason)}`);
+      window.addEventListener('error', onError);
+      window.addEventListener('unhandledrejection', onRejection);
+      const demo = generateDemoScene();
+      const settled: string[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const own = document.createElement('canvas');
+        own.width = 160;
+        own.height = 120;
+        document.body.append(own);
+        const view = new SplatViewer(own, { minUpdateIntervalMs: 0 });
+        view.setCameras(demo.cameras);
+        if (Math.floor(round / 4) % 2 === 1) await view.setSplats(demo.splats.slice(0), demo.count);
+        const update = view.setSplats(demo.splats.slice(0), demo.count).then(() => 'resolved', (error: unknown) => `rejected: ${(error as Error).message}`);
+        // at once (before Babylon's first step of the update), after a task, or a few milliseconds in
+        const delayMs = [undefined, 0, 5, 20][round % 4];
+        if (delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, delayMs));
+        view.dispose();
+        own.remove();
+        settled.push(await Promise.race([update, new Promise<string>((resolve) => setTimeout(() => resolve('pending'), 3000))]));
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      window.removeEventListener('error', onError);
+      window.removeEventListener('unhandledrejection', onRejection);
+      return { errors, settled };
+    },
     setMode: (mode: 'orbit' | 'fly') => (viewer.setMode(mode), viewer.stats()),
     fit: () => (viewer.fitToScene(), viewer.stats()),
     badBuffer() {

@@ -13,6 +13,8 @@ import { canvasStats, regionMean } from '../../e2e/helpers/pixels.js';
 import { startHarness, type Harness } from '../helpers/harness.js';
 
 const skip = reportSkip(import.meta.filename);
+/** Viewers disposed mid-update; ARGONAUT_DISPOSE_ROUNDS raises it to hunt the race. */
+const DISPOSE_ROUNDS = Number(process.env.ARGONAUT_DISPOSE_ROUNDS ?? 8);
 const screenshots = path.join(repoRoot, 'test-output', 'screenshots');
 
 interface Stats {
@@ -120,5 +122,21 @@ describe.skipIf(skip)('SplatViewer in Chromium', { timeout: 180_000 }, () => {
   it('finds the training camera whose frustum is under the pointer (what a click looks through), and none elsewhere', async () => {
     const result = (await page.evaluate('window.harness.pickTest()')) as { hit: number | null; near: number | null; miss: number | null; hidden: number | null };
     expect(result).toEqual({ hit: 1, near: 1, miss: null, hidden: null });
+  });
+
+  // Its own page: the viewers it starts and disposes (a WebGL context each) leave the shared page's alone.
+  it('can be disposed while its splats go up (the view left mid-update): nothing uncaught, every update settles', async () => {
+    const own = await browser.context.newPage();
+    const ownProblems = watchPage(own);
+    try {
+      await own.goto(harness.url);
+      await own.locator('body[data-ready="true"]').waitFor();
+      const { errors, settled } = (await own.evaluate(`window.harness.disposeMidUpdate(${DISPOSE_ROUNDS})`)) as { errors: string[]; settled: string[] };
+      expect(errors).toEqual([]);
+      expect(settled.filter((s) => s === 'pending'), settled.join(', ')).toEqual([]);
+      expect(ownProblems.errors).toEqual([]);
+    } finally {
+      await own.close();
+    }
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The scale-out criterion (issue 19, docs/scale.md): a small rendered scene partitioned into two
  * blocks trains through the queue (a real redis-server, two worker processes of the built CLI on
- * the CPU adapter), merges, and scores on the project's held-out views within 0.5 dB of the same
- * scene trained whole with the same steps and parameters (the same evaluation code for both).
+ * the CPU adapter), merges, and scores on the project's held-out views within MERGED_WITHIN_DB of
+ * the same scene trained whole with the same steps and parameters (the same evaluation code for both).
  */
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +23,27 @@ import { syntheticCity } from './synthetic-city.js';
 const temp = cleanedTempDirs(afterAll);
 const skip = redisSkipReason();
 const STEPS = 300;
+/**
+ * Merged minus whole is two effects of opposite sign (docs/scale.md): with the same steps a block's
+ * views each get about 1.6 times the steps of the whole run's (13 of 21 training views per block),
+ * 0 to +0.5 dB away from the borders, while the seam costs near them (up to -2.3 dB on those
+ * pixels). Over 9 seeds it ran from -0.41 to +0.52 dB (seed 3129338732: +0.52, past the 0.5 this
+ * file held, failing a loaded full run). That sum cannot tell a broken merge: one that keeps each
+ * block's splats uncropped (the overlap drawn twice) scored -0.49 on that seed, 1.02 dB under the
+ * right merge, within even the old 0.5. AWAY_BELOW_WHOLE_DB does.
+ */
+const MERGED_WITHIN_DB = 1;
+/**
+ * Away from the borders the seam plays no part and the blocks trained their views more often: the
+ * merged scene scored +0.01 to +0.51 dB over the whole run's same pixels in 7 seeds, the uncropped
+ * merge -0.62 (a neighbour's overlap splats drawn over the core). At most this far below.
+ */
+const AWAY_BELOW_WHOLE_DB = 0.3;
+/**
+ * Not a speed bound (no test asserts a time): 118-237 s measured on the shared 2-core machine,
+ * 160-254 s here, and over 240 s in 3 of 9 runs at load 5-6 (two timed out at the old 240 s).
+ */
+const TIMEOUT_MS = 480_000;
 
 const workers: CliProcess[] = [];
 afterEach(async () => {
@@ -41,7 +62,7 @@ describe.skipIf(skip)('a partitioned run against the scene trained whole', () =>
   });
   afterAll(async () => redis?.dispose());
 
-  it(`two blocks through the queue on two workers merge to a test PSNR within 0.5 dB of the whole scene's (${STEPS} steps each)`, async () => {
+  it(`two blocks through the queue on two workers merge to a test PSNR within ${MERGED_WITHIN_DB} dB of the whole scene's (${STEPS} steps each)`, async () => {
     const ctx = await testGpu();
     const seed = freshSeed();
     const random = rng(seed);
@@ -80,7 +101,8 @@ describe.skipIf(skip)('a partitioned run against the scene trained whole', () =>
     expect(Number.isFinite(evaluation.psnr) && Number.isFinite(evaluation.ssim), message).toBe(true);
     expect(wholePsnr, message).toBeGreaterThan(18);
     expect(evaluation.psnr, message).toBeGreaterThan(18);
-    expect(Math.abs(evaluation.psnr - wholePsnr), message).toBeLessThanOrEqual(0.5);
+    expect(Math.abs(evaluation.psnr - wholePsnr), message).toBeLessThanOrEqual(MERGED_WITHIN_DB);
+    expect(merged.seams!.awayPsnr - wholeSeams!.awayPsnr, message).toBeGreaterThanOrEqual(-AWAY_BELOW_WHOLE_DB);
     expect(blocks.run.evaluations.at(-1)).toMatchObject({ psnr: evaluation.psnr, ssim: evaluation.ssim });
-  }, 240_000);
+  }, TIMEOUT_MS);
 });
