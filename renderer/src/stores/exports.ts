@@ -103,6 +103,7 @@ export const useExportStore = defineStore('exports', () => {
   async function exportSplats(format: SplatFormat, target = pathFor(format)) {
     if (!client || !project.value) return;
     splatBusy.value = format;
+    splatResult.value = undefined; // a new export's line, not the last one's, once it ends
     try {
       splatResult.value = await client.api.export.splats({ project: project.value.path, format, path: target });
     } catch (error) {
@@ -115,6 +116,7 @@ export const useExportStore = defineStore('exports', () => {
   async function exportWeb(target = pathFor('web')) {
     if (!client || !project.value) return;
     webBusy.value = true;
+    webResult.value = undefined; // the last export's "Wrote ..." line goes while this one runs (and stays gone if it fails)
     try {
       webResult.value = await client.api.export.web({ project: project.value.path, path: target, singleFile: webSingleFile.value, force: webForce.value });
     } catch (error) {

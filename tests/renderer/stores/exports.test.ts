@@ -12,6 +12,7 @@ import { contract, type ProjectSummary, type Services, type TaskStatus } from '.
 import type { ServiceImpl } from '../../../shared/rpc/define.js';
 import { createClient, serve } from '../../../shared/rpc/runtime.js';
 import { createMemoryTransportPair } from '../../../shared/rpc/transport.js';
+import { ArgonautError } from '../../../shared/rpc/errors.js';
 import { EXPORT_FORMATS, type ExportFormat } from '../../../shared/project/manifest.js';
 import { besideProject, MESH_PARAMS, useExportStore } from '../../../renderer/src/stores/exports.js';
 import { useNoticeStore } from '../../../renderer/src/stores/notices.js';
@@ -36,6 +37,11 @@ function engine(meshEvents: Omit<TaskStatus, 'task' | 'kind' | 'title' | 'starte
       splats: async (args: { path: string; format: ExportFormat }) => {
         calls.push({ method: 'export.splats', args });
         return { path: args.path, bytes: 12345, splats: 1500, format: args.format };
+      },
+      web: async (args: { path: string; force: boolean }) => {
+        calls.push({ method: 'export.web', args });
+        if (!args.force) throw new ArgonautError('invalid_argument', `${args.path}: the folder is not empty`);
+        return { path: args.path, bytes: 999, splats: 1500, cameraPaths: 0, singleFile: false };
       },
     },
     mesh: {
@@ -73,6 +79,22 @@ describe('export store', () => {
     await store.exportSplats('spz');
     expect(e.calls).toEqual([{ method: 'export.splats', args: { project: '/work/ball.argo', format: 'spz', path: '/work/ball.spz' } }]);
     expect(store.splatResult).toEqual({ path: '/work/ball.spz', bytes: 12345, splats: 1500, format: 'spz' });
+  });
+
+  it("shows a web export's result, and none while the next runs or after it fails", async () => {
+    const e = engine([]);
+    useProjectStore().current = PROJECT;
+    const store = useExportStore();
+    store.attach(e.client);
+    store.webForce = true;
+    await store.exportWeb();
+    expect(store.webResult).toMatchObject({ path: '/work/ball-web', splats: 1500 });
+    store.webForce = false;
+    const running = store.exportWeb();
+    expect(store.webResult).toBeUndefined(); // not the last export's line while this one runs
+    await running;
+    expect(store.webResult).toBeUndefined();
+    expect(useNoticeStore().notices.at(-1)?.message).toContain('the folder is not empty');
   });
 
   it('extracts a mesh with the mesh settings, follows the task to the end and loads its preview outside reactivity', async () => {
