@@ -50,18 +50,6 @@ const BLACK: Rgb = [0, 0, 0];
 export const IMAGES_IN_FLIGHT = 2 * Math.max(2, Math.min(8, os.availableParallelism()));
 
 /**
- * Decoded pixels -> the view's final 8-bit pixels: RGB, or RGB + a 4th byte per pixel when any
- * pixel is masked or alpha is kept (`masking.alpha` 'coverage'):
- *   0            the loss ignores the pixel: the mask file's zeros (`mask`, the photo's size),
- *                alpha 0 with alpha 'mask', or outside the undistortion's valid field; a
- *                downscaled pixel counts only where every pixel it covers does;
- *   1 + 254 a    with alpha 'coverage': the pixel counts, its colour is premultiplied (composited
- *                over black) and a is its alpha, so the loss can composite it over any
- *                background (kernels/loss.wgsl, RANDOM_BACKGROUND); 255 (a = 1) for RGB photos;
- *   255          otherwise.
- * Pure; exported for tests.
- */
-/**
  * The last undistortion map made, by its lens and size: a capture's views mostly share one camera
  * (a video always), and the map (a distortion per pixel: 120-165 ms at 1296 x 720 here) is the
  * same for each of them. One entry: 21 bytes a pixel (58 MB at 1920 x 1440).
@@ -77,6 +65,18 @@ function undistortionMapOf(view: DatasetView, width: number, height: number): Un
   return lastMap.map;
 }
 
+/**
+ * Decoded pixels -> the view's final 8-bit pixels: RGB, or RGB + a 4th byte per pixel when any
+ * pixel is masked or alpha is kept (`masking.alpha` 'coverage'):
+ *   0            the loss ignores the pixel: the mask file's zeros (`mask`, the photo's size),
+ *                alpha 0 with alpha 'mask', or outside the undistortion's valid field; a
+ *                downscaled pixel counts only where every pixel it covers does;
+ *   1 + 254 a    with alpha 'coverage': the pixel counts, its colour is premultiplied (composited
+ *                over black) and a is its alpha, so the loss can composite it over any
+ *                background (kernels/loss.wgsl, RANDOM_BACKGROUND); 255 (a = 1) for RGB photos;
+ *   255          otherwise.
+ * Pure; exported for tests.
+ */
 export function processViewPixels(image: Image, view: DatasetView, downscale: number, background: Rgb, masking: PixelMasking = {}): Image {
   const alphaUse = masking.alpha ?? 'background';
   const keepAlpha = alphaUse === 'coverage';
