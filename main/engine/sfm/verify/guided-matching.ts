@@ -23,6 +23,7 @@ import { sampsonSquaredErrors } from './fundamental.js';
 import { gatherPoints } from './point-normalisation.js';
 import { refineEssential } from './refine-essential.js';
 import { countInFront, poseFromEssential } from './relative-pose.js';
+import { normalisedCoordinates } from './two-view-geometry.js';
 import type { PinholeIntrinsics } from './verify-options.js';
 
 export interface GuidedMatchingOptions {
@@ -170,14 +171,14 @@ export function bandMatches(
   return Uint32Array.from(out);
 }
 
-/** K^-1 x of every keypoint (x, y of each 4-float keypoint). */
+/** K^-1 x of every keypoint (x, y of each 4-float keypoint): normalisedCoordinates of their positions. */
 export function normalisedKeypoints(keypoints: Float32Array, camera: PinholeIntrinsics): Float64Array {
-  const out = new Float64Array(keypoints.length / 2);
+  const positions = new Float64Array(keypoints.length / 2);
   for (let k = 0; k < keypoints.length / 4; k++) {
-    out[2 * k] = (keypoints[4 * k] - camera.principalX) / camera.focalX;
-    out[2 * k + 1] = (keypoints[4 * k + 1] - camera.principalY) / camera.focalY;
+    positions[2 * k] = keypoints[4 * k];
+    positions[2 * k + 1] = keypoints[4 * k + 1];
   }
-  return out;
+  return normalisedCoordinates(positions, camera);
 }
 
 function gatherKeypoints(normalised: Float64Array, matches: Uint32Array, column: 0 | 1): Float64Array {
