@@ -18,6 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ArgonautError, isErrorCode, type ErrorEnvelope } from '../../../shared/rpc/errors.js';
 import type { Image } from '../formats/images.js';
+import { bundledWorker } from '../worker-script.js';
 import type { DatasetView } from './types.js';
 import type { ViewImageReply, ViewImageTask } from './view-image-messages.js';
 import { loadViewImageRgb8, type ViewImageOptions } from './view-image.js';
@@ -32,13 +33,6 @@ interface Pending {
   warn: (message: string) => void;
 }
 
-/** The worker bundle beside the running one; null when running from source. */
-function bundledViewImageWorker(): URL | null {
-  const here: unknown = import.meta.url;
-  if (typeof here !== 'string' || here.endsWith('.ts')) return null;
-  const script = new URL('./view-image-worker.mjs', here);
-  return existsSync(fileURLToPath(script)) ? script : null;
-}
 
 export class ViewImagePool {
   private readonly queue: Pending[] = [];
@@ -145,7 +139,9 @@ let shared: ViewImagePool | null | undefined;
 /** The process's pool, or null where loads run on this thread (from source, or a single core). */
 function sharedPool(): ViewImagePool | null {
   if (shared === undefined) {
-    const script = bundledViewImageWorker();
+    const script = bundledWorker('view-image-worker.mjs');
+    // as verify-pool.ts: a bundle without its worker is a build's mistake, said by name
+    if (script && !existsSync(fileURLToPath(script))) throw new Error(`view-image-pool.ts: the view-image worker ${fileURLToPath(script)} is missing (scripts/build.mjs builds it beside each bundle)`);
     const threads = Math.min(MAX_THREADS, availableParallelism() - 1);
     shared = script && threads >= 1 ? new ViewImagePool(script, threads) : null;
   }

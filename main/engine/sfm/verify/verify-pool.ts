@@ -18,6 +18,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { ArgonautError } from '../../../../shared/rpc/errors.js';
+import { bundledWorker } from '../../worker-script.js';
 import type { ImagePair } from '../match-pairs.js';
 import { estimateTwoViewGeometry, type TwoViewGeometry } from './two-view-geometry.js';
 import type { PinholeIntrinsics, VerifyOptions } from './verify-options.js';
@@ -32,14 +33,9 @@ export function defaultVerifyThreads(): number {
 /** Pairs verified between event-loop turns when verifying on this thread (~0.1-1 s of work). */
 const PAIRS_PER_TURN = 4;
 
-/**
- * The worker bundle beside the running one (scripts/build.mjs writes verify-worker.mjs next to
- * each entry's index.mjs); null when running from source, where there is no compiled worker.
- */
+/** The verification worker's bundle beside the running one (null from source: worker-script.ts). */
 export function bundledWorkerScript(): URL | null {
-  const here: unknown = import.meta.url;
-  if (typeof here !== 'string' || here.endsWith('.ts')) return null;
-  return new URL('./verify-worker.mjs', here);
+  return bundledWorker('verify-worker.mjs');
 }
 
 export interface VerifyPoolOptions {
